@@ -1,0 +1,159 @@
+"""The `cockpit` command line. Exit codes: 0 ok, 1 a check failed, 2 usage or environment error.
+
+Kept light on purpose: `cockpit status` runs from tmux's status line every few seconds, so
+nothing here imports Textual; the TUI is imported only when it is about to run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from cockpit import __version__
+from cockpit.errors import CockpitError
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--workspace", type=Path, default=argparse.SUPPRESS, metavar="DIR",
+        help="folder holding cockpit.toml, sessions/ and patterns/ (default: nearest with a "
+        "cockpit.toml, else the current folder)",
+    )
+    p = argparse.ArgumentParser(
+        prog="cockpit", parents=[common],
+        description="Session cockpit for CUDA kernel work: phase timer, status updates, gates.",
+    )
+    p.add_argument("--version", action="version", version=f"cockpit {__version__}")
+    p.add_argument("--session", metavar="ID|latest", default=None,
+                   help="session to open (default: the latest open one, or offer a new one)")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    new = sub.add_parser("new", parents=[common], help="create a session; print its id and folder")
+    new.add_argument("objective", help='what this session is for, e.g. "vectorize K loads"')
+    new.add_argument("--template", default=None, metavar="NAME",
+                     help="session template: optimize (default), baseline, or one from cockpit.toml")
+    new.add_argument("--json", action="store_true", help="print one JSON object")
+
+    status = sub.add_parser("status", parents=[common],
+                            help="one status line of the latest open session (for tmux status-right)")
+    status.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS)
+    status.add_argument("--json", action="store_true", help="print one JSON object")
+
+    shot = sub.add_parser("screenshot", parents=[common], help="SVG screenshots of the main screens")
+    shot.add_argument("--out", type=Path, default=Path("screenshots"), metavar="DIR")
+    shot.add_argument("--size", default="160x48", metavar="COLSxROWS")
+    shot.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS,
+                      help="screenshot this session (a copy of it) instead of the demo session")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        handler = _COMMANDS[args.command or "tui"]
+        return handler(args)
+    except CockpitError as exc:
+        print(f"cockpit: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _workspace(args: argparse.Namespace) -> Any:
+    from cockpit.workspace import find_workspace
+
+    return find_workspace(getattr(args, "workspace", None))
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from cockpit.config import load_config
+    from cockpit.workspace import create_session
+
+    ws = _workspace(args)
+    config = load_config(ws.root)
+    ref = create_session(ws, config, args.objective, args.template, time.time())
+    if args.json:
+        print(json.dumps({"id": ref.id, "path": str(ref.path), "journal": str(ref.journal),
+                          "session_md": str(ref.log_md)}))
+    else:
+        print(f"{ref.id} {ref.path}")
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from cockpit.config import load_config
+    from cockpit.session.status import compose_status
+    from cockpit.session.timer import cost_so_far, timer_view
+    from cockpit.workspace import load_state, resolve_session
+
+    ws = _workspace(args)
+    config = load_config(ws.root)
+    ref = resolve_session(ws, args.session)
+    if ref is None:
+        if args.json:
+            print(json.dumps({"open": False, "session": None, "line": None}))
+        else:
+            print("no open cockpit session")
+        return 0
+    state = load_state(ref)
+    now = time.time()
+    view = timer_view(state, now, config.phase_warn_fraction)
+    line = compose_status(state, view)
+    if not args.json:
+        print(line)
+        return 0
+    current = view.current
+    last = state.statuses[-1] if state.statuses else None
+    print(json.dumps({
+        "open": state.is_open,
+        "session": state.id,
+        "objective": state.objective,
+        "line": line,
+        "phase": current.name if current else None,
+        "phase_elapsed_s": round(current.elapsed_s, 1) if current else None,
+        "phase_budget_s": current.budget_s if current else None,
+        "budget": current.budget if current else None,
+        "paused": view.paused,
+        "elapsed_s": round(view.total_elapsed_s, 1),
+        "cost": round(cost_so_far(state, now), 2),
+        "last_status": {"t": last.t, "text": last.text, "auto": last.auto} if last else None,
+    }))
+    return 0
+
+
+def cmd_tui(args: argparse.Namespace) -> int:
+    from cockpit.config import load_config
+    from cockpit.workspace import resolve_session
+
+    ws = _workspace(args)
+    config = load_config(ws.root)
+    ref = resolve_session(ws, args.session)
+
+    from cockpit.ui.app import CockpitApp
+
+    app = CockpitApp(ws, config, ref)
+    app.run()
+    return app.return_code or 0
+
+
+def cmd_screenshot(args: argparse.Namespace) -> int:
+    from cockpit.ui.screenshot import parse_size, take_screenshots
+
+    size = parse_size(args.size)
+    session = getattr(args, "session", None)
+    for path in take_screenshots(args.out, size, _workspace(args), session):
+        print(path)
+    return 0
+
+
+_COMMANDS = {
+    "tui": cmd_tui,
+    "new": cmd_new,
+    "status": cmd_status,
+    "screenshot": cmd_screenshot,
+}

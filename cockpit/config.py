@@ -1,0 +1,240 @@
+"""`cockpit.toml`: session templates, status cadence, thresholds, GPU cost.
+
+No file means the defaults below. A syntax error, an unknown key or a bad value raises
+`ConfigError` whose message names `cockpit.toml:LINE`, the key path and what is allowed.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
+
+from cockpit.errors import CockpitError
+
+CONFIG_NAME = "cockpit.toml"
+
+
+class ConfigError(CockpitError):
+    """cockpit.toml could not be used as written."""
+
+
+@dataclass(frozen=True)
+class PhaseSpec:
+    name: str
+    budget_s: float
+
+
+@dataclass(frozen=True)
+class Template:
+    name: str
+    phases: tuple[PhaseSpec, ...]
+
+
+def _phases(*pairs: tuple[str, int]) -> tuple[PhaseSpec, ...]:
+    return tuple(PhaseSpec(name, minutes * 60.0) for name, minutes in pairs)
+
+
+# The seeds' two session shapes (minutes).
+DEFAULT_TEMPLATES: Mapping[str, Template] = {
+    "optimize": Template(
+        "optimize",
+        _phases(
+            ("Environment", 10),
+            ("Baseline", 20),
+            ("Profile", 30),
+            ("Fix", 90),
+            ("Evaluate", 20),
+            ("Document", 20),
+        ),
+    ),
+    "baseline": Template(
+        "baseline", _phases(("Environment", 10), ("Baseline", 15), ("Document", 5))
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    templates: Mapping[str, Template] = field(default_factory=lambda: dict(DEFAULT_TEMPLATES))
+    default_template: str = "optimize"
+    status_every_s: float = 150.0
+    phase_warn_fraction: float = 0.8
+    # An L4 on-demand hour in the seeds' sessions (~2 h for $1.36).
+    gpu_cost_per_hour: float = 0.68
+    source: Path | None = None
+
+    def template(self, name: str | None) -> Template:
+        key = name or self.default_template
+        if key not in self.templates:
+            allowed = ", ".join(sorted(self.templates))
+            raise ConfigError(f"unknown session template '{key}' (allowed: {allowed})")
+        return self.templates[key]
+
+
+def load_config(workspace: Path) -> Config:
+    """Read `<workspace>/cockpit.toml`, or return the defaults when there is none."""
+    path = workspace / CONFIG_NAME
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Config()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror}); check its permissions") from exc
+    text = raw.decode("utf-8", errors="replace")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = _line_of_decode_error(exc)
+        where = f"{path}:{line}" if line else str(path)
+        raise ConfigError(f"{where}: TOML syntax error: {_strip_position(exc)}; fix that line") from exc
+    return _build(data, _KeyLines(text, path))
+
+
+def _line_of_decode_error(exc: Exception) -> int | None:
+    lineno = getattr(exc, "lineno", None)
+    if isinstance(lineno, int):
+        return lineno
+    m = re.search(r"line (\d+)", str(exc))
+    return int(m.group(1)) if m else None
+
+
+def _strip_position(exc: Exception) -> str:
+    return re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc)) or "invalid TOML"
+
+
+class _KeyLines:
+    """Maps dotted key paths to the line that defines them, for error messages."""
+
+    _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+    _KEY = re.compile(r"^\s*([A-Za-z0-9_\-.\"' ]+?)\s*=")
+
+    def __init__(self, text: str, path: Path) -> None:
+        self.path = path
+        self.lines: dict[str, int] = {}
+        table = ""
+        for number, line in enumerate(text.splitlines(), start=1):
+            header = self._HEADER.match(line)
+            if header:
+                table = _normalise(header.group(1))
+                self.lines.setdefault(table, number)
+                continue
+            key = self._KEY.match(line)
+            if key:
+                full = f"{table}.{_normalise(key.group(1))}" if table else _normalise(key.group(1))
+                self.lines.setdefault(full, number)
+
+    def where(self, key_path: str) -> str:
+        parts = key_path.split(".")
+        for end in range(len(parts), 0, -1):
+            line = self.lines.get(".".join(parts[:end]))
+            if line:
+                return f"{self.path}:{line}"
+        return str(self.path)
+
+
+def _normalise(dotted: str) -> str:
+    return ".".join(part.strip().strip("\"'") for part in dotted.split("."))
+
+
+def _build(data: Mapping[str, Any], lines: _KeyLines) -> Config:
+    def fail(key_path: str, message: str) -> ConfigError:
+        return ConfigError(f"{lines.where(key_path)}: {key_path}: {message}")
+
+    def check_keys(table: Mapping[str, Any], prefix: str, allowed: tuple[str, ...]) -> None:
+        for key in table:
+            if key not in allowed:
+                path = f"{prefix}.{key}" if prefix else key
+                raise fail(path, f"unknown key (allowed here: {', '.join(allowed)})")
+
+    def number(value: Any, key_path: str, ok: Callable[[float], bool], rule: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not ok(value):
+            raise fail(key_path, f"{value!r} is not allowed (expected {rule})")
+        return float(value)
+
+    def table(key: str) -> Mapping[str, Any]:
+        value = data.get(key, {})
+        if not isinstance(value, dict):
+            raise fail(key, "must be a table, e.g. [" + key + "]")
+        return value
+
+    check_keys(data, "", _TOP_LEVEL)
+    defaults = Config()
+
+    cadence = table("cadence")
+    check_keys(cadence, "cadence", ("status_every_s",))
+    status_every_s = number(
+        cadence.get("status_every_s", defaults.status_every_s),
+        "cadence.status_every_s", lambda v: v > 0, "a number of seconds > 0, default 150",
+    )
+
+    thresholds = table("thresholds")
+    check_keys(thresholds, "thresholds", ("phase_warn_fraction",))
+    warn = number(
+        thresholds.get("phase_warn_fraction", defaults.phase_warn_fraction),
+        "thresholds.phase_warn_fraction", lambda v: 0 < v <= 1, "a fraction in (0, 1], default 0.8",
+    )
+
+    cost = number(
+        data.get("gpu_cost_per_hour", defaults.gpu_cost_per_hour),
+        "gpu_cost_per_hour", lambda v: v >= 0, "a price per GPU hour >= 0",
+    )
+
+    templates = dict(DEFAULT_TEMPLATES)
+    for name, body in table("templates").items():
+        key_path = f"templates.{name}"
+        if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", name):
+            raise fail(key_path, "template names use lowercase letters, digits, '-' and '_'")
+        if not isinstance(body, dict):
+            raise fail(key_path, "must be a table with a 'phases' list")
+        check_keys(body, key_path, ("phases",))
+        templates[name] = Template(name, _parse_phases(body.get("phases"), key_path, fail))
+
+    default_template = data.get("default_template", defaults.default_template)
+    if default_template not in templates:
+        raise fail(
+            "default_template",
+            f"{default_template!r} is not a template (allowed: {', '.join(sorted(templates))})",
+        )
+
+    return Config(
+        templates=templates,
+        default_template=default_template,
+        status_every_s=status_every_s,
+        phase_warn_fraction=warn,
+        gpu_cost_per_hour=cost,
+        source=lines.path,
+    )
+
+
+_TOP_LEVEL = ("cadence", "default_template", "gpu_cost_per_hour", "templates", "thresholds")
+
+
+def _parse_phases(
+    value: Any, key_path: str, fail: Callable[[str, str], ConfigError]
+) -> tuple[PhaseSpec, ...]:
+    example = 'phases = [{ name = "Environment", budget_min = 10 }, ...]'
+    if not isinstance(value, list) or not value:
+        raise fail(f"{key_path}.phases", f"must be a non-empty list, e.g. {example}")
+    phases: list[PhaseSpec] = []
+    for index, item in enumerate(value):
+        item_path = f"{key_path}.phases[{index}]"
+        if not isinstance(item, dict) or set(item) != {"name", "budget_min"}:
+            raise fail(f"{key_path}.phases", f"{item_path} must be {{ name = ..., budget_min = ... }}")
+        name, budget = item["name"], item["budget_min"]
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9 _-]{0,23}", name):
+            raise fail(f"{key_path}.phases", f"{item_path}.name {name!r} must be a short word")
+        if isinstance(budget, bool) or not isinstance(budget, (int, float)) or budget <= 0:
+            raise fail(f"{key_path}.phases", f"{item_path}.budget_min {budget!r} must be minutes > 0")
+        if any(p.name.lower() == name.lower() for p in phases):
+            raise fail(f"{key_path}.phases", f"phase {name!r} appears twice")
+        phases.append(PhaseSpec(name, float(budget) * 60.0))
+    return tuple(phases)

@@ -1,0 +1,74 @@
+"""The journal's event types and their constructors (the JSON edge of the session model)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cockpit.config import PhaseSpec
+from cockpit.session.journal import Event
+
+SESSION_STARTED = "session_started"
+PHASE_STARTED = "phase_started"
+PHASE_ENDED = "phase_ended"
+PHASE_OVER_BUDGET = "phase_over_budget"
+TIMER_PAUSED = "timer_paused"
+TIMER_RESUMED = "timer_resumed"
+STATUS = "status"
+NOTE = "note"
+GATE_STARTED = "gate_started"
+GATE_FINISHED = "gate_finished"
+DECISION = "decision"
+PATTERN_APPLIED = "pattern_applied"
+SESSION_ENDED = "session_ended"
+APP_OPENED = "app_opened"
+APP_CLOSED = "app_closed"
+
+
+def event(kind: str, t: float, **fields: Any) -> Event:
+    return {"t": round(t, 3), "type": kind, **fields}
+
+
+def session_started(
+    t: float, session_id: str, objective: str, template: str, phases: tuple[PhaseSpec, ...],
+    gpu_cost_per_hour: float,
+) -> Event:
+    return event(
+        SESSION_STARTED, t, id=session_id, objective=objective, template=template,
+        phases=[{"name": p.name, "budget_s": p.budget_s} for p in phases],
+        gpu_cost_per_hour=gpu_cost_per_hour,
+    )
+
+
+def phase_started(t: float, phase: str) -> Event:
+    return event(PHASE_STARTED, t, phase=phase)
+
+
+def phase_ended(t: float, phase: str, outcome: str, elapsed_s: float, budget_s: float) -> Event:
+    return event(
+        PHASE_ENDED, t, phase=phase, outcome=outcome, elapsed_s=round(elapsed_s, 1),
+        budget_s=budget_s, over_budget=elapsed_s > budget_s,
+    )
+
+
+def phase_over_budget(t: float, phase: str, elapsed_s: float, budget_s: float) -> Event:
+    return event(PHASE_OVER_BUDGET, t, phase=phase, elapsed_s=round(elapsed_s, 1), budget_s=budget_s)
+
+
+def status(t: float, text: str, auto: bool) -> Event:
+    return event(STATUS, t, text=text, auto=auto)
+
+
+def note(t: float, text: str) -> Event:
+    return event(NOTE, t, text=text)
+
+
+def session_ended(t: float, reason: str) -> Event:
+    return event(SESSION_ENDED, t, reason=reason)
+
+
+def app_opened(t: float, pid: int) -> Event:
+    return event(APP_OPENED, t, pid=pid)
+
+
+def app_closed(t: float, pid: int, reason: str) -> Event:
+    return event(APP_CLOSED, t, pid=pid, reason=reason)

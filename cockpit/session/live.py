@@ -1,0 +1,84 @@
+"""A session held open by a running cockpit: appends events, follows the journal, keeps state.
+
+Appends go to disk first and state is always re-read from the journal, so events written by
+another process (a headless `cockpit gate`, a second pane) show up in the same order for all.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from cockpit.errors import CockpitError
+from cockpit.session.journal import Event, JournalProblem, JournalWriter, read_journal
+from cockpit.session.state import SessionFold, SessionState
+from cockpit.workspace import SessionRef
+
+
+class LiveSession:
+    def __init__(self, ref: SessionRef) -> None:
+        self.ref = ref
+        read = read_journal(ref.journal, include_tail=False)
+        try:
+            self._fold = SessionFold(read.events)
+        except CockpitError as exc:
+            raise CockpitError(f"{ref.journal}: {exc}") from exc
+        self._offset = read.end_offset
+        self._line = read.end_line + 1
+        self.problems: tuple[JournalProblem, ...] = read.problems
+        self._pending: list[Event] = []
+        self._writer: JournalWriter | None = None
+
+    @property
+    def state(self) -> SessionState:
+        return self._fold.state
+
+    @property
+    def unsaved(self) -> int:
+        """Events that could not be written yet (kept in memory and retried)."""
+        return len(self._pending)
+
+    def append(self, events: list[Event]) -> SessionState:
+        """Write `events` durably, then fold everything new in the journal into the state.
+
+        On a write error the events are kept and retried on the next append; the error is
+        re-raised so the caller can say so.
+        """
+        self._pending.extend(events)
+        if self._writer is None:
+            self._writer = JournalWriter(self.ref.journal)
+        while self._pending:
+            self._writer.append(self._pending[0])
+            self._pending.pop(0)
+        self.refresh()
+        return self.state
+
+    def refresh(self) -> bool:
+        """Fold in whatever was appended since the last read; True if anything was."""
+        read = read_journal(self.ref.journal, self._offset, self._line, include_tail=False)
+        if read.end_offset == self._offset:
+            return False
+        self._offset = read.end_offset
+        self._line = read.end_line + 1
+        self.problems += tuple(p for p in read.problems if p.kind == "garbage")
+        self._fold.extend(read.events)
+        return True
+
+    def write_status_file(self, line: str) -> None:
+        """`status.txt`: the latest status line, replaced atomically (for tmux and scripts)."""
+        _atomic_write(self.ref.status_txt, line + "\n")
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise CockpitError(f"{path}: cannot write ({exc.strerror})") from exc

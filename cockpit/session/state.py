@@ -1,0 +1,194 @@
+"""Session state as a pure fold of journal events — the one place events become state."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from cockpit.config import PhaseSpec
+from cockpit.errors import CockpitError
+from cockpit.session import events as ev
+from cockpit.session.journal import Event
+
+
+@dataclass(frozen=True)
+class PhaseRun:
+    """One stretch of time spent in a phase (a phase can be revisited)."""
+
+    phase: str
+    started_t: float
+    ended_t: float | None = None
+    outcome: str | None = None  # "done" | "skipped" once ended
+
+
+@dataclass(frozen=True)
+class Pause:
+    started_t: float
+    ended_t: float | None = None
+
+
+@dataclass(frozen=True)
+class StatusEntry:
+    t: float
+    text: str
+    auto: bool
+
+
+@dataclass(frozen=True)
+class SessionState:
+    id: str
+    objective: str
+    template: str
+    phases: tuple[PhaseSpec, ...]
+    created_t: float
+    gpu_cost_per_hour: float
+    runs: tuple[PhaseRun, ...] = ()
+    pauses: tuple[Pause, ...] = ()
+    statuses: tuple[StatusEntry, ...] = ()
+    notes: tuple[StatusEntry, ...] = ()
+    overrun_runs: frozenset[int] = field(default_factory=frozenset)
+    """Indices into `runs` whose budget overrun has been journaled."""
+    ended_t: float | None = None
+    attached_pid: int | None = None
+    """pid of a cockpit that opened the session and has not closed it (still running, or crashed)."""
+    last_event_t: float = 0.0
+    event_count: int = 0
+
+    @property
+    def is_open(self) -> bool:
+        return self.ended_t is None
+
+    @property
+    def started(self) -> bool:
+        return bool(self.runs)
+
+    @property
+    def current_run(self) -> PhaseRun | None:
+        if self.runs and self.runs[-1].ended_t is None:
+            return self.runs[-1]
+        return None
+
+    @property
+    def paused(self) -> bool:
+        return bool(self.pauses) and self.pauses[-1].ended_t is None
+
+    def phase(self, name: str) -> PhaseSpec:
+        for spec in self.phases:
+            if spec.name == name:
+                return spec
+        raise CockpitError(f"session {self.id} has no phase '{name}'")
+
+    def phase_index(self, name: str) -> int:
+        return [p.name for p in self.phases].index(self.phase(name).name)
+
+
+class _Fold:
+    """Mutable accumulator behind `fold`; keeps incremental application cheap."""
+
+    def __init__(self, first: Event) -> None:
+        if first.get("type") != ev.SESSION_STARTED:
+            raise CockpitError(
+                "the journal does not begin with a session_started event; "
+                "it is not a cockpit session (create one with `cockpit new \"OBJECTIVE\"`)"
+            )
+        self.base = SessionState(
+            id=str(first.get("id", "?")),
+            objective=str(first.get("objective", "")),
+            template=str(first.get("template", "")),
+            phases=tuple(
+                PhaseSpec(str(p["name"]), float(p["budget_s"]))
+                for p in first.get("phases", [])
+                if isinstance(p, dict) and "name" in p and "budget_s" in p
+            ),
+            created_t=float(first["t"]),
+            gpu_cost_per_hour=float(first.get("gpu_cost_per_hour", 0.0)),
+        )
+        self.runs: list[PhaseRun] = []
+        self.pauses: list[Pause] = []
+        self.statuses: list[StatusEntry] = []
+        self.notes: list[StatusEntry] = []
+        self.overrun: set[int] = set()
+        self.ended_t: float | None = None
+        self.attached_pid: int | None = None
+        self.last_t = float(first["t"])
+        self.count = 1
+
+    def apply(self, event: Event) -> None:
+        t = float(event["t"])
+        kind = event["type"]
+        self.last_t = max(self.last_t, t)
+        self.count += 1
+        if kind == ev.PHASE_STARTED:
+            self._close_run(t, "done")
+            self.runs.append(PhaseRun(str(event.get("phase", "?")), t))
+        elif kind == ev.PHASE_ENDED:
+            self._close_run(t, str(event.get("outcome", "done")))
+        elif kind == ev.PHASE_OVER_BUDGET:
+            if self.runs:
+                self.overrun.add(len(self.runs) - 1)
+        elif kind == ev.TIMER_PAUSED:
+            if not self.pauses or self.pauses[-1].ended_t is not None:
+                self.pauses.append(Pause(t))
+        elif kind == ev.TIMER_RESUMED:
+            self._close_pause(t)
+        elif kind == ev.STATUS:
+            self.statuses.append(StatusEntry(t, str(event.get("text", "")), bool(event.get("auto"))))
+        elif kind == ev.NOTE:
+            self.notes.append(StatusEntry(t, str(event.get("text", "")), False))
+        elif kind == ev.APP_OPENED:
+            self.attached_pid = int(event.get("pid", 0)) or None
+        elif kind == ev.APP_CLOSED:
+            if event.get("pid") == self.attached_pid:
+                self.attached_pid = None
+        elif kind == ev.SESSION_ENDED:
+            self._close_pause(t)
+            self._close_run(t, "done")
+            self.ended_t = t
+
+    def _close_run(self, t: float, outcome: str) -> None:
+        if self.runs and self.runs[-1].ended_t is None:
+            last = self.runs[-1]
+            self.runs[-1] = PhaseRun(last.phase, last.started_t, t, outcome)
+
+    def _close_pause(self, t: float) -> None:
+        if self.pauses and self.pauses[-1].ended_t is None:
+            self.pauses[-1] = Pause(self.pauses[-1].started_t, t)
+
+    def freeze(self) -> SessionState:
+        b = self.base
+        return SessionState(
+            id=b.id, objective=b.objective, template=b.template, phases=b.phases,
+            created_t=b.created_t, gpu_cost_per_hour=b.gpu_cost_per_hour,
+            runs=tuple(self.runs), pauses=tuple(self.pauses), statuses=tuple(self.statuses),
+            notes=tuple(self.notes), overrun_runs=frozenset(self.overrun),
+            ended_t=self.ended_t, attached_pid=self.attached_pid, last_event_t=self.last_t,
+            event_count=self.count,
+        )
+
+
+class SessionFold:
+    """Folds events in as they arrive; `state` is always the fold of everything seen."""
+
+    def __init__(self, events: Iterable[Event]) -> None:
+        it = iter(events)
+        first = next(it, None)
+        if first is None:
+            raise CockpitError(
+                "the journal holds no events; it is not a cockpit session "
+                "(create one with `cockpit new \"OBJECTIVE\"`)"
+            )
+        self._fold = _Fold(first)
+        for event in it:
+            self._fold.apply(event)
+        self.state = self._fold.freeze()
+
+    def extend(self, events: Iterable[Event]) -> SessionState:
+        for event in events:
+            self._fold.apply(event)
+        self.state = self._fold.freeze()
+        return self.state
+
+
+def fold(events: Iterable[Event]) -> SessionState:
+    """The session state that a sequence of journal events describes."""
+    return SessionFold(events).state

@@ -1,0 +1,320 @@
+"""The cockpit TUI: header, phase timer, status history; intents go to the session core."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Callable, Iterable
+
+from textual.app import App, ComposeResult, SystemCommand
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from cockpit.clock import Clock, SystemClock
+from cockpit.config import Config
+from cockpit.errors import CockpitError
+from cockpit.session import events as ev
+from cockpit.session import timer
+from cockpit.session.journal import Event
+from cockpit.session.live import LiveSession
+from cockpit.session.state import SessionState
+from cockpit.session.status import Activity, compose_status, next_status_due, terminal_title
+from cockpit.session.timer import TimerView
+from cockpit.ui.commands import COMMANDS, bindings
+from cockpit.ui.dialogs import ConfirmDialog, NewSessionDialog, PhasePickerDialog, StatusDialog
+from cockpit.ui.header import SessionHeader
+from cockpit.ui.phases import PhasePanel
+from cockpit.ui.status_history import StatusHistory
+from cockpit.workspace import SessionRef, Workspace, create_session
+
+ActivitySource = Callable[[], Activity | None]
+
+
+class CockpitApp(App[int]):
+    CSS_PATH = "cockpit.tcss"
+    TITLE = "cockpit"
+    BINDINGS = bindings()
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        config: Config,
+        session: SessionRef | None,
+        clock: Clock | None = None,
+        tick_s: float = 1.0,
+    ) -> None:
+        super().__init__()
+        self.workspace = workspace
+        self.config = config
+        self.clock = clock or SystemClock()
+        self.live: LiveSession | None = None
+        self._initial = session
+        self._tick_s = tick_s
+        self._attached_t = self.clock.now()
+        self._reported: set[str] = set()
+        # What runs now (gates register here); the first that reports something wins.
+        self.activity_sources: list[ActivitySource] = []
+
+    # Layout -------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield SessionHeader(id="header")
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield PhasePanel(id="phases")
+            with Vertical(id="right"):
+                yield StatusHistory(id="status-history")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self._initial is not None:
+            self.open_session(self._initial)
+        else:
+            self._ask_new_session(exit_on_cancel=True)
+        self.set_interval(self._tick_s, self.tick)
+        if not self.is_headless:
+            self._install_signal_handlers()
+
+    def on_unmount(self) -> None:
+        self._close_session("quit")
+
+    # Session lifecycle --------------------------------------------------------------------
+
+    def open_session(self, ref: SessionRef) -> None:
+        self._close_session("switched session")
+        try:
+            live = LiveSession(ref)
+        except CockpitError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        self.live = live
+        self._attached_t = self.clock.now()
+        state = live.state
+        if state.attached_pid is not None:
+            if _pid_alive(state.attached_pid):
+                self.notify(f"Another cockpit (pid {state.attached_pid}) has this session open.",
+                            severity="warning")
+            else:
+                self.notify(f"The last cockpit (pid {state.attached_pid}) did not close cleanly; "
+                            "state restored from the journal.", severity="warning")
+        for problem in live.problems[:3]:
+            self.notify(problem.describe(ref.journal), severity="warning", markup=False)
+        self._append([ev.app_opened(self.clock.now(), os.getpid())])
+        self.sub_title = state.id
+        self.tick()
+
+    def _close_session(self, reason: str) -> None:
+        live, self.live = self.live, None
+        if live is None:
+            return
+        try:
+            live.append([ev.app_closed(self.clock.now(), os.getpid(), reason)])
+        except CockpitError:
+            pass  # the events before this one are already on disk
+        finally:
+            live.close()
+
+    def _ask_new_session(self, exit_on_cancel: bool = False) -> None:
+        def created(answer: tuple[str, str] | None) -> None:
+            if answer is None:
+                if exit_on_cancel and self.live is None:
+                    self.exit(0, message='No session opened. Start one with: cockpit new "OBJECTIVE"')
+                return
+            objective, template = answer
+            try:
+                ref = create_session(self.workspace, self.config, objective, template,
+                                     self.clock.now())
+            except CockpitError as exc:
+                self.notify(str(exc), severity="error", markup=False)
+                return
+            self.open_session(ref)
+            self.notify(f"Session {ref.id} started: {self._current_phase_text()}", markup=False)
+
+        self.push_screen(
+            NewSessionDialog(sorted(self.config.templates), self.config.default_template), created
+        )
+
+    # The clock ----------------------------------------------------------------------------
+
+    def tick(self) -> None:
+        """Once a second: follow the journal, flag overruns, post a due status, redraw."""
+        live = self.live
+        if live is None:
+            return
+        try:
+            live.refresh()
+        except CockpitError as exc:
+            self._report_once(str(exc))
+        now = self.clock.now()
+        overrun = timer.overrun_events(live.state, now)
+        if overrun and self._append(overrun):
+            phase = overrun[0]["phase"]
+            self.notify(f"{phase} is over its budget — wrap up, or move on with n.",
+                        title="Over budget", severity="warning", timeout=10)
+        state = live.state
+        if state.is_open and now >= next_status_due(state, self.config.status_every_s,
+                                                     self._attached_t):
+            self.post_status(auto=True)
+        self._render(now)
+
+    def _view(self, now: float) -> TimerView:
+        assert self.live is not None
+        return timer.timer_view(self.live.state, now, self.config.phase_warn_fraction)
+
+    def _render(self, now: float) -> None:
+        if self.live is None:
+            return
+        state = self.live.state
+        view = self._view(now)
+        self.query_one(SessionHeader).show(state, view, now)
+        self.query_one(PhasePanel).show(view)
+        self.query_one(StatusHistory).show(state.statuses)
+
+    def current_activity(self) -> Activity | None:
+        for source in self.activity_sources:
+            activity = source()
+            if activity is not None:
+                return activity
+        return None
+
+    def status_line(self, doing: str | None = None) -> str:
+        assert self.live is not None
+        activity = Activity(doing) if doing else self.current_activity()
+        return compose_status(self.live.state, self._view(self.clock.now()), activity)
+
+    def post_status(self, auto: bool, doing: str | None = None) -> None:
+        """Compose the status line, journal it, toast it, and put it in the title and status.txt."""
+        live = self.live
+        if live is None:
+            return
+        line = self.status_line(doing)
+        if not self._append([ev.status(self.clock.now(), line, auto)]):
+            return
+        self.notify(line, title="Status" if auto else "Status (you)", markup=False)
+        if not self.is_headless and self._driver is not None:
+            self._driver.write(terminal_title(live.state, line))
+        try:
+            live.write_status_file(line)
+        except CockpitError as exc:
+            self._report_once(str(exc))
+        self._render(self.clock.now())
+
+    def _append(self, events: list[Event]) -> bool:
+        if self.live is None:
+            return False
+        try:
+            self.live.append(events)
+        except CockpitError as exc:
+            self.notify(str(exc), severity="error", markup=False, timeout=15)
+            return False
+        return True
+
+    def _report_once(self, message: str) -> None:
+        if message not in self._reported:
+            self._reported.add(message)
+            self.notify(message, severity="error", markup=False, timeout=15)
+
+    def _current_phase_text(self) -> str:
+        view = self._view(self.clock.now())
+        return view.current.name if view.current else "no phase running"
+
+    # Intents ------------------------------------------------------------------------------
+
+    def _intent(self, make: Callable[[SessionState, float], list[Event]]) -> bool:
+        if self.live is None:
+            self.notify("No session is open: ctrl+n starts one.", severity="warning")
+            return False
+        try:
+            events = make(self.live.state, self.clock.now())
+        except CockpitError as exc:
+            self.notify(str(exc), severity="warning", markup=False)
+            return False
+        ok = self._append(events)
+        self._render(self.clock.now())
+        return ok
+
+    def action_next_phase(self) -> None:
+        if self._intent(timer.advance):
+            self.notify(f"Now: {self._current_phase_text()}", markup=False)
+
+    def action_skip_phase(self) -> None:
+        if self._intent(timer.skip):
+            self.notify(f"Skipped; now: {self._current_phase_text()}", markup=False)
+
+    def action_toggle_pause(self) -> None:
+        if self._intent(timer.toggle_pause) and self.live is not None:
+            self.notify("Paused: the clock is stopped." if self.live.state.paused else "Resumed.")
+
+    def action_goto_phase(self) -> None:
+        if self.live is None:
+            return
+        state = self.live.state
+        current = state.current_run.phase if state.current_run else None
+
+        def chosen(phase: str | None) -> None:
+            if phase and self._intent(lambda s, now: timer.goto(s, now, phase)):
+                self.notify(f"Now: {phase}", markup=False)
+
+        self.push_screen(PhasePickerDialog([p.name for p in state.phases], current), chosen)
+
+    def action_post_status(self) -> None:
+        if self.live is None:
+            return
+
+        def posted(doing: str | None) -> None:
+            if doing is not None:
+                self.post_status(auto=False, doing=doing or None)
+
+        self.push_screen(StatusDialog(self.status_line()), posted)
+
+    def action_end_session(self) -> None:
+        if self.live is None or not self.live.state.is_open:
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes and self._intent(timer.end_session):
+                self.notify("Session ended. ctrl+n starts the next one.")
+
+        self.push_screen(ConfirmDialog(f"End session {self.live.state.id} for good?"), confirmed)
+
+    def action_new_session(self) -> None:
+        self._ask_new_session()
+
+    async def action_quit(self) -> None:
+        self._close_session("quit")
+        self.exit(0)
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        for command in COMMANDS:
+            yield SystemCommand(f"{command.title}  [{command.key}]", command.help,
+                                _action_callback(self, command.action))
+        yield from super().get_system_commands(screen)
+
+    # SSH drop -----------------------------------------------------------------------------
+
+    def _install_signal_handlers(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGHUP, signal.SIGTERM):
+            loop.add_signal_handler(sig, self._on_hangup, sig.name)
+
+    def _on_hangup(self, name: str) -> None:
+        self._close_session(name)  # journal first: the terminal may already be gone
+        self.exit(0)
+
+
+def _action_callback(app: CockpitApp, action: str) -> Callable[[], object]:
+    return lambda: app.run_action(action)
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

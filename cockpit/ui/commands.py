@@ -1,0 +1,33 @@
+"""Every action the cockpit offers: one table feeds the key bindings, footer and command palette."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding, BindingType
+
+
+@dataclass(frozen=True)
+class Command:
+    action: str
+    key: str
+    title: str
+    help: str
+    footer: bool = True
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("next_phase", "n", "Next phase", "End the current phase as done and start the next"),
+    Command("skip_phase", "k", "Skip phase", "End the current phase as skipped and start the next"),
+    Command("goto_phase", "g", "Go to phase…", "Leave the current phase and enter any other one"),
+    Command("toggle_pause", "p", "Pause/resume", "Stop the clock; paused time is not counted"),
+    Command("post_status", "s", "Post status", "Post a status line now, saying what you are doing"),
+    Command("end_session", "E", "End session", "Close the session for good (asks first)"),
+    Command("new_session", "ctrl+n", "New session…", "Start a new session with an objective",
+            footer=False),
+    Command("quit", "q", "Quit", "Leave the cockpit; the session stays open for next time"),
+)
+
+
+def bindings() -> list[BindingType]:
+    return [Binding(c.key, c.action, c.title, show=c.footer) for c in COMMANDS]

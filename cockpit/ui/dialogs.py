@@ -1,0 +1,119 @@
+"""Small modal dialogs: new session, manual status, go to phase, confirm."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, OptionList, Select
+from textual.widgets.option_list import Option
+
+DIALOG_CSS = """
+{name} {{ align: center middle; }}
+{name} > Vertical {{
+    width: 72; height: auto; padding: 1 2; border: thick $primary; background: $surface;
+}}
+{name} Label.hint {{ color: $text-muted; margin-top: 1; }}
+"""
+
+
+class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
+    """Ask for the objective and template of a new session."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="NewSessionDialog")
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, templates: list[str], default: str) -> None:
+        super().__init__()
+        self._templates = templates
+        self._default = default
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("[b]New session[/b] — what is this session for?")
+            yield Input(placeholder="e.g. vectorize K loads in the QK^T loop", id="objective")
+            yield Select([(t, t) for t in self._templates], value=self._default,
+                         allow_blank=False, id="template")
+            yield Label("enter: start the session   escape: cancel", classes="hint")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        objective = event.value.strip()
+        if not objective:
+            self.notify("Say what the session is for first.", severity="warning")
+            return
+        template = self.query_one("#template", Select).value
+        self.dismiss((objective, str(template)))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class StatusDialog(ModalScreen[str | None]):
+    """Ask what the engineer is doing now, for a manual status line."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="StatusDialog")
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, preview: str) -> None:
+        super().__init__()
+        self._preview = preview
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("[b]Post a status[/b] — what are you doing now?")
+            yield Input(placeholder="e.g. ncu on flash_fwd, waiting for the report", id="doing")
+            yield Label(self._preview, classes="hint", markup=False)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class PhasePickerDialog(ModalScreen[str | None]):
+    """Pick the phase to go to."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="PhasePickerDialog")
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, phases: list[str], current: str | None) -> None:
+        super().__init__()
+        self._phases = phases
+        self._current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("[b]Go to phase[/b]")
+            yield OptionList(*[
+                Option(name + ("  (current)" if name == self._current else ""), id=name,
+                       disabled=name == self._current)
+                for name in self._phases
+            ])
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmDialog(ModalScreen[bool]):
+    DEFAULT_CSS = DIALOG_CSS.format(name="ConfirmDialog")
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self._question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self._question, markup=False)
+            yield Label("y: yes   n / escape: no", classes="hint")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)

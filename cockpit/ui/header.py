@@ -1,0 +1,53 @@
+"""The one-line session header: id, objective, phase and budget, elapsed, cost."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widget import Widget
+
+from cockpit.session.state import SessionState
+from cockpit.session.status import fmt_duration
+from cockpit.session.timer import TimerView, cost_so_far
+
+BUDGET_STYLE = {"ok": "bold green", "warn": "bold yellow", "over": "bold white on red"}
+
+
+class SessionHeader(Widget):
+    DEFAULT_CSS = """
+    SessionHeader { height: 1; background: $panel; color: $foreground; }
+    """
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._text = Text()
+
+    def show(self, state: SessionState, view: TimerView, now: float) -> None:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(" cockpit ", style="bold reverse")
+        text.append(f" {state.id} ", style="bold")
+        text.append(state.objective, style="italic")
+        text.append("  │  ")
+        current = view.current
+        if not state.is_open:
+            text.append("ENDED", style="bold")
+        elif current is not None:
+            text.append(
+                f"{current.name.upper()} {fmt_duration(current.elapsed_s)}/"
+                f"{fmt_duration(current.budget_s)}",
+                style=BUDGET_STYLE[current.budget],
+            )
+            if view.paused:
+                text.append(" PAUSED", style="bold reverse yellow")
+        elif view.finished:
+            text.append("all phases done", style="bold")
+        else:
+            text.append("timer not started", style="dim")
+        text.append(f"  │  {fmt_duration(view.total_elapsed_s)} elapsed")
+        if state.gpu_cost_per_hour > 0:
+            text.append(f"  │  ${cost_so_far(state, now):.2f}")
+        if text.plain != self._text.plain or text.spans != self._text.spans:
+            self._text = text
+            self.refresh()
+
+    def render(self) -> Text:
+        return self._text

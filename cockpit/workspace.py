@@ -1,0 +1,212 @@
+"""The workspace: the folder holding `cockpit.toml`, `sessions/` and `patterns/`.
+
+Sessions are folders `sessions/NNN-slug/`; this module finds, names and creates them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from cockpit.config import CONFIG_NAME, Config, PhaseSpec
+from cockpit.errors import CockpitError
+from cockpit.session import events as ev
+from cockpit.session.journal import JOURNAL_NAME, JournalWriter, read_journal
+from cockpit.session.state import SessionState, fold
+
+_SESSION_DIR = re.compile(r"^(\d{3,})-[a-z0-9-]*$")
+
+
+@dataclass(frozen=True)
+class Workspace:
+    root: Path
+
+    @property
+    def sessions_dir(self) -> Path:
+        return self.root / "sessions"
+
+    @property
+    def patterns_dir(self) -> Path:
+        return self.root / "patterns"
+
+
+@dataclass(frozen=True)
+class SessionRef:
+    id: str
+    number: int
+    path: Path
+
+    @property
+    def journal(self) -> Path:
+        return self.path / JOURNAL_NAME
+
+    @property
+    def log_md(self) -> Path:
+        return self.path / "SESSION.md"
+
+    @property
+    def status_txt(self) -> Path:
+        return self.path / "status.txt"
+
+
+def find_workspace(explicit: Path | None = None, cwd: Path | None = None) -> Workspace:
+    """`explicit` if given; else the nearest folder up from cwd holding cockpit.toml; else cwd."""
+    if explicit is not None:
+        root = explicit.expanduser()
+        if not root.is_dir():
+            raise CockpitError(f"workspace {root} is not a folder; create it or pass another --workspace")
+        return Workspace(root.resolve())
+    here = (cwd or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / CONFIG_NAME).is_file():
+            return Workspace(folder)
+    return Workspace(here)
+
+
+def list_sessions(ws: Workspace) -> list[SessionRef]:
+    """Every session folder, oldest first."""
+    try:
+        entries = list(os.scandir(ws.sessions_dir))
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise CockpitError(f"{ws.sessions_dir}: cannot list sessions ({exc.strerror})") from exc
+    refs = []
+    for entry in entries:
+        m = _SESSION_DIR.match(entry.name)
+        if m and entry.is_dir():
+            refs.append(SessionRef(entry.name, int(m.group(1)), Path(entry.path)))
+    return sorted(refs, key=lambda r: (r.number, r.id))
+
+
+def load_state(ref: SessionRef) -> SessionState:
+    try:
+        return fold(read_journal(ref.journal).events)
+    except CockpitError as exc:
+        raise CockpitError(f"{ref.journal}: {exc}") from exc
+
+
+def latest_open_session(ws: Workspace) -> SessionRef | None:
+    for ref in reversed(list_sessions(ws)):
+        try:
+            if load_state(ref).is_open:
+                return ref
+        except CockpitError:
+            continue  # a folder with a broken journal is not a session to resume
+    return None
+
+
+def resolve_session(ws: Workspace, spec: str | None) -> SessionRef | None:
+    """`None`/"latest": the latest open session (or None); else the session named by id or number."""
+    if spec is None or spec == "latest":
+        return latest_open_session(ws)
+    sessions = list_sessions(ws)
+    for ref in sessions:
+        if spec == ref.id or (spec.isdigit() and int(spec) == ref.number):
+            return ref
+    known = ", ".join(r.id for r in sessions[-5:]) or "none yet"
+    raise CockpitError(
+        f"no session '{spec}' in {ws.sessions_dir} (latest: {known}); "
+        "pass an existing id or create one with `cockpit new \"OBJECTIVE\"`"
+    )
+
+
+def slugify(objective: str, limit: int = 40) -> str:
+    """'Vectorize K loads (float4)!' -> 'vectorize-k-loads-float4'; path-safe, never empty."""
+    ascii_text = unicodedata.normalize("NFKD", objective).encode("ascii", "ignore").decode()
+    words = re.findall(r"[a-z0-9]+", ascii_text.lower())
+    slug = ""
+    for word in words:
+        candidate = f"{slug}-{word}" if slug else word
+        if len(candidate) > limit:
+            break
+        slug = candidate
+    return slug or (words[0][:limit] if words else "session")
+
+
+def create_session(
+    ws: Workspace, config: Config, objective: str, template: str | None, now: float,
+    start_timer: bool = True,
+) -> SessionRef:
+    """Make `sessions/NNN-slug/` with its journal and SESSION.md; the first phase starts now."""
+    objective = " ".join(objective.split())
+    if not objective:
+        raise CockpitError('the objective is empty; say what this session is for: cockpit new "..."')
+    tmpl = config.template(template)
+    try:
+        ws.sessions_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CockpitError(
+            f"{ws.sessions_dir}: cannot create the sessions folder ({exc.strerror}); "
+            "fix its permissions or pass another --workspace"
+        ) from exc
+    slug = slugify(objective)
+    number = max((r.number for r in list_sessions(ws)), default=0) + 1
+    while True:
+        session_id = f"{number:03d}-{slug}"
+        path = ws.sessions_dir / session_id
+        try:
+            path.mkdir()
+            break
+        except FileExistsError:
+            number += 1  # another `cockpit new` won the race for this number
+        except OSError as exc:
+            raise CockpitError(
+                f"{path}: cannot create the session folder ({exc.strerror}); "
+                "fix the sessions folder's permissions or free disk space"
+            ) from exc
+    ref = SessionRef(session_id, number, path)
+    writer = JournalWriter(ref.journal)
+    try:
+        writer.append(ev.session_started(now, session_id, objective, tmpl.name, tmpl.phases,
+                                         config.gpu_cost_per_hour))
+        if start_timer and tmpl.phases:
+            writer.append(ev.phase_started(now, tmpl.phases[0].name))
+    finally:
+        writer.close()
+    _write_new(ref.log_md, session_md(session_id, objective, tmpl.name, tmpl.phases, now))
+    return ref
+
+
+def _write_new(path: Path, text: str) -> None:
+    try:
+        with path.open("x", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        raise CockpitError(f"{path}: cannot write ({exc.strerror})") from exc
+
+
+def session_md(
+    session_id: str, objective: str, template: str, phases: tuple[PhaseSpec, ...], now: float
+) -> str:
+    """The session log an engineer fills in: objective, plan, and the four closing sections."""
+    started = datetime.fromtimestamp(now, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    rows = "\n".join(f"| {i} | {p.name} | {p.budget_s / 60:g} min |" for i, p in enumerate(phases, 1))
+    total = sum(p.budget_s for p in phases) / 60
+    return f"""# Session {session_id}
+
+**Objective:** {objective}
+**Template:** {template} · **Started:** {started}
+
+## Plan
+
+| # | Phase | Budget |
+|---|-------|--------|
+{rows}
+
+Total budget: {total:g} min. One change at a time; measure the baseline before touching code.
+
+## Log
+
+## What worked
+
+## What failed
+
+## Lessons (patterns to add or update)
+
+## Next session
+"""

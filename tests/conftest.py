@@ -1,0 +1,33 @@
+"""Shared fixtures: a fresh workspace, a fake clock, UTC so on-screen times are stable."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from cockpit.clock import FakeClock
+from cockpit.config import Config
+from cockpit.workspace import SessionRef, Workspace, create_session
+
+os.environ["TZ"] = "UTC"
+time.tzset()
+
+T0 = 1_795_000_000.0
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    return Workspace(tmp_path)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(T0)
+
+
+@pytest.fixture
+def session(ws: Workspace, clock: FakeClock) -> SessionRef:
+    return create_session(ws, Config(), "Vectorize K loads", "optimize", clock.now())

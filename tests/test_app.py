@@ -1,0 +1,203 @@
+"""The TUI, driven with Pilot: keys move the timer, statuses are posted on cadence and by hand,
+and whatever happens lands in the journal first."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from cockpit.clock import FakeClock
+from cockpit.config import Config
+from cockpit.session import events as ev
+from cockpit.session.journal import JournalWriter
+from cockpit.ui.app import CockpitApp
+from cockpit.ui.commands import COMMANDS
+from cockpit.ui.dialogs import NewSessionDialog
+from cockpit.workspace import SessionRef, Workspace, list_sessions
+
+SIZE = (140, 40)
+
+
+def journal(ref: SessionRef) -> list[dict]:
+    return [json.loads(line) for line in ref.journal.read_text().splitlines()]
+
+
+def make_app(ws: Workspace, ref: SessionRef | None, clock: FakeClock, **config) -> CockpitApp:
+    app = CockpitApp(ws, Config(**config), ref, clock=clock, tick_s=3600)
+    app.toasts: list[str] = []  # type: ignore[misc]
+    real_notify = app.notify
+
+    def notify(message: str, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        app.toasts.append(message)  # type: ignore[attr-defined]
+        real_notify(message, **kwargs)
+
+    app.notify = notify  # type: ignore[method-assign]
+    return app
+
+
+def header(app: CockpitApp) -> str:
+    from cockpit.ui.header import SessionHeader
+
+    return app.query_one(SessionHeader).render().plain
+
+
+async def test_keys_advance_skip_and_pause_the_phase_timer(ws, session, clock) -> None:
+    app = make_app(ws, session, clock, status_every_s=10**6)
+    async with app.run_test(size=SIZE) as pilot:
+        assert "ENVIRONMENT 0:00/10:00" in header(app)
+        clock.advance(125)
+        await pilot.press("n")
+        assert "BASELINE 0:00/20:00" in header(app)
+        clock.advance(60)
+        await pilot.press("p")
+        clock.advance(600)
+        app.tick()
+        await pilot.pause()
+        assert "BASELINE 1:00/20:00 PAUSED" in header(app)
+        await pilot.press("p")
+        await pilot.press("k")
+        assert "PROFILE 0:00/30:00" in header(app)
+    types = [e["type"] for e in journal(session)]
+    assert types == ["session_started", "phase_started", "app_opened", "phase_ended",
+                     "phase_started", "timer_paused", "timer_resumed", "phase_ended",
+                     "phase_started", "app_closed"]
+    ended = [e for e in journal(session) if e["type"] == "phase_ended"]
+    assert [(e["phase"], e["outcome"], e["elapsed_s"]) for e in ended] == [
+        ("Environment", "done", 125.0), ("Baseline", "skipped", 60.0)]
+
+
+async def test_a_status_is_posted_every_cadence_period(ws, session, clock) -> None:
+    app = make_app(ws, session, clock, status_every_s=2)
+    async with app.run_test(size=SIZE) as pilot:
+        clock.advance(1.9)
+        app.tick()
+        assert [e for e in journal(session) if e["type"] == "status"] == []
+        clock.advance(0.1)
+        app.tick()
+        clock.advance(2)
+        app.tick()
+        await pilot.pause()
+        statuses = [e for e in journal(session) if e["type"] == "status"]
+        assert [(s["text"], s["auto"]) for s in statuses] == [
+            ("0:02 elapsed · ENVIRONMENT 0:02/10:00 · 9:58 left in phase", True),
+            ("0:04 elapsed · ENVIRONMENT 0:04/10:00 · 9:56 left in phase", True)]
+        assert session.status_txt.read_text() == statuses[-1]["text"] + "\n"
+        assert statuses[-1]["text"] in app.toasts
+        from cockpit.ui.status_history import StatusHistory
+
+        assert app.query_one(StatusHistory).border_subtitle == "2 posted"
+
+
+async def test_a_manual_status_says_what_the_engineer_is_doing(ws, session, clock) -> None:
+    app = make_app(ws, session, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        clock.advance(135)
+        await pilot.press("s")
+        await pilot.press(*"ncu on [red]flash_fwd")
+        await pilot.press("enter")
+        await pilot.pause()
+    status = [e for e in journal(session) if e["type"] == "status"][-1]
+    assert status["auto"] is False
+    assert status["text"] == ("2:15 elapsed · ENVIRONMENT 2:15/10:00 · now: ncu on [red]flash_fwd")
+    assert session.status_txt.read_text().startswith("2:15 elapsed")
+
+
+async def test_escape_cancels_a_manual_status(ws, session, clock) -> None:
+    app = make_app(ws, session, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("s", "x", "escape")
+    assert [e for e in journal(session) if e["type"] == "status"] == []
+
+
+async def test_an_overrun_is_journaled_and_shown_once(ws, session, clock) -> None:
+    app = make_app(ws, session, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        clock.advance(601)
+        app.tick()
+        app.tick()
+        await pilot.pause()
+        assert "Environment is over its budget — wrap up, or move on with n." in app.toasts
+    overruns = [e for e in journal(session) if e["type"] == "phase_over_budget"]
+    assert [(e["phase"], e["budget_s"]) for e in overruns] == [("Environment", 600.0)]
+
+
+async def test_go_to_phase_and_end_session(ws, session, clock) -> None:
+    app = make_app(ws, session, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("g")
+        await pilot.press("down", "enter")  # the current phase is disabled: Baseline, then Profile
+        assert "PROFILE" in header(app)
+        await pilot.press("E", "y")
+        await pilot.pause()
+        assert "ENDED" in header(app)
+        assert not app.live.state.is_open
+    assert journal(session)[-2]["type"] == "session_ended"
+
+
+async def test_reopening_after_a_crash_shows_the_same_state(ws, session, clock) -> None:
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    writer = JournalWriter(session.journal)
+    for event in (ev.app_opened(clock.now(), dead.pid), ev.phase_ended(clock.now() + 300,
+                  "Environment", "done", 300, 600), ev.phase_started(clock.now() + 300, "Baseline"),
+                  ev.status(clock.now() + 310, "before the crash", auto=False)):
+        writer.append(event)
+    writer.close()
+    with session.journal.open("ab") as f:
+        f.write(b'{"t": 1795000320, "type": "sta')  # killed mid-write
+    clock.advance(400)
+    app = make_app(ws, session, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "BASELINE 1:40/20:00" in header(app)
+        assert any(f"pid {dead.pid}) did not close cleanly" in t for t in app.toasts)
+        assert any("torn last line" in t for t in app.toasts)
+        assert app.live.state.statuses[-1].text == "before the crash"
+
+
+async def test_without_a_session_the_cockpit_offers_to_create_one(ws, clock) -> None:
+    app = make_app(ws, None, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, NewSessionDialog)
+        await pilot.press(*"tile the softmax", "enter")
+        await pilot.pause()
+        assert "tile the softmax" in header(app)
+    [ref] = list_sessions(ws)
+    assert ref.id == "001-tile-the-softmax"
+
+
+async def test_cancelling_the_first_session_dialog_exits(ws, clock) -> None:
+    app = make_app(ws, None, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.return_code == 0
+    assert list_sessions(ws) == []
+
+
+async def test_the_command_palette_lists_and_runs_every_action(ws, session, clock) -> None:
+    app = make_app(ws, session, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        titles = " ".join(c.title for c in app.get_system_commands(app.screen))
+        for command in COMMANDS:
+            assert command.title in titles
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Skip phase")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "BASELINE" in header(app)
+
+
+@pytest.mark.parametrize("reason", ["SIGHUP", "SIGTERM"])
+async def test_an_ssh_drop_closes_the_journal_cleanly(ws, session, clock, reason) -> None:
+    app = make_app(ws, session, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        app._on_hangup(reason)
+        await pilot.pause()
+    closes = [e for e in journal(session) if e["type"] == "app_closed"]
+    assert [c["reason"] for c in closes] == [reason]

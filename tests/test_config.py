@@ -1,0 +1,84 @@
+"""cockpit.toml: defaults without a file; every mistake named by file:line and key path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cockpit.config import ConfigError, load_config
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    (tmp_path / "cockpit.toml").write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def test_no_file_gives_the_seed_defaults(tmp_path: Path) -> None:
+    config = load_config(tmp_path)
+    assert config.status_every_s == 150
+    assert config.phase_warn_fraction == 0.8
+    optimize = [(p.name, p.budget_s / 60) for p in config.template("optimize").phases]
+    assert optimize == [("Environment", 10), ("Baseline", 20), ("Profile", 30), ("Fix", 90),
+                        ("Evaluate", 20), ("Document", 20)]
+    baseline = [(p.name, p.budget_s / 60) for p in config.template("baseline").phases]
+    assert baseline == [("Environment", 10), ("Baseline", 15), ("Document", 5)]
+
+
+def test_values_and_custom_templates_are_read(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, """
+gpu_cost_per_hour = 2.5
+default_template = "quick"
+
+[cadence]
+status_every_s = 1.5
+
+[thresholds]
+phase_warn_fraction = 0.9
+
+[templates.quick]
+phases = [{ name = "Build", budget_min = 5 }, { name = "Bench", budget_min = 2.5 }]
+"""))
+    assert config.status_every_s == 1.5
+    assert config.gpu_cost_per_hour == 2.5
+    assert config.phase_warn_fraction == 0.9
+    assert [(p.name, p.budget_s) for p in config.template(None).phases] == [
+        ("Build", 300), ("Bench", 150)]
+
+
+def test_a_syntax_error_names_the_file_and_line(tmp_path: Path) -> None:
+    write(tmp_path, "[cadence]\nstatus_every_s = 150\nthis is not toml\n")
+    with pytest.raises(ConfigError, match=r"cockpit\.toml:3: TOML syntax error"):
+        load_config(tmp_path)
+
+
+def test_an_unknown_key_names_its_path_line_and_the_allowed_keys(tmp_path: Path) -> None:
+    write(tmp_path, "[cadence]\nstatus_every_s = 150\nstatus_evry = 3\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(tmp_path)
+    message = str(err.value)
+    assert "cockpit.toml:3: cadence.status_evry: unknown key" in message
+    assert "allowed here: status_every_s" in message
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("[cadence]\nstatus_every_s = 0\n", r"cockpit\.toml:2: cadence\.status_every_s: 0 is not allowed \(expected a number of seconds > 0"),
+    ("[cadence]\nstatus_every_s = \"often\"\n", r"cadence\.status_every_s: 'often' is not allowed"),
+    ("gpu_cost_per_hour = -1\n", r"cockpit\.toml:1: gpu_cost_per_hour: -1 is not allowed"),
+    ("[thresholds]\nphase_warn_fraction = 1.5\n", r"thresholds\.phase_warn_fraction: 1\.5 is not allowed \(expected a fraction"),
+    ("default_template = \"fast\"\n", r"default_template: 'fast' is not a template \(allowed: baseline, optimize\)"),
+    ("[templates.quick]\nphases = []\n", r"cockpit\.toml:2: templates\.quick\.phases: must be a non-empty list"),
+    ("[templates.quick]\nphases = [{ name = \"A\", budget_min = 0 }]\n", r"budget_min 0 must be minutes > 0"),
+    ("[templates.quick]\nphases = [{ name = \"A\", budget_min = 1 }, { name = \"a\", budget_min = 1 }]\n", r"phase 'a' appears twice"),
+    ("[templates.\"../x\"]\nphases = [{ name = \"A\", budget_min = 1 }]\n", r"template names use lowercase"),
+    ("cadence = 5\n", r"cadence: must be a table"),
+])
+def test_bad_values_say_what_is_allowed(tmp_path: Path, text: str, expected: str) -> None:
+    write(tmp_path, text)
+    with pytest.raises(ConfigError, match=expected):
+        load_config(tmp_path)
+
+
+def test_an_unknown_template_lists_the_known_ones(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"unknown session template 'fast' \(allowed: baseline, optimize\)"):
+        load_config(tmp_path).template("fast")

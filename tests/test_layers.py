@@ -1,0 +1,56 @@
+"""The layers of DESIGN.md: the core never imports Textual; the UI never imports torch."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import cockpit
+
+PACKAGE = Path(cockpit.__file__).parent
+CORE = sorted(p for p in PACKAGE.rglob("*.py") if "ui" not in p.relative_to(PACKAGE).parts)
+
+
+def imported_modules(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_core_modules_never_import_textual_or_rich() -> None:
+    offenders = {str(p.relative_to(PACKAGE)): sorted(imported_modules(p) & {"textual", "rich"})
+                 for p in CORE}
+    offenders = {k: v for k, v in offenders.items() if v}
+    assert offenders == {}
+
+
+def test_cli_imports_the_ui_only_inside_the_commands_that_draw() -> None:
+    tree = ast.parse((PACKAGE / "cli.py").read_text(encoding="utf-8"))
+    top_level = {n.module for n in tree.body if isinstance(n, ast.ImportFrom) and n.module}
+    assert not any(m.startswith(("cockpit.ui", "textual")) for m in top_level)
+
+
+def _modules_after(code: str) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", f"{code}\nimport sys; print('\\n'.join(sys.modules))"],
+        capture_output=True, text=True, check=True, timeout=60,
+    ).stdout
+    return {line.split(".")[0] for line in out.splitlines()}
+
+
+def test_importing_the_whole_core_loads_no_textual() -> None:
+    names = [".".join(p.relative_to(PACKAGE.parent).with_suffix("").parts) for p in CORE]
+    code = "\n".join(f"import {n}" for n in names if not n.endswith("__main__"))
+    assert "textual" not in _modules_after(code)
+
+
+def test_the_ui_never_imports_torch_nor_heavy_modules_before_the_first_frame() -> None:
+    loaded = _modules_after("import cockpit.ui.app")
+    assert "torch" not in loaded
+    assert not loaded & {"numpy", "pynvml"}, "keep the first frame's import path light"
