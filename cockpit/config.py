@@ -63,6 +63,20 @@ DEFAULT_TEMPLATES: Mapping[str, Template] = {
 
 
 @dataclass(frozen=True)
+class GateConfig:
+    """`[gates.<name>]`: replaces a gate's command, limits or environment."""
+
+    command: tuple[str, ...] | None = None
+    shell: bool = False
+    timeout_s: float | None = None
+    stall_after_s: float = 60.0
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+GATE_NAMES = ("env",)
+
+
+@dataclass(frozen=True)
 class Config:
     templates: Mapping[str, Template] = field(default_factory=lambda: dict(DEFAULT_TEMPLATES))
     default_template: str = "optimize"
@@ -70,7 +84,11 @@ class Config:
     phase_warn_fraction: float = 0.8
     # An L4 on-demand hour in the seeds' sessions (~2 h for $1.36).
     gpu_cost_per_hour: float = 0.68
+    gates: Mapping[str, GateConfig] = field(default_factory=dict)
     source: Path | None = None
+
+    def gate(self, name: str) -> GateConfig:
+        return self.gates.get(name, GateConfig())
 
     def template(self, name: str | None) -> Template:
         key = name or self.default_template
@@ -96,7 +114,7 @@ def load_config(workspace: Path) -> Config:
         line = _line_of_decode_error(exc)
         where = f"{path}:{line}" if line else str(path)
         raise ConfigError(f"{where}: TOML syntax error: {_strip_position(exc)}; fix that line") from exc
-    return _build(data, _KeyLines(text, path))
+    return _Reader(data, _KeyLines(text, path)).config()
 
 
 def _line_of_decode_error(exc: Exception) -> int | None:
@@ -145,96 +163,133 @@ def _normalise(dotted: str) -> str:
     return ".".join(part.strip().strip("\"'") for part in dotted.split("."))
 
 
-def _build(data: Mapping[str, Any], lines: _KeyLines) -> Config:
-    def fail(key_path: str, message: str) -> ConfigError:
-        return ConfigError(f"{lines.where(key_path)}: {key_path}: {message}")
+class _Reader:
+    """Validates the parsed TOML; every error names file:line, the key path and what is allowed."""
 
-    def check_keys(table: Mapping[str, Any], prefix: str, allowed: tuple[str, ...]) -> None:
+    def __init__(self, data: Mapping[str, Any], lines: _KeyLines) -> None:
+        self.data = data
+        self.lines = lines
+
+    def fail(self, key_path: str, message: str) -> ConfigError:
+        return ConfigError(f"{self.lines.where(key_path)}: {key_path}: {message}")
+
+    def check_keys(self, table: Mapping[str, Any], prefix: str, allowed: tuple[str, ...]) -> None:
         for key in table:
             if key not in allowed:
                 path = f"{prefix}.{key}" if prefix else key
-                raise fail(path, f"unknown key (allowed here: {', '.join(allowed)})")
+                raise self.fail(path, f"unknown key (allowed here: {', '.join(allowed)})")
 
-    def number(value: Any, key_path: str, ok: Callable[[float], bool], rule: str) -> float:
+    def number(self, value: Any, key_path: str, ok: Callable[[float], bool], rule: str) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not ok(value):
-            raise fail(key_path, f"{value!r} is not allowed (expected {rule})")
+            raise self.fail(key_path, f"{value!r} is not allowed (expected {rule})")
         return float(value)
 
-    def table(key: str) -> Mapping[str, Any]:
-        value = data.get(key, {})
+    def table(self, key: str) -> Mapping[str, Any]:
+        value = self.data.get(key, {})
         if not isinstance(value, dict):
-            raise fail(key, "must be a table, e.g. [" + key + "]")
+            raise self.fail(key, f"must be a table, e.g. [{key}]")
         return value
 
-    check_keys(data, "", _TOP_LEVEL)
-    defaults = Config()
+    def config(self) -> Config:
+        data, defaults = self.data, Config()
+        self.check_keys(data, "", _TOP_LEVEL)
 
-    cadence = table("cadence")
-    check_keys(cadence, "cadence", ("status_every_s",))
-    status_every_s = number(
-        cadence.get("status_every_s", defaults.status_every_s),
-        "cadence.status_every_s", lambda v: v > 0, "a number of seconds > 0, default 150",
-    )
-
-    thresholds = table("thresholds")
-    check_keys(thresholds, "thresholds", ("phase_warn_fraction",))
-    warn = number(
-        thresholds.get("phase_warn_fraction", defaults.phase_warn_fraction),
-        "thresholds.phase_warn_fraction", lambda v: 0 < v <= 1, "a fraction in (0, 1], default 0.8",
-    )
-
-    cost = number(
-        data.get("gpu_cost_per_hour", defaults.gpu_cost_per_hour),
-        "gpu_cost_per_hour", lambda v: v >= 0, "a price per GPU hour >= 0",
-    )
-
-    templates = dict(DEFAULT_TEMPLATES)
-    for name, body in table("templates").items():
-        key_path = f"templates.{name}"
-        if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", name):
-            raise fail(key_path, "template names use lowercase letters, digits, '-' and '_'")
-        if not isinstance(body, dict):
-            raise fail(key_path, "must be a table with a 'phases' list")
-        check_keys(body, key_path, ("phases",))
-        templates[name] = Template(name, _parse_phases(body.get("phases"), key_path, fail))
-
-    default_template = data.get("default_template", defaults.default_template)
-    if default_template not in templates:
-        raise fail(
-            "default_template",
-            f"{default_template!r} is not a template (allowed: {', '.join(sorted(templates))})",
+        cadence = self.table("cadence")
+        self.check_keys(cadence, "cadence", ("status_every_s",))
+        status_every_s = self.number(
+            cadence.get("status_every_s", defaults.status_every_s),
+            "cadence.status_every_s", lambda v: v > 0, "a number of seconds > 0, default 150",
+        )
+        thresholds = self.table("thresholds")
+        self.check_keys(thresholds, "thresholds", ("phase_warn_fraction",))
+        warn = self.number(
+            thresholds.get("phase_warn_fraction", defaults.phase_warn_fraction),
+            "thresholds.phase_warn_fraction", lambda v: 0 < v <= 1,
+            "a fraction in (0, 1], default 0.8",
+        )
+        cost = self.number(
+            data.get("gpu_cost_per_hour", defaults.gpu_cost_per_hour),
+            "gpu_cost_per_hour", lambda v: v >= 0, "a price per GPU hour >= 0",
+        )
+        templates = dict(DEFAULT_TEMPLATES)
+        for name, body in self.table("templates").items():
+            key_path = f"templates.{name}"
+            if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", name):
+                raise self.fail(key_path, "template names use lowercase letters, digits, '-' and '_'")
+            if not isinstance(body, dict):
+                raise self.fail(key_path, "must be a table with a 'phases' list")
+            self.check_keys(body, key_path, ("phases",))
+            templates[name] = Template(name, self.phases(body.get("phases"), key_path))
+        gates = {name: self.gate(body, name) for name, body in self.table("gates").items()}
+        default_template = data.get("default_template", defaults.default_template)
+        if default_template not in templates:
+            raise self.fail(
+                "default_template",
+                f"{default_template!r} is not a template (allowed: {', '.join(sorted(templates))})",
+            )
+        return Config(
+            templates=templates, default_template=default_template,
+            status_every_s=status_every_s, phase_warn_fraction=warn, gpu_cost_per_hour=cost,
+            gates=gates, source=self.lines.path,
         )
 
-    return Config(
-        templates=templates,
-        default_template=default_template,
-        status_every_s=status_every_s,
-        phase_warn_fraction=warn,
-        gpu_cost_per_hour=cost,
-        source=lines.path,
-    )
+    def phases(self, value: Any, key_path: str) -> tuple[PhaseSpec, ...]:
+        where = f"{key_path}.phases"
+        example = 'phases = [{ name = "Environment", budget_min = 10 }, ...]'
+        if not isinstance(value, list) or not value:
+            raise self.fail(where, f"must be a non-empty list, e.g. {example}")
+        phases: list[PhaseSpec] = []
+        for index, item in enumerate(value):
+            item_path = f"{where}[{index}]"
+            if not isinstance(item, dict) or set(item) != {"name", "budget_min"}:
+                raise self.fail(where, f"{item_path} must be {{ name = ..., budget_min = ... }}")
+            name, budget = item["name"], item["budget_min"]
+            if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9 _-]{0,23}", name):
+                raise self.fail(where, f"{item_path}.name {name!r} must be a short word")
+            if isinstance(budget, bool) or not isinstance(budget, (int, float)) or budget <= 0:
+                raise self.fail(where, f"{item_path}.budget_min {budget!r} must be minutes > 0")
+            if any(p.name.lower() == name.lower() for p in phases):
+                raise self.fail(where, f"phase {name!r} appears twice")
+            phases.append(PhaseSpec(name, float(budget) * 60.0))
+        return tuple(phases)
+
+    def gate(self, body: Any, name: str) -> GateConfig:
+        key_path = f"gates.{name}"
+        if name not in GATE_NAMES:
+            raise self.fail(key_path, f"unknown gate (allowed: {', '.join(GATE_NAMES)})")
+        if not isinstance(body, dict):
+            raise self.fail(key_path, f"must be a table: [{key_path}]")
+        self.check_keys(body, key_path, ("command", "env", "shell", "stall_after_s", "timeout_s"))
+        shell = body.get("shell", False)
+        if not isinstance(shell, bool):
+            raise self.fail(f"{key_path}.shell", f"{shell!r} is not allowed (expected true or false)")
+        command = body.get("command")
+        argv: tuple[str, ...] | None = None
+        if command is not None:
+            if shell and isinstance(command, str) and command.strip():
+                argv = (command,)
+            elif not shell and isinstance(command, list) and command and all(
+                    isinstance(a, str) for a in command):
+                argv = tuple(command)
+            else:
+                raise self.fail(
+                    f"{key_path}.command",
+                    'expected a list of arguments such as ["python", "setup.py", "build_ext"], '
+                    "or a string together with shell = true",
+                )
+        env = body.get("env", {})
+        if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+            raise self.fail(f"{key_path}.env", 'expected a table of strings, e.g. env = { MAX_JOBS = "8" }')
+        timeout = body.get("timeout_s")
+        return GateConfig(
+            command=argv,
+            shell=shell,
+            timeout_s=None if timeout is None else self.number(
+                timeout, f"{key_path}.timeout_s", lambda v: v > 0, "seconds > 0"),
+            stall_after_s=self.number(body.get("stall_after_s", 60.0), f"{key_path}.stall_after_s",
+                                      lambda v: v > 0, "seconds > 0, default 60"),
+            env=dict(env),
+        )
 
 
-_TOP_LEVEL = ("cadence", "default_template", "gpu_cost_per_hour", "templates", "thresholds")
-
-
-def _parse_phases(
-    value: Any, key_path: str, fail: Callable[[str, str], ConfigError]
-) -> tuple[PhaseSpec, ...]:
-    example = 'phases = [{ name = "Environment", budget_min = 10 }, ...]'
-    if not isinstance(value, list) or not value:
-        raise fail(f"{key_path}.phases", f"must be a non-empty list, e.g. {example}")
-    phases: list[PhaseSpec] = []
-    for index, item in enumerate(value):
-        item_path = f"{key_path}.phases[{index}]"
-        if not isinstance(item, dict) or set(item) != {"name", "budget_min"}:
-            raise fail(f"{key_path}.phases", f"{item_path} must be {{ name = ..., budget_min = ... }}")
-        name, budget = item["name"], item["budget_min"]
-        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9 _-]{0,23}", name):
-            raise fail(f"{key_path}.phases", f"{item_path}.name {name!r} must be a short word")
-        if isinstance(budget, bool) or not isinstance(budget, (int, float)) or budget <= 0:
-            raise fail(f"{key_path}.phases", f"{item_path}.budget_min {budget!r} must be minutes > 0")
-        if any(p.name.lower() == name.lower() for p in phases):
-            raise fail(f"{key_path}.phases", f"phase {name!r} appears twice")
-        phases.append(PhaseSpec(name, float(budget) * 60.0))
-    return tuple(phases)
+_TOP_LEVEL = ("cadence", "default_template", "gates", "gpu_cost_per_hour", "templates", "thresholds")

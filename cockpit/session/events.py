@@ -17,6 +17,7 @@ STATUS = "status"
 NOTE = "note"
 GATE_STARTED = "gate_started"
 GATE_FINISHED = "gate_finished"
+GATE_STALLED = "gate_stalled"
 DECISION = "decision"
 PATTERN_APPLIED = "pattern_applied"
 SESSION_ENDED = "session_ended"
@@ -60,6 +61,23 @@ def status(t: float, text: str, auto: bool) -> Event:
 
 def note(t: float, text: str) -> Event:
     return event(NOTE, t, text=text)
+
+
+def gate_started(t: float, run_id: str, gate: str, argv: tuple[str, ...], log: str,
+                 pid: int) -> Event:
+    return event(GATE_STARTED, t, run_id=run_id, gate=gate, argv=list(argv), log=log, pid=pid)
+
+
+def gate_stalled(t: float, run_id: str, gate: str, silent_s: float) -> Event:
+    return event(GATE_STALLED, t, run_id=run_id, gate=gate, silent_s=round(silent_s, 1))
+
+
+def gate_finished(
+    t: float, run_id: str, gate: str, status: str, summary: str, duration_s: float,
+    exit_code: int | None, log: str, result: dict[str, Any],
+) -> Event:
+    return event(GATE_FINISHED, t, run_id=run_id, gate=gate, status=status, summary=summary,
+                 duration_s=round(duration_s, 2), exit_code=exit_code, log=log, result=result)
 
 
 def session_ended(t: float, reason: str) -> Event:

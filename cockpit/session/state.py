@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from cockpit.config import PhaseSpec
 from cockpit.errors import CockpitError
@@ -35,6 +36,28 @@ class StatusEntry:
 
 
 @dataclass(frozen=True)
+class GateRunRecord:
+    """One run of a gate as the journal tells it; `status` is None while it has no finish."""
+
+    run_id: str
+    gate: str
+    started_t: float
+    pid: int | None
+    log: str
+    finished_t: float | None = None
+    status: str | None = None
+    summary: str = ""
+    duration_s: float | None = None
+    exit_code: int | None = None
+    result: dict[str, Any] = field(default_factory=dict)
+    stalls: int = 0
+
+    @property
+    def finished(self) -> bool:
+        return self.status is not None
+
+
+@dataclass(frozen=True)
 class SessionState:
     id: str
     objective: str
@@ -46,6 +69,7 @@ class SessionState:
     pauses: tuple[Pause, ...] = ()
     statuses: tuple[StatusEntry, ...] = ()
     notes: tuple[StatusEntry, ...] = ()
+    gate_runs: tuple[GateRunRecord, ...] = ()
     overrun_runs: frozenset[int] = field(default_factory=frozenset)
     """Indices into `runs` whose budget overrun has been journaled."""
     ended_t: float | None = None
@@ -71,6 +95,13 @@ class SessionState:
     @property
     def paused(self) -> bool:
         return bool(self.pauses) and self.pauses[-1].ended_t is None
+
+    def last_run(self, gate: str, finished: bool = False) -> GateRunRecord | None:
+        """The latest run of `gate` (only finished ones if asked)."""
+        for run in reversed(self.gate_runs):
+            if run.gate == gate and (run.finished or not finished):
+                return run
+        return None
 
     def phase(self, name: str) -> PhaseSpec:
         for spec in self.phases:
@@ -108,6 +139,8 @@ class _Fold:
         self.statuses: list[StatusEntry] = []
         self.notes: list[StatusEntry] = []
         self.overrun: set[int] = set()
+        self.gate_runs: list[GateRunRecord] = []
+        self.gate_index: dict[str, int] = {}
         self.ended_t: float | None = None
         self.attached_pid: int | None = None
         self.last_t = float(first["t"])
@@ -135,6 +168,15 @@ class _Fold:
             self.statuses.append(StatusEntry(t, str(event.get("text", "")), bool(event.get("auto"))))
         elif kind == ev.NOTE:
             self.notes.append(StatusEntry(t, str(event.get("text", "")), False))
+        elif kind == ev.GATE_STARTED:
+            run = GateRunRecord(str(event.get("run_id", "")), str(event.get("gate", "")), t,
+                                _int_or_none(event.get("pid")), str(event.get("log", "")))
+            self.gate_index[run.run_id] = len(self.gate_runs)
+            self.gate_runs.append(run)
+        elif kind in (ev.GATE_FINISHED, ev.GATE_STALLED):
+            index = self.gate_index.get(str(event.get("run_id", "")))
+            if index is not None:
+                self.gate_runs[index] = _gate_update(self.gate_runs[index], event, t)
         elif kind == ev.APP_OPENED:
             self.attached_pid = int(event.get("pid", 0)) or None
         elif kind == ev.APP_CLOSED:
@@ -160,10 +202,28 @@ class _Fold:
             id=b.id, objective=b.objective, template=b.template, phases=b.phases,
             created_t=b.created_t, gpu_cost_per_hour=b.gpu_cost_per_hour,
             runs=tuple(self.runs), pauses=tuple(self.pauses), statuses=tuple(self.statuses),
-            notes=tuple(self.notes), overrun_runs=frozenset(self.overrun),
+            notes=tuple(self.notes), gate_runs=tuple(self.gate_runs), overrun_runs=frozenset(self.overrun),
             ended_t=self.ended_t, attached_pid=self.attached_pid, last_event_t=self.last_t,
             event_count=self.count,
         )
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _gate_update(run: GateRunRecord, event: Event, t: float) -> GateRunRecord:
+    if event["type"] == ev.GATE_STALLED:
+        return replace(run, stalls=run.stalls + 1)
+    result = event.get("result")
+    duration = event.get("duration_s")
+    return replace(
+        run, finished_t=t, status=str(event.get("status", "error")),
+        summary=str(event.get("summary", "")),
+        duration_s=float(duration) if isinstance(duration, (int, float)) else None,
+        exit_code=_int_or_none(event.get("exit_code")),
+        result=result if isinstance(result, dict) else {},
+    )
 
 
 class SessionFold:

@@ -1,0 +1,1 @@
+"""Gates: the engine that runs each check as a child process, and the gates themselves."""

@@ -1,0 +1,95 @@
+"""The Env gate's core: the probe's command line, its RESULT.json, and the verdict.
+
+The probe itself (`cockpit/probes/env_probe.py`) runs in a child python because it imports
+torch; this module only reads what it wrote.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, cast
+
+from cockpit.errors import CockpitError
+
+EnvStatus = Literal["pass", "warn", "fail"]
+_STATUSES: tuple[EnvStatus, ...] = ("pass", "warn", "fail")
+
+# The probe is stdlib-only at top level, so it runs by path: the python that has the CUDA torch
+# need not have cockpit installed.
+PROBE_SCRIPT = Path(__file__).resolve().parent.parent / "probes" / "env_probe.py"
+
+
+@dataclass(frozen=True)
+class EnvCheck:
+    name: str
+    status: EnvStatus
+    value: str
+    expected: str
+    fix: str
+
+
+def env_argv(python: str, result_path: Path, workspace: Path) -> list[str]:
+    """The probe's command: `python .../env_probe.py --out RESULT --workspace DIR`."""
+    return [python, str(PROBE_SCRIPT), "--out", str(result_path), "--workspace", str(workspace)]
+
+
+def read_env_result(path: Path) -> tuple[EnvCheck, ...]:
+    """The checks in the probe's RESULT.json; CockpitError (one line) if it is missing or corrupt."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CockpitError(
+            f"{path}: no env probe result (the probe stopped before writing it); "
+            "read the gate's log and run the env gate again"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CockpitError(
+            f"{path}: cannot read the env probe result ({exc}); run the env gate again"
+        ) from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CockpitError(
+            f"{path}:{exc.lineno}: corrupt env probe result ({exc.msg}); run the env gate again"
+        ) from exc
+    items = data.get("checks") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        raise CockpitError(f"{path}: env probe result has no 'checks' list; run the env gate again")
+    checks = []
+    for index, item in enumerate(items):
+        if (not isinstance(item, dict) or not isinstance(item.get("name"), str)
+                or item.get("status") not in _STATUSES):
+            raise CockpitError(
+                f"{path}: checks[{index}] is not a check (needs a name and a status pass|warn|fail); "
+                "run the env gate again"
+            )
+        checks.append(EnvCheck(
+            name=item["name"],
+            status=cast(EnvStatus, item["status"]),
+            value=str(item.get("value", "")),
+            expected=str(item.get("expected", "")),
+            fix=str(item.get("fix", "")),
+        ))
+    return tuple(checks)
+
+
+def env_verdict(checks: Iterable[EnvCheck]) -> tuple[EnvStatus, str]:
+    """("fail"|"warn"|"pass", "2 failed (cuda_available, nvcc), 3 warnings, 9 passed")."""
+    checks = tuple(checks)
+    if not checks:
+        return "fail", "the env probe reported no checks"
+    failed = [c.name for c in checks if c.status == "fail"]
+    warned = sum(c.status == "warn" for c in checks)
+    passed = sum(c.status == "pass" for c in checks)
+    if not failed and not warned:
+        return "pass", (f"all {passed} checks passed" if passed != 1 else "the 1 check passed")
+    parts = []
+    if failed:
+        parts.append(f"{len(failed)} failed ({', '.join(failed)})")
+    if warned:
+        parts.append(f"{warned} warning{'s' if warned != 1 else ''}")
+    parts.append(f"{passed} passed")
+    return ("fail" if failed else "warn"), ", ".join(parts)

@@ -1,0 +1,63 @@
+"""What a gate is: a default command, a way to read progress from its output, and a verdict."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+GateStatus = Literal["pass", "warn", "fail", "error", "cancelled", "timeout", "interrupted"]
+
+
+@dataclass(frozen=True)
+class GateContext:
+    """Where one run of a gate lives."""
+
+    workspace: Path
+    session_dir: Path
+    run_id: str
+    python: str = sys.executable
+    """The interpreter that runs probes (they import torch; the cockpit never does)."""
+
+    @property
+    def log_path(self) -> Path:
+        return self.session_dir / "logs" / f"{self.run_id}.log"
+
+    @property
+    def result_path(self) -> Path:
+        return self.session_dir / "results" / f"{self.run_id}.json"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: GateStatus
+    summary: str
+    result: dict[str, Any] = field(default_factory=dict)
+
+
+class Gate(Protocol):
+    name: str
+    title: str
+    timeout_s: float
+
+    def argv(self, ctx: GateContext) -> tuple[str, ...]:
+        """The default command (cockpit.toml's [gates.NAME] command replaces it)."""
+        ...
+
+    def progress(self, lines_seen: int, new_lines: list[str]) -> float | None:
+        """Fraction done, judged from the latest output; None when it cannot tell."""
+        ...
+
+    def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
+        """The verdict of a run that exited by itself (not cancelled, not timed out)."""
+        ...
+
+
+def exit_code_verdict(exit_code: int, tail: Sequence[str]) -> Verdict:
+    """For a command the cockpit knows nothing about: exit 0 passes, anything else fails."""
+    last = next((line.strip() for line in reversed(tail) if line.strip()), "")
+    if exit_code == 0:
+        return Verdict("pass", f"exit 0{': ' + last if last else ''}")
+    return Verdict("fail", f"exit {exit_code}{': ' + last if last else ''}")

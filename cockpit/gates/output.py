@@ -1,0 +1,82 @@
+"""Child output made safe to show and store: lines split the way a terminal shows them,
+escape sequences removed, invalid UTF-8 replaced, giant lines cut into pieces.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_LINE_CHARS = 64 * 1024
+
+# OSC (title, clipboard, hyperlinks) ends with BEL or ST; DCS/SOS/PM/APC end with ST; CSI is
+# ESC [ params final (cursor moves, erase, alternate screen, colours); then 2-byte escapes.
+_ESCAPES = re.compile(
+    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\|$)"
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\|$)"
+    r"|\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b[ -/]*[0-~]"
+    r"|\x1b"
+)
+# C0 controls but tab, DEL, and C1 controls (0x9b is an 8-bit CSI).
+_CONTROLS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def clean_line(text: str) -> str:
+    """Text with every escape sequence and control character removed; never markup."""
+    return _CONTROLS.sub("", _ESCAPES.sub("", text))
+
+
+# Anything that needs more than a split: escapes, CR, other controls.
+_NEEDS_CLEANING = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _terminal_view(line: str) -> str:
+    """What a terminal leaves on the line after carriage returns: the last non-empty segment."""
+    line = line.rstrip("\r")
+    if "\r" not in line:
+        return line
+    segments = [s for s in line.split("\r") if s]
+    return segments[-1] if segments else ""
+
+
+class LineSplitter:
+    """Feeds raw bytes in, gets clean text lines out (a partial last line waits for more)."""
+
+    def __init__(self) -> None:
+        self._pending = b""
+
+    def feed(self, data: bytes) -> list[str]:
+        pending = self._pending + data
+        cut = pending.rfind(b"\n")
+        if cut < 0:
+            if b"\r" in pending:
+                # A progress bar redrawing itself with \r: only its latest state matters.
+                pending = pending[pending.rfind(b"\r") + 1:]
+            if len(pending) >= 4 * MAX_LINE_CHARS:
+                # A line with no end in sight: emit what we have so memory stays bounded.
+                self._pending = b""
+                return _clean(pending)
+            self._pending = pending
+            return []
+        self._pending = pending[cut + 1:]
+        return _clean(pending[:cut])
+
+    def finish(self) -> list[str]:
+        """The unterminated last line, if any, once the child has closed its output."""
+        rest, self._pending = self._pending, b""
+        return _clean(rest) if rest.strip(b"\r") else []
+
+
+def _clean(block: bytes) -> list[str]:
+    """Newline-separated bytes to clean lines; the common plain-text case is one split."""
+    # Splitting at \n first is safe for UTF-8: 0x0A never occurs inside a multi-byte character.
+    text = block.decode("utf-8", errors="replace")
+    lines = text.split("\n")
+    if _NEEDS_CLEANING.search(text):
+        lines = [clean_line(_terminal_view(line)) for line in lines]
+    if max(map(len, lines)) <= MAX_LINE_CHARS:
+        return lines
+    out: list[str] = []
+    for line in lines:
+        out.extend(line[i:i + MAX_LINE_CHARS] for i in range(0, max(len(line), 1), MAX_LINE_CHARS))
+    return out

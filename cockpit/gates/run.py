@@ -1,0 +1,189 @@
+"""One run of one gate: journals `gate_started`, streams the child's output, journals
+`gate_finished` with the verdict. Used the same way by the TUI and by `cockpit gate`.
+
+The child's callbacks arrive on the runner thread; `post` hands each to the owner's thread
+(the UI's `call_from_thread`, or a plain call for the headless CLI), where the journal is written.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from cockpit.clock import Clock
+from cockpit.config import GateConfig
+from cockpit.errors import CockpitError
+from cockpit.gates.gate import Gate, GateContext, Verdict, exit_code_verdict
+from cockpit.gates.process import GateCommand, GateProcess, ProcessOutcome
+from cockpit.session import events as ev
+from cockpit.session.live import LiveSession
+from cockpit.session.state import SessionState
+from cockpit.session.status import Activity
+
+Post = Callable[[Callable[[], None]], None]
+
+
+class RunListener(Protocol):
+    """Told about a run on the owner's thread, after the journal has been written."""
+
+    def gate_output(self, run: GateRun, lines: list[str]) -> None: ...
+
+    def gate_stalled(self, run: GateRun, silent_s: float) -> None: ...
+
+    def gate_finished(self, run: GateRun, verdict: Verdict) -> None: ...
+
+
+def next_run_id(state: SessionState, gate: str) -> str:
+    return f"{len(state.gate_runs) + 1:03d}-{gate}"
+
+
+def gate_command(gate: Gate, ctx: GateContext, config: GateConfig) -> GateCommand:
+    """The gate's own command, or the one cockpit.toml puts in its place, with its limits."""
+    return GateCommand(
+        argv=config.command or gate.argv(ctx),
+        cwd=ctx.workspace,
+        env=config.env,
+        timeout_s=config.timeout_s or gate.timeout_s,
+        stall_after_s=config.stall_after_s,
+        shell=config.shell,
+    )
+
+
+@dataclass
+class _Progress:
+    lines: int = 0
+    fraction: float | None = None
+    last_line: str = ""
+    stalled_for: float | None = None
+
+
+class GateRun:
+    def __init__(self, gate: Gate, command: GateCommand, ctx: GateContext, session: LiveSession,
+                 clock: Clock, listener: RunListener, post: Post, custom_command: bool) -> None:
+        self.gate = gate
+        self.command = command
+        self.ctx = ctx
+        self.session = session
+        self.clock = clock
+        self.listener = listener
+        self.started_t = clock.now()
+        self.progress = _Progress()
+        self.verdict: Verdict | None = None
+        self._post = post
+        self._custom = custom_command
+        self._tail: deque[str] = deque(maxlen=200)
+        previous = session.state.last_run(gate.name, finished=True)
+        self._expected_s = previous.duration_s if previous and previous.status in (
+            "pass", "warn", "fail") else None
+        self._process = GateProcess(command, ctx.log_path, self)
+
+    @property
+    def run_id(self) -> str:
+        return self.ctx.run_id
+
+    @property
+    def running(self) -> bool:
+        return self.verdict is None
+
+    def start(self) -> None:
+        """Spawn the child and journal the start; a child that cannot start is a finished
+        run with status `error` (the reason is its summary)."""
+        try:
+            pid = self._process.spawn()
+        except CockpitError as exc:
+            self.session.append([ev.gate_started(self.started_t, self.run_id, self.gate.name,
+                                                 self.command.argv, str(self.ctx.log_path), 0)])
+            self._finish(Verdict("error", str(exc)), 0.0, None)
+            return
+        try:
+            self.session.append([ev.gate_started(self.started_t, self.run_id, self.gate.name,
+                                                 self.command.argv, str(self.ctx.log_path), pid)])
+        except CockpitError:
+            self._process.terminate_now()  # a run the journal cannot record must not go on
+            raise
+        self._process.stream()  # only now can callbacks (and gate_finished) follow
+
+    def cancel(self) -> None:
+        self._process.cancel()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """True once the run is finished and journaled (a child that never started is too)."""
+        return self.verdict is not None or self._process.wait(timeout)
+
+    def abandon(self, reason: str) -> None:
+        """The cockpit is going away without waiting: stop the child and journal why."""
+        if self.running:
+            self._process.terminate_now()
+            self._finish(Verdict("interrupted", reason), self.clock.now() - self.started_t, None)
+
+    def activity(self) -> Activity:
+        """What the status line says about this run: progress and time left."""
+        elapsed = self.clock.now() - self.started_t
+        fraction = self.progress.fraction
+        eta = None
+        if self._expected_s:
+            eta = max(0.0, self._expected_s - elapsed)
+            if fraction is None:
+                fraction = min(0.99, elapsed / self._expected_s)
+        text = f"{self.gate.name} gate"
+        if self.progress.stalled_for is not None:
+            text += " (silent)"
+        return Activity(text, eta, fraction)
+
+    # OutputSink: called on the runner thread -----------------------------------------------
+
+    def on_output(self, lines: list[str]) -> None:
+        self._post(lambda: self._output(lines))
+
+    def on_stall(self, silent_s: float) -> None:
+        self._post(lambda: self._stalled(silent_s))
+
+    def on_exit(self, outcome: ProcessOutcome) -> None:
+        self._post(lambda: self._exited(outcome))
+
+    # Owner thread ---------------------------------------------------------------------------
+
+    def _output(self, lines: list[str]) -> None:
+        self._tail.extend(lines)
+        p = self.progress
+        p.lines += len(lines)
+        fraction = self.gate.progress(p.lines, lines)
+        if fraction is not None:
+            p.fraction = fraction
+        p.last_line = next((line for line in reversed(lines) if line.strip()), p.last_line)
+        p.stalled_for = None
+        self.listener.gate_output(self, lines)
+
+    def _stalled(self, silent_s: float) -> None:
+        self.progress.stalled_for = silent_s
+        self.session.append([ev.gate_stalled(self.clock.now(), self.run_id, self.gate.name,
+                                             silent_s)])
+        self.listener.gate_stalled(self, silent_s)
+
+    def _exited(self, outcome: ProcessOutcome) -> None:
+        if not self.running:
+            return  # abandoned: already journaled
+        if outcome.ending == "cancelled":
+            verdict = Verdict("cancelled", f"cancelled after {outcome.duration_s:.1f} s")
+        elif outcome.ending == "timeout":
+            verdict = Verdict("timeout", f"no result within {self.command.timeout_s:g} s; "
+                              "raise timeout_s in cockpit.toml if it needs longer")
+        elif self._custom:
+            verdict = exit_code_verdict(outcome.exit_code or 0, list(self._tail))
+        else:
+            try:
+                verdict = self.gate.verdict(self.ctx, outcome.exit_code or 0, list(self._tail))
+            except CockpitError as exc:
+                verdict = Verdict("error", str(exc))
+        self._finish(verdict, outcome.duration_s, outcome.exit_code)
+
+    def _finish(self, verdict: Verdict, duration_s: float, exit_code: int | None) -> None:
+        self.verdict = verdict
+        try:
+            self.session.append([ev.gate_finished(
+                self.clock.now(), self.run_id, self.gate.name, verdict.status, verdict.summary,
+                duration_s, exit_code, str(self.ctx.log_path), verdict.result)])
+        finally:
+            self.listener.gate_finished(self, verdict)

@@ -1,0 +1,1 @@
+"""Scripts run in a CHILD python; they may import torch. Never imported by the UI."""

@@ -1,0 +1,170 @@
+"""The gate runner with real child processes: what the engineer sees of a long, noisy,
+hung or hostile child, and that cancelling really stops it."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from cockpit.gates.output import MAX_LINE_CHARS, LineSplitter, clean_line
+from cockpit.gates.process import GateCommand, GateProcess, ProcessOutcome, pid_alive
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.batches: list[list[str]] = []
+        self.stalls: list[float] = []
+        self.outcome: ProcessOutcome | None = None
+        self.exited = threading.Event()
+
+    @property
+    def lines(self) -> list[str]:
+        return [line for batch in self.batches for line in batch]
+
+    def on_output(self, lines: list[str]) -> None:
+        self.batches.append(lines)
+
+    def on_stall(self, silent_s: float) -> None:
+        self.stalls.append(silent_s)
+
+    def on_exit(self, outcome: ProcessOutcome) -> None:
+        self.outcome = outcome
+        self.exited.set()
+
+
+def python(code: str, **kwargs) -> GateCommand:  # type: ignore[no-untyped-def]
+    return GateCommand((sys.executable, "-c", code), Path.cwd(), **kwargs)
+
+
+def run(command: GateCommand, tmp_path: Path, **kwargs) -> tuple[Recorder, GateProcess]:  # type: ignore[no-untyped-def]
+    rec = Recorder()
+    proc = GateProcess(command, tmp_path / "run.log", rec, **kwargs)
+    proc.start()
+    return rec, proc
+
+
+def test_output_streams_in_time_batches_and_lands_in_the_log(tmp_path: Path) -> None:
+    rec, proc = run(python("import time\nfor i in range(5):\n    print(i, flush=True); time.sleep(0.15)"),
+                    tmp_path)
+    assert proc.wait(20)
+    assert rec.lines == ["0", "1", "2", "3", "4"]
+    assert len(rec.batches) >= 3  # arrived as it was printed, not all at the end
+    assert rec.outcome == ProcessOutcome("exited", 0, rec.outcome.duration_s, 5)
+    log = (tmp_path / "run.log").read_text().splitlines()
+    assert log[2:7] == ["0", "1", "2", "3", "4"]
+    assert log[-1].startswith("# exit 0 (exited)")
+
+
+def test_a_one_mebibyte_line_arrives_in_64_kib_pieces(tmp_path: Path) -> None:
+    rec, proc = run(python("import sys; sys.stdout.write('x' * (1 << 20) + '\\nend\\n')"), tmp_path)
+    assert proc.wait(20)
+    pieces = rec.lines[:-1]
+    assert all(len(p) <= MAX_LINE_CHARS for p in pieces)
+    assert sum(len(p) for p in pieces) == 1 << 20
+    assert rec.lines[-1] == "end"
+
+
+def test_binary_garbage_is_shown_as_replacement_text(tmp_path: Path) -> None:
+    rec, proc = run(python("import sys; sys.stdout.buffer.write(b'ok \\xff\\xfe\\x00\\x01 bytes\\n')"),
+                    tmp_path)
+    assert proc.wait(20)
+    assert rec.lines == ["ok \ufffd\ufffd bytes"]
+
+
+def test_escape_sequences_never_reach_the_screen_or_the_log(tmp_path: Path) -> None:
+    hostile = ("\\x1b]0;pwned title\\x07\\x1b]52;c;Y2xpcGJvYXJk\\x07\\x1b[?1049h\\x1b[2J\\x1b[H"
+               "\\x1b[31mred\\x1b[0m [bold]not markup[/bold]\\x07\\x1bP+q\\x1b\\\\ done")
+    rec, proc = run(python(f"print('{hostile}')"), tmp_path)
+    assert proc.wait(20)
+    assert rec.lines == ["red [bold]not markup[/bold] done"]
+    assert "\x1b" not in (tmp_path / "run.log").read_text()
+
+
+def test_carriage_return_progress_keeps_the_last_state() -> None:
+    splitter = LineSplitter()
+    assert splitter.feed(b"[1/3] a\r\n 10%\r 50%\r 90%\rdone\n") == ["[1/3] a", "done"]
+    assert splitter.feed(b"40%\r") == []
+    assert splitter.feed(b"80%") == []
+    assert splitter.finish() == ["80%"]
+    assert clean_line("tab\tkept\x08") == "tab\tkept"
+
+
+def test_cancel_kills_the_child_and_its_grandchildren(tmp_path: Path) -> None:
+    pidfile = tmp_path / "grandchild.pid"
+    code = (f"import subprocess, sys, time\n"
+            f"p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'])\n"
+            f"open({str(pidfile)!r}, 'w').write(str(p.pid))\n"
+            f"print('started', flush=True)\ntime.sleep(300)")
+    rec, proc = run(python(code), tmp_path, grace_s=1.0)
+    deadline = time.monotonic() + 20
+    while not rec.lines and time.monotonic() < deadline:
+        rec.exited.wait(0.05)
+    grandchild = int(pidfile.read_text())
+    assert pid_alive(grandchild)
+    proc.cancel()
+    assert proc.wait(10)
+    assert rec.outcome is not None and rec.outcome.ending == "cancelled"
+    deadline = time.monotonic() + 5
+    while pid_alive(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.05)  # reaping by init is asynchronous
+    assert not pid_alive(grandchild)
+
+
+def test_a_child_that_ignores_sigterm_is_killed_after_the_grace(tmp_path: Path) -> None:
+    code = ("import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            "print('stubborn', flush=True)\ntime.sleep(300)")
+    rec, proc = run(python(code), tmp_path, grace_s=0.5)
+    while not rec.lines:
+        rec.exited.wait(0.05)
+    proc.cancel()
+    assert proc.wait(10)
+    assert rec.outcome is not None
+    assert (rec.outcome.ending, rec.outcome.exit_code) == ("cancelled", -9)
+
+
+def test_an_overall_timeout_stops_the_run(tmp_path: Path) -> None:
+    rec, proc = run(python("import time; time.sleep(300)", timeout_s=0.5), tmp_path)
+    assert proc.wait(10)
+    assert rec.outcome is not None and rec.outcome.ending == "timeout"
+
+
+def test_silence_raises_one_stall_warning_and_does_not_kill(tmp_path: Path) -> None:
+    code = "import time\nprint('a', flush=True)\ntime.sleep(1.2)\nprint('b', flush=True)"
+    rec, proc = run(python(code, stall_after_s=0.4), tmp_path)
+    assert proc.wait(20)
+    assert len(rec.stalls) == 1 and rec.stalls[0] >= 0.4
+    assert rec.lines == ["a", "b"]
+    assert rec.outcome is not None and rec.outcome.exit_code == 0
+
+
+@pytest.mark.parametrize("code", [0, 1, 3])
+def test_exit_codes_are_reported(tmp_path: Path, code: int) -> None:
+    rec, proc = run(python(f"raise SystemExit({code})"), tmp_path)
+    assert proc.wait(20)
+    assert rec.outcome is not None and rec.outcome.exit_code == code
+
+
+def test_env_overrides_and_cwd_reach_the_child(tmp_path: Path) -> None:
+    command = GateCommand((sys.executable, "-c", "import os; print(os.getcwd(), os.environ['MAX_JOBS'])"),
+                          tmp_path, env={"MAX_JOBS": "7"})
+    rec, proc = run(command, tmp_path)
+    assert proc.wait(20)
+    assert rec.lines == [f"{tmp_path} 7"]
+
+
+def test_a_shell_command_runs_only_when_asked(tmp_path: Path) -> None:
+    rec, proc = run(GateCommand(("echo one && echo two",), tmp_path, shell=True), tmp_path)
+    assert proc.wait(20)
+    assert rec.lines == ["one", "two"]
+
+
+def test_a_missing_program_is_a_clear_error(tmp_path: Path) -> None:
+    from cockpit.errors import CockpitError
+
+    proc = GateProcess(GateCommand(("no-such-tool-xyz",), tmp_path), tmp_path / "run.log", Recorder())
+    with pytest.raises(CockpitError, match=r"cannot start 'no-such-tool-xyz'.*cockpit\.toml"):
+        proc.start()
