@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cockpit import __version__
+from cockpit.config import GATE_NAMES
 from cockpit.errors import CockpitError
 
 
@@ -43,6 +44,13 @@ def _parser() -> argparse.ArgumentParser:
                             help="one status line of the latest open session (for tmux status-right)")
     status.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS)
     status.add_argument("--json", action="store_true", help="print one JSON object")
+
+    gate = sub.add_parser("gate", parents=[common],
+                          help="run one gate headless and record it in the open session")
+    gate.add_argument("name", choices=GATE_NAMES, help="the gate to run")
+    gate.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS)
+    gate.add_argument("--json", action="store_true",
+                      help="print one JSON object on stdout (the live log still goes to stderr)")
 
     shot = sub.add_parser("screenshot", parents=[common], help="SVG screenshots of the main screens")
     shot.add_argument("--out", type=Path, default=Path("screenshots"), metavar="DIR")
@@ -141,6 +149,61 @@ def cmd_tui(args: argparse.Namespace) -> int:
     return app.return_code or 0
 
 
+def cmd_gate(args: argparse.Namespace) -> int:
+    from cockpit.clock import SystemClock
+    from cockpit.config import load_config
+    from cockpit.gates.catalog import GATES
+    from cockpit.gates.gate import GateContext, Verdict
+    from cockpit.gates.run import GateRun, gate_command, next_run_id
+    from cockpit.session.live import LiveSession
+    from cockpit.workspace import resolve_session
+
+    ws = _workspace(args)
+    config = load_config(ws.root)
+    ref = resolve_session(ws, getattr(args, "session", None))
+    if ref is None:
+        raise CockpitError('no open session to record the gate in; start one with: cockpit new "OBJECTIVE"')
+    live = LiveSession(ref)
+    gate = GATES[args.name]
+    ctx = GateContext(ws.root, ref.path, next_run_id(live.state, gate.name))
+    gate_config = config.gate(gate.name)
+
+    class Printer:
+        def gate_output(self, run: GateRun, lines: list[str]) -> None:
+            sys.stderr.write("\n".join(lines) + "\n")
+
+        def gate_stalled(self, run: GateRun, silent_s: float) -> None:
+            print(f"cockpit: {gate.name}: no output for {silent_s:.0f} s (stuck? ctrl+c cancels)",
+                  file=sys.stderr)
+
+        def gate_finished(self, run: GateRun, verdict: Verdict) -> None:
+            pass
+
+    run = GateRun(gate, gate_command(gate, ctx, gate_config), ctx, live, SystemClock(), Printer(),
+                  lambda fn: fn(), custom_command=gate_config.command is not None)
+    run.start()
+    try:
+        while not run.wait(0.2):
+            pass
+    except KeyboardInterrupt:
+        run.cancel()
+        run.wait()
+    live.close()
+    verdict = run.verdict
+    assert verdict is not None
+    record = live.state.last_run(gate.name)
+    if args.json:
+        print(json.dumps({
+            "gate": gate.name, "run_id": ctx.run_id, "session": ref.id, "status": verdict.status,
+            "summary": verdict.summary, "duration_s": record.duration_s if record else None,
+            "exit_code": record.exit_code if record else None, "log": str(ctx.log_path),
+            "result": verdict.result,
+        }))
+    else:
+        print(f"{gate.name}: {verdict.status.upper()} — {verdict.summary}\nlog: {ctx.log_path}")
+    return {"pass": 0, "warn": 0, "error": 2}.get(verdict.status, 1)
+
+
 def cmd_screenshot(args: argparse.Namespace) -> int:
     from cockpit.ui.screenshot import parse_size, take_screenshots
 
@@ -155,5 +218,6 @@ _COMMANDS = {
     "tui": cmd_tui,
     "new": cmd_new,
     "status": cmd_status,
+    "gate": cmd_gate,
     "screenshot": cmd_screenshot,
 }

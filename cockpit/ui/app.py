@@ -15,6 +15,7 @@ from textual.widgets import Footer
 from cockpit.clock import Clock, SystemClock
 from cockpit.config import Config
 from cockpit.errors import CockpitError
+from cockpit.gates.catalog import GATES
 from cockpit.session import events as ev
 from cockpit.session import timer
 from cockpit.session.journal import Event
@@ -23,7 +24,8 @@ from cockpit.session.state import SessionState
 from cockpit.session.status import Activity, compose_status, next_status_due, terminal_title
 from cockpit.session.timer import TimerView
 from cockpit.ui.commands import COMMANDS, bindings
-from cockpit.ui.dialogs import ConfirmDialog, NewSessionDialog, PhasePickerDialog, StatusDialog
+from cockpit.ui.gate_board import GateBoard
+from cockpit.ui.gate_panel import GateDetail, GatePanel
 from cockpit.ui.header import SessionHeader
 from cockpit.ui.phases import PhasePanel
 from cockpit.ui.status_history import StatusHistory
@@ -54,18 +56,27 @@ class CockpitApp(App[int]):
         self._tick_s = tick_s
         self._attached_t = self.clock.now()
         self._reported: set[str] = set()
-        # What runs now (gates register here); the first that reports something wins.
-        self.activity_sources: list[ActivitySource] = []
+        # The main screen's widgets, held so updates never depend on which screen is on top.
+        self.header = SessionHeader(id="header")
+        self.phase_panel = PhasePanel(id="phases")
+        self.gate_panel = GatePanel(list(GATES), id="gates")
+        self.gate_detail = GateDetail(id="gate-detail")
+        self.status_history = StatusHistory(id="status-history")
+        self.gates = GateBoard(self)
+        # What runs now, for the status line; the first source that reports something wins.
+        self.activity_sources: list[ActivitySource] = [self.gates.activity]
 
     # Layout -------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield SessionHeader(id="header")
+        yield self.header
         with Horizontal(id="main"):
             with Vertical(id="left"):
-                yield PhasePanel(id="phases")
+                yield self.phase_panel
+                yield self.gate_panel
             with Vertical(id="right"):
-                yield StatusHistory(id="status-history")
+                yield self.gate_detail
+                yield self.status_history
         yield Footer()
 
     def on_mount(self) -> None:
@@ -93,7 +104,9 @@ class CockpitApp(App[int]):
         self._attached_t = self.clock.now()
         state = live.state
         if state.attached_pid is not None:
-            if _pid_alive(state.attached_pid):
+            from cockpit.gates.process import pid_alive
+
+            if pid_alive(state.attached_pid):
                 self.notify(f"Another cockpit (pid {state.attached_pid}) has this session open.",
                             severity="warning")
             else:
@@ -104,6 +117,7 @@ class CockpitApp(App[int]):
         self._append([ev.app_opened(self.clock.now(), os.getpid())])
         self.sub_title = state.id
         self.tick()
+        self.gates.select(self.gate_panel.selected)
 
     def _close_session(self, reason: str) -> None:
         live, self.live = self.live, None
@@ -131,6 +145,8 @@ class CockpitApp(App[int]):
                 return
             self.open_session(ref)
             self.notify(f"Session {ref.id} started: {self._current_phase_text()}", markup=False)
+
+        from cockpit.ui.dialogs import NewSessionDialog  # dialogs load on first use: faster start
 
         self.push_screen(
             NewSessionDialog(sorted(self.config.templates), self.config.default_template), created
@@ -164,13 +180,14 @@ class CockpitApp(App[int]):
         return timer.timer_view(self.live.state, now, self.config.phase_warn_fraction)
 
     def _render(self, now: float) -> None:
-        if self.live is None:
+        if self.live is None or not self.header.is_mounted:
             return
         state = self.live.state
         view = self._view(now)
-        self.query_one(SessionHeader).show(state, view, now)
-        self.query_one(PhasePanel).show(view)
-        self.query_one(StatusHistory).show(state.statuses)
+        self.header.show(state, view, now)
+        self.phase_panel.show(view)
+        self.status_history.show(state.statuses)
+        self.gates.refresh()
 
     def current_activity(self) -> Activity | None:
         for source in self.activity_sources:
@@ -257,6 +274,8 @@ class CockpitApp(App[int]):
             if phase and self._intent(lambda s, now: timer.goto(s, now, phase)):
                 self.notify(f"Now: {phase}", markup=False)
 
+        from cockpit.ui.dialogs import PhasePickerDialog
+
         self.push_screen(PhasePickerDialog([p.name for p in state.phases], current), chosen)
 
     def action_post_status(self) -> None:
@@ -266,6 +285,8 @@ class CockpitApp(App[int]):
         def posted(doing: str | None) -> None:
             if doing is not None:
                 self.post_status(auto=False, doing=doing or None)
+
+        from cockpit.ui.dialogs import StatusDialog
 
         self.push_screen(StatusDialog(self.status_line()), posted)
 
@@ -277,12 +298,30 @@ class CockpitApp(App[int]):
             if yes and self._intent(timer.end_session):
                 self.notify("Session ended. ctrl+n starts the next one.")
 
+        from cockpit.ui.dialogs import ConfirmDialog
+
         self.push_screen(ConfirmDialog(f"End session {self.live.state.id} for good?"), confirmed)
 
     def action_new_session(self) -> None:
         self._ask_new_session()
 
+    def action_run_gate(self) -> None:
+        if self.live is not None:
+            self.gates.request(self.gate_panel.selected)
+
+    def action_cancel_gate(self) -> None:
+        self.gates.cancel()
+
+    def action_rerun_gate(self) -> None:
+        if self.live is not None and self.live.state.gate_runs:
+            self.gates.request(self.live.state.gate_runs[-1].gate)
+
+    def on_gate_panel_selected(self, message: GatePanel.Selected) -> None:
+        self.gates.select(message.gate, live_run=self.gates.run is not None
+                          and self.gates.run.gate.name == message.gate)
+
     async def action_quit(self) -> None:
+        await self.gates.stop_for_quit()
         self._close_session("quit")
         self.exit(0)
 
@@ -295,26 +334,22 @@ class CockpitApp(App[int]):
     # SSH drop -----------------------------------------------------------------------------
 
     def _install_signal_handlers(self) -> None:
+        # Plain handlers, not loop.add_signal_handler: after a hangup Textual's output thread can
+        # block the event loop for good (SIGCONT restarts it on the dead tty), and a plain
+        # handler still runs in the main thread, even inside that blocked write.
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGHUP, signal.SIGTERM):
-            loop.add_signal_handler(sig, self._on_hangup, sig.name)
+            signal.signal(sig, lambda signum, _frame: self.on_terminal_signal(signum, loop))
 
-    def _on_hangup(self, name: str) -> None:
-        self._close_session(name)  # journal first: the terminal may already be gone
-        self.exit(0)
+    def on_terminal_signal(self, signum: int, loop: asyncio.AbstractEventLoop) -> None:
+        """SSH drop or kill: journal first, then leave (at once if the terminal is gone)."""
+        name = signal.Signals(signum).name
+        self.gates.abandon(f"the cockpit was closed by {name} while it ran")
+        self._close_session(name)
+        if signum == signal.SIGHUP:
+            os._exit(0)  # nothing to restore on a hung-up terminal; Textual's shutdown would block
+        loop.call_soon_threadsafe(self.exit, 0)
 
 
 def _action_callback(app: CockpitApp, action: str) -> Callable[[], object]:
     return lambda: app.run_action(action)
-
-
-def _pid_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -1,0 +1,190 @@
+"""Runs gates for the TUI: a queue, one run at a time, the panel rows and the detail view."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from cockpit.errors import CockpitError
+from cockpit.gates.catalog import GATES
+from cockpit.session.state import GateRunRecord
+from cockpit.session.status import Activity
+from cockpit.ui.gate_panel import GateRow
+from cockpit.ui.gate_results import render_result
+
+if TYPE_CHECKING:
+    from cockpit.gates.gate import Verdict
+    from cockpit.gates.run import GateRun
+    from cockpit.ui.app import CockpitApp
+
+
+class GateBoard:
+    """The app's gate runner: implements `RunListener`, so every callback is on the UI thread."""
+
+    def __init__(self, app: CockpitApp) -> None:
+        self.app = app
+        self.run: GateRun | None = None
+        self.queue: list[str] = []
+
+    # Intents ------------------------------------------------------------------------------
+
+    def request(self, gate: str) -> None:
+        """Run `gate` now, or after the one running (several can be queued)."""
+        if (self.run is not None and self.run.gate.name == gate) or gate in self.queue:
+            self.app.notify(f"{gate} is already running or queued.", severity="warning")
+            return
+        self.queue.append(gate)
+        if self.run is None:
+            self._start_next()
+        else:
+            self.app.notify(f"{gate} queued after {self.run.gate.name}.")
+        self.refresh()
+
+    def cancel(self) -> None:
+        dropped, self.queue = self.queue, []
+        if self.run is None:
+            if dropped:
+                self.app.notify(f"Dropped from the queue: {', '.join(dropped)}.")
+            return
+        self.run.cancel()
+        note = f"; dropped from the queue: {', '.join(dropped)}" if dropped else ""
+        self.app.notify(f"Cancelling {self.run.gate.name}{note}.")
+
+    async def stop_for_quit(self) -> None:
+        """Cancel the running gate and give it a moment to be journaled as cancelled."""
+        self.queue = []
+        run = self.run
+        if run is not None:
+            run.cancel()
+            await asyncio.to_thread(run.wait, 5.0)
+
+    def abandon(self, reason: str) -> None:
+        self.queue = []
+        if self.run is not None:
+            self.run.abandon(reason)
+
+    def activity(self) -> Activity | None:
+        return self.run.activity() if self.run is not None else None
+
+    def _start_next(self) -> None:
+        # The runner (subprocess, threads) loads with the first run, not with the first frame.
+        from cockpit.gates.gate import GateContext
+        from cockpit.gates.run import GateRun, gate_command, next_run_id
+
+        live = self.app.live
+        if live is None or not self.queue:
+            return
+        name = self.queue.pop(0)
+        gate = GATES[name]
+        ctx = GateContext(self.app.workspace.root, live.ref.path, next_run_id(live.state, name))
+        config = self.app.config.gate(name)
+        run = GateRun(gate, gate_command(gate, ctx, config), ctx, live, self.app.clock, self,
+                      self._post, custom_command=config.command is not None)
+        self.run = run
+        self.select(name, live_run=True)
+        try:
+            run.start()
+        except CockpitError as exc:  # the journal could not be written
+            self.run = None
+            self.app.notify(str(exc), severity="error", markup=False)
+        self.refresh()
+
+    def _post(self, fn: Callable[[], None]) -> None:
+        def guarded() -> None:
+            try:
+                fn()
+            except CockpitError as exc:
+                self.app.notify(str(exc), severity="error", markup=False, timeout=15)
+
+        if self.app.is_running:
+            self.app.call_from_thread(guarded)
+
+    # RunListener (UI thread) ----------------------------------------------------------------
+
+    def gate_output(self, run: GateRun, lines: list[str]) -> None:
+        self.app.gate_detail.append(run.run_id, lines)
+
+    def gate_stalled(self, run: GateRun, silent_s: float) -> None:
+        self.app.notify(
+            f"{run.gate.name}: no output for {silent_s:.0f} s — stuck, or the box was preempted? "
+            "x cancels it.", title="Silent gate", severity="warning", timeout=15, markup=False)
+        self.refresh()
+
+    def gate_finished(self, run: GateRun, verdict: Verdict) -> None:
+        severity = {"pass": "information", "warn": "warning"}.get(verdict.status, "error")
+        self.app.notify(f"{run.gate.name}: {verdict.status.upper()} — {verdict.summary}",
+                        severity=severity, markup=False)  # type: ignore[arg-type]
+        if self.run is run:
+            self.run = None
+        self.refresh()
+        self.select(self.app.gate_panel.selected)
+        self._start_next()
+
+    # Rendering ----------------------------------------------------------------------------
+
+    def rows(self) -> tuple[GateRow, ...]:
+        live = self.app.live
+        now = self.app.clock.now()
+        rows = []
+        for name in GATES:
+            record = live.state.last_run(name) if live else None
+            if self.run is not None and self.run.gate.name == name:
+                rows.append(GateRow(name, "running", "", activity=self.run.activity(),
+                                    elapsed_s=now - self.run.started_t))
+            elif name in self.queue:
+                rows.append(GateRow(name, "queued", f"queued #{self.queue.index(name) + 1}"))
+            elif record is None:
+                rows.append(GateRow(name, "never", "not run in this session"))
+            elif not record.finished:
+                rows.append(GateRow(name, "interrupted", interrupted_summary(record),
+                                    ago_s=now - record.started_t))
+            else:
+                rows.append(GateRow(name, record.status or "error", record.summary,
+                                    record.duration_s, now - (record.finished_t or now)))
+        return tuple(rows)
+
+    def refresh(self) -> None:
+        self.app.gate_panel.show(self.rows())
+
+    def select(self, gate: str, live_run: bool = False) -> None:
+        live = self.app.live
+        detail = self.app.gate_detail
+        if live_run and self.run is not None:
+            run = self.run
+            head = Text.assemble(("running ", "bold cyan"), " ".join(run.command.argv),
+                                 ("\nlog ", "dim"), self._shown_path(str(run.ctx.log_path)))
+            record = live.state.last_run(gate) if live else None
+            if record is None or record.run_id != run.run_id:
+                record = GateRunRecord(run.run_id, gate, run.started_t, None, str(run.ctx.log_path))
+            detail.show_run(gate, record, None, head, live=True)
+            return
+        record = live.state.last_run(gate) if live else None
+        if record is None:
+            detail.show_run(gate, None, None, Text(f"{GATES[gate].title}: not run yet — r runs it.",
+                                                   style="dim"))
+            return
+        status = record.status or "interrupted"
+        head = Text.assemble((status.upper(), "bold"), " ",
+                             record.summary if record.finished else interrupted_summary(record),
+                             ("\nlog ", "dim"), self._shown_path(record.log))
+        detail.show_run(gate, record, render_result(gate, record.result), head)
+
+
+    def _shown_path(self, path: str) -> str:
+        """Paths inside the workspace are shown relative to it: shorter, and what `ls` shows."""
+        root = self.app.workspace.root
+        return os.path.relpath(path, root) if Path(path).is_relative_to(root) else path
+
+
+def interrupted_summary(record: GateRunRecord) -> str:
+    """A run with no finish: the cockpit that ran it went away."""
+    from cockpit.gates.process import pid_alive
+
+    if pid_alive(record.pid):
+        return f"interrupted: its process (pid {record.pid}) is still running"
+    return "interrupted: the cockpit closed before it finished"

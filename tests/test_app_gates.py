@@ -1,0 +1,159 @@
+"""Gates in the TUI: run with a key, watch the live log, cancel, queue, stall warnings, and
+runs a crashed cockpit left behind. The gate commands are real child processes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cockpit.clock import FakeClock
+from cockpit.config import Config, GateConfig
+from cockpit.gates import catalog
+from cockpit.gates.catalog import EnvGate
+from cockpit.session import events as ev
+from cockpit.session.journal import JournalWriter
+from cockpit.ui.app import CockpitApp
+from cockpit.ui.gate_panel import GateDetail, GatePanel
+from cockpit.workspace import SessionRef, Workspace
+
+SIZE = (150, 44)
+
+
+def app_with(ws: Workspace, ref: SessionRef, code: str, **gate: object) -> CockpitApp:
+    config = Config(gates={"env": GateConfig(command=(sys.executable, "-c", code), **gate)},
+                    status_every_s=10**6)
+    app = CockpitApp(ws, config, ref, clock=FakeClock(), tick_s=3600)
+    app.toasts = []  # type: ignore[attr-defined]
+    real = app.notify
+    app.notify = lambda message, **kw: (app.toasts.append(message), real(message, **kw))  # type: ignore[method-assign,attr-defined]
+    return app
+
+
+async def finished(app: CockpitApp, pilot) -> None:  # type: ignore[no-untyped-def]
+    """Wait for the running gate's child to end and its finish to be handled."""
+    run = app.gates.run
+    if run is not None:
+        assert await asyncio.to_thread(run.wait, 30)
+    await pilot.pause()
+
+
+def gate_events(ref: SessionRef) -> list[dict]:
+    events = [json.loads(line) for line in ref.journal.read_text().splitlines()]
+    return [e for e in events if e["type"].startswith("gate_")]
+
+
+async def test_r_runs_the_gate_and_its_log_streams_into_the_detail_view(ws, session) -> None:
+    app = app_with(ws, session, "print('checking torch'); print('\\x1b[31m[red]all good[/red]')")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await finished(app, pilot)
+        assert list(app.query_one(GateDetail).output_log.lines)[-2:] == ["checking torch",
+                                                                  "[red]all good[/red]"]
+        assert any("env: PASS — exit 0: [red]all good[/red]" in t for t in app.toasts)
+    started, done = gate_events(session)
+    assert (started["type"], started["gate"], started["run_id"]) == ("gate_started", "env", "001-env")
+    assert (done["status"], done["exit_code"]) == ("pass", 0)
+    assert done["log"].endswith("sessions/001-vectorize-k-loads/logs/001-env.log")
+    assert "checking torch" in Path(done["log"]).read_text()
+
+
+async def test_x_cancels_a_hung_gate(ws, session) -> None:
+    app = app_with(ws, session, "import time; print('hanging', flush=True); time.sleep(300)")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await pilot.press("x")
+        await finished(app, pilot)
+        assert app.gates.run is None
+    assert gate_events(session)[-1]["status"] == "cancelled"
+
+
+async def test_a_silent_gate_is_flagged_but_left_running(ws, session) -> None:
+    code = "import time; print('a', flush=True); time.sleep(1.0); print('b', flush=True)"
+    app = app_with(ws, session, code, stall_after_s=0.3)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await finished(app, pilot)
+        assert any("no output for" in t and "preempted" in t for t in app.toasts)
+    types = [e["type"] for e in gate_events(session)]
+    assert types == ["gate_started", "gate_stalled", "gate_finished"]
+    assert gate_events(session)[-1]["status"] == "pass"
+
+
+async def test_gates_queue_behind_the_running_one(ws, session, monkeypatch, tmp_path) -> None:
+    class Second(EnvGate):
+        name = "second"
+
+    monkeypatch.setitem(catalog.GATES, "second", Second())
+    go = tmp_path / "go"  # the first run holds until the test has queued the second
+    app = app_with(ws, session, f"import os, time\nwhile not os.path.exists({str(go)!r}): "
+                   "time.sleep(0.01)\nprint('done')")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")  # env runs
+        await pilot.press("r")  # env again: refused, it is running
+        assert any("already running or queued" in t for t in app.toasts)
+        await pilot.press("down", "r")  # second: queued behind env
+        assert app.gates.queue == ["second"]
+        assert any("second queued after env" in t for t in app.toasts)
+        go.touch()
+        await finished(app, pilot)  # env ends, second starts
+        assert app.gates.run is not None and app.gates.run.gate.name == "second"
+        await finished(app, pilot)
+    assert [(e["type"], e["gate"]) for e in gate_events(session)] == [
+        ("gate_started", "env"), ("gate_finished", "env"),
+        ("gate_started", "second"), ("gate_finished", "second")]
+
+
+async def test_the_status_line_says_which_gate_runs(ws, session) -> None:
+    app = app_with(ws, session, "import time; print('x', flush=True); time.sleep(300)")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await pilot.pause()
+        assert "now: env gate" in app.status_line()
+        await pilot.press("x")
+        await finished(app, pilot)
+
+
+async def test_a_run_left_by_a_crashed_cockpit_shows_as_interrupted(ws, session) -> None:
+    orphan = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        writer = JournalWriter(session.journal)
+        writer.append(ev.gate_started(FakeClock().now(), "001-env", "env", ("probe",),
+                                      str(session.path / "logs" / "001-env.log"), orphan.pid))
+        writer.close()
+        app = app_with(ws, session, "print(1)")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            [row] = app.gates.rows()
+            assert row.state == "interrupted"
+            assert row.summary == f"interrupted: its process (pid {orphan.pid}) is still running"
+    finally:
+        orphan.kill()
+        orphan.wait()
+
+
+async def test_selecting_a_finished_gate_loads_its_log_from_disk(ws, session) -> None:
+    app = app_with(ws, session, "print('from the first run')")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await finished(app, pilot)
+    reopened = app_with(ws, session, "print(1)")
+    async with reopened.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "from the first run" in list(reopened.query_one(GateDetail).output_log.lines)
+        assert reopened.query_one(GatePanel).selected == "env"
+
+
+@pytest.mark.parametrize("argv", [("no-such-tool-xyz",)])
+async def test_a_gate_command_that_cannot_start_is_an_error_row(ws, session, argv) -> None:
+    config = Config(gates={"env": GateConfig(command=argv)}, status_every_s=10**6)
+    app = CockpitApp(ws, config, session, clock=FakeClock(), tick_s=3600)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await pilot.pause()
+        [row] = app.gates.rows()
+        assert row.state == "error" and "cannot start 'no-such-tool-xyz'" in row.summary
