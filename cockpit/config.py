@@ -73,7 +73,7 @@ class GateConfig:
     env: Mapping[str, str] = field(default_factory=dict)
 
 
-GATE_NAMES = ("env",)
+GATE_NAMES = ("env", "build")
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,7 @@ async def test_gates_queue_behind_the_running_one(ws, session, monkeypatch, tmp_
     class Second(EnvGate):
         name = "second"
 
+    monkeypatch.delitem(catalog.GATES, "build")
     monkeypatch.setitem(catalog.GATES, "second", Second())
     go = tmp_path / "go"  # the first run holds until the test has queued the second
     app = app_with(ws, session, f"import os, time\nwhile not os.path.exists({str(go)!r}): "
@@ -128,7 +129,7 @@ async def test_a_run_left_by_a_crashed_cockpit_shows_as_interrupted(ws, session)
         app = app_with(ws, session, "print(1)")
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
-            [row] = app.gates.rows()
+            row = app.gates.rows()[0]
             assert row.state == "interrupted"
             assert row.summary == f"interrupted: its process (pid {orphan.pid}) is still running"
     finally:
@@ -155,5 +156,5 @@ async def test_a_gate_command_that_cannot_start_is_an_error_row(ws, session, arg
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")
         await pilot.pause()
-        [row] = app.gates.rows()
+        row = app.gates.rows()[0]
         assert row.state == "error" and "cannot start 'no-such-tool-xyz'" in row.summary

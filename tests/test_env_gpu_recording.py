@@ -50,7 +50,7 @@ async def test_the_gate_detail_lists_warnings_first_with_their_fixes(ws) -> None
     app = screenshot_app(ws, Config(), ref, now)
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.pause()
-        [row] = app.gates.rows()
+        row = app.gates.rows()[0]
         assert (row.state, row.summary, row.duration_s) == ("warn", "3 warnings, 13 passed", 5.16)
         result = app.gate_detail.query_one("#gate-result").render()
         lines = app.gate_detail.output_log.lines

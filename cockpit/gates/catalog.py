@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from dataclasses import asdict
 
 from cockpit.errors import CockpitError
-from cockpit.gates.gate import Gate, GateContext, Verdict
+from cockpit.gates.build import BuildGate
+from cockpit.gates.gate import Gate, GateContext, NoProgress, ProgressTracker, Verdict
 
 
 class EnvGate:
@@ -21,8 +22,8 @@ class EnvGate:
 
         return tuple(env_argv(ctx.python, ctx.result_path, ctx.workspace))
 
-    def progress(self, lines_seen: int, new_lines: list[str]) -> float | None:
-        return None  # one line per check, but how many depends on the box: ETA comes from history
+    def tracker(self, ctx: GateContext) -> ProgressTracker:
+        return NoProgress()  # one line per check, but how many depends on the box
 
     def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
         from cockpit.gates.env import env_verdict, read_env_result
@@ -37,4 +38,4 @@ class EnvGate:
         return Verdict(status, summary, {"checks": [asdict(c) for c in checks]})
 
 
-GATES: dict[str, Gate] = {gate.name: gate for gate in (EnvGate(),)}
+GATES: dict[str, Gate] = {gate.name: gate for gate in (EnvGate(), BuildGate())}

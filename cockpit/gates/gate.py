@@ -31,6 +31,28 @@ class GateContext:
 
 
 @dataclass(frozen=True)
+class Progress:
+    """How far a run is, as its output tells: fraction done, seconds left, the current step."""
+
+    fraction: float | None = None
+    eta_s: float | None = None
+    step: str = ""
+
+
+class ProgressTracker(Protocol):
+    def feed(self, lines: list[str], elapsed_s: float) -> Progress | None:
+        """Progress after these new lines; None when they say nothing new."""
+        ...
+
+
+class NoProgress:
+    """For gates whose output says nothing about how far they are (ETA comes from history)."""
+
+    def feed(self, lines: list[str], elapsed_s: float) -> Progress | None:
+        return None
+
+
+@dataclass(frozen=True)
 class Verdict:
     status: GateStatus
     summary: str
@@ -46,8 +68,8 @@ class Gate(Protocol):
         """The default command (cockpit.toml's [gates.NAME] command replaces it)."""
         ...
 
-    def progress(self, lines_seen: int, new_lines: list[str]) -> float | None:
-        """Fraction done, judged from the latest output; None when it cannot tell."""
+    def tracker(self, ctx: GateContext) -> ProgressTracker:
+        """A fresh progress reader for one run."""
         ...
 
     def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:

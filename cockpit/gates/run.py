@@ -55,6 +55,9 @@ def gate_command(gate: Gate, ctx: GateContext, config: GateConfig) -> GateComman
 class _Progress:
     lines: int = 0
     fraction: float | None = None
+    eta_s: float | None = None
+    eta_at: float = 0.0
+    step: str = ""
     last_line: str = ""
     stalled_for: float | None = None
 
@@ -77,6 +80,7 @@ class GateRun:
         previous = session.state.last_run(gate.name, finished=True)
         self._expected_s = previous.duration_s if previous and previous.status in (
             "pass", "warn", "fail") else None
+        self._tracker = gate.tracker(ctx)
         self._process = GateProcess(command, ctx.log_path, self)
 
     @property
@@ -120,14 +124,17 @@ class GateRun:
 
     def activity(self) -> Activity:
         """What the status line says about this run: progress and time left."""
-        elapsed = self.clock.now() - self.started_t
-        fraction = self.progress.fraction
-        eta = None
-        if self._expected_s:
+        now = self.clock.now()
+        elapsed = now - self.started_t
+        p = self.progress
+        fraction, eta = p.fraction, None
+        if p.eta_s is not None:
+            eta = max(0.0, p.eta_s - (now - p.eta_at))
+        elif self._expected_s:
             eta = max(0.0, self._expected_s - elapsed)
             if fraction is None:
                 fraction = min(0.99, elapsed / self._expected_s)
-        text = f"{self.gate.name} gate"
+        text = f"{self.gate.name} gate" + (f" {p.step}" if p.step else "")
         if self.progress.stalled_for is not None:
             text += " (silent)"
         return Activity(text, eta, fraction)
@@ -149,9 +156,11 @@ class GateRun:
         self._tail.extend(lines)
         p = self.progress
         p.lines += len(lines)
-        fraction = self.gate.progress(p.lines, lines)
-        if fraction is not None:
-            p.fraction = fraction
+        now = self.clock.now()
+        progress = self._tracker.feed(lines, now - self.started_t)
+        if progress is not None:
+            p.fraction, p.step = progress.fraction, progress.step
+            p.eta_s, p.eta_at = progress.eta_s, now
         p.last_line = next((line for line in reversed(lines) if line.strip()), p.last_line)
         p.stalled_for = None
         self.listener.gate_output(self, lines)

@@ -139,7 +139,7 @@ class GateBoard:
             elif name in self.queue:
                 rows.append(GateRow(name, "queued", f"queued #{self.queue.index(name) + 1}"))
             elif record is None:
-                rows.append(GateRow(name, "never", "not run in this session"))
+                rows.append(GateRow(name, "never", "not run yet"))
             elif not record.finished:
                 rows.append(GateRow(name, "interrupted", interrupted_summary(record),
                                     ago_s=now - record.started_t))

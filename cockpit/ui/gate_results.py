@@ -28,7 +28,31 @@ def env_table(result: dict[str, Any]) -> Table | None:
     return table
 
 
-RENDERERS = {"env": env_table}
+def build_table(result: dict[str, Any]) -> Table | None:
+    """Errors as file:line first; then each kernel's registers, smem, stack and spills."""
+    from cockpit.gates.build import short_name
+
+    errors = result.get("errors") or []
+    kernels = result.get("kernels") or []
+    if not errors and not kernels:
+        return None
+    table = Table(box=None, padding=(0, 1), expand=True, show_header=bool(kernels),
+                  header_style="dim")
+    table.add_column("kernel", ratio=3, no_wrap=True, overflow="ellipsis")
+    for name in ("arch", "regs", "smem KB", "stack", "spills"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for error in errors[:20]:
+        where = f"{error['file']}:{error['line']}: " if error.get("file") else ""
+        table.add_row(Text(f"✗ {where}{error['message']}", style="bold red"), "", "", "", "", "")
+    for k in kernels:
+        spills = k["spill_stores"] + k["spill_loads"]
+        table.add_row(short_name(k["name"]), k["arch"], str(k["registers"]),
+                      f"{k['smem'] / 1024:.1f}", str(k["stack"]),
+                      Text(str(spills), style="bold yellow" if spills else ""))
+    return table
+
+
+RENDERERS = {"env": env_table, "build": build_table}
 
 
 def render_result(gate: str, result: dict[str, Any]) -> Table | None:

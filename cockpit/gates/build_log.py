@@ -1,0 +1,208 @@
+"""Reading a CUDA extension build: ninja progress, ptxas resource usage, compiler and linker
+errors, and `.ninja_log` step durations for the ETA. Pure functions over text."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+# Per-block shared memory a kernel may use (opt-in maximum), bytes, by compute capability.
+SMEM_PER_BLOCK = {
+    "sm_80": 163 * 1024, "sm_86": 99 * 1024, "sm_87": 163 * 1024, "sm_89": 99 * 1024,
+    "sm_90": 227 * 1024, "sm_100": 227 * 1024, "sm_120": 99 * 1024,
+}
+SMEM_DEFAULT = 48 * 1024  # without cudaFuncSetAttribute opt-in, on every arch
+
+_NINJA_STEP = re.compile(r"^\[(\d+)/(\d+)\]\s+(.*)$")
+_OUTPUT = re.compile(r"\s-o\s+(\S+)")
+_ENTRY = re.compile(r"ptxas info\s*: Compiling entry function '([^']+)' for '(sm_\d+a?)'")
+_FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+_USED = re.compile(r"ptxas info\s*: Used (\d+) registers(?:, used \d+ barriers)?(?:, (\d+) bytes smem)?")
+_PTXAS_ERROR = re.compile(r"ptxas (?:error|fatal)\s*: (.*)")
+_SOURCE = r"(?P<file>[^\s:()]+\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp|hxx|inl))"
+_NVCC_ERROR = re.compile(_SOURCE + r"\((?P<line>\d+)\): (?:catastrophic )?error:?\s*(?P<msg>.*)")
+_GCC_ERROR = re.compile(_SOURCE + r":(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)")
+_UNDEFINED_REF = re.compile(r"undefined reference to [`'](?P<sym>[^'`]+)'")
+_UNDEFINED_SYMBOL = re.compile(r"undefined symbol: (?P<sym>\S+)")
+_LD_ERROR = re.compile(r"(?:/usr/bin/ld|collect2|ld\.lld|ld): (?:error: )?(?P<msg>.*)")
+
+
+@dataclass(frozen=True)
+class NinjaStep:
+    n: int
+    total: int
+    output: str
+    """What this step makes (from `-o`), else the step's own description."""
+
+
+def parse_ninja_step(line: str) -> NinjaStep | None:
+    m = _NINJA_STEP.match(line)
+    if not m:
+        return None
+    out = _OUTPUT.search(m.group(3))
+    name = out.group(1) if out else m.group(3).strip()
+    return NinjaStep(int(m.group(1)), int(m.group(2)), Path(name).name or name)
+
+
+@dataclass(frozen=True)
+class KernelResources:
+    name: str
+    arch: str
+    registers: int
+    smem: int
+    stack: int
+    spill_stores: int
+    spill_loads: int
+
+
+def parse_ptxas(lines: Iterable[str]) -> list[KernelResources]:
+    """Every kernel ptxas reported with `-Xptxas -v`, in order (one per kernel per arch)."""
+    kernels: list[KernelResources] = []
+    entry: tuple[str, str] | None = None
+    frame = (0, 0, 0)
+    for line in lines:
+        m = _ENTRY.search(line)
+        if m:
+            entry, frame = (m.group(1), m.group(2)), (0, 0, 0)
+            continue
+        f = _FRAME.search(line)
+        if f and entry:
+            frame = (int(f.group(1)), int(f.group(2)), int(f.group(3)))
+            continue
+        u = _USED.search(line)
+        if u and entry:
+            kernels.append(KernelResources(entry[0], entry[1], int(u.group(1)),
+                                           int(u.group(2) or 0), *frame))
+            entry = None
+    return kernels
+
+
+def parse_cuobjdump(text: str, arch_hint: str = "") -> list[KernelResources]:
+    """`cuobjdump --dump-resource-usage LIB.so`: what ptxas said, for a build that was cached.
+    cuobjdump has no spill counts: LOCAL (per-thread local memory) stands in for the stack."""
+    kernels: list[KernelResources] = []
+    arch = arch_hint
+    name: str | None = None
+    for line in text.splitlines():
+        a = re.search(r"arch = (sm_\d+a?)", line)
+        if a:
+            arch = a.group(1)
+        f = re.match(r"\s*Function (\S+):", line)
+        if f:
+            name = f.group(1)
+            continue
+        r = re.search(r"REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+)", line)
+        if r and name:
+            kernels.append(KernelResources(name, arch, int(r.group(1)), int(r.group(3)),
+                                           int(r.group(2)), 0, 0))
+            name = None
+    return kernels
+
+
+@dataclass(frozen=True)
+class BuildError:
+    kind: str  # "compile" | "ptxas" | "link" | "undefined symbol"
+    message: str
+    file: str = ""
+    line: int = 0
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}: " if self.file else ""
+        return f"{where}{self.message}"
+
+
+def parse_errors(lines: Iterable[str]) -> list[BuildError]:
+    """Compiler, ptxas and linker errors as `file:line: message`; undefined symbols named."""
+    errors: list[BuildError] = []
+    seen: set[tuple[str, str, int]] = set()
+
+    def add(error: BuildError) -> None:
+        key = (error.message, error.file, error.line)
+        if key not in seen:
+            seen.add(key)
+            errors.append(error)
+
+    for line in lines:
+        for pattern in (_NVCC_ERROR, _GCC_ERROR):
+            m = pattern.search(line)
+            if m:
+                add(BuildError("compile", m.group("msg").strip(), m.group("file"), int(m.group("line"))))
+                break
+        else:
+            if m := _PTXAS_ERROR.search(line):
+                add(BuildError("ptxas", m.group(1).strip()))
+            elif m := _UNDEFINED_SYMBOL.search(line):
+                add(BuildError("undefined symbol", f"undefined symbol {demangle(m.group('sym'))}"))
+            elif m := _UNDEFINED_REF.search(line):
+                add(BuildError("link", f"undefined reference to {demangle(m.group('sym'))}"))
+            elif (m := _LD_ERROR.match(line.strip())) and "error" in line:
+                add(BuildError("link", m.group("msg").strip()))
+    return errors
+
+
+def demangle(symbol: str) -> str:
+    """A C++ name as written (`c++filt`), or the symbol itself if that is not possible."""
+    import shutil
+    import subprocess
+
+    if not symbol.startswith("_Z") or shutil.which("c++filt") is None:
+        return symbol
+    try:
+        out = subprocess.run(["c++filt", symbol], capture_output=True, text=True, timeout=2)
+    except (OSError, subprocess.TimeoutExpired):
+        return symbol
+    return out.stdout.strip() or symbol
+
+
+def up_to_date(lines: Iterable[str]) -> bool:
+    return any(line.strip() == "ninja: no work to do." for line in lines)
+
+
+# .ninja_log -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NinjaInvocation:
+    """The steps of one ninja run: output -> (start ms, end ms), relative to that run's start."""
+
+    steps: dict[str, tuple[int, int]]
+
+    @property
+    def wall_s(self) -> float:
+        if not self.steps:
+            return 0.0
+        return (max(e for _, e in self.steps.values()) - min(s for s, _ in self.steps.values())) / 1000
+
+
+def read_ninja_log(path: Path) -> list[NinjaInvocation]:
+    """The invocations recorded in a `.ninja_log` (v5+), oldest first; [] when there is none.
+    Each run's times restart near zero, which is how runs are told apart."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    runs: list[dict[str, tuple[int, int]]] = []
+    last_start = -1
+    for line in lines:
+        parts = line.split("\t")
+        if line.startswith("#") or len(parts) < 4:
+            continue
+        try:
+            start, end = int(parts[0]), int(parts[1])
+        except ValueError:
+            continue
+        if start < last_start or not runs:
+            runs.append({})
+        last_start = start
+        runs[-1][Path(parts[3]).name] = (start, end)
+    return [NinjaInvocation(r) for r in runs]
+
+
+def expected_wall_s(history: Sequence[NinjaInvocation], total_steps: int) -> float | None:
+    """How long the latest earlier build with the same number of steps took, if any."""
+    for run in reversed(history):
+        if len(run.steps) == total_steps:
+            return run.wall_s
+    return None

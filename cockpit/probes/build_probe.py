@@ -1,0 +1,186 @@
+"""Build the workload extension (csrc/*.cu, csrc/*.cpp) with ninja, then check it imports.
+
+    python build_probe.py --workspace DIR --out RESULT.json [--name cockpit_attn]
+
+Run in a CHILD python by the Build gate. Standard library only at the top: torch is imported
+only when build.ninja has to be (re)generated through torch.utils.cpp_extension. Once it
+exists, ninja runs directly, so a no-op build is a ninja no-op, not a torch import.
+The arch is pinned: $TORCH_CUDA_ARCH_LIST if set, else the GPU's (nvidia-smi), never "all".
+Exit 0 built and imports, 1 the build or the import failed, 2 it could not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+CUDA_FLAGS = ["-O3", "-Xptxas=-v", "-lineinfo", "--use_fast_math", "-std=c++17"]
+CXX_FLAGS = ["-O3", "-std=c++17"]
+STAMP = "cockpit-build.json"
+
+
+def say(text: str) -> None:
+    print(f"cockpit-build: {text}", flush=True)
+
+
+def detect_arch() -> str | None:
+    """'9.0' for the first GPU, from nvidia-smi (fast) or torch (slow); None without a GPU."""
+    if shutil.which("nvidia-smi"):
+        try:
+            out = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
+                                 capture_output=True, text=True, timeout=10)
+            caps = [c.strip() for c in out.stdout.splitlines() if c.strip()]
+            if out.returncode == 0 and caps:
+                return caps[0]
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return f"{major}.{minor}"
+    except ImportError:
+        pass
+    return None
+
+
+def stale_lock(build_dir: Path) -> Path | None:
+    lock = build_dir / "lock"
+    return lock if lock.exists() else None
+
+
+def run_ninja(build_dir: Path, jobs: int) -> int:
+    ninja = shutil.which("ninja")
+    if ninja is None:
+        say("ninja not found on PATH; pip install ninja")
+        return 2
+    return subprocess.call([ninja, "-v", "-C", str(build_dir), "-j", str(jobs)])
+
+
+def generate_and_build(name: str, sources: list[Path], build_dir: Path) -> int:
+    """First build (or after sources/arch/flags changed): torch writes build.ninja and runs it."""
+    try:
+        from torch.utils.cpp_extension import load
+    except ImportError as exc:
+        say(f"cannot import torch.utils.cpp_extension ({exc}); install the CUDA build of torch")
+        return 2
+    try:
+        load(name=name, sources=[str(s) for s in sources], extra_cuda_cflags=CUDA_FLAGS,
+             extra_cflags=CXX_FLAGS, build_directory=str(build_dir), verbose=True)
+    except Exception as exc:  # the compiler's own output is already in the log above
+        lines = str(exc).strip().splitlines()
+        say(f"build failed: {type(exc).__name__}: {lines[-1] if lines else ''}")
+        return 1
+    return 0
+
+
+def import_check(name: str, so: Path) -> tuple[bool, str]:
+    """Import the built library in a fresh python, after torch (as a user would)."""
+    code = (
+        "import importlib.util, sys, torch\n"
+        f"spec = importlib.util.spec_from_file_location({name!r}, {str(so)!r})\n"
+        "mod = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(mod)\n"
+        "print('exports:', ', '.join(n for n in dir(mod) if not n.startswith('_')))\n"
+    )
+    try:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             timeout=120)
+    except subprocess.TimeoutExpired:
+        return False, "the import did not finish within 120 s"
+    text = (out.stdout + out.stderr).strip()
+    if out.returncode == 0:
+        return True, text.splitlines()[-1] if text else ""
+    lines = [line for line in text.splitlines() if line.strip()]
+    return False, lines[-1] if lines else f"exit {out.returncode}"
+
+
+def resource_usage(so: Path) -> str | None:
+    """`cuobjdump --dump-resource-usage` of the library (per-kernel registers and smem)."""
+    cuda_home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
+    tool = shutil.which("cuobjdump") or shutil.which("cuobjdump", path=str(Path(cuda_home) / "bin"))
+    if tool is None:
+        return None
+    try:
+        out = subprocess.run([tool, "--dump-resource-usage", str(so)], capture_output=True,
+                             text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout if out.returncode == 0 else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--workspace", type=Path, required=True)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--name", default="cockpit_attn")
+    args = p.parse_args(argv)
+    started = time.monotonic()
+    csrc = args.workspace / "csrc"
+    sources = sorted([*csrc.glob("*.cu"), *csrc.glob("*.cpp")])
+    if not sources:
+        say(f"no csrc/*.cu or csrc/*.cpp in {args.workspace}; the build gate builds the workspace's csrc/")
+        return 2
+    build_dir = args.workspace / "build" / args.name
+    build_dir.mkdir(parents=True, exist_ok=True)
+    arch = os.environ.get("TORCH_CUDA_ARCH_LIST") or detect_arch()
+    if not arch:
+        say("no GPU found to build for; set TORCH_CUDA_ARCH_LIST (e.g. 8.9 for an L4, 9.0 for an H100)")
+        return 2
+    os.environ["TORCH_CUDA_ARCH_LIST"] = arch
+    jobs = int(os.environ.get("MAX_JOBS") or os.cpu_count() or 4)
+    os.environ["MAX_JOBS"] = str(jobs)
+    say(f"building {args.name} for arch {arch} with MAX_JOBS={jobs} in {build_dir}")
+
+    lock = stale_lock(build_dir)
+    if lock is not None:
+        age = time.time() - lock.stat().st_mtime
+        say(f"error: a lock file from an earlier build is in the way: {lock} ({age / 60:.0f} min old); "
+            f"if no build is running, delete it: rm {lock}")
+        return 1
+
+    stamp_path = build_dir / STAMP
+    wanted = {"arch": arch, "sources": [str(s) for s in sources], "cuda_flags": CUDA_FLAGS,
+              "cxx_flags": CXX_FLAGS, "python": sys.executable}
+    try:
+        stamp = json.loads(stamp_path.read_text())
+    except (OSError, ValueError):
+        stamp = {}
+    fast = (build_dir / "build.ninja").exists() and stamp.get("config") == wanted
+    code = run_ninja(build_dir, jobs) if fast else generate_and_build(args.name, sources, build_dir)
+    so = build_dir / f"{args.name}.so"
+    result: dict[str, object] = {
+        "name": args.name, "arch": arch, "jobs": jobs, "build_dir": str(build_dir),
+        "so": str(so), "sources": [s.name for s in sources], "regenerated": not fast,
+    }
+    if code == 0 and so.exists():
+        st = so.stat()
+        key = f"{st.st_mtime_ns}:{st.st_size}"
+        if stamp.get("import_ok_for") == key:
+            ok, detail = True, "unchanged since its last import check"
+        else:
+            ok, detail = import_check(args.name, so)
+        say(f"import {'ok' if ok else 'FAILED'}: {detail}")
+        result["import"] = {"ok": ok, "detail": detail}
+        result["cuobjdump"] = resource_usage(so)
+        stamp = {"config": wanted, "import_ok_for": key if ok else None}
+        stamp_path.write_text(json.dumps(stamp))
+        code = 0 if ok else 1
+    result["exit"] = code
+    result["duration_s"] = round(time.monotonic() - started, 2)
+    tmp = args.out.with_suffix(".tmp")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    tmp.write_text(json.dumps(result, indent=1))
+    os.replace(tmp, args.out)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
