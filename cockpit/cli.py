@@ -52,6 +52,12 @@ def _parser() -> argparse.ArgumentParser:
     gate.add_argument("--json", action="store_true",
                       help="print one JSON object on stdout (the live log still goes to stderr)")
 
+    dec = sub.add_parser("decide", parents=[common],
+                         help="speedup classification and the next step (the profiling decision tree)")
+    dec.add_argument("speedup", type=float, help="baseline time / our time, e.g. 0.42")
+    dec.add_argument("kernel_ms", type=float, nargs="?", help="our kernel's time per call in ms")
+    dec.add_argument("--json", action="store_true", help="print one JSON object")
+
     shot = sub.add_parser("screenshot", parents=[common], help="SVG screenshots of the main screens")
     shot.add_argument("--out", type=Path, default=Path("screenshots"), metavar="DIR")
     shot.add_argument("--size", default="160x48", metavar="COLSxROWS")
@@ -165,7 +171,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
         raise CockpitError('no open session to record the gate in; start one with: cockpit new "OBJECTIVE"')
     live = LiveSession(ref)
     gate = GATES[args.name]
-    ctx = GateContext(ws.root, ref.path, next_run_id(live.state, gate.name))
+    ctx = GateContext(ws.root, ref.path, next_run_id(live.state, gate.name), config=config,
+                      objective=live.state.objective)
     gate_config = config.gate(gate.name)
 
     class Printer:
@@ -204,6 +211,25 @@ def cmd_gate(args: argparse.Namespace) -> int:
     return {"pass": 0, "warn": 0, "error": 2}.get(verdict.status, 1)
 
 
+def cmd_decide(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from cockpit.analysis.decide import SpeedupThresholds, decide
+    from cockpit.config import load_config
+
+    t = load_config(_workspace(args).root).thresholds
+    try:
+        d = decide(args.speedup, args.kernel_ms,
+                   SpeedupThresholds(t.speedup_critical, t.speedup_high, t.speedup_medium))
+    except ValueError as exc:
+        raise CockpitError(f"{exc}; pass the speedup as baseline time / your time, e.g. 0.42") from exc
+    if args.json:
+        print(json.dumps(asdict(d)))
+    else:
+        print(f"{d.level}  {d.speedup:.2f}x  next: {d.next_step}  (tool: {d.tool})")
+    return 0
+
+
 def cmd_screenshot(args: argparse.Namespace) -> int:
     from cockpit.ui.screenshot import parse_size, take_screenshots
 
@@ -219,5 +245,6 @@ _COMMANDS = {
     "new": cmd_new,
     "status": cmd_status,
     "gate": cmd_gate,
+    "decide": cmd_decide,
     "screenshot": cmd_screenshot,
 }

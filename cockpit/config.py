@@ -73,7 +73,47 @@ class GateConfig:
     env: Mapping[str, str] = field(default_factory=dict)
 
 
-GATE_NAMES = ("env", "build")
+GATE_NAMES = ("env", "build", "correctness", "bench")
+
+
+@dataclass(frozen=True)
+class Workload:
+    """`[workload]`: the attention configs the correctness and bench gates run."""
+
+    batch: int = 4
+    heads: int = 16
+    head_dims: tuple[int, ...] = (64, 128)
+    seq_lens: tuple[int, ...] = (32, 128, 512, 1024, 2048, 4096, 8192)
+    dtypes: tuple[str, ...] = ("fp16", "bf16")
+    causal: tuple[bool, ...] = (False, True)
+    large_seq: int = 8192
+    """From this sequence length on, the batch is lowered to `large_batch`."""
+    large_batch: int = 2
+    tolerance: float = 1e-2
+    reps: int = 30
+    warmup: int = 5
+
+    def configs(self) -> list[dict[str, object]]:
+        """Every config, smallest first."""
+        out: list[dict[str, object]] = []
+        for s in sorted(self.seq_lens):
+            for d in self.head_dims:
+                for dtype in self.dtypes:
+                    for causal in self.causal:
+                        b = self.large_batch if s >= self.large_seq else self.batch
+                        out.append({"B": b, "H": self.heads, "S": s, "D": d, "dtype": dtype,
+                                    "causal": causal})
+        return out
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    phase_warn_fraction: float = 0.8
+    speedup_critical: float = 0.5
+    speedup_high: float = 1.0
+    speedup_medium: float = 1.5
+    keep_improvement: float = 0.2
+    """A change is kept when the kernel got at least this much faster (0.2 = 20 %)."""
 
 
 @dataclass(frozen=True)
@@ -81,11 +121,16 @@ class Config:
     templates: Mapping[str, Template] = field(default_factory=lambda: dict(DEFAULT_TEMPLATES))
     default_template: str = "optimize"
     status_every_s: float = 150.0
-    phase_warn_fraction: float = 0.8
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    workload: Workload = field(default_factory=Workload)
     # An L4 on-demand hour in the seeds' sessions (~2 h for $1.36).
     gpu_cost_per_hour: float = 0.68
     gates: Mapping[str, GateConfig] = field(default_factory=dict)
     source: Path | None = None
+
+    @property
+    def phase_warn_fraction(self) -> float:
+        return self.thresholds.phase_warn_fraction
 
     def gate(self, name: str) -> GateConfig:
         return self.gates.get(name, GateConfig())
@@ -200,13 +245,8 @@ class _Reader:
             cadence.get("status_every_s", defaults.status_every_s),
             "cadence.status_every_s", lambda v: v > 0, "a number of seconds > 0, default 150",
         )
-        thresholds = self.table("thresholds")
-        self.check_keys(thresholds, "thresholds", ("phase_warn_fraction",))
-        warn = self.number(
-            thresholds.get("phase_warn_fraction", defaults.phase_warn_fraction),
-            "thresholds.phase_warn_fraction", lambda v: 0 < v <= 1,
-            "a fraction in (0, 1], default 0.8",
-        )
+        thresholds = self.thresholds()
+        workload = self.workload()
         cost = self.number(
             data.get("gpu_cost_per_hour", defaults.gpu_cost_per_hour),
             "gpu_cost_per_hour", lambda v: v >= 0, "a price per GPU hour >= 0",
@@ -229,8 +269,64 @@ class _Reader:
             )
         return Config(
             templates=templates, default_template=default_template,
-            status_every_s=status_every_s, phase_warn_fraction=warn, gpu_cost_per_hour=cost,
+            status_every_s=status_every_s, thresholds=thresholds, workload=workload,
+            gpu_cost_per_hour=cost,
             gates=gates, source=self.lines.path,
+        )
+
+    def thresholds(self) -> Thresholds:
+        table, d = self.table("thresholds"), Thresholds()
+        rules = {
+            "phase_warn_fraction": (lambda v: 0 < v <= 1, "a fraction in (0, 1], default 0.8"),
+            "speedup_critical": (lambda v: v > 0, "a speedup > 0, default 0.5"),
+            "speedup_high": (lambda v: v > 0, "a speedup > 0, default 1.0"),
+            "speedup_medium": (lambda v: v > 0, "a speedup > 0, default 1.5"),
+            "keep_improvement": (lambda v: 0 <= v < 10, "a fraction such as 0.2 for 20 %"),
+        }
+        self.check_keys(table, "thresholds", tuple(rules))
+        values = {key: self.number(table.get(key, getattr(d, key)), f"thresholds.{key}", ok, rule)
+                  for key, (ok, rule) in rules.items()}
+        out = Thresholds(**values)
+        if not out.speedup_critical < out.speedup_high < out.speedup_medium:
+            raise self.fail("thresholds", "expected speedup_critical < speedup_high < speedup_medium")
+        return out
+
+    def workload(self) -> Workload:
+        table, d = self.table("workload"), Workload()
+        keys = ("batch", "heads", "head_dims", "seq_lens", "dtypes", "causal", "large_seq",
+                "large_batch", "tolerance", "reps", "warmup")
+        self.check_keys(table, "workload", keys)
+
+        def count(key: str, low: int) -> int:
+            return int(self.number(table.get(key, getattr(d, key)), f"workload.{key}",
+                                   lambda v: v >= low and float(v).is_integer(),
+                                   f"a whole number >= {low}"))
+
+        def ints(key: str, allowed: tuple[int, ...] | None) -> tuple[int, ...]:
+            value = table.get(key, list(getattr(d, key)))
+            ok = isinstance(value, list) and value and all(
+                isinstance(v, int) and not isinstance(v, bool) and v > 0
+                and (allowed is None or v in allowed) for v in value)
+            if not ok:
+                rule = f"a list drawn from {list(allowed)}" if allowed else "a list of lengths > 0"
+                raise self.fail(f"workload.{key}", f"{value!r} is not allowed (expected {rule})")
+            return tuple(value)
+
+        dtypes = table.get("dtypes", list(d.dtypes))
+        if not isinstance(dtypes, list) or not dtypes or not set(dtypes) <= {"fp16", "bf16"}:
+            raise self.fail("workload.dtypes", f"{dtypes!r} is not allowed (expected a list of fp16, bf16)")
+        causal = table.get("causal", list(d.causal))
+        if not isinstance(causal, list) or not causal or not all(isinstance(c, bool) for c in causal):
+            raise self.fail("workload.causal",
+                            f"{causal!r} is not allowed (expected [false, true] or one of them)")
+        return Workload(
+            batch=count("batch", 1), heads=count("heads", 1),
+            head_dims=ints("head_dims", (64, 128)), seq_lens=ints("seq_lens", None),
+            dtypes=tuple(dtypes), causal=tuple(causal), large_seq=count("large_seq", 1),
+            large_batch=count("large_batch", 1),
+            tolerance=self.number(table.get("tolerance", d.tolerance), "workload.tolerance",
+                                  lambda v: 0 < v < 1, "a relative error such as 0.01"),
+            reps=count("reps", 3), warmup=count("warmup", 1),
         )
 
     def phases(self, value: Any, key_path: str) -> tuple[PhaseSpec, ...]:
@@ -292,4 +388,5 @@ class _Reader:
         )
 
 
-_TOP_LEVEL = ("cadence", "default_template", "gates", "gpu_cost_per_hour", "templates", "thresholds")
+_TOP_LEVEL = ("cadence", "default_template", "gates", "gpu_cost_per_hour", "templates", "thresholds",
+              "workload")

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 
 from cockpit.errors import CockpitError
+from cockpit.gates.attention import BenchGate, CorrectnessGate
 from cockpit.gates.build import BuildGate
 from cockpit.gates.gate import Gate, GateContext, NoProgress, ProgressTracker, Verdict
 
@@ -38,4 +39,6 @@ class EnvGate:
         return Verdict(status, summary, {"checks": [asdict(c) for c in checks]})
 
 
-GATES: dict[str, Gate] = {gate.name: gate for gate in (EnvGate(), BuildGate())}
+GATES: dict[str, Gate] = {
+    gate.name: gate for gate in (EnvGate(), BuildGate(), CorrectnessGate(), BenchGate())
+}

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from cockpit.config import Config
+
 GateStatus = Literal["pass", "warn", "fail", "error", "cancelled", "timeout", "interrupted"]
 
 
@@ -20,6 +22,8 @@ class GateContext:
     run_id: str
     python: str = sys.executable
     """The interpreter that runs probes (they import torch; the cockpit never does)."""
+    config: Config = field(default_factory=Config)
+    objective: str = ""
 
     @property
     def log_path(self) -> Path:

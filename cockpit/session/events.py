@@ -80,6 +80,11 @@ def gate_finished(
                  duration_s=round(duration_s, 2), exit_code=exit_code, log=log, result=result)
 
 
+def decision(t: float, action: str, summary: str, confirmed: bool, **details: Any) -> Event:
+    """KEEP/REVERT after a benchmark, and whether the engineer carried it out."""
+    return event(DECISION, t, action=action, summary=summary, confirmed=confirmed, **details)
+
+
 def session_ended(t: float, reason: str) -> Event:
     return event(SESSION_ENDED, t, reason=reason)
 

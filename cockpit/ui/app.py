@@ -6,6 +6,7 @@ import asyncio
 import os
 import signal
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from textual.app import App, ComposeResult, SystemCommand
 from textual.containers import Horizontal, Vertical
@@ -289,6 +290,66 @@ class CockpitApp(App[int]):
         from cockpit.ui.dialogs import StatusDialog
 
         self.push_screen(StatusDialog(self.status_line()), posted)
+
+    def offer_bench_decision(self, result: dict[str, Any]) -> None:
+        """After a bench run: confirm KEEP (commit csrc/) or REVERT (restore csrc/); then, below
+        0.5x, offer to move the phase timer to Profile. Git is touched only on a yes."""
+        from cockpit.analysis import keep as git_keep
+        from cockpit.ui.dialogs import ConfirmDialog
+
+        keep = result["keep"]
+        repo = self.workspace.root
+        critical = result.get("level") == "CRITICAL"
+
+        def then_profile() -> None:
+            state = self.live.state if self.live else None
+            if not critical or state is None or "Profile" not in [p.name for p in state.phases]:
+                return
+            current = state.current_run.phase if state.current_run else None
+            if current == "Profile":
+                return
+
+            def moved(yes: bool | None) -> None:
+                if yes and self._intent(lambda s, now: timer.goto(s, now, "Profile")):
+                    self.notify("Phase: Profile. Run the profile gate before changing code.")
+
+            self.push_screen(ConfirmDialog(
+                f"{result['geomean_speedup']:.2f}x vs SDPA is CRITICAL: profile before changing "
+                "code. Move the phase timer to Profile?"), moved)
+
+        if keep["action"] not in ("keep", "revert"):
+            then_profile()
+            return
+        try:
+            stat = git_keep.csrc_diff_stat(repo)
+        except CockpitError as exc:
+            stat = f"(no git diff: {exc})"
+        if keep["action"] == "keep":
+            question = (f"{keep['summary']}\n\nCommit csrc/ with this message?\n  "
+                        f"{keep['commit_message']}\n\n{stat or 'csrc/ has no uncommitted change'}")
+        else:
+            question = (f"{keep['summary']}\n\nRestore csrc/ to the last kept version "
+                        f"(HEAD)? This discards:\n{stat or 'nothing: csrc/ has no uncommitted change'}")
+
+        def answered(yes: bool | None) -> None:
+            details: dict[str, Any] = {"improvement": keep.get("improvement"),
+                                       "reference": keep.get("reference")}
+            if yes:
+                try:
+                    if keep["action"] == "keep":
+                        details["commit"] = git_keep.commit_csrc(repo, keep["commit_message"])
+                        self.notify(f"Kept: committed csrc/ as {details['commit']}.", markup=False)
+                    else:
+                        details["restored"] = git_keep.restore_csrc(repo)
+                        self.notify("Reverted: csrc/ is back to the last kept version.")
+                except CockpitError as exc:
+                    self.notify(str(exc), severity="error", markup=False, timeout=15)
+                    details["error"] = str(exc)
+            self._append([ev.decision(self.clock.now(), keep["action"], keep["summary"],
+                                      bool(yes) and "error" not in details, **details)])
+            then_profile()
+
+        self.push_screen(ConfirmDialog(question), answered)
 
     def action_end_session(self) -> None:
         if self.live is None or not self.live.state.is_open:

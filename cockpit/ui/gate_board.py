@@ -81,7 +81,8 @@ class GateBoard:
             return
         name = self.queue.pop(0)
         gate = GATES[name]
-        ctx = GateContext(self.app.workspace.root, live.ref.path, next_run_id(live.state, name))
+        ctx = GateContext(self.app.workspace.root, live.ref.path, next_run_id(live.state, name),
+                          config=self.app.config, objective=live.state.objective)
         config = self.app.config.gate(name)
         run = GateRun(gate, gate_command(gate, ctx, config), ctx, live, self.app.clock, self,
                       self._post, custom_command=config.command is not None)
@@ -123,6 +124,8 @@ class GateBoard:
             self.run = None
         self.refresh()
         self.select(self.app.gate_panel.selected)
+        if run.gate.name == "bench" and verdict.result.get("keep"):
+            self.app.offer_bench_decision(verdict.result)
         self._start_next()
 
     # Rendering ----------------------------------------------------------------------------
@@ -172,7 +175,9 @@ class GateBoard:
         head = Text.assemble((status.upper(), "bold"), " ",
                              record.summary if record.finished else interrupted_summary(record),
                              ("\nlog ", "dim"), self._shown_path(record.log))
-        detail.show_run(gate, record, render_result(gate, record.result), head)
+        speedups = [r.result["geomean_speedup"] for r in live.state.gate_runs
+                    if r.gate == "bench" and "geomean_speedup" in r.result] if live else []
+        detail.show_run(gate, record, render_result(gate, record.result, speedups), head)
 
 
     def _shown_path(self, path: str) -> str:

@@ -52,9 +52,74 @@ def build_table(result: dict[str, Any]) -> Table | None:
     return table
 
 
-RENDERERS = {"env": env_table, "build": build_table}
+def correctness_table(result: dict[str, Any]) -> Table | None:
+    rows = result.get("rows") or []
+    if not rows:
+        return None
+    table = Table(box=None, padding=(0, 1), expand=True, header_style="dim")
+    table.add_column("", width=1)
+    table.add_column("config", ratio=2, no_wrap=True)
+    for name in ("max |Δ|", "rel L2", "NaN/Inf"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for r in reversed(rows):  # the failing (largest) config first
+        icon, style = ("✓", "green") if r["ok"] else ("✗", "bold red")
+        table.add_row(Text(icon, style=style), Text(r["config"], style="" if r["ok"] else style),
+                      f"{r['max_abs']:.2e}", f"{r['rel_l2']:.2e}", str(r["nonfinite"]))
+    return table
 
 
-def render_result(gate: str, result: dict[str, Any]) -> Table | None:
+SPARK = "▁▂▃▄▅▆▇█"
+
+
+def speedup_chart(speedups: list[float]) -> Text:
+    """Each bench run of the session, oldest first: a bar and its speedup."""
+    text = Text("runs: ", style="dim")
+    top = max(speedups)
+    for i, s in enumerate(speedups):
+        level = min(len(SPARK) - 1, int(s / top * (len(SPARK) - 1))) if top > 0 else 0
+        style = "red" if s < 0.5 else "yellow" if s < 1.0 else "green"
+        text.append(f"{' ' if i else ''}{SPARK[level]}{s:.2f}x", style=style)
+    return text
+
+
+def bench_table(result: dict[str, Any], speedups: list[float] | None = None) -> Table | None:
+    rows = result.get("rows") or []
+    if not rows:
+        return None
+    valid = (result.get("validity") or {}).get("valid", False)
+    table = Table(box=None, padding=(0, 1), expand=True, header_style="dim",
+                  caption=speedup_chart(speedups) if speedups else None, caption_justify="left")
+    table.add_column("config", ratio=2, no_wrap=True, overflow="ellipsis")
+    for name in ("ours ms", "SDPA ms", "FLASH ms", "speedup", "TF/s", "valid"):
+        table.add_column(name, justify="right", no_wrap=True)
+    def ms(impl: dict[str, Any], name: str) -> str:
+        return f"{impl[name]['median_ms']:.3f}" if name in impl else "n/a"
+
+    for r in rows:
+        impl = r.get("impl", {})
+        speed = r.get("speedup_vs_sdpa")
+        style = "" if speed is None else "red" if speed < 0.5 else "yellow" if speed < 1 else "green"
+        table.add_row(r["config"], ms(impl, "ours"), ms(impl, "sdpa"), ms(impl, "flash"),
+                      Text(f"{speed:.2f}x" if speed else "n/a", style=style),
+                      f"{impl['ours']['tflops']:.0f}" if "ours" in impl else "n/a",
+                      Text("✓" if valid else "suspect", style="green" if valid else "yellow"))
+    keep = result.get("keep") or {}
+    if result.get("next_step"):
+        table.add_row(Text(f"{result.get('level')}: {result['next_step']}", style="bold"),
+                      "", "", "", "", "", "")
+    if keep.get("summary"):
+        table.add_row(Text(keep["summary"], style="italic"), "", "", "", "", "", "")
+    return table
+
+
+RENDERERS = {"env": env_table, "build": build_table, "correctness": correctness_table,
+             "bench": bench_table}
+
+
+def render_result(gate: str, result: dict[str, Any], speedups: list[float] | None = None
+                  ) -> Table | None:
+    """The gate's result as a table; `speedups`: the session's bench runs, for the chart."""
+    if gate == "bench":
+        return bench_table(result, speedups) if result else None
     renderer = RENDERERS.get(gate)
     return renderer(result) if renderer and result else None

@@ -7,6 +7,7 @@ intents and composed status lines at fixed times), so `screenshots/` is reproduc
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import re
 import shutil
@@ -81,9 +82,7 @@ def screenshot_app(ws: Workspace, config: Config, ref: SessionRef, now: float) -
     """The app frozen at `now`: its clock never moves and no status of its own is posted."""
     from cockpit.ui.app import CockpitApp
 
-    quiet = Config(templates=config.templates, status_every_s=10**9,
-                   phase_warn_fraction=config.phase_warn_fraction,
-                   gpu_cost_per_hour=config.gpu_cost_per_hour)
+    quiet = dataclasses.replace(config, status_every_s=10**9)
     return CockpitApp(ws, quiet, ref, clock=FakeClock(now), tick_s=3600)
 
 

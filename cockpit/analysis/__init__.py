@@ -1,0 +1,1 @@
+"""Analysis: benchmark statistics and decisions, ncu verdicts. Pure functions, no Textual."""

@@ -1,0 +1,143 @@
+"""Keep or revert: after ONE change, compare with the best earlier valid run of the same configs.
+
+At least `keep_improvement` faster (20 % by default, geometric mean over the shared configs)
+→ KEEP and commit csrc/; otherwise REVERT to the last kept version. Git is only ever touched by
+`commit_csrc` / `restore_csrc`, which the UI calls after the engineer confirms.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from cockpit.errors import CockpitError
+
+Action = Literal["keep", "revert", "baseline"]
+
+
+@dataclass(frozen=True)
+class BenchRecord:
+    """A saved bench run: our median per config, whether the GPU was clean, and where it was."""
+
+    path: Path
+    session: str
+    t: float
+    valid: bool
+    ours_ms: dict[str, float]
+    commit: str | None = None
+
+
+@dataclass(frozen=True)
+class KeepDecision:
+    action: Action
+    summary: str
+    improvement: float | None = None
+    """Geometric-mean speedup of ours over the reference run, minus 1 (0.23 = 23 % faster)."""
+    reference: BenchRecord | None = None
+    shared_configs: int = 0
+    commit_message: str = ""
+
+
+def read_bench_record(path: Path) -> BenchRecord | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        ours = {row["config"]: float(row["impl"]["ours"]["median_ms"])
+                for row in data["rows"] if "ours" in row.get("impl", {})}
+        return BenchRecord(path, str(data.get("session", "")), float(data.get("t", 0.0)),
+                           bool(data.get("valid")), ours, data.get("commit"))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # not a bench result (or a torn one): never a reference
+
+
+def bench_history(sessions_dir: Path) -> list[BenchRecord]:
+    """Every saved bench run in every session, oldest first."""
+    records = [r for p in sorted(sessions_dir.glob("*/results/bench-*.json"))
+               if (r := read_bench_record(p)) is not None]
+    return sorted(records, key=lambda r: r.t)
+
+
+def geomean_speedup(reference: dict[str, float], now: dict[str, float]) -> tuple[float, int]:
+    shared = [c for c in now if c in reference and reference[c] > 0 and now[c] > 0]
+    if not shared:
+        return 0.0, 0
+    return math.exp(sum(math.log(reference[c] / now[c]) for c in shared) / len(shared)), len(shared)
+
+
+def decide_keep(current: BenchRecord, history: Iterable[BenchRecord], objective: str,
+                keep_improvement: float = 0.2) -> KeepDecision:
+    """KEEP, REVERT, or BASELINE (no earlier valid run of these configs to compare with)."""
+    if not current.valid:
+        return KeepDecision("baseline", "this run is suspect (see validity): re-measure on a "
+                            "quiet GPU before deciding to keep or revert")
+    candidates = []
+    for record in history:
+        if record.path == current.path or not record.valid or record.t >= current.t:
+            continue
+        speedup, shared = geomean_speedup(record.ours_ms, current.ours_ms)
+        if shared:
+            candidates.append((speedup, shared, record))
+    if not candidates:
+        return KeepDecision("baseline", "first valid measurement of these configs: it is the "
+                            "reference the next change is compared with")
+    # The best earlier run is the one this run gains least on.
+    speedup, shared, best = min(candidates, key=lambda c: c[0])
+    improvement = speedup - 1.0
+    versus = f"{best.session}/{best.path.name}"
+    if improvement >= keep_improvement:
+        return KeepDecision(
+            "keep", f"KEEP: {improvement:+.0%} vs the best earlier run ({versus}, {shared} configs)",
+            improvement, best, shared,
+            f"csrc: {objective} ({improvement:+.0%} geomean over {shared} configs vs {versus})")
+    return KeepDecision(
+        "revert", f"REVERT: {improvement:+.0%} vs the best earlier run ({versus}), under the "
+        f"{keep_improvement:.0%} bar: restore the last kept version and try a different fix",
+        improvement, best, shared)
+
+
+def _git(repo: Path, *args: str) -> str:
+    try:
+        out = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
+                             timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise CockpitError(f"git {' '.join(args)} did not run: {exc}") from exc
+    if out.returncode != 0:
+        err = out.stderr.strip().splitlines()
+        raise CockpitError(f"git {' '.join(args)}: {err[-1] if err else 'failed'}")
+    return out.stdout
+
+
+def head_commit(repo: Path) -> str | None:
+    try:
+        return _git(repo, "rev-parse", "--short", "HEAD").strip() or None
+    except CockpitError:
+        return None  # not a git checkout: decisions still work, nothing to commit or restore
+
+
+def csrc_diff_stat(repo: Path) -> str:
+    """What changed in csrc/ since the last commit (read-only)."""
+    return _git(repo, "diff", "--stat", "HEAD", "--", "csrc/").strip()
+
+
+def commit_csrc(repo: Path, message: str) -> str:
+    """KEEP, confirmed: commit csrc/ alone; returns the new commit."""
+    _git(repo, "add", "--", "csrc/")
+    _git(repo, "commit", "-m", message, "--", "csrc/")
+    return _git(repo, "rev-parse", "--short", "HEAD").strip()
+
+
+def restore_csrc(repo: Path) -> str:
+    """REVERT, confirmed: put csrc/ back as it was at the last commit (the last kept version)."""
+    stat = csrc_diff_stat(repo)
+    _git(repo, "restore", "--source=HEAD", "--staged", "--worktree", "--", "csrc/")
+    return stat
+
+
+def bench_record_json(rows: list[dict[str, Any]], session: str, t: float, valid: bool,
+                      validity: dict[str, Any], commit: str | None) -> dict[str, Any]:
+    return {"session": session, "t": t, "valid": valid, "validity": validity, "commit": commit,
+            "rows": rows}

@@ -1,0 +1,186 @@
+"""The Correctness and Benchmark gates: the workload kernel against a float32 reference, and
+against PyTorch's SDPA measured the same way in the same process."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from cockpit.analysis.decide import SpeedupThresholds, decide
+from cockpit.analysis.keep import (
+    BenchRecord,
+    bench_history,
+    bench_record_json,
+    decide_keep,
+    head_commit,
+)
+from cockpit.config import Thresholds
+from cockpit.errors import CockpitError
+from cockpit.gates.gate import GateContext, GateStatus, Progress, Verdict
+
+PROBE = Path(__file__).resolve().parent.parent / "probes" / "attention_probe.py"
+
+
+class ConfigCounter:
+    """Progress as configs done / configs planned, from the probe's one line per config."""
+
+    def __init__(self, total: int, marks: tuple[str, ...]) -> None:
+        self.total = max(1, total)
+        self.done = 0
+        self.marks = marks
+
+    def feed(self, lines: list[str], elapsed_s: float) -> Progress | None:
+        new = sum(1 for line in lines if line.startswith(self.marks))
+        if not new:
+            return None
+        self.done += new
+        per = elapsed_s / self.done
+        return Progress(min(1.0, self.done / self.total), per * (self.total - self.done),
+                        f"{self.done}/{self.total} configs")
+
+
+def _probe_argv(ctx: GateContext, mode: str) -> tuple[str, ...]:
+    w = ctx.config.workload
+    argv = [ctx.python, str(PROBE), mode, "--workspace", str(ctx.workspace), "--out",
+            str(ctx.result_path), "--configs", json.dumps(w.configs()),
+            "--tolerance", json.dumps({"fp16": w.tolerance, "bf16": w.tolerance})]
+    if mode == "bench":
+        argv += ["--reps", str(w.reps), "--warmup", str(w.warmup)]
+    return tuple(argv)
+
+
+def _read(ctx: GateContext, exit_code: int, tail: Sequence[str]) -> dict[str, Any]:
+    last = next((line.strip() for line in reversed(tail) if line.strip()
+                 and not line.startswith("#")), "")
+    if exit_code == 2:
+        raise CockpitError(last or "the probe could not run")
+    try:
+        data = json.loads(ctx.result_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CockpitError(f"the probe exited {exit_code} without a result: {last or exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
+        raise CockpitError(f"{ctx.result_path}: not a probe result; run the gate again")
+    return data
+
+
+class CorrectnessGate:
+    name = "correctness"
+    title = "Correctness"
+    timeout_s = 1800.0
+
+    def argv(self, ctx: GateContext) -> tuple[str, ...]:
+        return _probe_argv(ctx, "correctness")
+
+    def tracker(self, ctx: GateContext) -> ConfigCounter:
+        return ConfigCounter(len(ctx.config.workload.configs()), ("PASS ", "FAIL "))
+
+    def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
+        return judge_correctness(_read(ctx, exit_code, tail), len(ctx.config.workload.configs()))
+
+
+def judge_correctness(data: dict[str, Any], planned: int) -> Verdict:
+    rows = data["rows"]
+    result = {"rows": rows, "device": data.get("device")}
+    failed = next((r for r in rows if not r.get("ok")), None)
+    if failed is not None:
+        why = (f"{failed['nonfinite']} NaN/Inf" if failed["nonfinite"]
+               else f"rel L2 {failed['rel_l2']:.2e} > {failed['tolerance']:g}")
+        return Verdict("fail", f"FAILS at {failed['config']}: {why} (max |Δ| {failed['max_abs']:.2e}); "
+                       f"{len(rows) - 1} smaller configs passed", result)
+    if not rows:
+        return Verdict("error", "no config was checked", result)
+    worst = max(rows, key=lambda r: r["rel_l2"])
+    return Verdict("pass", f"all {len(rows)}/{planned} configs correct; worst rel L2 "
+                   f"{worst['rel_l2']:.1e} at {worst['config']}", result)
+
+
+class BenchGate:
+    name = "bench"
+    title = "Benchmark"
+    timeout_s = 3600.0
+
+    def argv(self, ctx: GateContext) -> tuple[str, ...]:
+        return _probe_argv(ctx, "bench")
+
+    def tracker(self, ctx: GateContext) -> ConfigCounter:
+        return ConfigCounter(len(ctx.config.workload.configs()), ("B",))
+
+    def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
+        data = _read(ctx, exit_code, tail)
+        validity = judge_probe_window(data)
+        t = time.time()
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(t))
+        record_path = ctx.session_dir / "results" / f"bench-{stamp}.json"
+        commit = head_commit(ctx.workspace)
+        record = bench_record_json(data["rows"], ctx.session_dir.name, t, validity["valid"],
+                                   validity, commit)
+        record_path.write_text(json.dumps(record), encoding="utf-8")
+        current = BenchRecord(record_path, ctx.session_dir.name, t, validity["valid"],
+                              {r["config"]: r["impl"]["ours"]["median_ms"] for r in data["rows"]
+                               if "ours" in r["impl"]}, commit)
+        keep = decide_keep(current, bench_history(ctx.workspace / "sessions"), ctx.objective,
+                           ctx.config.thresholds.keep_improvement)
+        keep_json = {"action": keep.action, "summary": keep.summary,
+                     "improvement": keep.improvement, "shared_configs": keep.shared_configs,
+                     "commit_message": keep.commit_message,
+                     "reference": str(keep.reference.path) if keep.reference else None}
+        return judge_bench(data, validity, keep_json, ctx.config.thresholds, str(record_path))
+
+
+def judge_probe_window(data: dict[str, Any]) -> dict[str, Any]:
+    """Validity of the timed window from the NVML samples the probe took while it ran."""
+    from cockpit.telemetry.validity import judge_window
+
+    samples = data.get("gpu_samples") or []
+    if not samples:
+        why = data.get("gpu_watch_error") or "no NVML samples"
+        return {"valid": False, "checked": False, "reasons": [f"the GPU was not watched ({why})"],
+                "evidence": {}}
+    validity = judge_window(probe_snapshots(samples), float(data["started"]),
+                            float(data["finished"]), own_pids={int(data["pid"])})
+    return {"valid": validity.valid, "checked": validity.checked, "reasons": list(validity.reasons),
+            "evidence": validity.evidence}
+
+
+def probe_snapshots(samples: list[dict[str, Any]]) -> list[Any]:
+    """The probe's raw NVML samples as telemetry snapshots (one GPU, index 0)."""
+    from cockpit.telemetry.sample import GpuProcess, GpuSample, GpuStatic, Snapshot
+
+    static = GpuStatic(0, max_sm_clock_mhz=samples[0].get("max_sm_clock"))
+    return [Snapshot(s["t"], (GpuSample(0, s["t"], util_gpu=s.get("util"),
+                                        sm_clock_mhz=s.get("sm_clock"), temp_c=s.get("temp"),
+                                        power_w=s.get("power_w"), throttle_mask=s.get("throttle"),
+                                        processes=tuple(GpuProcess(pid, None, mib)
+                                                        for pid, mib in s.get("pids", []))),),
+                     (static,)) for s in samples]
+
+
+def judge_bench(data: dict[str, Any], validity: dict[str, Any], keep: dict[str, Any],
+                thresholds: Thresholds, record_path: str) -> Verdict:
+    rows = data["rows"]
+    speedups = [r["speedup_vs_sdpa"] for r in rows if r.get("speedup_vs_sdpa")]
+    if not speedups:
+        return Verdict("error", "no config produced a time for both ours and SDPA",
+                       {"rows": rows, "validity": validity})
+    geomean = math.exp(sum(math.log(s) for s in speedups) / len(speedups))
+    flash = [r["speedup_vs_flash"] for r in rows if r.get("speedup_vs_flash")]
+    smallest_ms = min(r["impl"]["ours"]["median_ms"] for r in rows if "ours" in r["impl"])
+    d = decide(geomean, smallest_ms, SpeedupThresholds(thresholds.speedup_critical,
+                                                       thresholds.speedup_high,
+                                                       thresholds.speedup_medium))
+    status: GateStatus = "fail" if d.level == "CRITICAL" else "warn" if d.level == "HIGH" else "pass"
+    if not validity["valid"] and status == "pass":
+        status = "warn"
+    summary = f"{geomean:.2f}x vs SDPA ({d.level}) over {len(speedups)} configs"
+    if flash:
+        summary += f", {math.exp(sum(math.log(s) for s in flash) / len(flash)):.2f}x vs FLASH"
+    summary += "; " + ("valid" if validity["valid"] else "SUSPECT: " + "; ".join(validity["reasons"]))
+    result = {"rows": rows, "device": data.get("device"), "geomean_speedup": geomean,
+              "level": d.level, "next_step": d.next_step, "tool": d.tool,
+              "profile_first": d.profile_first, "validity": validity, "keep": keep,
+              "record": record_path}
+    return Verdict(status, summary, result)

@@ -1,0 +1,297 @@
+"""Correctness and timing of the workload kernel against PyTorch, in a CHILD python (imports torch).
+
+    python attention_probe.py correctness --workspace DIR --out RESULT.json --configs JSON
+    python attention_probe.py bench       --workspace DIR --out RESULT.json --configs JSON
+
+Correctness: fresh random inputs per config, the output buffer poisoned with NaN first (an element
+the kernel never writes fails), a float32 reference, max abs diff and relative L2 error; NaN/Inf
+never pass; smallest config first; stops at the first failure and names it.
+Bench: ours and SDPA's default backend plus FLASH / CUDNN / EFFICIENT where they run, interleaved
+in one process, CUDA events around the call only, L2 flushed before every timed call (outside the
+events), inputs rotated over several sets; median and p20/p80 per implementation. The GPU's
+clocks, throttle reasons and processes are sampled through NVML while it runs, for the validity
+verdict. Exit 0 ok, 1 a config failed, 2 it could not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import os
+import statistics
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+Impl = Callable[..., torch.Tensor]
+DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+def config_name(cfg: dict[str, Any]) -> str:
+    causal = "causal" if cfg["causal"] else "full"
+    return f"B{cfg['B']} H{cfg['H']} S{cfg['S']} D{cfg['D']} {cfg['dtype']} {causal}"
+
+
+def flops(cfg: dict[str, Any]) -> float:
+    """4·B·H·S²·D (QKᵀ and PV), half of it for causal."""
+    f = 4.0 * cfg["B"] * cfg["H"] * cfg["S"] ** 2 * cfg["D"]
+    return f / 2 if cfg["causal"] else f
+
+
+def make_inputs(cfg: dict[str, Any], device: str, seed: int) -> tuple[torch.Tensor, ...]:
+    g = torch.Generator(device=device).manual_seed(seed)  # on the GPU: 8k-token inputs in ms
+    shape = (cfg["B"], cfg["H"], cfg["S"], cfg["D"])
+    return tuple(torch.randn(shape, generator=g, device=device).to(DTYPES[cfg["dtype"]])
+                 for _ in range(3))
+
+
+def reference(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool,
+              chunk: int = 1024) -> torch.Tensor:
+    """Exact attention in float32, a block of query rows at a time (bounded memory)."""
+    scale = 1.0 / math.sqrt(q.shape[-1])
+    qf, kf, vf = q.float(), k.float(), v.float()
+    out = torch.empty_like(qf)
+    s = q.shape[-2]
+    for lo in range(0, s, chunk):
+        hi = min(s, lo + chunk)
+        scores = qf[..., lo:hi, :] @ kf.transpose(-1, -2) * scale
+        if causal:
+            rows = torch.arange(lo, hi, device=q.device)[:, None]
+            cols = torch.arange(s, device=q.device)[None, :]
+            scores = scores.masked_fill(cols > rows, float("-inf"))
+        out[..., lo:hi, :] = torch.softmax(scores, dim=-1) @ vf
+    return out
+
+
+def compare(out: torch.Tensor, ref: torch.Tensor) -> dict[str, float]:
+    o = out.float()
+    nonfinite = int((~torch.isfinite(o)).sum().item())
+    diff = (o - ref).nan_to_num(nan=float("inf"))
+    max_abs = float(diff.abs().max().item()) if diff.numel() else 0.0
+    rel = float(diff.norm().item() / max(ref.norm().item(), 1e-30))
+    return {"max_abs": max_abs, "rel_l2": rel, "nonfinite": nonfinite}
+
+
+def run_poisoned(impl: Impl, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                 causal: bool) -> torch.Tensor:
+    """Call `impl` writing into a NaN-filled buffer, so elements it never writes show up."""
+    out = torch.full_like(q, float("nan"))
+    result = impl(q, k, v, causal, out)
+    return out if result is None else result
+
+
+def correctness(impl: Impl, configs: Sequence[dict[str, Any]], device: str,
+                tolerance: dict[str, float]) -> tuple[list[dict[str, Any]], bool]:
+    """Smallest config first; stops at the first that fails."""
+    rows: list[dict[str, Any]] = []
+    for index, cfg in enumerate(sorted(configs, key=lambda c: (c["B"] * c["H"] * c["S"], c["D"]))):
+        q, k, v = make_inputs(cfg, device, seed=1000 + index)
+        out = run_poisoned(impl, q, k, v, cfg["causal"])
+        if device == "cuda":
+            torch.cuda.synchronize()
+        stats = compare(out, reference(q, k, v, cfg["causal"]))
+        tol = tolerance.get(cfg["dtype"], 1e-2)
+        ok = stats["nonfinite"] == 0 and stats["rel_l2"] <= tol
+        rows.append({"config": config_name(cfg), **cfg, **stats, "tolerance": tol, "ok": ok})
+        say(f"{'PASS' if ok else 'FAIL'}  {config_name(cfg):<36} max|Δ| {stats['max_abs']:.3e}  "
+            f"rel L2 {stats['rel_l2']:.3e}  non-finite {stats['nonfinite']}")
+        if not ok:
+            return rows, False
+        del q, k, v, out
+    return rows, True
+
+
+# Benchmark -----------------------------------------------------------------------------------
+
+
+def sdpa_impls() -> dict[str, Impl]:
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    def backend(b: Any) -> Impl:
+        def run(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool,
+                out: torch.Tensor | None = None) -> torch.Tensor:
+            with sdpa_kernel(b):
+                return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        return run
+
+    def default(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool,
+                out: torch.Tensor | None = None) -> torch.Tensor:
+        return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+    return {"sdpa": default, "flash": backend(SDPBackend.FLASH_ATTENTION),
+            "cudnn": backend(SDPBackend.CUDNN_ATTENTION),
+            "efficient": backend(SDPBackend.EFFICIENT_ATTENTION)}
+
+
+def percentile(values: Sequence[float], p: float) -> float:
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * p
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def bench(impls: dict[str, Impl], configs: Sequence[dict[str, Any]], reps: int, warmup: int,
+          input_sets: int) -> list[dict[str, Any]]:
+    flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")  # > any L2 (50 MB H100)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    rows = []
+    for index, cfg in enumerate(configs):
+        sets = [make_inputs(cfg, "cuda", seed=2000 + 10 * index + i) for i in range(input_sets)]
+        runnable: dict[str, Impl] = {}
+        for name, fn in impls.items():
+            try:
+                for i in range(warmup):
+                    q, k, v = sets[i % input_sets]
+                    fn(q, k, v, cfg["causal"])
+                torch.cuda.synchronize()
+                runnable[name] = fn
+            except RuntimeError as exc:  # a backend that does not support this config
+                say(f"  {name}: not available for {config_name(cfg)} ({str(exc).splitlines()[0][:80]})")
+        times: dict[str, list[float]] = {name: [] for name in runnable}
+        for rep in range(reps):
+            q, k, v = sets[rep % input_sets]
+            for name, fn in runnable.items():  # interleaved: drift hits every implementation alike
+                flush.zero_()
+                start.record()
+                fn(q, k, v, cfg["causal"])
+                end.record()
+                end.synchronize()
+                times[name].append(start.elapsed_time(end))
+        row: dict[str, Any] = {"config": config_name(cfg), **cfg, "flops": flops(cfg), "impl": {}}
+        for name, samples in times.items():
+            median = statistics.median(samples)
+            row["impl"][name] = {"median_ms": median, "p20_ms": percentile(samples, 0.2),
+                                 "p80_ms": percentile(samples, 0.8),
+                                 "tflops": flops(cfg) / (median * 1e-3) / 1e12, "samples": len(samples)}
+        ours = row["impl"].get("ours")
+        for base in ("sdpa", "flash"):
+            if ours and base in row["impl"]:
+                row[f"speedup_vs_{base}"] = row["impl"][base]["median_ms"] / ours["median_ms"]
+        cells = "  ".join(f"{n} {r['median_ms']:.3f} ms ({r['tflops']:.0f} TF/s)"
+                          for n, r in row["impl"].items())
+        say(f"{config_name(cfg):<36} {cells}  speedup vs sdpa {row.get('speedup_vs_sdpa', 0):.2f}x")
+        rows.append(row)
+        del sets
+    return rows
+
+
+class GpuWatch:
+    """NVML samples every 100 ms in a thread: clocks, throttle reasons, utilization, processes."""
+
+    def __init__(self, index: int) -> None:
+        self.samples: list[dict[str, Any]] = []
+        self.error: str | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(index,), daemon=True)
+
+    def __enter__(self) -> GpuWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(5)
+
+    def _run(self, index: int) -> None:
+        try:
+            import pynvml as nv
+
+            nv.nvmlInit()
+            h = nv.nvmlDeviceGetHandleByIndex(index)
+            max_sm = nv.nvmlDeviceGetMaxClockInfo(h, nv.NVML_CLOCK_SM)
+        except Exception as exc:  # no NVML: the verdict says the run could not be watched
+            self.error = f"{type(exc).__name__}: {exc}"
+            return
+        while not self._stop.wait(0.1):
+            try:
+                procs = nv.nvmlDeviceGetComputeRunningProcesses(h)
+                self.samples.append({
+                    "t": time.time(), "util": nv.nvmlDeviceGetUtilizationRates(h).gpu,
+                    "sm_clock": nv.nvmlDeviceGetClockInfo(h, nv.NVML_CLOCK_SM), "max_sm_clock": max_sm,
+                    "throttle": int(nv.nvmlDeviceGetCurrentClocksEventReasons(h)),
+                    "temp": nv.nvmlDeviceGetTemperature(h, nv.NVML_TEMPERATURE_GPU),
+                    "power_w": nv.nvmlDeviceGetPowerUsage(h) / 1000,
+                    "pids": [[p.pid, (p.usedGpuMemory or 0) // (1 << 20)] for p in procs],
+                })
+            except Exception as exc:
+                self.error = f"{type(exc).__name__}: {exc}"
+
+
+# The extension -------------------------------------------------------------------------------
+
+
+def load_extension(workspace: Path, name: str = "cockpit_attn") -> Any:
+    so = workspace / "build" / name / f"{name}.so"
+    if not so.exists():
+        raise FileNotFoundError(f"{so} is not built yet; run the build gate first (cockpit gate build)")
+    spec = importlib.util.spec_from_file_location(name, so)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def ours(ext: Any) -> Impl:
+    def run(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool,
+            out: torch.Tensor | None = None) -> torch.Tensor:
+        return ext.forward(q, k, v, causal, None, out)  # type: ignore[no-any-return]
+    return run
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("mode", choices=("correctness", "bench"))
+    p.add_argument("--workspace", type=Path, required=True)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--configs", required=True, help="JSON list of {B, H, S, D, dtype, causal}")
+    p.add_argument("--tolerance", default='{"fp16": 0.01, "bf16": 0.01}')
+    p.add_argument("--reps", type=int, default=30)
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--input-sets", type=int, default=4)
+    args = p.parse_args(argv)
+    configs = json.loads(args.configs)
+    if not torch.cuda.is_available():
+        say("no CUDA device: this gate runs the kernel on the GPU (the env gate says why)")
+        return 2
+    try:
+        ext = load_extension(args.workspace)
+    except (FileNotFoundError, ImportError, OSError) as exc:
+        say(f"cannot load the extension: {exc}")
+        return 2
+    started = time.time()
+    result: dict[str, Any] = {"mode": args.mode, "device": torch.cuda.get_device_name(),
+                              "torch": torch.__version__, "started": started,
+                              "pid": os.getpid()}
+    if args.mode == "correctness":
+        rows, ok = correctness(ours(ext), configs, "cuda", json.loads(args.tolerance))
+        result.update(rows=rows, ok=ok)
+    else:
+        say(f"timing on {result['device']}: {args.reps} reps, {args.warmup} warm-up, "
+            f"{args.input_sets} input sets, L2 flushed before each call")
+        with GpuWatch(torch.cuda.current_device()) as watch:
+            rows = bench({"ours": ours(ext), **sdpa_impls()}, configs, args.reps, args.warmup,
+                         args.input_sets)
+        result.update(rows=rows, ok=True, gpu_samples=watch.samples, gpu_watch_error=watch.error)
+        ok = True
+    result["finished"] = time.time()
+    tmp = args.out.with_suffix(".tmp")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    tmp.write_text(json.dumps(result))
+    os.replace(tmp, args.out)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+"""The correctness path of the attention probe, on the CPU with small tensors: a correct
+implementation passes, one that leaves elements unwritten or computes the wrong thing fails,
+and the first failing config is named."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from cockpit.gates.attention import judge_correctness
+from cockpit.probes import attention_probe as ap
+
+CONFIGS = [
+    {"B": 1, "H": 2, "S": 65, "D": 64, "dtype": "bf16", "causal": True},
+    {"B": 1, "H": 2, "S": 32, "D": 64, "dtype": "bf16", "causal": False},
+    {"B": 2, "H": 2, "S": 127, "D": 128, "dtype": "bf16", "causal": False},
+]
+TOL = {"bf16": 1e-2}
+
+
+def sdpa_into(q, k, v, causal, out):  # type: ignore[no-untyped-def]
+    out.copy_(F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+
+
+def test_a_correct_kernel_passes_every_config_smallest_first() -> None:
+    rows, ok = ap.correctness(sdpa_into, CONFIGS, "cpu", TOL)
+    assert ok
+    assert [r["S"] for r in rows] == [32, 65, 127]
+    assert all(r["rel_l2"] < 1e-2 and r["nonfinite"] == 0 for r in rows)
+    verdict = judge_correctness({"rows": rows}, len(CONFIGS))
+    assert verdict.status == "pass" and verdict.summary.startswith("all 3/3 configs correct")
+
+
+def test_unwritten_output_fails_through_the_poison() -> None:
+    def half(q, k, v, causal, out):  # type: ignore[no-untyped-def]
+        s = q.shape[-2]
+        out[..., : s // 2, :] = F.scaled_dot_product_attention(q, k, v, is_causal=causal)[..., : s // 2, :]
+
+    rows, ok = ap.correctness(half, CONFIGS, "cpu", TOL)
+    assert not ok and len(rows) == 1  # stops at the first (smallest) config
+    assert rows[0]["nonfinite"] == 1 * 2 * 16 * 64  # the rows it never wrote are still NaN
+    verdict = judge_correctness({"rows": rows}, len(CONFIGS))
+    assert verdict.status == "fail"
+    assert verdict.summary.startswith("FAILS at B1 H2 S32 D64 bf16 full: 2048 NaN/Inf")
+
+
+def test_a_wrong_result_fails_and_names_its_config() -> None:
+    def no_causal_mask(q, k, v, causal, out):  # type: ignore[no-untyped-def]
+        out.copy_(F.scaled_dot_product_attention(q, k, v, is_causal=False))
+
+    rows, ok = ap.correctness(no_causal_mask, CONFIGS, "cpu", TOL)
+    assert not ok
+    assert rows[-1]["config"] == "B1 H2 S65 D64 bf16 causal" and rows[-1]["rel_l2"] > 0.1
+    assert [r["ok"] for r in rows] == [True, False]
+
+
+def test_the_chunked_reference_is_exact_attention() -> None:
+    q, k, v = ap.make_inputs({"B": 1, "H": 1, "S": 300, "D": 64, "dtype": "fp32", "causal": True},
+                             "cpu", seed=1)
+    for causal in (False, True):
+        expected = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        got = ap.reference(q, k, v, causal, chunk=128)
+        assert torch.allclose(got, expected, atol=1e-5)
+
+
+def test_flops_and_percentiles() -> None:
+    cfg = {"B": 4, "H": 16, "S": 1024, "D": 64, "dtype": "fp16", "causal": False}
+    assert ap.flops(cfg) == 4 * 4 * 16 * 1024**2 * 64
+    assert ap.flops({**cfg, "causal": True}) == ap.flops(cfg) / 2
+    assert ap.percentile([1, 2, 3, 4, 5], 0.5) == 3
+    assert ap.percentile([1, 2, 3, 4, 5], 0.2) == pytest.approx(1.8)
