@@ -1,0 +1,118 @@
+"""`cockpit patterns list|show|new`: the CLI handlers, ready for cli.py to call.
+
+Each takes the workspace root and returns the exit code: 0 ok, 1 when some pattern files
+did not load (they are named on stderr, the rest is still listed). Usage errors raise
+CockpitError, which `cockpit.cli.main` turns into one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from cockpit.errors import CockpitError
+from cockpit.patterns.library import (
+    LoadProblem,
+    Pattern,
+    close_matches,
+    find,
+    load_library,
+    new_pattern,
+)
+from cockpit.patterns.triggers import describe, trigger_to_mapping
+from cockpit.workspace import Workspace
+
+
+def list_command(workspace: Path, as_json: bool) -> int:
+    """The library as a table (id, status, time saved, title), or one JSON object."""
+    directory = Workspace(workspace).patterns_dir
+    patterns, problems = load_library(directory)
+    if as_json:
+        print(json.dumps({
+            "directory": str(directory),
+            "patterns": [pattern_json(p) for p in patterns],
+            "problems": [problem_json(p) for p in problems],
+            "time_saved_min": sum(p.time_saved_min for p in patterns if p.status == "operational"),
+        }))
+    elif not patterns:
+        print(f"no patterns in {directory} yet; turn the next failure into one with `cockpit patterns new`")
+    else:
+        print(table(patterns))
+    _report(problems)
+    return 1 if problems else 0
+
+
+def show_command(workspace: Path, ident: str, as_json: bool) -> int:
+    """One pattern found by id, slug or fuzzy title: its fields, triggers and body."""
+    directory = Workspace(workspace).patterns_dir
+    patterns, problems = load_library(directory)
+    pattern = find(patterns, ident)
+    if pattern is None:
+        close = close_matches(patterns, ident)
+        hint = ("close: " + "; ".join(f"{p.id:02d} {p.title}" for p in close)) if close else \
+            ("ids " + ", ".join(str(p.id) for p in patterns) if patterns else "the library is empty")
+        broken = f"; {len(problems)} file(s) did not load, see `cockpit patterns list`" if problems else ""
+        raise CockpitError(f"no pattern matches {ident!r} in {directory} ({hint}){broken}")
+    if as_json:
+        print(json.dumps({**pattern_json(pattern), "body": pattern.body}))
+    else:
+        print(details(pattern))
+    return 0
+
+
+def new_command(workspace: Path, title: str, problem: str, when: str, solution: str,
+                time_saved_min: int) -> int:
+    """Write the next `patterns/NN-slug.md` and print its path."""
+    path = new_pattern(Workspace(workspace).patterns_dir, title, problem, when, solution, time_saved_min)
+    print(path)
+    return 0
+
+
+def table(patterns: tuple[Pattern, ...]) -> str:
+    """id, status, time saved and title in aligned columns, then the totals."""
+    rows = [("ID", "STATUS", "SAVES", "TITLE")]
+    rows += [(f"{p.id:02d}", p.status, f"{p.time_saved_min} min", p.title) for p in patterns]
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    lines = ["  ".join([*(r[i].ljust(widths[i]) for i in range(3)), r[3]]) for r in rows]
+    operational = [p for p in patterns if p.status == "operational"]
+    lines.append(f"{len(patterns)} patterns: {len(operational)} operational, "
+                 f"{len(patterns) - len(operational)} planned; "
+                 f"{sum(p.time_saved_min for p in operational)} min saved when all apply")
+    return "\n".join(lines)
+
+
+def details(p: Pattern) -> str:
+    """A pattern for reading in the terminal: the front matter as labelled lines, then the body."""
+    lines = [
+        f"{p.id:02d} · {p.title}",
+        f"{p.status} · saves {p.time_saved_min} min · {p.path}",
+        f"problem:  {p.problem}",
+        f"when:     {p.when}",
+        f"solution: {p.solution}",
+    ]
+    if p.evidence:
+        lines.append("evidence: " + "; ".join(p.evidence))
+    if p.triggers:
+        lines.append("triggers: " + " · ".join(describe(t) for t in p.triggers))
+    body = p.body.strip("\n")
+    return "\n".join(lines) + (f"\n\n{body}" if body else "")
+
+
+def pattern_json(p: Pattern) -> dict[str, Any]:
+    return {
+        "id": p.id, "title": p.title, "status": p.status, "time_saved_min": p.time_saved_min,
+        "problem": p.problem, "when": p.when, "solution": p.solution,
+        "evidence": list(p.evidence), "triggers": [trigger_to_mapping(t) for t in p.triggers],
+        "path": str(p.path),
+    }
+
+
+def problem_json(problem: LoadProblem) -> dict[str, Any]:
+    return {"path": str(problem.path), "line": problem.line, "message": problem.message}
+
+
+def _report(problems: tuple[LoadProblem, ...]) -> None:
+    for problem in problems:
+        print(f"cockpit: {problem}", file=sys.stderr)

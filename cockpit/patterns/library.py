@@ -1,0 +1,402 @@
+"""The pattern library: `patterns/NN-slug.md` files, each one failure turned into a rule.
+
+A file is front matter (see `frontmatter.py` for the YAML subset) and a markdown body.
+Finding patterns by id or fuzzy title lives in `search.py` and is re-exported here.
+Loading never stops at a bad file: it is reported as a `LoadProblem` (file:line: what is
+wrong) and the others load. New patterns get the next free number and never replace a file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+import tempfile
+import unicodedata
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from cockpit.errors import CockpitError
+from cockpit.patterns import frontmatter as fm
+from cockpit.patterns.search import close_matches, find, rank
+from cockpit.patterns.triggers import (
+    Trigger,
+    TriggerError,
+    trigger_from_mapping,
+    trigger_to_mapping,
+)
+from cockpit.workspace import slugify
+
+if sys.platform != "win32":
+    import fcntl
+
+__all__ = [
+    "LoadProblem", "Pattern", "PatternError", "PatternFileError", "PatternStatus", "close_matches", "find",
+    "load_library", "new_pattern", "next_id", "parse_pattern", "pattern_slug", "rank", "read_pattern",
+    "render_pattern",
+]
+
+PatternStatus = Literal["operational", "planned"]
+STATUSES: tuple[PatternStatus, ...] = ("operational", "planned")
+KEYS = ("id", "title", "status", "time_saved_min", "problem", "when", "solution", "evidence", "triggers")
+REQUIRED = ("id", "title", "status", "time_saved_min", "problem", "when", "solution")
+TEXT_KEYS = ("title", "problem", "when", "solution")
+_FILE_NAME = re.compile(r"^(\d{2,})-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
+_NUMBERED = re.compile(r"^(\d+)-")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+TITLE_MAX = 120
+
+
+class PatternError(CockpitError):
+    """A pattern cannot be written as given, or the library cannot be listed."""
+
+
+class PatternFileError(PatternError):
+    """A pattern file that does not load: `path:line: message`."""
+
+    def __init__(self, path: Path, line: int, message: str) -> None:
+        super().__init__(f"{path}:{line}: {message}")
+        self.path = path
+        self.line = line
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Pattern:
+    id: int
+    title: str
+    status: PatternStatus
+    time_saved_min: int
+    problem: str
+    when: str
+    solution: str
+    evidence: tuple[str, ...]
+    triggers: tuple[Trigger, ...]
+    body: str
+    path: Path
+
+    @property
+    def slug(self) -> str:
+        m = _FILE_NAME.match(self.path.name)
+        return m.group(2) if m else self.path.stem
+
+
+@dataclass(frozen=True)
+class LoadProblem:
+    """A file that did not load: `path:line: message`."""
+
+    path: Path
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+# Reading ------------------------------------------------------------------------------------
+
+def load_library(directory: Path) -> tuple[tuple[Pattern, ...], tuple[LoadProblem, ...]]:
+    """Every `NN-slug.md` in `directory`, by id, and a problem for each file that did not load.
+    No directory yet is an empty library; README.md and dotfiles are not patterns."""
+    try:
+        names = sorted(entry.name for entry in os.scandir(directory) if entry.is_file())
+    except FileNotFoundError:
+        return (), ()
+    except OSError as exc:
+        raise _unlistable(directory, exc) from exc
+    patterns: list[Pattern] = []
+    problems: list[LoadProblem] = []
+    by_id: dict[int, Path] = {}
+    for name in names:
+        if not name.endswith(".md") or name.startswith(".") or name.lower() == "readme.md":
+            continue
+        path = directory / name
+        try:
+            pattern = read_pattern(path)
+        except PatternFileError as exc:
+            problems.append(LoadProblem(path, exc.line, exc.message))
+            continue
+        if pattern.id in by_id:
+            problems.append(LoadProblem(path, 1, f"id {pattern.id} is also used by {by_id[pattern.id].name}; "
+                                                 "renumber one of them"))
+            continue
+        by_id[pattern.id] = path
+        patterns.append(pattern)
+    return tuple(sorted(patterns, key=lambda p: p.id)), tuple(problems)
+
+
+def read_pattern(path: Path) -> Pattern:
+    """One pattern file; PatternFileError (file:line: what is wrong) when it does not load."""
+    m = _FILE_NAME.match(path.name)
+    if m is None:
+        raise PatternFileError(path, 1, "not named NN-slug.md (two or more digits, then lowercase "
+                                        "words joined by '-'); rename it, or move it out of patterns/")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise PatternFileError(path, 1, f"cannot read ({exc.strerror}); check its permissions") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        bad = f"0x{raw[exc.start]:02x}"
+        raise PatternFileError(path, line, f"not UTF-8 (byte {bad}); re-save the file as UTF-8") from exc
+    return parse_pattern(text.removeprefix("\ufeff"), path, int(m.group(1)))
+
+
+def parse_pattern(text: str, path: Path, file_id: int | None = None) -> Pattern:
+    """A pattern from a file's text; `file_id` is the NN of its name, which `id` must equal.
+    PatternFileError (file:line: what is wrong) when it does not hold a valid pattern."""
+    try:
+        return _validate(fm.split(text), path, file_id)
+    except fm.FrontMatterError as exc:
+        raise PatternFileError(path, exc.line, exc.message) from exc
+
+
+class _Bad(fm.FrontMatterError):
+    """A well-formed front matter whose values are not a pattern."""
+
+
+def _validate(doc: fm.Document, path: Path, file_id: int | None) -> Pattern:
+    fields = doc.fields
+    for key, field in fields.items():
+        if key not in KEYS:
+            raise _Bad(field.line, f"unknown key '{key}' (allowed: {', '.join(KEYS)})")
+    missing = [k for k in REQUIRED if k not in fields]
+    if missing:
+        raise _Bad(1, f"missing {', '.join(missing)} in the front matter; add "
+                      f"{'it' if len(missing) == 1 else 'them'} (see patterns/README.md)")
+    pid = _whole_number(fields["id"])
+    if file_id is not None and pid != file_id:
+        raise _Bad(fields["id"].line, f"id: {pid} but the file name says {file_id:02d}; make them agree")
+    status = fields["status"].value
+    if status not in STATUSES:
+        raise _Bad(fields["status"].line, f"status: {_shown(status)} is not one of {', '.join(STATUSES)}")
+    texts = {key: _text(fields[key]) for key in TEXT_KEYS}
+    if len(texts["title"]) > TITLE_MAX:
+        raise _Bad(fields["title"].line, f"title is {len(texts['title'])} characters; keep it under "
+                                         f"{TITLE_MAX} and put the detail in the body")
+    evidence = tuple(_text_item(item, "evidence") for item in _items(fields.get("evidence"), "evidence"))
+    triggers = tuple(_trigger(item) for item in _items(fields.get("triggers"), "triggers"))
+    return Pattern(
+        id=pid, title=texts["title"], status=status,
+        time_saved_min=_whole_number(fields["time_saved_min"]),
+        problem=texts["problem"], when=texts["when"], solution=texts["solution"],
+        evidence=evidence, triggers=triggers, body=doc.body, path=path,
+    )
+
+
+def _whole_number(field: fm.Field) -> int:
+    value = field.value
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _Bad(field.line, f"{field.key}: {_shown(value)} is not a whole number ≥ 0; "
+                               f"write e.g. {field.key}: 30")
+    return value
+
+
+def _text(field: fm.Field) -> str:
+    value = field.value
+    if value is None:
+        raise _Bad(field.line, f"{field.key} is empty; say it in one sentence")
+    if isinstance(value, bool):
+        raise _Bad(field.line, f"{field.key}: a yes/no/on/off/true/false word reads as a boolean, "
+                               "not text; put it in quotes")
+    if isinstance(value, (int, float)):
+        raise _Bad(field.line, f"{field.key}: {value} reads as a number, not text; put it in quotes")
+    if not isinstance(value, str):
+        raise _Bad(field.line, f"{field.key}: {_shown(value)} is not text")
+    value = value.strip()
+    if not value:
+        raise _Bad(field.line, f"{field.key} is empty; say it in one sentence")
+    if _CONTROL.search(value):
+        raise _Bad(field.line, f"{field.key} contains a control character; keep it to one plain line")
+    return value
+
+
+def _items(field: fm.Field | None, key: str) -> tuple[fm.ListItem, ...]:
+    if field is None or field.value is None:
+        return ()
+    if not isinstance(field.value, tuple):
+        raise _Bad(field.line, f"{key} must be a list: '{key}: []' or '- ...' lines under it")
+    return field.value
+
+
+def _text_item(item: fm.ListItem, key: str) -> str:
+    value = item.value
+    if not isinstance(value, str) or not value.strip():
+        raise _Bad(item.line, f"{key}: {_shown(value)} is not text; quote it, e.g. - \"session 003\"")
+    return value.strip()
+
+
+def _trigger(item: fm.ListItem) -> Trigger:
+    if not isinstance(item.value, Mapping):
+        raise _Bad(item.line, "a trigger is a mapping on one line: - {regex: '...', on: output} "
+                              "or - {when: 'speedup < 0.5'}")
+    try:
+        return trigger_from_mapping(item.value)
+    except TriggerError as exc:
+        raise _Bad(item.line, f"trigger: {exc}") from exc
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, tuple):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    return "nothing" if value is None else repr(value)
+
+
+def next_id(directory: Path) -> int:
+    """One more than the highest NN among the files in `directory` (broken files count too)."""
+    return max(_taken_ids(directory), default=0) + 1
+
+
+def _unlistable(directory: Path, exc: OSError) -> PatternError:
+    return PatternError(f"{directory}: cannot list the patterns ({exc.strerror}); check its permissions")
+
+
+def _taken_ids(directory: Path) -> list[int]:
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise _unlistable(directory, exc) from exc
+    return [int(m.group(1)) for name in names if name.endswith(".md") and (m := _NUMBERED.match(name))]
+
+
+# Writing ------------------------------------------------------------------------------------
+
+_TRAILING_FILLER = {"a", "an", "and", "at", "by", "for", "in", "of", "on", "or", "the", "to", "when", "with"}
+
+
+def pattern_slug(title: str) -> str:
+    """A file-name-safe slug of the title: lowercase ASCII words joined by '-', at most 48
+    characters, never a path ('../../etc' -> 'etc'), never ending on a filler word."""
+    ascii_title = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
+    if not re.search(r"[A-Za-z0-9]", ascii_title):
+        return "pattern"
+    words = slugify(title, limit=48).split("-")
+    while len(words) > 1 and words[-1] in _TRAILING_FILLER:
+        words.pop()
+    return "-".join(words)
+
+
+def render_pattern(p: Pattern) -> str:
+    """The file text of `p`; `parse_pattern` reads it back as an equal pattern."""
+    lines = [
+        fm.FENCE,
+        f"id: {p.id}",
+        f"title: {fm.render_text(p.title)}",
+        f"status: {p.status}",
+        f"time_saved_min: {p.time_saved_min}",
+        fm.render_paragraph("problem", p.problem),
+        fm.render_paragraph("when", p.when),
+        fm.render_paragraph("solution", p.solution),
+    ]
+    lines += ["evidence:", *(fm.render_list_item(e) for e in p.evidence)] if p.evidence else ["evidence: []"]
+    if p.triggers:
+        lines.append("triggers:")
+        lines += [fm.render_mapping_item(trigger_to_mapping(t), quoted=("regex", "when")) for t in p.triggers]
+    else:
+        lines.append("triggers: []")
+    lines.append(fm.FENCE)
+    return "\n".join(lines) + "\n" + p.body
+
+
+def new_pattern(
+    directory: Path, title: str, problem: str, when: str, solution: str, time_saved_min: int,
+    triggers: Sequence[Trigger] = (), evidence: Sequence[str] = (),
+) -> Path:
+    """Write `directory/NN-slug.md` with the next free NN and return its path. The file appears
+    whole (temp file, then a hard link that fails rather than replace), never over another, and
+    two writers at once (other panes, other processes) get different numbers."""
+    fields = {"title": title, "problem": problem, "when": when, "solution": solution}
+    clean = {key: " ".join(str(value).split()) for key, value in fields.items()}
+    for key, value in clean.items():
+        if not value:
+            raise PatternError(f"the {key} is empty; say it in one sentence")
+        if _CONTROL.search(value):
+            raise PatternError(f"the {key} contains a control character; write plain text")
+    if len(clean["title"]) > TITLE_MAX:
+        raise PatternError(f"the title is {len(clean['title'])} characters; keep it under {TITLE_MAX}")
+    if isinstance(time_saved_min, bool) or not isinstance(time_saved_min, int) or time_saved_min < 0:
+        raise PatternError(f"time saved {time_saved_min!r} is not a whole number of minutes ≥ 0")
+    slug = pattern_slug(clean["title"])
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PatternError(f"{directory}: cannot create the patterns folder ({exc.strerror}); "
+                           "fix its permissions or pass another --workspace") from exc
+    with _one_writer_at_a_time(directory):
+        number = next_id(directory)
+        while True:
+            path = directory / f"{number:02d}-{slug}.md"
+            pattern = Pattern(
+                id=number, title=clean["title"], status="operational", time_saved_min=time_saved_min,
+                problem=clean["problem"], when=clean["when"], solution=clean["solution"],
+                evidence=tuple(" ".join(e.split()) for e in evidence if e.strip()),
+                triggers=tuple(triggers), body=_new_body(number, clean), path=path,
+            )
+            text = render_pattern(pattern)
+            parse_pattern(text, path, number)  # never write a file the loader would reject
+            if _publish(directory, path, text):
+                return path
+            number = max(number, *_taken_ids(directory)) + 1
+
+
+@contextlib.contextmanager
+def _one_writer_at_a_time(directory: Path) -> Iterator[None]:
+    """An exclusive flock on the folder itself (no lock file to commit by mistake); closing
+    the descriptor releases it, even when the writer dies."""
+    if sys.platform == "win32":
+        yield
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _new_body(number: int, texts: Mapping[str, str]) -> str:
+    return (f"\n# {number:02d} · {texts['title']}\n\n"
+            f"**Problem.** {texts['problem']}\n\n"
+            f"**When to apply.** {texts['when']}\n\n"
+            f"**Solution.** {texts['solution']}\n")
+
+
+def _publish(directory: Path, path: Path, text: str) -> bool:
+    """Put `text` at `path` all at once; False when that name is already taken."""
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".new-pattern-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(tmp, path)  # unlike rename, a link never replaces an existing file
+        except FileExistsError:
+            return False
+        except OSError:
+            return _reserve_and_replace(tmp, path)
+        return True
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def _reserve_and_replace(tmp: str, path: Path) -> bool:
+    """For file systems without hard links: claim the name exclusively, then rename over it."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        raise PatternError(f"{path}: cannot write ({exc.strerror}); check the patterns folder") from exc
+    os.replace(tmp, path)
+    return True

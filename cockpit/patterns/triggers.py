@@ -1,0 +1,208 @@
+"""Triggers: when a pattern applies, read from a gate's output lines or its verdict.
+
+Two kinds, as written in a pattern's front matter:
+- `{regex: '...', on: output}` fires when a line of a gate's output matches (re.search);
+- `{when: 'speedup < 0.5'}` fires when a field of a gate's structured result compares true.
+Either may add `gate: NAME` to listen to one gate only. Regexes are compiled once, at load.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from cockpit.errors import CockpitError
+
+if TYPE_CHECKING:
+    from cockpit.patterns.library import Pattern
+
+
+class TriggerError(CockpitError):
+    """A trigger as written cannot be used; the message says what to write instead."""
+
+
+@dataclass(frozen=True)
+class OutputTrigger:
+    """Fires on an output line that `regex` finds (case-sensitive unless it starts with (?i))."""
+
+    regex: re.Pattern[str]
+    gate: str | None = None
+
+
+@dataclass(frozen=True)
+class VerdictTrigger:
+    """Fires when `field op value` holds for a gate's result, e.g. speedup < 0.5."""
+
+    field: str
+    op: str
+    value: float | str
+    condition: str
+    gate: str | None = None
+
+
+Trigger = OutputTrigger | VerdictTrigger
+
+OPERATORS = ("<=", ">=", "==", "!=", "<", ">")
+_CONDITION = re.compile(r"^\s*([a-z_][a-z0-9_]*)\s*(<=|>=|==|!=|<|>)\s*(\S+)\s*$")
+_NUMBER = re.compile(r"[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+_GATE = re.compile(r"[a-z][a-z0-9_-]*")
+OUTPUT_KEYS = ("regex", "on", "gate")
+VERDICT_KEYS = ("when", "gate")
+
+
+def output_trigger(regex: str, gate: str | None = None) -> OutputTrigger:
+    """An output trigger; TriggerError when the regex does not compile or matches everything."""
+    if not regex:
+        raise TriggerError("regex is empty; write the text to look for, e.g. 'undefined symbol'")
+    try:
+        compiled = re.compile(regex)
+    except re.error as exc:
+        raise TriggerError(f"regex {regex!r} does not compile ({exc}); "
+                           "fix it, and write it in 'single quotes'") from exc
+    if compiled.search("") is not None:
+        raise TriggerError(f"regex {regex!r} matches an empty line, so it would fire on every gate; "
+                           "make it match real text")
+    return OutputTrigger(compiled, _gate(gate))
+
+
+def verdict_trigger(condition: str, gate: str | None = None) -> VerdictTrigger:
+    """A verdict trigger from 'FIELD OP VALUE'; VALUE is a number or a bare word (== and != only)."""
+    m = _CONDITION.match(condition)
+    if m is None:
+        raise TriggerError(f"condition {condition!r} is not 'FIELD OP VALUE' "
+                           f"(OP one of {' '.join(OPERATORS)}), e.g. 'speedup < 0.5'")
+    field, op, token = m.groups()
+    value: float | str
+    if _NUMBER.fullmatch(token):
+        value = float(token)
+    elif _WORD.fullmatch(token):
+        if op not in ("==", "!="):
+            raise TriggerError(f"condition {condition!r}: '{op}' needs a number; compare words with == or !=")
+        value = _norm_word(token)
+    else:
+        raise TriggerError(f"condition {condition!r}: {token!r} is neither a number nor a bare word")
+    return VerdictTrigger(field, op, value, f"{field} {op} {token}", _gate(gate))
+
+
+def trigger_from_mapping(item: Mapping[str, Any]) -> Trigger:
+    """A trigger from its front-matter mapping: {regex, on?, gate?} or {when, gate?}."""
+    keys = set(item)
+    gate = item.get("gate")
+    if gate is not None and not isinstance(gate, str):
+        raise TriggerError(f"gate: {gate!r} is not a gate name (lowercase, e.g. env, build, profile)")
+    if "regex" in keys and "when" in keys:
+        raise TriggerError("a trigger has either regex (output) or when (verdict), not both; split it in two")
+    if "regex" in keys:
+        _only(keys, OUTPUT_KEYS)
+        on = item.get("on", "output")
+        if on != "output":
+            raise TriggerError(f"on: {on!r} is not supported; regex triggers read gate output (on: output)")
+        regex = item["regex"]
+        if not isinstance(regex, str):
+            raise TriggerError(f"regex: {regex!r} must be text; quote it: regex: '...'")
+        return output_trigger(regex, gate)
+    if "when" in keys:
+        _only(keys, VERDICT_KEYS)
+        when = item["when"]
+        if not isinstance(when, str):
+            raise TriggerError(f"when: {when!r} must be a condition in quotes, e.g. when: 'speedup < 0.5'")
+        return verdict_trigger(when, gate)
+    raise TriggerError("a trigger needs regex: '...' (gate output) or when: '...' (gate verdict)")
+
+
+def trigger_to_mapping(trigger: Trigger) -> dict[str, str]:
+    """The front-matter mapping that `trigger_from_mapping` reads back as the same trigger."""
+    out = ({"regex": trigger.regex.pattern, "on": "output"} if isinstance(trigger, OutputTrigger)
+           else {"when": trigger.condition})
+    if trigger.gate is not None:
+        out["gate"] = trigger.gate
+    return out
+
+
+def describe(trigger: Trigger) -> str:
+    """One line for people: "output /too much shared data/ (build)" or "speedup < 0.5"."""
+    where = f" ({trigger.gate})" if trigger.gate else ""
+    if isinstance(trigger, OutputTrigger):
+        return f"output /{trigger.regex.pattern}/{where}"
+    return f"{trigger.condition}{where}"
+
+
+def match_output(patterns: Sequence[Pattern], gate: str, lines: Iterable[str]) -> list[tuple[Pattern, str]]:
+    """Patterns whose output triggers fire on `gate`'s lines, each once with the first line that
+    fired it; earliest line first, then by id."""
+    listening = [(p, t) for p in patterns for t in p.triggers
+                 if isinstance(t, OutputTrigger) and t.gate in (None, gate)]
+    if not listening:
+        return []
+    wanted = len({p.id for p, _ in listening})
+    first: dict[int, tuple[int, Pattern, str]] = {}
+    for index, line in enumerate(lines):
+        for pattern, trigger in listening:
+            if pattern.id not in first and trigger.regex.search(line):
+                first[pattern.id] = (index, pattern, line)
+        if len(first) == wanted:
+            break
+    return [(p, line) for _, p, line in sorted(first.values(), key=lambda x: (x[0], x[1].id))]
+
+
+def match_verdict(
+    patterns: Sequence[Pattern], gate: str, result: Mapping[str, Any]
+) -> list[tuple[Pattern, str]]:
+    """Patterns whose verdict triggers hold for `gate`'s result, each once with the reason,
+    e.g. "speedup 0.1 < 0.5". Pass the status in the result too ({**verdict.result, "status": ...})
+    for conditions on it. A field the result lacks never fires."""
+    out: list[tuple[Pattern, str]] = []
+    for pattern in patterns:
+        for trigger in pattern.triggers:
+            if isinstance(trigger, VerdictTrigger) and trigger.gate in (None, gate):
+                reason = _holds(trigger, result)
+                if reason is not None:
+                    out.append((pattern, reason))
+                    break
+    return out
+
+
+def _holds(trigger: VerdictTrigger, result: Mapping[str, Any]) -> str | None:
+    if trigger.field not in result:
+        return None
+    actual = result[trigger.field]
+    if isinstance(trigger.value, float):
+        if isinstance(actual, bool) or not isinstance(actual, (int, float)) or math.isnan(actual):
+            return None
+        if not _compare(float(actual), trigger.op, trigger.value):
+            return None
+        shown = f"{actual:g}" if isinstance(actual, float) else str(actual)
+        return f"{trigger.field} {shown} {trigger.op} {trigger.condition.split(' ', 2)[2]}"
+    if isinstance(actual, bool):
+        actual = "true" if actual else "false"
+    if not isinstance(actual, str):
+        return None
+    equal = _norm_word(actual) == trigger.value
+    if trigger.op == "==":
+        return f"{trigger.field} is {actual}" if equal else None
+    return None if equal else f"{trigger.field} is {actual}, not {trigger.condition.split(' ', 2)[2]}"
+
+
+def _compare(a: float, op: str, b: float) -> bool:
+    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[op]
+
+
+def _norm_word(word: str) -> str:
+    """memory-bound, MEMORY_BOUND and 'memory bound' are one word to a condition."""
+    return re.sub(r"[-\s]+", "_", word.strip().lower())
+
+
+def _gate(gate: str | None) -> str | None:
+    if gate is not None and not _GATE.fullmatch(gate):
+        raise TriggerError(f"gate: {gate!r} is not a gate name (lowercase, e.g. env, build, profile)")
+    return gate
+
+
+def _only(keys: set[str], allowed: tuple[str, ...]) -> None:
+    extra = sorted(keys - set(allowed))
+    if extra:
+        raise TriggerError(f"unknown trigger key {extra[0]!r} (allowed here: {', '.join(allowed)})")
