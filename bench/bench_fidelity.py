@@ -82,9 +82,10 @@ def main() -> None:
                  "delta": max(worst["delta"], abs(delta))}
         print(f"{name:<32} {med:>11.4f} {spread:>8.2f} {cv:>6.2f} {sdpa:>8.4f} {triton_ms:>11.4f} "
               f"{delta:>+6.2f}")
-    print(f"worst spread {worst['spread']:.2f} % (<= 2: {'PASS' if worst['spread'] <= 2 else 'FAIL'}); "
-          f"worst CV {worst['cv']:.2f} % (<= 1: {'PASS' if worst['cv'] <= 1 else 'FAIL'}); "
-          f"worst |SDPA - do_bench| {worst['delta']:.2f} % (<= 3: {'PASS' if worst['delta'] <= 3 else 'FAIL'})")
+    ok = {k: "PASS" if worst[k] <= limit else "FAIL" for k, limit in (("spread", 2), ("cv", 1), ("delta", 3))}
+    print(f"worst spread {worst['spread']:.2f} % (<= 2: {ok['spread']}); "
+          f"worst CV {worst['cv']:.2f} % (<= 1: {ok['cv']}); "
+          f"worst |SDPA - do_bench| {worst['delta']:.2f} % (<= 3: {ok['delta']})")
 
 
 if __name__ == "__main__":

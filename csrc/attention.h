@@ -1,0 +1,47 @@
+// cockpit_attn: attention forward, the cockpit's workload kernel.
+//
+// Plain C++ (no torch): attention.cu includes only this header and the CUDA headers, so
+// a kernel-only edit recompiles in seconds. binding.cpp is the one torch translation unit.
+#pragma once
+
+#include <cstdint>
+#include <cuda_runtime.h>
+
+namespace cockpit_attn {
+
+enum class DType : int { kFloat16 = 0, kBFloat16 = 1 };
+
+// Strides in elements. The last dimension (head_dim) must be contiguous, every stride a
+// multiple of 8 elements and every base pointer 16-byte aligned (128-bit loads and stores).
+struct Strides {
+  int64_t batch;
+  int64_t head;
+  int64_t row;
+};
+
+// O = softmax(scale * Q K^T [+ causal mask]) V for tensors laid out (B, H, S, D).
+// Self-attention: Q, K, V and O share B, H, S and D.
+struct AttnParams {
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  void* o = nullptr;
+  Strides q_stride{}, k_stride{}, v_stride{}, o_stride{};
+  int batch = 0;
+  int heads = 0;
+  int seqlen = 0;
+  int head_dim = 0;        // 64 or 128
+  float scale = 0.f;       // softmax scale, usually 1/sqrt(head_dim)
+  bool causal = false;     // query i attends keys j <= i
+  DType dtype = DType::kFloat16;
+};
+
+// Launches the forward kernel on `stream`. Returns cudaErrorInvalidValue for shapes or
+// pointers it does not support, else the launch's error (cudaSuccess when queued).
+cudaError_t attention_forward(const AttnParams& params, cudaStream_t stream);
+
+// Dynamic shared memory per block (bytes) the forward kernel uses for this head_dim;
+// 0 for an unsupported head_dim.
+int attention_smem_bytes(int head_dim);
+
+}  // namespace cockpit_attn

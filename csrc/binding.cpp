@@ -1,0 +1,140 @@
+// cockpit_attn Python binding: the only torch translation unit of the extension.
+// It validates the tensors, fills the plain AttnParams and calls the launcher in attention.cu
+// on torch's current CUDA stream. Building this file takes ~50 s (torch headers); it rarely
+// changes, so kernel edits (attention.cu) recompile alone in seconds.
+
+#include <torch/extension.h>
+
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "attention.h"
+
+namespace {
+
+// Error messages are built from strings only. On the lent H200 image (torch 2.11+cu130), a
+// TORCH_CHECK whose message streams an integer (an int64_t, or sizes()/strides()) from this
+// extension segfaulted inside std::ostream's number formatting, while string, ScalarType and
+// Device messages worked; std::to_string does not go through the stream's locale facets.
+std::string dims(c10::IntArrayRef a) {
+  std::string s = "[";
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(a[i]);
+  }
+  return s + "]";
+}
+
+const char* dtype_name(const torch::Tensor& t) { return c10::toString(t.scalar_type()); }
+
+cockpit_attn::Strides strides_of(const torch::Tensor& t) {
+  return cockpit_attn::Strides{t.stride(0), t.stride(1), t.stride(2)};
+}
+
+void check_tensor(const torch::Tensor& t, const char* name) {
+  TORCH_CHECK(t.defined(), "cockpit_attn.forward: ", name, " is undefined");
+  TORCH_CHECK(t.is_cuda(), "cockpit_attn.forward: ", name, " must be a CUDA tensor, got device ",
+              t.device().str());
+  TORCH_CHECK(t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16,
+              "cockpit_attn.forward: ", name, " must be float16 or bfloat16, got ", dtype_name(t));
+  TORCH_CHECK(t.dim() == 4, "cockpit_attn.forward: ", name,
+              " must be rank 4 (batch, heads, seqlen, head_dim), got shape ", dims(t.sizes()));
+  TORCH_CHECK(t.is_contiguous(), "cockpit_attn.forward: ", name,
+              " must be contiguous (call .contiguous() first), got strides ", dims(t.strides()),
+              " for shape ", dims(t.sizes()));
+  TORCH_CHECK(reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0, "cockpit_attn.forward: ",
+              name, " must be 16-byte aligned (a view with an odd storage offset?)");
+}
+
+// Checks q, k, v and returns the softmax scale to use.
+double validate(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                const std::optional<double>& scale) {
+  check_tensor(q, "q");
+  check_tensor(k, "k");
+  check_tensor(v, "v");
+  TORCH_CHECK(k.scalar_type() == q.scalar_type() && v.scalar_type() == q.scalar_type(),
+              "cockpit_attn.forward: q, k and v must share a dtype, got ", dtype_name(q), ", ",
+              dtype_name(k), ", ", dtype_name(v));
+  TORCH_CHECK(k.device() == q.device() && v.device() == q.device(),
+              "cockpit_attn.forward: q, k and v must be on the same device, got ",
+              q.device().str(), ", ", k.device().str(), ", ", v.device().str());
+  TORCH_CHECK(k.sizes() == q.sizes() && v.sizes() == q.sizes(),
+              "cockpit_attn.forward: q, k and v must have the same shape (self-attention, "
+              "Sq == Sk), got ",
+              dims(q.sizes()), ", ", dims(k.sizes()), ", ", dims(v.sizes()));
+  const int64_t head_dim = q.size(3);
+  TORCH_CHECK(head_dim == 64 || head_dim == 128,
+              "cockpit_attn.forward: head_dim must be 64 or 128, got ", std::to_string(head_dim));
+  TORCH_CHECK(q.size(0) <= 65535 && q.size(1) <= 65535 && q.size(2) <= INT32_MAX,
+              "cockpit_attn.forward: shape too large (batch and heads <= 65535, seqlen < 2^31), "
+              "got ",
+              dims(q.sizes()));
+  const double softmax_scale =
+      scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(head_dim));
+  TORCH_CHECK(std::isfinite(softmax_scale), "cockpit_attn.forward: scale must be finite, got ",
+              std::to_string(softmax_scale));
+  return softmax_scale;
+}
+
+torch::Tensor forward(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                      bool causal, std::optional<double> scale,
+                      std::optional<torch::Tensor> out) {
+  const double softmax_scale = validate(q, k, v, scale);
+  const int64_t head_dim = q.size(3);
+
+  const c10::cuda::CUDAGuard device_guard(q.device());
+  // `out` lets a caller hand in its own buffer, e.g. one filled with NaN so that any element
+  // the kernel fails to write shows up (the correctness gate does this).
+  torch::Tensor o;
+  if (out.has_value()) {
+    o = *out;
+    check_tensor(o, "out");
+    TORCH_CHECK(o.scalar_type() == q.scalar_type() && o.device() == q.device() &&
+                    o.sizes() == q.sizes(),
+                "cockpit_attn.forward: out must match q in dtype, device and shape");
+  } else {
+    o = torch::empty_like(q, q.options().memory_format(at::MemoryFormat::Contiguous));
+  }
+  if (o.numel() == 0) return o;
+
+  cockpit_attn::AttnParams p;
+  p.q = q.data_ptr();
+  p.k = k.data_ptr();
+  p.v = v.data_ptr();
+  p.o = o.data_ptr();
+  p.q_stride = strides_of(q);
+  p.k_stride = strides_of(k);
+  p.v_stride = strides_of(v);
+  p.o_stride = strides_of(o);
+  p.batch = static_cast<int>(q.size(0));
+  p.heads = static_cast<int>(q.size(1));
+  p.seqlen = static_cast<int>(q.size(2));
+  p.head_dim = static_cast<int>(head_dim);
+  p.scale = static_cast<float>(softmax_scale);
+  p.causal = causal;
+  p.dtype = q.scalar_type() == at::kBFloat16 ? cockpit_attn::DType::kBFloat16
+                                             : cockpit_attn::DType::kFloat16;
+
+  const cudaError_t err =
+      cockpit_attn::attention_forward(p, at::cuda::getCurrentCUDAStream().stream());
+  TORCH_CHECK(err == cudaSuccess, "cockpit_attn.forward: kernel launch failed: ",
+              cudaGetErrorName(err), " (", cudaGetErrorString(err), ")");
+  return o;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.doc() = "cockpit_attn: FlashAttention-2 style attention forward (fp16/bf16, D=64/128)";
+  m.def("forward", &forward,
+        "O = softmax(scale * Q K^T [causal mask]) V for (B, H, S, D) CUDA tensors, fp16 or "
+        "bf16, D in {64, 128}; scale defaults to 1/sqrt(D)",
+        pybind11::arg("q"), pybind11::arg("k"), pybind11::arg("v"), pybind11::arg("causal"),
+        pybind11::arg("scale") = pybind11::none(), pybind11::arg("out") = pybind11::none());
+}
