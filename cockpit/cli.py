@@ -32,6 +32,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"cockpit {__version__}")
     p.add_argument("--session", metavar="ID|latest", default=None,
                    help="session to open (default: the latest open one, or offer a new one)")
+    p.add_argument("--replay", type=Path, metavar="FILE.jsonl",
+                   help="drive the GPU panel from a telemetry recording instead of NVML")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     new = sub.add_parser("new", parents=[common], help="create a session; print its id and folder")
@@ -52,6 +54,18 @@ def _parser() -> argparse.ArgumentParser:
     gate.add_argument("--json", action="store_true",
                       help="print one JSON object on stdout (the live log still goes to stderr)")
 
+    gpu = sub.add_parser("gpu", parents=[common], help="GPU snapshot(s) over NVML")
+    gpu.add_argument("--json", action="store_true", help="print one JSON object")
+    gpu.add_argument("--watch", type=float, metavar="SECONDS", help="repeat every SECONDS until ctrl-c")
+
+    tel = sub.add_parser("telemetry", parents=[common], help="record real NVML samples for replay")
+    tel_sub = tel.add_subparsers(dest="telemetry_command", metavar="record", required=True)
+    rec = tel_sub.add_parser("record", help="record samples to a JSONL file")
+    rec.add_argument("--seconds", type=float, required=True)
+    rec.add_argument("-o", "--out", type=Path, required=True, metavar="FILE.jsonl")
+    rec.add_argument("--interval", type=float, default=1.0, metavar="SECONDS")
+    rec.add_argument("--pcie", action="store_true", help="also PCIe throughput (blocks ~21 ms a read)")
+
     dec = sub.add_parser("decide", parents=[common],
                          help="speedup classification and the next step (the profiling decision tree)")
     dec.add_argument("speedup", type=float, help="baseline time / our time, e.g. 0.42")
@@ -61,6 +75,8 @@ def _parser() -> argparse.ArgumentParser:
     shot = sub.add_parser("screenshot", parents=[common], help="SVG screenshots of the main screens")
     shot.add_argument("--out", type=Path, default=Path("screenshots"), metavar="DIR")
     shot.add_argument("--size", default="160x48", metavar="COLSxROWS")
+    shot.add_argument("--replay", type=Path, metavar="FILE.jsonl", default=argparse.SUPPRESS,
+                      help="GPU panel from this recording (default: the committed loaded H200 one)")
     shot.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS,
                       help="screenshot this session (a copy of it) instead of the demo session")
     return p
@@ -211,6 +227,18 @@ def cmd_gate(args: argparse.Namespace) -> int:
     return {"pass": 0, "warn": 0, "error": 2}.get(verdict.status, 1)
 
 
+def cmd_gpu(args: argparse.Namespace) -> int:
+    from cockpit.telemetry.commands import gpu_command
+
+    return gpu_command(args.json, args.watch)
+
+
+def cmd_telemetry(args: argparse.Namespace) -> int:
+    from cockpit.telemetry.commands import record_command
+
+    return record_command(args.seconds, args.out, args.interval, args.pcie)
+
+
 def cmd_decide(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
@@ -246,5 +274,7 @@ _COMMANDS = {
     "status": cmd_status,
     "gate": cmd_gate,
     "decide": cmd_decide,
+    "gpu": cmd_gpu,
+    "telemetry": cmd_telemetry,
     "screenshot": cmd_screenshot,
 }

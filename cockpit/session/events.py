@@ -21,6 +21,7 @@ GATE_STALLED = "gate_stalled"
 DECISION = "decision"
 PATTERN_APPLIED = "pattern_applied"
 SESSION_ENDED = "session_ended"
+GPU_SUMMARY = "gpu_summary"
 APP_OPENED = "app_opened"
 APP_CLOSED = "app_closed"
 
@@ -83,6 +84,11 @@ def gate_finished(
 def decision(t: float, action: str, summary: str, confirmed: bool, **details: Any) -> Event:
     """KEEP/REVERT after a benchmark, and whether the engineer carried it out."""
     return event(DECISION, t, action=action, summary=summary, confirmed=confirmed, **details)
+
+
+def gpu_summary(t: float, phase: str, summary: dict[str, Any]) -> Event:
+    """What the GPUs did during a phase (mean/max util, power, temperature, throttled seconds)."""
+    return event(GPU_SUMMARY, t, phase=phase, **summary)
 
 
 def session_ended(t: float, reason: str) -> Event:

@@ -6,12 +6,13 @@ import asyncio
 import os
 import signal
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App, ComposeResult, SystemCommand
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer
+from textual.worker import Worker, WorkerState
 
 from cockpit.clock import Clock, SystemClock
 from cockpit.config import Config
@@ -27,10 +28,16 @@ from cockpit.session.timer import TimerView
 from cockpit.ui.commands import COMMANDS, bindings
 from cockpit.ui.gate_board import GateBoard
 from cockpit.ui.gate_panel import GateDetail, GatePanel
+from cockpit.ui.gpu_panel import GpuPanel
 from cockpit.ui.header import SessionHeader
 from cockpit.ui.phases import PhasePanel
 from cockpit.ui.status_history import StatusHistory
 from cockpit.workspace import SessionRef, Workspace, create_session
+
+if TYPE_CHECKING:
+    from cockpit.telemetry.history import History
+    from cockpit.telemetry.sample import Snapshot
+    from cockpit.telemetry.sampler import TelemetrySource
 
 ActivitySource = Callable[[], Activity | None]
 
@@ -47,6 +54,9 @@ class CockpitApp(App[int]):
         session: SessionRef | None,
         clock: Clock | None = None,
         tick_s: float = 1.0,
+        telemetry: TelemetrySource | None = None,
+        gpu_every_s: float = 1.0,
+        initial_gpu: tuple[Snapshot, History] | None = None,
     ) -> None:
         super().__init__()
         self.workspace = workspace
@@ -57,8 +67,15 @@ class CockpitApp(App[int]):
         self._tick_s = tick_s
         self._attached_t = self.clock.now()
         self._reported: set[str] = set()
+        # Live NVML unless a source (a recording) is given; opened in the worker, not here.
+        self._telemetry = telemetry
+        self._gpu_every_s = gpu_every_s
+        self.gpu_history: History | None = initial_gpu[1] if initial_gpu else None
+        self._initial_gpu = initial_gpu
+        self._gpu_errors: set[str] = set()
         # The main screen's widgets, held so updates never depend on which screen is on top.
         self.header = SessionHeader(id="header")
+        self.gpu_panel = GpuPanel(id="gpu")
         self.phase_panel = PhasePanel(id="phases")
         self.gate_panel = GatePanel(list(GATES), id="gates")
         self.gate_detail = GateDetail(id="gate-detail")
@@ -73,6 +90,7 @@ class CockpitApp(App[int]):
         yield self.header
         with Horizontal(id="main"):
             with Vertical(id="left"):
+                yield self.gpu_panel
                 yield self.phase_panel
                 yield self.gate_panel
             with Vertical(id="right"):
@@ -86,6 +104,10 @@ class CockpitApp(App[int]):
         else:
             self._ask_new_session(exit_on_cancel=True)
         self.set_interval(self._tick_s, self.tick)
+        if self._initial_gpu is not None:
+            self.gpu_panel.show(*self._initial_gpu)
+        if self._gpu_every_s > 0:  # 0: a still picture (screenshots)
+            self.poll_gpu()
         if not self.is_headless:
             self._install_signal_handlers()
 
@@ -176,6 +198,45 @@ class CockpitApp(App[int]):
             self.post_status(auto=True)
         self._render(now)
 
+    # GPU telemetry: a worker collects, the handler renders and re-arms (polls never overlap) ---
+
+    def poll_gpu(self) -> None:
+        self.run_worker(self._collect_gpu, name="gpu", group="telemetry", thread=True,
+                        exclusive=True, exit_on_error=False)
+
+    def _collect_gpu(self) -> Snapshot:
+        if self._telemetry is None:
+            from cockpit.telemetry.nvml import Nvml
+            from cockpit.telemetry.sampler import Sampler
+
+            self._telemetry = Sampler(Nvml(), self.clock)
+        if self.gpu_history is None:
+            from cockpit.telemetry.history import History  # numpy: off the first frame's path
+
+            self.gpu_history = History()
+        return self._telemetry.tick()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "telemetry":
+            return
+        if event.state == WorkerState.SUCCESS:
+            snapshot: Snapshot = event.worker.result
+            if self.gpu_history is not None:
+                self.gpu_history.append(snapshot)
+            self.gpu_panel.show(snapshot, self.gpu_history)
+            for problem in snapshot.problems:
+                self._report_gpu_once(problem.describe())
+            if snapshot.available:
+                self.set_timer(self._gpu_every_s, self.poll_gpu)
+        elif event.state == WorkerState.ERROR:
+            self._report_gpu_once(f"GPU telemetry stopped: {event.worker.error}")
+            self.set_timer(max(10.0, self._gpu_every_s), self.poll_gpu)
+
+    def _report_gpu_once(self, message: str) -> None:
+        if message not in self._gpu_errors:
+            self._gpu_errors.add(message)
+            self.notify(message, severity="warning", markup=False, timeout=10)
+
     def _view(self, now: float) -> TimerView:
         assert self.live is not None
         return timer.timer_view(self.live.state, now, self.config.phase_warn_fraction)
@@ -244,12 +305,17 @@ class CockpitApp(App[int]):
         if self.live is None:
             self.notify("No session is open: ctrl+n starts one.", severity="warning")
             return False
+        run = self.live.state.current_run
         try:
             events = make(self.live.state, self.clock.now())
         except CockpitError as exc:
             self.notify(str(exc), severity="warning", markup=False)
             return False
         ok = self._append(events)
+        ended = next((e for e in events if e["type"] == ev.PHASE_ENDED), None)
+        if ok and ended and run is not None and self.gpu_history and self.gpu_history.indices:
+            self._append([ev.gpu_summary(ended["t"], run.phase,
+                                         self.gpu_history.phase_summary(run.started_t, ended["t"]))])
         self._render(self.clock.now())
         return ok
 

@@ -167,6 +167,6 @@ def tail_of_file(path: Path, lines: int) -> list[str]:
             f.seek(max(0, size - 200 * lines))
             data = f.read()
     except OSError as exc:
-        return [f"(log {path} unreadable: {exc.strerror})"]
+        return [f"(the log {path.name} cannot be read: {exc.strerror})"]
     text = data.decode("utf-8", errors="replace").splitlines()
     return text[-lines:]

@@ -15,7 +15,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cockpit.clock import FakeClock
 from cockpit.config import Config, load_config
@@ -78,12 +78,32 @@ def build_demo_session(ws: Workspace, config: Config) -> tuple[SessionRef, float
     return ref, t + 2543
 
 
-def screenshot_app(ws: Workspace, config: Config, ref: SessionRef, now: float) -> CockpitApp:
-    """The app frozen at `now`: its clock never moves and no status of its own is posted."""
+# The GPU panel of the screenshots: a real H200 under load (tests/fixtures/telemetry).
+DEFAULT_REPLAY = (Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "telemetry"
+                  / "loaded-h200.jsonl")
+REPLAY_TICKS = 18  # into the recording: the load has ramped up, the card is on its power cap
+
+
+def screenshot_app(ws: Workspace, config: Config, ref: SessionRef, now: float,
+                   replay: Path | None = DEFAULT_REPLAY) -> CockpitApp:
+    """The app frozen at `now`: its clock never moves, no status of its own is posted, and the
+    GPU panel shows `replay` after REPLAY_TICKS seconds (no NVML is touched)."""
+    from cockpit.telemetry.history import History
+    from cockpit.telemetry.recording import ReplaySampler, read_recording
     from cockpit.ui.app import CockpitApp
 
     quiet = dataclasses.replace(config, status_every_s=10**9)
-    return CockpitApp(ws, quiet, ref, clock=FakeClock(now), tick_s=3600)
+    clock = FakeClock(now - REPLAY_TICKS)
+    gpu: tuple[Any, History] | None = None
+    if replay is not None and replay.exists():
+        source, history = ReplaySampler(read_recording(replay), clock), History()
+        for _ in range(REPLAY_TICKS):
+            clock.advance(1)
+            snapshot = source.tick()
+            history.append(snapshot)
+        gpu = (snapshot, history)
+    clock.set(now)
+    return CockpitApp(ws, quiet, ref, clock=clock, tick_s=3600, gpu_every_s=0, initial_gpu=gpu)
 
 
 async def _render(app: CockpitApp, size: tuple[int, int], out: Path) -> list[Path]:

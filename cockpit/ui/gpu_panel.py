@@ -1,0 +1,113 @@
+"""The GPU panel: one compact block per GPU from NVML (or a recording), with sparklines, clock
+events in words, and a warning when a process that is not the cockpit's own uses the GPU."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from rich.console import Group
+from rich.text import Text
+from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from cockpit.telemetry.history import History
+    from cockpit.telemetry.sample import GpuSample, GpuStatic, Snapshot
+
+SPARK = "▁▂▃▄▅▆▇█"
+REASON_STYLE = {"idle": "dim", "power cap": "yellow", "HW power brake": "bold red",
+                "SW thermal slowdown": "bold red", "HW thermal slowdown": "bold red",
+                "HW slowdown": "bold red", "sync boost": "yellow", "app clock setting": "yellow",
+                "display clock setting": "yellow"}
+
+
+def sparkline(values: Sequence[float], width: int, top: float | None = None) -> str:
+    """The last `width` values as block characters scaled to `top` (or their max)."""
+    vals = [v for v in values[-width:] if v == v]  # drop NaN (fields that were n/a)
+    if not vals:
+        return " " * width
+    peak = top if top else max(vals) or 1.0
+    bars = "".join(SPARK[min(7, max(0, int(v / peak * 7.999)))] for v in vals)
+    return bars.rjust(width)
+
+
+def _n(value: float | int | None, fmt: str = "{:.0f}") -> str:
+    return "n/a" if value is None else fmt.format(value)
+
+
+def is_ours(pid: int, ancestors: tuple[int, ...], own: int) -> bool:
+    return pid == own or own in ancestors
+
+
+def gpu_block(static: GpuStatic | None, sample: GpuSample, history: History | None,
+              width: int, own_pid: int) -> list[Text]:
+    """The lines for one GPU: numbers, clock events, sparklines, processes."""
+    name = (static.name or "GPU").replace("NVIDIA ", "") if static else "GPU"
+    if sample.lost:
+        return [Text(f"GPU{sample.index} {name}: fell off the bus (NVML: GPU is lost) — "
+                     "check dmesg / nvidia-smi; the box may need a reset", style="bold white on red")]
+    mem_total = static.memory_total_mib if static else None
+    max_sm = static.max_sm_clock_mhz if static else None
+    head = Text.assemble(
+        (f"GPU{sample.index} {name}  ", "bold"), (f"{_n(sample.util_gpu)}%", "bold cyan"),
+        f"  {_n(sample.temp_c)}°C  {_n(sample.power_w)}/{_n(sample.power_limit_w)} W",
+    )
+    sizes = Text(f"mem {_n(sample.memory_used_mib)}/{_n(mem_total)} MiB  "
+                 f"SM {_n(sample.sm_clock_mhz)}/{_n(max_sm)} MHz  P{_n(sample.pstate)}")
+    reasons = sample.throttle_reasons
+    events = Text("clocks: ", style="dim")
+    if not reasons:
+        events.append("full speed" if sample.throttle_mask == 0 else "n/a", style="green")
+    for i, reason in enumerate(reasons):
+        events.append(("" if i == 0 else ", ") + reason, style=REASON_STYLE.get(reason, "yellow"))
+    if sample.ecc_uncorrected:
+        events.append(f"  ECC uncorrected {sample.ecc_uncorrected}", style="bold red")
+    lines = [head, sizes, events]
+    if history is not None and history.gpu(sample.index) is not None:
+        w = max(6, (width - 15) // 3)
+        util = history.values(sample.index, "util_gpu", w)
+        power = history.values(sample.index, "power_w", w)
+        mem = history.values(sample.index, "memory_used_mib", w)
+        lines.append(Text.assemble(
+            ("util", "dim"), (sparkline(list(util), w, 100.0), "cyan"),
+            (" W", "dim"), (sparkline(list(power), w, sample.power_limit_w), "magenta"),
+            (" mem", "dim"), (sparkline(list(mem), w, float(mem_total) if mem_total else None), "blue"),
+        ))
+    for proc in sample.processes:
+        ours = is_ours(proc.pid, proc.ancestors, own_pid)
+        who = f"pid {proc.pid} {proc.name or '?'} {_n(proc.used_mib)} MiB"
+        if ours:
+            lines.append(Text(f"  {who} (ours)", style="dim"))
+        else:
+            lines.append(Text(f"⚠ {who}: not ours, benchmarks are suspect", style="bold yellow"))
+    return lines
+
+
+class GpuPanel(Widget):
+    DEFAULT_CSS = """
+    GpuPanel { height: auto; border: round $primary; padding: 0 1; }
+    """
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.border_title = "GPU"
+        self._lines: list[Text] = [Text("reading NVML…", style="dim")]
+        self._own_pid = os.getpid()
+
+    def show(self, snapshot: Snapshot, history: History | None) -> None:
+        if not snapshot.available:
+            self._lines = [Text(f"No GPU telemetry: {snapshot.reason}", style="yellow")]
+            self.border_subtitle = ""
+        else:
+            width = max(40, self.size.width - 4)
+            lines: list[Text] = []
+            for sample in snapshot.samples:
+                lines.extend(gpu_block(snapshot.static(sample.index), sample, history, width,
+                                       self._own_pid))
+            self._lines = lines or [Text("NVML sees no GPU", style="yellow")]
+            self.border_subtitle = f"tick {snapshot.tick_us:.0f} µs"
+        self.refresh(layout=True)
+
+    def render(self) -> Group:
+        return Group(*self._lines)

@@ -1,0 +1,86 @@
+"""The GPU panel: driven by a real H200 recording, by a fake at the pynvml boundary for the
+states a live card rarely shows (no driver, a GPU off the bus), and the phase summaries."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cockpit.clock import FakeClock
+from cockpit.config import Config
+from cockpit.telemetry.fake import FakeGpu, FakePynvml
+from cockpit.telemetry.nvml import NVML_ERROR_LIBRARY_NOT_FOUND, Nvml
+from cockpit.telemetry.recording import ReplaySampler, read_recording
+from cockpit.telemetry.sampler import Sampler
+from cockpit.ui.app import CockpitApp
+from cockpit.workspace import SessionRef, Workspace
+
+LOADED = Path(__file__).parent / "fixtures" / "telemetry" / "loaded-h200.jsonl"
+SIZE = (160, 48)
+
+
+def app_with(ws: Workspace, ref: SessionRef, source, clock: FakeClock) -> CockpitApp:  # type: ignore[no-untyped-def]
+    return CockpitApp(ws, Config(status_every_s=10**6), ref, clock=clock, tick_s=3600,
+                      telemetry=source, gpu_every_s=3600)
+
+
+async def polled(app: CockpitApp, pilot, times: int = 1) -> str:  # type: ignore[no-untyped-def]
+    """Poll the GPU `times` times (as the 1 Hz timer would) and return the panel's text."""
+    for i in range(times):
+        if i:
+            app.poll_gpu()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    return "\n".join(line.plain for line in app.gpu_panel._lines)
+
+
+async def test_replay_of_a_loaded_h200_shows_load_power_cap_and_the_foreign_process(ws, session) -> None:
+    clock = FakeClock()
+    app = app_with(ws, session, ReplaySampler(read_recording(LOADED), clock), clock)
+    async with app.run_test(size=SIZE) as pilot:
+        text = await polled(app, pilot, times=15)
+        assert "GPU0 H200" in text and "/143771 MiB" in text and "/1980 MHz" in text
+        assert "clocks: power cap" in text  # the recording's busy samples are power-capped
+        assert "⚠ pid 445 python3 1002 MiB: not ours" in text
+        assert app.gpu_history is not None
+        assert len(app.gpu_history.values(0, "util_gpu")) == 15
+        assert app.gpu_panel.border_subtitle.startswith("tick ")
+
+
+async def test_without_nvml_the_panel_says_why_in_one_line(ws, session) -> None:
+    clock = FakeClock()
+    source = Sampler(Nvml(FakePynvml(init_error=NVML_ERROR_LIBRARY_NOT_FOUND)), clock)
+    app = app_with(ws, session, source, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        text = await polled(app, pilot)
+        assert text == "No GPU telemetry: NVML library not found (no NVIDIA driver on this machine)"
+        assert "ENVIRONMENT" in app.header.render().plain  # everything else works
+
+
+async def test_a_gpu_that_falls_off_the_bus_is_a_red_row(ws, session) -> None:
+    clock = FakeClock()
+    lib = FakePynvml([FakeGpu(), FakeGpu(name="NVIDIA L4")])
+    app = app_with(ws, session, Sampler(Nvml(lib), clock), clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await polled(app, pilot)
+        lib.gpus[1].lost = True
+        text = await polled(app, pilot, times=2)
+        assert "GPU0 H200" in text
+        assert "GPU1 L4: fell off the bus (NVML: GPU is lost)" in text
+
+
+async def test_each_phase_end_journals_what_the_gpu_did(ws, session, clock) -> None:
+    app = app_with(ws, session, ReplaySampler(read_recording(LOADED), clock), clock)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(20):
+            clock.advance(1)
+            await polled(app, pilot)
+            app.poll_gpu()
+        await app.workers.wait_for_complete()
+        await pilot.press("n")
+    events = [json.loads(line) for line in session.journal.read_text().splitlines()]
+    [summary] = [e for e in events if e["type"] == "gpu_summary"]
+    assert summary["phase"] == "Environment"
+    [gpu] = summary["gpus"]
+    assert gpu["samples"] >= 15 and gpu["util_max"] >= 99 and gpu["power_max_w"] > 600
+    assert gpu["throttled_s"].get("power cap", 0) > 5
