@@ -25,6 +25,7 @@ _SOURCE = r"(?P<file>[^\s:()]+\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp|hxx|inl))"
 _NVCC_ERROR = re.compile(_SOURCE + r"\((?P<line>\d+)\): (?:catastrophic )?error:?\s*(?P<msg>.*)")
 _GCC_ERROR = re.compile(_SOURCE + r":(?P<line>\d+):(?:\d+:)? (?:fatal )?error: (?P<msg>.*)")
 _UNDEFINED_REF = re.compile(r"undefined reference to [`'](?P<sym>[^'`]+)'")
+_MULTIPLE_DEF = re.compile(r"(?:(?P<file>[^\s:]+):\([^)]*\): )?multiple definition of [`'](?P<sym>[^'`]+)'")
 _UNDEFINED_SYMBOL = re.compile(r"undefined symbol: (?P<sym>\S+)")
 _LD_ERROR = re.compile(r"(?:/usr/bin/ld|collect2|ld\.lld|ld): (?:error: )?(?P<msg>.*)")
 
@@ -109,7 +110,8 @@ class BuildError:
     line: int = 0
 
     def __str__(self) -> str:
-        where = f"{self.file}:{self.line}: " if self.file else ""
+        where = f"{self.file}:{self.line}: " if self.file and self.line else (
+            f"{self.file}: " if self.file else "")
         return f"{where}{self.message}"
 
 
@@ -137,6 +139,9 @@ def parse_errors(lines: Iterable[str]) -> list[BuildError]:
                 add(BuildError("undefined symbol", f"undefined symbol {demangle(m.group('sym'))}"))
             elif m := _UNDEFINED_REF.search(line):
                 add(BuildError("link", f"undefined reference to {demangle(m.group('sym'))}"))
+            elif m := _MULTIPLE_DEF.search(line):
+                add(BuildError("link", f"multiple definition of {demangle(m.group('sym'))}",
+                               m.group("file") or ""))
             elif (m := _LD_ERROR.match(line.strip())) and "error" in line:
                 add(BuildError("link", m.group("msg").strip()))
     return errors

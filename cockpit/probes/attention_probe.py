@@ -143,34 +143,49 @@ def percentile(values: Sequence[float], p: float) -> float:
 
 
 def bench(impls: dict[str, Impl], configs: Sequence[dict[str, Any]], reps: int, warmup: int,
-          input_sets: int) -> list[dict[str, Any]]:
+          input_sets: int, budget_s: float = 0.5) -> list[dict[str, Any]]:
+    """Time every implementation on every config, interleaved call by call.
+
+    No host sync between calls: events are recorded in stream order and read once at the end,
+    so the GPU runs back to back as it does in real use (syncing after each call leaves it idle
+    between calls, and an idle GPU boosts above its power-capped steady state). Repetitions
+    grow for short kernels up to `budget_s` of GPU time per config, never below `reps`.
+    """
     flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")  # > any L2 (50 MB H100)
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     rows = []
     for index, cfg in enumerate(configs):
         sets = [make_inputs(cfg, "cuda", seed=2000 + 10 * index + i) for i in range(input_sets)]
         runnable: dict[str, Impl] = {}
+        estimate_ms = 0.0
         for name, fn in impls.items():
             try:
                 for i in range(warmup):
                     q, k, v = sets[i % input_sets]
                     fn(q, k, v, cfg["causal"])
-                torch.cuda.synchronize()
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                fn(*sets[0], cfg["causal"])
+                end.record()
+                end.synchronize()
+                estimate_ms += start.elapsed_time(end)
                 runnable[name] = fn
             except RuntimeError as exc:  # a backend that does not support this config
                 say(f"  {name}: not available for {config_name(cfg)} ({str(exc).splitlines()[0][:80]})")
-        times: dict[str, list[float]] = {name: [] for name in runnable}
-        for rep in range(reps):
+        n = max(reps, min(1000, int(budget_s * 1000 / max(estimate_ms, 1e-3))))
+        events = {name: [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                         for _ in range(n)] for name in runnable}
+        for rep in range(n):
             q, k, v = sets[rep % input_sets]
             for name, fn in runnable.items():  # interleaved: drift hits every implementation alike
                 flush.zero_()
+                start, end = events[name][rep]
                 start.record()
                 fn(q, k, v, cfg["causal"])
                 end.record()
-                end.synchronize()
-                times[name].append(start.elapsed_time(end))
+        torch.cuda.synchronize()
         row: dict[str, Any] = {"config": config_name(cfg), **cfg, "flops": flops(cfg), "impl": {}}
-        for name, samples in times.items():
+        for name, pairs in events.items():
+            samples = [s.elapsed_time(e) for s, e in pairs]
             median = statistics.median(samples)
             row["impl"][name] = {"median_ms": median, "p20_ms": percentile(samples, 0.2),
                                  "p80_ms": percentile(samples, 0.8),
@@ -179,8 +194,8 @@ def bench(impls: dict[str, Impl], configs: Sequence[dict[str, Any]], reps: int, 
         for base in ("sdpa", "flash"):
             if ours and base in row["impl"]:
                 row[f"speedup_vs_{base}"] = row["impl"][base]["median_ms"] / ours["median_ms"]
-        cells = "  ".join(f"{n} {r['median_ms']:.3f} ms ({r['tflops']:.0f} TF/s)"
-                          for n, r in row["impl"].items())
+        cells = "  ".join(f"{impl} {r['median_ms']:.3f} ms ({r['tflops']:.0f} TF/s)"
+                          for impl, r in row["impl"].items())
         say(f"{config_name(cfg):<36} {cells}  speedup vs sdpa {row.get('speedup_vs_sdpa', 0):.2f}x")
         rows.append(row)
         del sets

@@ -1,0 +1,76 @@
+"""The Build gate's reading of real builds recorded on an H200 (tests/fixtures/gpu/build, made by
+capture_build.sh): a clean build, a no-op, a kernel-only rebuild, and three broken builds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cockpit.gates.build import NinjaTracker, judge_build
+from cockpit.gates.build_log import parse_ninja_step, parse_ptxas, read_ninja_log
+
+REC = Path(__file__).parent / "fixtures" / "gpu" / "build"
+
+
+def log(name: str) -> list[str]:
+    return (REC / f"{name}.log").read_text().splitlines()
+
+
+def probe(name: str) -> dict:
+    return json.loads((REC / f"{name}.json").read_text())
+
+
+def test_a_clean_build_lists_every_kernel_with_its_resources() -> None:
+    lines = log("clean")
+    steps = [s for s in map(parse_ninja_step, lines) if s]
+    assert [(s.n, s.total, s.output) for s in steps] == [
+        (1, 3, "attention.cuda.o"), (2, 3, "binding.o"), (3, 3, "cockpit_attn.so")]
+    kernels = parse_ptxas(lines)
+    assert len(kernels) == 8  # fp16/bf16 x D 64/128 x causal or not
+    assert {k.arch for k in kernels} == {"sm_90a"}
+    assert all(k.spill_stores == k.spill_loads == 0 and k.stack == 0 for k in kernels)
+    assert max(k.registers for k in kernels) == 255
+    verdict = judge_build(lines, 0, probe("noop-result"))
+    assert verdict.status == "pass"
+    assert "(3 steps); 8 kernels, ≤255 regs" in verdict.summary and "no spills" in verdict.summary
+
+
+def test_a_no_op_is_up_to_date_and_reads_resources_from_cuobjdump() -> None:
+    verdict = judge_build(log("noop"), 0, probe("noop-result"))
+    assert verdict.status == "pass"
+    assert verdict.summary.startswith("up to date; 8 kernels, ≤255 regs")
+    assert verdict.result["up_to_date"] is True and len(verdict.result["kernels"]) == 8
+
+
+def test_the_eta_comes_from_the_last_build_with_as_many_steps() -> None:
+    history = read_ninja_log(REC / "ninja_log")
+    assert [len(run.steps) for run in history] == [3, 2, 2]
+    assert round(history[0].wall_s, 2) == 18.65
+    tracker = NinjaTracker(history[:2])  # before the binding edit: one earlier 2-step build
+    rebuild = [line for line in log("rebuild") if line.startswith("[")]
+    first = tracker.feed([rebuild[0]], elapsed_s=0.2)
+    assert first is not None and first.step.startswith("[1/2] attention.cuda.o")
+    assert first.fraction == 0.0 and first.eta_s is not None and abs(first.eta_s - 3.668) < 1e-6
+    later = tracker.feed([rebuild[1]], elapsed_s=3.5)
+    assert later is not None and later.fraction == 0.5 and abs(later.eta_s - (3.668 - 3.3)) < 1e-6
+    assert NinjaTracker(history[:1]).feed([rebuild[0]], 0.2).eta_s is None  # nothing comparable
+
+
+def test_a_compile_error_is_named_file_line_message() -> None:
+    verdict = judge_build(log("compile-error"), 1, probe("compile-error")["result"] | {"import": None})
+    assert verdict.status == "fail"
+    assert verdict.summary == ('/tmp/cockpit-rec/compile-error/csrc/attention.cu:503: '
+                               'identifier "undefined_name" is undefined')
+
+
+def test_a_link_error_names_the_symbol_defined_twice() -> None:
+    verdict = judge_build(log("link-error"), 1, {"arch": "9.0a"})
+    assert verdict.status == "fail"
+    assert verdict.summary.startswith("binding.cpp: multiple definition of cockpit_twice()")
+
+
+def test_an_undefined_symbol_at_import_is_named_as_such() -> None:
+    verdict = judge_build(log("undefined-symbol"), 1, {"arch": "9.0a"})
+    assert verdict.status == "fail"
+    assert verdict.summary.startswith("undefined symbol cockpit_missing()")
+    assert verdict.result["errors"][0]["kind"] == "undefined symbol"
