@@ -66,6 +66,24 @@ def _parser() -> argparse.ArgumentParser:
     rec.add_argument("--interval", type=float, default=1.0, metavar="SECONDS")
     rec.add_argument("--pcie", action="store_true", help="also PCIe throughput (blocks ~21 ms a read)")
 
+    pat = sub.add_parser("pattern", parents=[common], help="the pattern library (patterns/NN-slug.md)")
+    pat_sub = pat.add_subparsers(dest="pattern_command", metavar="list|show|new", required=True)
+    pl = pat_sub.add_parser("list", help="every pattern: id, status, time saved, title")
+    pl.add_argument("--json", action="store_true")
+    ps = pat_sub.add_parser("show", help="one pattern, by id or (fuzzy) title")
+    ps.add_argument("ident", metavar="ID")
+    ps.add_argument("--json", action="store_true")
+    pn = pat_sub.add_parser("new", help="write a new pattern file with the next id")
+    pn.add_argument("title")
+    pn.add_argument("--problem", required=True)
+    pn.add_argument("--when", required=True, help="when to apply it")
+    pn.add_argument("--solution", required=True)
+    pn.add_argument("--time-saved", type=int, default=0, metavar="MIN")
+
+    ana = sub.add_parser("analyze", parents=[common], help="ncu bottleneck verdict of a report")
+    ana.add_argument("file", type=Path, metavar="FILE.csv|FILE.ncu-rep")
+    ana.add_argument("--json", action="store_true", help="print one JSON object")
+
     dec = sub.add_parser("decide", parents=[common],
                          help="speedup classification and the next step (the profiling decision tree)")
     dec.add_argument("speedup", type=float, help="baseline time / our time, e.g. 0.42")
@@ -239,6 +257,24 @@ def cmd_telemetry(args: argparse.Namespace) -> int:
     return record_command(args.seconds, args.out, args.interval, args.pcie)
 
 
+def cmd_pattern(args: argparse.Namespace) -> int:
+    from cockpit.patterns import commands
+
+    root = _workspace(args).root
+    if args.pattern_command == "list":
+        return commands.list_command(root, args.json)
+    if args.pattern_command == "show":
+        return commands.show_command(root, args.ident, args.json)
+    return commands.new_command(root, args.title, args.problem, args.when, args.solution,
+                                args.time_saved)
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    from cockpit.analysis.analyze_command import analyze_command
+
+    return analyze_command(args.file, args.json)
+
+
 def cmd_decide(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
@@ -274,6 +310,8 @@ _COMMANDS = {
     "status": cmd_status,
     "gate": cmd_gate,
     "decide": cmd_decide,
+    "analyze": cmd_analyze,
+    "pattern": cmd_pattern,
     "gpu": cmd_gpu,
     "telemetry": cmd_telemetry,
     "screenshot": cmd_screenshot,

@@ -73,7 +73,27 @@ class GateConfig:
     env: Mapping[str, str] = field(default_factory=dict)
 
 
-GATE_NAMES = ("env", "build", "correctness", "bench")
+GATE_NAMES = ("env", "build", "correctness", "bench", "profile")
+
+
+@dataclass(frozen=True)
+class ProfileSettings:
+    """`[profile]`: what the profile gate runs ncu on, and how."""
+
+    kernel_regex: str = "attn_fwd"
+    launch_skip: int = 3
+    sections: tuple[str, ...] = ("SpeedOfLight", "Occupancy", "LaunchStats", "WarpStateStats",
+                                 "SchedulerStats", "MemoryWorkloadAnalysis",
+                                 "MemoryWorkloadAnalysis_Tables")
+    set_full: bool = False
+    clock_control: str = "base"
+    """ncu's default: clocks locked to base, so its durations are not the benchmark's."""
+    batch: int = 4
+    heads: int = 16
+    seq_len: int = 4096
+    head_dim: int = 64
+    dtype: str = "fp16"
+    causal: bool = False
 
 
 @dataclass(frozen=True)
@@ -123,6 +143,7 @@ class Config:
     status_every_s: float = 150.0
     thresholds: Thresholds = field(default_factory=Thresholds)
     workload: Workload = field(default_factory=Workload)
+    profile: ProfileSettings = field(default_factory=ProfileSettings)
     # An L4 on-demand hour in the seeds' sessions (~2 h for $1.36).
     gpu_cost_per_hour: float = 0.68
     gates: Mapping[str, GateConfig] = field(default_factory=dict)
@@ -247,6 +268,7 @@ class _Reader:
         )
         thresholds = self.thresholds()
         workload = self.workload()
+        profile = self.profile()
         cost = self.number(
             data.get("gpu_cost_per_hour", defaults.gpu_cost_per_hour),
             "gpu_cost_per_hour", lambda v: v >= 0, "a price per GPU hour >= 0",
@@ -269,7 +291,7 @@ class _Reader:
             )
         return Config(
             templates=templates, default_template=default_template,
-            status_every_s=status_every_s, thresholds=thresholds, workload=workload,
+            status_every_s=status_every_s, thresholds=thresholds, workload=workload, profile=profile,
             gpu_cost_per_hour=cost,
             gates=gates, source=self.lines.path,
         )
@@ -290,6 +312,40 @@ class _Reader:
         if not out.speedup_critical < out.speedup_high < out.speedup_medium:
             raise self.fail("thresholds", "expected speedup_critical < speedup_high < speedup_medium")
         return out
+
+    def profile(self) -> ProfileSettings:
+        table, d = self.table("profile"), ProfileSettings()
+        keys = tuple(ProfileSettings.__dataclass_fields__)
+        self.check_keys(table, "profile", keys)
+        values: dict[str, Any] = {}
+        for key in keys:
+            default = getattr(d, key)
+            value = table.get(key, default)
+            path = f"profile.{key}"
+            if key == "sections":
+                if not isinstance(value, (list, tuple)) or not value or not all(
+                        isinstance(v, str) and re.fullmatch(r"[A-Za-z_]+", v) for v in value):
+                    raise self.fail(path, f"{value!r} is not allowed (expected ncu section names)")
+                value = tuple(value)
+            elif key == "clock_control" and value not in ("base", "none"):
+                raise self.fail(path, f"{value!r} is not allowed (expected base or none)")
+            elif key == "dtype" and value not in ("fp16", "bf16"):
+                raise self.fail(path, f"{value!r} is not allowed (expected fp16 or bf16)")
+            elif key == "head_dim" and value not in (64, 128):
+                raise self.fail(path, f"{value!r} is not allowed (expected 64 or 128)")
+            elif isinstance(default, bool):
+                if not isinstance(value, bool):
+                    raise self.fail(path, f"{value!r} is not allowed (expected true or false)")
+            elif isinstance(default, int):
+                value = int(self.number(value, path, lambda v: v >= 0 and float(v).is_integer(),
+                                        "a whole number >= 0"))
+            elif key == "kernel_regex":
+                try:
+                    re.compile(str(value))
+                except re.error as exc:
+                    raise self.fail(path, f"{value!r} is not a regular expression ({exc})") from exc
+            values[key] = value
+        return ProfileSettings(**values)
 
     def workload(self) -> Workload:
         table, d = self.table("workload"), Workload()
@@ -388,5 +444,5 @@ class _Reader:
         )
 
 
-_TOP_LEVEL = ("cadence", "default_template", "gates", "gpu_cost_per_hour", "templates", "thresholds",
-              "workload")
+_TOP_LEVEL = ("cadence", "default_template", "gates", "gpu_cost_per_hour", "profile", "templates",
+              "thresholds", "workload")

@@ -31,7 +31,7 @@ async def polled(app: CockpitApp, pilot, times: int = 1) -> str:  # type: ignore
             app.poll_gpu()
         await app.workers.wait_for_complete()
         await pilot.pause()
-    return "\n".join(line.plain for line in app.gpu_panel._lines)
+    return "\n".join(line.plain for line in app.gpu_panel.lines)
 
 
 async def test_replay_of_a_loaded_h200_shows_load_power_cap_and_the_foreign_process(ws, session) -> None:

@@ -26,6 +26,13 @@ from cockpit.gates.gate import GateContext, GateStatus, Progress, Verdict
 PROBE = Path(__file__).resolve().parent.parent / "probes" / "attention_probe.py"
 
 
+def config_name(cfg: dict[str, Any]) -> str:
+    """How a config is named in results: the probe names it the same way (it runs without
+    the cockpit importable, so it keeps its own copy of these two lines)."""
+    causal = "causal" if cfg["causal"] else "full"
+    return f"B{cfg['B']} H{cfg['H']} S{cfg['S']} D{cfg['D']} {cfg['dtype']} {causal}"
+
+
 class ConfigCounter:
     """Progress as configs done / configs planned, from the probe's one line per config."""
 

@@ -9,6 +9,7 @@ from cockpit.errors import CockpitError
 from cockpit.gates.attention import BenchGate, CorrectnessGate
 from cockpit.gates.build import BuildGate
 from cockpit.gates.gate import Gate, GateContext, NoProgress, ProgressTracker, Verdict
+from cockpit.gates.profile import ProfileGate
 
 
 class EnvGate:
@@ -40,5 +41,6 @@ class EnvGate:
 
 
 GATES: dict[str, Gate] = {
-    gate.name: gate for gate in (EnvGate(), BuildGate(), CorrectnessGate(), BenchGate())
+    gate.name: gate
+    for gate in (EnvGate(), BuildGate(), CorrectnessGate(), BenchGate(), ProfileGate())
 }

@@ -91,6 +91,10 @@ def gpu_summary(t: float, phase: str, summary: dict[str, Any]) -> Event:
     return event(GPU_SUMMARY, t, phase=phase, **summary)
 
 
+def pattern_applied(t: float, pattern: int, title: str, why: str) -> Event:
+    return event(PATTERN_APPLIED, t, pattern=pattern, title=title, why=why)
+
+
 def session_ended(t: float, reason: str) -> Event:
     return event(SESSION_ENDED, t, reason=reason)
 

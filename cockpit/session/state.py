@@ -70,6 +70,8 @@ class SessionState:
     statuses: tuple[StatusEntry, ...] = ()
     notes: tuple[StatusEntry, ...] = ()
     gate_runs: tuple[GateRunRecord, ...] = ()
+    applied_patterns: tuple[int, ...] = ()
+    """Ids of the patterns marked applied in this session, in order."""
     overrun_runs: frozenset[int] = field(default_factory=frozenset)
     """Indices into `runs` whose budget overrun has been journaled."""
     ended_t: float | None = None
@@ -140,6 +142,7 @@ class _Fold:
         self.notes: list[StatusEntry] = []
         self.overrun: set[int] = set()
         self.gate_runs: list[GateRunRecord] = []
+        self.applied: list[int] = []
         self.gate_index: dict[str, int] = {}
         self.ended_t: float | None = None
         self.attached_pid: int | None = None
@@ -177,6 +180,10 @@ class _Fold:
             index = self.gate_index.get(str(event.get("run_id", "")))
             if index is not None:
                 self.gate_runs[index] = _gate_update(self.gate_runs[index], event, t)
+        elif kind == ev.PATTERN_APPLIED:
+            pid = _int_or_none(event.get("pattern"))
+            if pid is not None and pid not in self.applied:
+                self.applied.append(pid)
         elif kind == ev.APP_OPENED:
             self.attached_pid = int(event.get("pid", 0)) or None
         elif kind == ev.APP_CLOSED:
@@ -202,7 +209,8 @@ class _Fold:
             id=b.id, objective=b.objective, template=b.template, phases=b.phases,
             created_t=b.created_t, gpu_cost_per_hour=b.gpu_cost_per_hour,
             runs=tuple(self.runs), pauses=tuple(self.pauses), statuses=tuple(self.statuses),
-            notes=tuple(self.notes), gate_runs=tuple(self.gate_runs), overrun_runs=frozenset(self.overrun),
+            notes=tuple(self.notes), gate_runs=tuple(self.gate_runs),
+            applied_patterns=tuple(self.applied), overrun_runs=frozenset(self.overrun),
             ended_t=self.ended_t, attached_pid=self.attached_pid, last_event_t=self.last_t,
             event_count=self.count,
         )

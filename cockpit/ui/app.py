@@ -6,7 +6,7 @@ import asyncio
 import os
 import signal
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.app import App, ComposeResult, SystemCommand
 from textual.containers import Horizontal, Vertical
@@ -23,18 +23,28 @@ from cockpit.session import timer
 from cockpit.session.journal import Event
 from cockpit.session.live import LiveSession
 from cockpit.session.state import SessionState
-from cockpit.session.status import Activity, compose_status, next_status_due, terminal_title
+from cockpit.session.status import (
+    Activity,
+    compose_status,
+    fmt_duration,
+    next_status_due,
+    terminal_title,
+)
 from cockpit.session.timer import TimerView
 from cockpit.ui.commands import COMMANDS, bindings
+from cockpit.ui.editor import SessionEditor
 from cockpit.ui.gate_board import GateBoard
 from cockpit.ui.gate_panel import GateDetail, GatePanel
+from cockpit.ui.gate_results import gate_markdown
 from cockpit.ui.gpu_panel import GpuPanel
 from cockpit.ui.header import SessionHeader
+from cockpit.ui.patterns import PatternProvider
 from cockpit.ui.phases import PhasePanel
 from cockpit.ui.status_history import StatusHistory
 from cockpit.workspace import SessionRef, Workspace, create_session
 
 if TYPE_CHECKING:
+    from cockpit.patterns.library import Pattern
     from cockpit.telemetry.history import History
     from cockpit.telemetry.sample import Snapshot
     from cockpit.telemetry.sampler import TelemetrySource
@@ -44,6 +54,7 @@ ActivitySource = Callable[[], Activity | None]
 
 class CockpitApp(App[int]):
     CSS_PATH = "cockpit.tcss"
+    COMMANDS = App.COMMANDS | {PatternProvider}
     TITLE = "cockpit"
     BINDINGS = bindings()
 
@@ -80,6 +91,8 @@ class CockpitApp(App[int]):
         self.gate_panel = GatePanel(list(GATES), id="gates")
         self.gate_detail = GateDetail(id="gate-detail")
         self.status_history = StatusHistory(id="status-history")
+        self.editor = SessionEditor(id="editor")
+        self.patterns: tuple[Pattern, ...] = ()
         self.gates = GateBoard(self)
         # What runs now, for the status line; the first source that reports something wins.
         self.activity_sources: list[ActivitySource] = [self.gates.activity]
@@ -93,12 +106,14 @@ class CockpitApp(App[int]):
                 yield self.gpu_panel
                 yield self.phase_panel
                 yield self.gate_panel
-            with Vertical(id="right"):
-                yield self.gate_detail
                 yield self.status_history
+            with Vertical(id="right"):
+                yield self.editor
+                yield self.gate_detail
         yield Footer()
 
     def on_mount(self) -> None:
+        self.load_patterns()
         if self._initial is not None:
             self.open_session(self._initial)
         else:
@@ -139,10 +154,13 @@ class CockpitApp(App[int]):
             self.notify(problem.describe(ref.journal), severity="warning", markup=False)
         self._append([ev.app_opened(self.clock.now(), os.getpid())])
         self.sub_title = state.id
+        self.editor.open(ref.log_md)
         self.tick()
         self.gates.select(self.gate_panel.selected)
 
     def _close_session(self, reason: str) -> None:
+        if self.editor.is_mounted:
+            self.editor.flush()
         live, self.live = self.live, None
         if live is None:
             return
@@ -192,6 +210,7 @@ class CockpitApp(App[int]):
             phase = overrun[0]["phase"]
             self.notify(f"{phase} is over its budget — wrap up, or move on with n.",
                         title="Over budget", severity="warning", timeout=10)
+        self.editor.check_disk()
         state = live.state
         if state.is_open and now >= next_status_due(state, self.config.status_every_s,
                                                      self._attached_t):
@@ -220,7 +239,7 @@ class CockpitApp(App[int]):
         if event.worker.group != "telemetry":
             return
         if event.state == WorkerState.SUCCESS:
-            snapshot: Snapshot = event.worker.result
+            snapshot = cast("Snapshot", event.worker.result)
             if self.gpu_history is not None:
                 self.gpu_history.append(snapshot)
             self.gpu_panel.show(snapshot, self.gpu_history)
@@ -246,7 +265,8 @@ class CockpitApp(App[int]):
             return
         state = self.live.state
         view = self._view(now)
-        self.header.show(state, view, now)
+        operational = sum(1 for p in self.patterns if p.status == "operational")
+        self.header.show(state, view, now, operational)
         self.phase_panel.show(view)
         self.status_history.show(state.statuses)
         self.gates.refresh()
@@ -313,6 +333,8 @@ class CockpitApp(App[int]):
             return False
         ok = self._append(events)
         ended = next((e for e in events if e["type"] == ev.PHASE_ENDED), None)
+        if ended:
+            self.editor.flush()  # a phase change is a natural checkpoint for the log
         if ok and ended and run is not None and self.gpu_history and self.gpu_history.indices:
             self._append([ev.gpu_summary(ended["t"], run.phase,
                                          self.gpu_history.phase_summary(run.started_t, ended["t"]))])
@@ -417,6 +439,109 @@ class CockpitApp(App[int]):
 
         self.push_screen(ConfirmDialog(question), answered)
 
+    # The editor ------------------------------------------------------------------------------
+
+    def on_session_editor_changed_on_disk(self, message: SessionEditor.ChangedOnDisk) -> None:
+        from cockpit.ui.dialogs import ConfirmDialog
+
+        unsaved = " Your unsaved text goes to SESSION.md.mine." if self.editor.dirty else ""
+
+        def chosen(take_disk: bool | None) -> None:
+            try:
+                if take_disk:
+                    kept = self.editor.take_disk()
+                    mine = f" Yours is in {kept.name}." if kept else ""
+                    self.notify("Loaded SESSION.md from disk." + mine, markup=False)
+                else:
+                    self.editor.keep_mine()
+                    self.notify("Kept your SESSION.md and wrote it over the file on disk.")
+            except CockpitError as exc:
+                self.notify(str(exc), severity="error", markup=False)
+
+        self.push_screen(ConfirmDialog(
+            "SESSION.md was changed on disk by something else (git checkout, another editor)."
+            f"\n\ny: load the version on disk.{unsaved}\nn: keep yours and write it over the file."),
+            chosen)
+
+    def current_phase_label(self) -> str:
+        view = self._view(self.clock.now()) if self.live else None
+        if view is None or view.current is None:
+            return ""
+        c = view.current
+        return f"{c.name.upper()} {fmt_duration(c.elapsed_s)}"
+
+    def last_status_text(self) -> str | None:
+        return self.live.state.statuses[-1].text if self.live and self.live.state.statuses else None
+
+    def last_gate_markdown(self) -> str | None:
+        if self.live is None:
+            return None
+        run = next((r for r in reversed(self.live.state.gate_runs) if r.finished), None)
+        return gate_markdown(run) if run else None
+
+    # Patterns ---------------------------------------------------------------------------------
+
+    def load_patterns(self) -> None:
+        from cockpit.patterns.library import load_library
+
+        try:
+            self.patterns, problems = load_library(self.workspace.patterns_dir)
+        except CockpitError as exc:
+            self.notify(str(exc), severity="warning", markup=False)
+            return
+        for problem in problems[:3]:
+            self.notify(f"pattern skipped: {problem.path.name}:{problem.line}: {problem.message}",
+                        severity="warning", markup=False)
+
+    def open_patterns(self, select: int | None = None) -> None:
+        from cockpit.ui.patterns import PatternBrowser
+
+        applied = self.live.state.applied_patterns if self.live else ()
+        if select is None:
+            select = self.gates.matched_pattern_id()
+        self.push_screen(PatternBrowser(self.patterns, applied,
+                                        lambda p: self.mark_applied(p, "from the pattern browser"),
+                                        select))
+
+    def mark_applied(self, pattern: Pattern, why: str) -> None:
+        if self._append([ev.pattern_applied(self.clock.now(), pattern.id, pattern.title, why)]):
+            self.notify(f"Pattern {pattern.id:02d} marked applied.", markup=False)
+            self._render(self.clock.now())
+
+    def action_open_patterns(self) -> None:
+        self.open_patterns()
+
+    def action_apply_matched_pattern(self) -> None:
+        match = self.gates.matched_pattern()
+        if match is None:
+            self.notify("No pattern matched the selected gate's last run.", severity="warning")
+            return
+        pattern, why = match
+        self.mark_applied(pattern, why)
+
+    def action_new_pattern(self) -> None:
+        from cockpit.ui.patterns import NewPatternDialog
+
+        def written(values: dict[str, str] | None) -> None:
+            if not values:
+                return
+            from cockpit.patterns.library import new_pattern
+            from cockpit.patterns.triggers import output_trigger
+
+            try:
+                triggers = [output_trigger(values["trigger"])] if values["trigger"] else []
+                evidence = [self.live.state.id] if self.live else []
+                path = new_pattern(self.workspace.patterns_dir, values["title"], values["problem"],
+                                   values["when"], values["solution"],
+                                   int(values["time_saved_min"] or 0), triggers, evidence)
+            except CockpitError as exc:
+                self.notify(str(exc), severity="error", markup=False)
+                return
+            self.load_patterns()
+            self.notify(f"Wrote {path.name}.", markup=False)
+
+        self.push_screen(NewPatternDialog(), written)
+
     def action_end_session(self) -> None:
         if self.live is None or not self.live.state.is_open:
             return
@@ -472,7 +597,7 @@ class CockpitApp(App[int]):
         """SSH drop or kill: journal first, then leave (at once if the terminal is gone)."""
         name = signal.Signals(signum).name
         self.gates.abandon(f"the cockpit was closed by {name} while it ran")
-        self._close_session(name)
+        self._close_session(name)  # saves SESSION.md first
         if signum == signal.SIGHUP:
             os._exit(0)  # nothing to restore on a hung-up terminal; Textual's shutdown would block
         loop.call_soon_threadsafe(self.exit, 0)

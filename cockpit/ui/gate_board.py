@@ -20,6 +20,7 @@ from cockpit.ui.gate_results import render_result
 if TYPE_CHECKING:
     from cockpit.gates.gate import Verdict
     from cockpit.gates.run import GateRun
+    from cockpit.patterns.library import Pattern
     from cockpit.ui.app import CockpitApp
 
 
@@ -30,6 +31,7 @@ class GateBoard:
         self.app = app
         self.run: GateRun | None = None
         self.queue: list[str] = []
+        self._matches: dict[str, list[tuple[Pattern, str]]] = {}
 
     # Intents ------------------------------------------------------------------------------
 
@@ -124,6 +126,12 @@ class GateBoard:
             self.run = None
         self.refresh()
         self.select(self.app.gate_panel.selected)
+        record = self.app.live.state.last_run(run.gate.name) if self.app.live else None
+        matches = self.matches_for(record) if record else []
+        if matches:
+            pattern = matches[0][0]
+            self.app.notify(f"Pattern {pattern.id:02d} fits: {pattern.title} — o opens it, A marks "
+                            "it applied", title="Pattern", timeout=15, markup=False)
         if run.gate.name == "bench" and verdict.result.get("keep"):
             self.app.offer_bench_decision(verdict.result)
         self._start_next()
@@ -175,10 +183,43 @@ class GateBoard:
         head = Text.assemble((status.upper(), "bold"), " ",
                              record.summary if record.finished else interrupted_summary(record),
                              ("\nlog ", "dim"), self._shown_path(record.log))
+        for pattern, why in self.matches_for(record)[:2]:
+            head.append(f"\n⚑ pattern {pattern.id:02d} {pattern.title}", style="bold magenta")
+            head.append(f" ({why[:60]}) — o open · A applied", style="magenta")
         speedups = [r.result["geomean_speedup"] for r in live.state.gate_runs
                     if r.gate == "bench" and "geomean_speedup" in r.result] if live else []
         detail.show_run(gate, record, render_result(gate, record.result, speedups), head)
 
+
+    def matches_for(self, record: GateRunRecord) -> list[tuple[Pattern, str]]:
+        """Patterns whose triggers fire on this run's output or verdict (cached per run)."""
+        if not record.finished or not self.app.patterns:
+            return []
+        if record.run_id not in self._matches:
+            from cockpit.patterns.triggers import match_output, match_verdict
+            from cockpit.ui.gate_panel import tail_of_file
+
+            lines = tail_of_file(Path(record.log), 5000)
+            result = {**record.result, "status": record.status}
+            if "geomean_speedup" in result:
+                result["speedup"] = result["geomean_speedup"]
+            found = match_output(self.app.patterns, record.gate, lines)
+            found += match_verdict(self.app.patterns, record.gate, result)
+            unique: dict[int, tuple[Pattern, str]] = {}
+            for p, why in found:
+                unique.setdefault(p.id, (p, why))
+            self._matches[record.run_id] = list(unique.values())
+        return self._matches[record.run_id]
+
+    def matched_pattern(self) -> tuple[Pattern, str] | None:
+        live = self.app.live
+        record = live.state.last_run(self.app.gate_panel.selected, finished=True) if live else None
+        matches = self.matches_for(record) if record else []
+        return matches[0] if matches else None
+
+    def matched_pattern_id(self) -> int | None:
+        match = self.matched_pattern()
+        return match[0].id if match else None
 
     def _shown_path(self, path: str) -> str:
         """Paths inside the workspace are shown relative to it: shorter, and what `ls` shows."""

@@ -112,8 +112,52 @@ def bench_table(result: dict[str, Any], speedups: list[float] | None = None) -> 
     return table
 
 
+def bar(percent: float | None, width: int = 20) -> Text:
+    if percent is None:
+        return Text("n/a".ljust(width), style="dim")
+    filled = round(min(100.0, percent) / 100 * width)
+    style = "red" if percent >= 80 else "yellow" if percent >= 60 else "green"
+    return Text("█" * filled + "·" * (width - filled), style=style)
+
+
+def profile_table(result: dict[str, Any]) -> Table | None:
+    """SOL compute vs memory bars, occupancy and its limiter, top stalls, verdict, the ONE fix."""
+    kernels = result.get("kernels") or []
+    if not kernels:
+        return None
+    table = Table(box=None, padding=(0, 1), expand=True, show_header=False)
+    table.add_column(style="dim", no_wrap=True)
+    table.add_column(ratio=1)
+    for k in kernels[:3]:
+        v = k["verdict"]
+        ev = {name: m for name, m in v.get("evidence", {}).items()}
+
+        def pct(*names: str, ev: dict[str, Any] = ev) -> float | None:
+            for name in names:
+                m = ev.get(name)
+                if isinstance(m, dict) and isinstance(m.get("value"), (int, float)):
+                    return float(m["value"])
+            return None
+
+        compute = pct("sm__throughput.avg.pct_of_peak_sustained_elapsed", "compute")
+        memory = pct("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "memory")
+        table.add_row("kernel", Text(k["name"].split("(")[0][-70:], style="bold"))
+        table.add_row("compute", bar(compute) + Text(f" {compute:.1f} %" if compute is not None else ""))
+        table.add_row("memory", bar(memory) + Text(f" {memory:.1f} %" if memory is not None else ""))
+        table.add_row("verdict", Text(f"{v['bottleneck']}: {v['headline']}", style="bold"))
+        table.add_row("fix", Text(v["recommendation"], style="bold cyan"))
+        table.add_row("confidence", f"{v['confidence']}: {v.get('confidence_reason', '')}")
+        for note in v.get("notes", [])[:4]:
+            table.add_row("", Text(f"- {note}", style="dim"))
+    if result.get("clock_note"):
+        table.add_row("clocks", Text(result["clock_note"], style="italic"))
+    if result.get("report"):
+        table.add_row("report", str(result["report"]))
+    return table
+
+
 RENDERERS = {"env": env_table, "build": build_table, "correctness": correctness_table,
-             "bench": bench_table}
+             "bench": bench_table, "profile": profile_table}
 
 
 def render_result(gate: str, result: dict[str, Any], speedups: list[float] | None = None
@@ -123,3 +167,19 @@ def render_result(gate: str, result: dict[str, Any], speedups: list[float] | Non
         return bench_table(result, speedups) if result else None
     renderer = RENDERERS.get(gate)
     return renderer(result) if renderer and result else None
+
+
+def gate_markdown(run: Any) -> str:
+    """A gate run as a small markdown table, for the session log."""
+    when = f"{run.duration_s:.1f} s" if run.duration_s is not None else "?"
+    lines = ["| gate | status | result | took |", "|---|---|---|---|",
+             f"| {run.gate} | {run.status} | {run.summary.replace('|', '/')} | {when} |"]
+    rows = run.result.get("rows") if isinstance(run.result, dict) else None
+    if run.gate == "bench" and rows:
+        lines += ["", "| config | ours ms | SDPA ms | speedup |", "|---|---|---|---|"]
+        for r in rows:
+            impl = r.get("impl", {})
+            if "ours" in impl and "sdpa" in impl:
+                lines.append(f"| {r['config']} | {impl['ours']['median_ms']:.3f} | "
+                             f"{impl['sdpa']['median_ms']:.3f} | {r.get('speedup_vs_sdpa', 0):.2f}x |")
+    return "\n".join(lines)

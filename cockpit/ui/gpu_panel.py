@@ -92,22 +92,32 @@ class GpuPanel(Widget):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.border_title = "GPU"
-        self._lines: list[Text] = [Text("reading NVML…", style="dim")]
+        self._snapshot: Snapshot | None = None
+        self._history: History | None = None
         self._own_pid = os.getpid()
 
     def show(self, snapshot: Snapshot, history: History | None) -> None:
-        if not snapshot.available:
-            self._lines = [Text(f"No GPU telemetry: {snapshot.reason}", style="yellow")]
-            self.border_subtitle = ""
-        else:
-            width = max(40, self.size.width - 4)
-            lines: list[Text] = []
-            for sample in snapshot.samples:
-                lines.extend(gpu_block(snapshot.static(sample.index), sample, history, width,
-                                       self._own_pid))
-            self._lines = lines or [Text("NVML sees no GPU", style="yellow")]
-            self.border_subtitle = f"tick {snapshot.tick_us:.0f} µs"
+        self._snapshot, self._history = snapshot, history
+        self.border_subtitle = f"tick {snapshot.tick_us:.0f} µs" if snapshot.available else ""
         self.refresh(layout=True)
 
+    def _build(self) -> list[Text]:
+        # Built at render time, so the sparklines fit the width the panel really has.
+        snapshot = self._snapshot
+        if snapshot is None:
+            return [Text("reading NVML…", style="dim")]
+        if not snapshot.available:
+            return [Text(f"No GPU telemetry: {snapshot.reason}", style="yellow")]
+        width = max(40, self.size.width - 2)
+        lines: list[Text] = []
+        for sample in snapshot.samples:
+            lines.extend(gpu_block(snapshot.static(sample.index), sample, self._history, width,
+                                   self._own_pid))
+        return lines or [Text("NVML sees no GPU", style="yellow")]
+
+    @property
+    def lines(self) -> list[Text]:
+        return self._build()
+
     def render(self) -> Group:
-        return Group(*self._lines)
+        return Group(*self._build())

@@ -21,7 +21,8 @@ class SessionHeader(Widget):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._text = Text()
 
-    def show(self, state: SessionState, view: TimerView, now: float) -> None:
+    def show(self, state: SessionState, view: TimerView, now: float, patterns: int = 0) -> None:
+        """`patterns`: how many operational patterns the library holds (for "patterns k/N")."""
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(" cockpit ", style="bold reverse")
         text.append(f" {state.id} ", style="bold")
@@ -45,6 +46,9 @@ class SessionHeader(Widget):
         text.append(f"  │  {fmt_duration(view.total_elapsed_s)} elapsed")
         if state.gpu_cost_per_hour > 0:
             text.append(f"  │  ${cost_so_far(state, now):.2f}")
+        if patterns:
+            applied = len(state.applied_patterns)
+            text.append(f"  │  patterns {applied}/{patterns}", style="magenta" if applied else "dim")
         if text.plain != self._text.plain or text.spans != self._text.spans:
             self._text = text
             self.refresh()

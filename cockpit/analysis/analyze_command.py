@@ -1,0 +1,140 @@
+"""`cockpit analyze FILE.csv|FILE.ncu-rep [--json]`: the ncu bottleneck verdict of each launch.
+
+A CSV is ncu's raw page (`ncu --csv --page raw --print-units base`, to a file or captured from
+stdout); a .ncu-rep is exported to that CSV with the local ncu first. Exit 0 with a verdict;
+an unreadable or non-ncu file raises CockpitError (exit 2, one line on stderr).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from cockpit.analysis.bottleneck import (
+    ACHIEVED,
+    COMPUTE,
+    MEMORY,
+    MEMORY_UNITS,
+    THEORETICAL,
+    WAVES,
+    Thresholds,
+    Verdict,
+    fmt_ns,
+    occupancy_limiters,
+    stall_note,
+    top_stalls,
+    verdict,
+)
+from cockpit.analysis.ncu import EXPORT_HINT, KernelLaunch, parse_ncu_csv
+from cockpit.errors import CockpitError
+
+IMPORT_TIMEOUT_S = 300
+
+
+def analyze_command(path: Path, as_json: bool, bench_ms: float | None = None,
+                    thresholds: Thresholds | None = None) -> int:
+    """Print a compact block per launch (or one JSON object); 0 once every launch has a verdict."""
+    t = thresholds or Thresholds()
+    text = read_report(path)
+    try:
+        report = parse_ncu_csv(text)
+    except CockpitError as exc:
+        raise CockpitError(f"{path}: {exc}") from exc
+    if not report.launches:
+        raise CockpitError(f"{path}: an ncu CSV header but no kernel launches under it; profile at least "
+                           "one launch (check --kernel-name / --launch-skip)")
+    judged = [(launch, verdict(launch, t, bench_ms)) for launch in report.launches]
+    if as_json:
+        print(json.dumps({"file": str(path), "kernels": [kernel_json(k, v, t) for k, v in judged]}))
+    else:
+        print("\n\n".join(kernel_block(k, v, t) for k, v in judged))
+    return 0
+
+
+def read_report(path: Path) -> str:
+    """The CSV text of an ncu report: the file itself, or a .ncu-rep exported through ncu."""
+    if not path.is_file():
+        raise CockpitError(f"{path}: no such file; pass an ncu CSV ({EXPORT_HINT}) or a .ncu-rep")
+    if path.suffix == ".ncu-rep":
+        return import_ncu_rep(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise CockpitError(f"{path}: cannot read it ({exc.strerror}); check its permissions") from exc
+    if b"\0" in data[:65536]:
+        raise CockpitError(f"{path}: a binary file, not an ncu CSV; a .ncu-rep needs that suffix, "
+                           f"or export a CSV with: {EXPORT_HINT}")
+    return data.decode("utf-8", errors="replace")
+
+
+def import_ncu_rep(path: Path) -> str:
+    ncu = shutil.which("ncu")
+    export = (f"ncu --import {path.name} --csv --page raw --print-units base > "
+              f"{path.with_suffix('.csv').name}")
+    if ncu is None:
+        raise CockpitError(f"{path}: cockpit analyze needs ncu to import a .ncu-rep; export a CSV on "
+                           f"the GPU box with: {export}")
+    argv = [ncu, "--import", str(path), "--csv", "--page", "raw", "--print-units", "base"]
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=IMPORT_TIMEOUT_S)
+    except subprocess.TimeoutExpired as exc:
+        raise CockpitError(f"{path}: ncu --import took over {IMPORT_TIMEOUT_S} s; export the CSV on the "
+                           f"GPU box with: {export}") from exc
+    except OSError as exc:
+        raise CockpitError(f"{path}: cannot run {ncu} ({exc.strerror}); export the CSV on the GPU box "
+                           f"with: {export}") from exc
+    if out.returncode != 0:
+        last = next((line.strip() for line in reversed(out.stderr.splitlines()) if line.strip()),
+                    f"exit code {out.returncode}")
+        raise CockpitError(f"{path}: ncu could not import it ({last}); is it a complete .ncu-rep?")
+    return out.stdout
+
+
+def kernel_json(launch: KernelLaunch, v: Verdict, t: Thresholds | None = None) -> dict[str, Any]:
+    return {
+        "name": launch.short_name, "kernel": launch.name, "id": launch.id, "device": launch.device,
+        "cc": launch.cc, "grid": list(launch.grid), "block": list(launch.block),
+        "duration_ns": launch.duration_ns,
+        "metrics": {name: m.value for name, m in v.evidence.items()},
+        "units": {name: m.unit for name, m in v.evidence.items() if m.unit},
+        "occupancy_limiters": list(occupancy_limiters(launch, t or Thresholds())),
+        "top_stalls": [{"reason": r, "cycles_per_issue": value} for r, value in top_stalls(launch)],
+        "verdict": {"bottleneck": v.bottleneck, "headline": v.headline,
+                    "recommendation": v.recommendation, "confidence": v.confidence,
+                    "confidence_reason": v.confidence_reason, "notes": list(v.notes)},
+    }
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f} %"
+
+
+def kernel_block(launch: KernelLaunch, v: Verdict, t: Thresholds | None = None) -> str:
+    """A dozen lines a kernel engineer reads at a glance."""
+    duration = launch.duration_ns
+    waves = launch.value(WAVES)
+    units = ", ".join(f"{name} {_pct(launch.value(metric))}" for name, metric in MEMORY_UNITS)
+    theo = launch.value(THEORETICAL)
+    limiters = occupancy_limiters(launch, t or Thresholds())
+    limiter = f"limited by {' and '.join(limiters)}" if limiters else "not limited"
+    stalls = top_stalls(launch)
+    lines = [
+        f"{launch.short_name}  (launch {launch.id}, device {launch.device or '?'}, cc {launch.cc or '?'})",
+        f"  kernel      {launch.name}",
+        f"  duration    {fmt_ns(duration) if duration is not None else 'n/a'}   grid {launch.grid} x "
+        f"block {launch.block}" + (f", {waves:.2f} waves/SM" if waves is not None else ""),
+        f"  SOL         compute {_pct(launch.value(COMPUTE))}  memory {_pct(launch.value(MEMORY))}"
+        f"  ({units})",
+        f"  occupancy   theoretical {_pct(theo)}  achieved {_pct(launch.value(ACHIEVED))}  {limiter}",
+        "  stalls      " + (", ".join(f"{r} {value:.2f}" for r, value in stalls) + "  (cycles per issue)"
+                            if stalls else "n/a (add --section WarpStateStats)"),
+        f"  verdict     {v.bottleneck}: {v.headline}",
+        f"  fix         {v.recommendation}",
+        f"  confidence  {v.confidence}: {v.confidence_reason}",
+    ]
+    notes = [n for n in v.notes if n != stall_note(stalls)]
+    lines += [f"  {'notes' if i == 0 else '':<10}  - {note}" for i, note in enumerate(notes)]
+    return "\n".join(lines)

@@ -1,0 +1,105 @@
+"""The Profile gate: Nsight Compute on the workload kernel, a bottleneck verdict and ONE fix."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from cockpit.errors import CockpitError
+from cockpit.gates.gate import GateContext, NoProgress, ProgressTracker, Verdict
+from cockpit.session.journal import read_journal
+
+PROBE = Path(__file__).resolve().parent.parent / "probes" / "profile_probe.py"
+TARGET = Path(__file__).resolve().parent.parent / "probes" / "profile_target.py"
+CLOCK_NOTE = {
+    "base": "ncu locked the clocks to base (--clock-control base): its durations are steadier but "
+            "not comparable with the benchmark's; set [profile] clock_control = \"none\" to compare",
+    "none": "clocks were left free (--clock-control none): durations compare with the benchmark's",
+}
+
+
+def target_config(ctx: GateContext) -> dict[str, Any]:
+    p = ctx.config.profile
+    return {"B": p.batch, "H": p.heads, "S": p.seq_len, "D": p.head_dim, "dtype": p.dtype,
+            "causal": p.causal}
+
+
+class ProfileGate:
+    name = "profile"
+    title = "Profile"
+    timeout_s = 600.0
+
+    def argv(self, ctx: GateContext) -> tuple[str, ...]:
+        p = ctx.config.profile
+        report = ctx.session_dir / "results" / ctx.run_id
+        argv = [ctx.python, str(PROBE), "--workspace", str(ctx.workspace), "--out",
+                str(ctx.result_path), "--report", str(report), "--kernel-regex", p.kernel_regex,
+                "--launch-skip", str(p.launch_skip), "--clock-control", p.clock_control]
+        argv += ["--set-full"] if p.set_full else [a for s in p.sections for a in ("--section", s)]
+        argv += ["--", ctx.python, str(TARGET), "ours", "--workspace", str(ctx.workspace),
+                 "--B", str(p.batch), "--H", str(p.heads), "--S", str(p.seq_len),
+                 "--D", str(p.head_dim), "--dtype", p.dtype, "--launches", str(p.launch_skip + 1)]
+        if p.causal:
+            argv.append("--causal")
+        return tuple(argv)
+
+    def tracker(self, ctx: GateContext) -> ProgressTracker:
+        return NoProgress()
+
+    def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
+        try:
+            probe = json.loads(ctx.result_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            probe = {}
+        last = next((line.strip() for line in reversed(tail) if line.strip()
+                     and not line.startswith("#")), "")
+        if exit_code == 2 or not probe:
+            raise CockpitError(last or f"the profile probe exited {exit_code}")
+        note = CLOCK_NOTE.get(str(probe.get("clock_control")), "")
+        base = {"report": probe.get("report"), "csv": probe.get("csv"), "clock_note": note}
+        if probe.get("error") == "permission":
+            return Verdict("fail", last.removeprefix("cockpit-profile: "), base)
+        if probe.get("error") == "no match":
+            seen = probe.get("kernels_seen") or []
+            return Verdict("fail", f"no kernel matched [profile] kernel_regex; kernels that ran: "
+                           f"{', '.join(seen) or 'none'}", base | {"kernels_seen": seen})
+        if not probe.get("csv"):
+            raise CockpitError(last or "ncu produced no report")
+        config = target_config(ctx)
+        return judge_profile(Path(str(probe["csv"])).read_text(encoding="utf-8"), base,
+                             bench_ms_for(ctx, config))
+
+
+def judge_profile(csv_text: str, base: dict[str, Any], bench_ms: float | None) -> Verdict:
+    from cockpit.analysis.bottleneck import verdict as bottleneck_verdict
+    from cockpit.analysis.ncu import parse_ncu_csv
+
+    report = parse_ncu_csv(csv_text)
+    if not report.launches:
+        return Verdict("fail", "ncu's report holds no kernel launch", base)
+    kernels: list[dict[str, Any]] = []
+    for launch in report.launches:
+        v = bottleneck_verdict(launch, bench_ms=bench_ms)
+        kernels.append({"name": launch.name, "id": launch.id, "grid": launch.grid,
+                        "block": launch.block, "verdict": asdict(v)})
+    first = kernels[0]["verdict"]
+    summary = f"{first['bottleneck']}: {first['headline']} — next: {first['recommendation']}"
+    return Verdict("pass", summary, base | {"kernels": kernels, "bench_ms": bench_ms})
+
+
+def bench_ms_for(ctx: GateContext, config: dict[str, Any]) -> float | None:
+    """Our per-call time for this config from the session's latest bench run, if any."""
+    from cockpit.gates.attention import config_name
+
+    name = config_name(config)
+    journal = ctx.session_dir / "journal.jsonl"
+    for event in reversed(read_journal(journal).events):
+        if event.get("type") == "gate_finished" and event.get("gate") == "bench":
+            for row in (event.get("result") or {}).get("rows", []):
+                if row.get("config") == name and "ours" in row.get("impl", {}):
+                    return float(row["impl"]["ours"]["median_ms"])
+            return None
+    return None

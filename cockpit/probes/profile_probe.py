@@ -1,0 +1,112 @@
+"""Profile the workload kernel with Nsight Compute, then export the report as a raw CSV.
+
+    python profile_probe.py --workspace DIR --out RESULT.json --report PATH_WITHOUT_EXT
+        --kernel-regex attn_fwd --launch-skip 3 --clock-control base
+        [--section SpeedOfLight ...] [--set-full] -- TARGET ARGS...
+
+Run in a CHILD python by the Profile gate; standard library only (the target is the child of
+ncu). Exit 0 profiled, 1 ncu ran but found nothing to profile or was refused, 2 it could not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+PERMISSION = "ERR_NVGPUCTRPERM"
+PERMISSION_FIX = ("ncu may not read the GPU's performance counters for this user: run as root or "
+                  "with CAP_SYS_ADMIN, or set the driver option NVreg_RestrictProfilingToAdminUsers=0 "
+                  "(e.g. in /etc/modprobe.d) and reload the driver")
+
+
+def say(text: str) -> None:
+    print(f"cockpit-profile: {text}", flush=True)
+
+
+def find_ncu() -> str | None:
+    cuda_home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
+    return shutil.which("ncu") or shutil.which("ncu", path=str(Path(cuda_home) / "bin"))
+
+
+def stream(argv: list[str]) -> tuple[int, list[str]]:
+    """Run, passing every output line through (the gate's log) and keeping them."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            errors="replace", bufsize=1)
+    assert proc.stdout is not None
+    lines = []
+    for line in proc.stdout:
+        sys.stdout.write(line)
+        sys.stdout.flush()
+        lines.append(line.rstrip("\n"))
+    return proc.wait(), lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--workspace", type=Path, required=True)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--report", type=Path, required=True)
+    p.add_argument("--kernel-regex", required=True)
+    p.add_argument("--launch-skip", type=int, default=3)
+    p.add_argument("--clock-control", choices=("base", "none"), default="base")
+    p.add_argument("--section", action="append", default=[])
+    p.add_argument("--set-full", action="store_true")
+    p.add_argument("target", nargs=argparse.REMAINDER)
+    args = p.parse_args(argv)
+    target = [a for a in args.target if a != "--"]
+    started = time.monotonic()
+    ncu = find_ncu()
+    if ncu is None:
+        say("ncu (Nsight Compute) not found on PATH or in $CUDA_HOME/bin; install it "
+            "(e.g. apt-get install cuda-nsight-compute-13-0) or add its folder to PATH")
+        return 2
+    sections = ["--set", "full"] if args.set_full else [a for s in args.section for a in ("--section", s)]
+    args.report.parent.mkdir(parents=True, exist_ok=True)
+    profile = [ncu, *sections, "--kernel-name", f"regex:{args.kernel_regex}",
+               "--launch-skip", str(args.launch_skip), "--launch-count", "1",
+               "--clock-control", args.clock_control, "-o", str(args.report), "-f", *target]
+    say(" ".join(profile))
+    code, lines = stream(profile)
+    rep = args.report.with_suffix(".ncu-rep")
+    result: dict[str, object] = {"ncu": ncu, "command": profile, "clock_control": args.clock_control,
+                                 "report": str(rep), "csv": None, "exit": code}
+    text = "\n".join(lines)
+    status = 0
+    if PERMISSION in text:
+        say(f"error: {PERMISSION}: {PERMISSION_FIX}")
+        result["error"] = "permission"
+        status = 1
+    elif "No kernels were profiled" in text or not rep.exists():
+        names = [m.group(1) for m in re.finditer(r"^\s*\d+\.\s+(\S.*)$", text, re.M)]
+        say(f"no kernel matched regex:{args.kernel_regex}"
+            + (f"; kernels that ran: {', '.join(names)}" if names else ""))
+        result.update(error="no match", kernels_seen=names)
+        status = 1
+    else:
+        csv_path = args.report.with_suffix(".csv")
+        out = subprocess.run([ncu, "--import", str(rep), "--csv", "--page", "raw",
+                              "--print-units", "base"], capture_output=True, text=True)
+        if out.returncode != 0:
+            say(f"error: ncu --import failed: {out.stderr.strip()[-300:]}")
+            status = 1
+        else:
+            csv_path.write_text(out.stdout, encoding="utf-8")
+            result["csv"] = str(csv_path)
+            say(f"report {rep}, csv {csv_path}")
+    result["duration_s"] = round(time.monotonic() - started, 2)
+    tmp = args.out.with_suffix(".tmp")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    tmp.write_text(json.dumps(result))
+    os.replace(tmp, args.out)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""SESSION.md on disk for the editor: load (non-UTF-8 is shown read-only, never rewritten), save
+atomically (temp file, fsync, rename), and tell whether someone else changed it since."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from cockpit.errors import CockpitError
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What the file was when we last read or wrote it."""
+
+    mtime_ns: int
+    size: int
+    digest: str
+
+
+@dataclass(frozen=True)
+class Loaded:
+    text: str
+    editable: bool
+    stamp: Stamp | None
+    problem: str | None = None
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha1(data).hexdigest()
+
+
+def stamp_of(path: Path) -> Stamp | None:
+    try:
+        st = path.stat()
+        return Stamp(st.st_mtime_ns, st.st_size, _digest(path.read_bytes()))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise CockpitError(f"{path}: cannot read ({exc.strerror})") from exc
+
+
+def load(path: Path) -> Loaded:
+    """The file's text. Bytes that are not UTF-8 are shown as U+FFFD and the file is marked
+    read-only, so a save can never replace what the engineer had there."""
+    try:
+        data = path.read_bytes()
+        st = path.stat()
+    except FileNotFoundError:
+        return Loaded("", True, None)
+    except OSError as exc:
+        raise CockpitError(f"{path}: cannot read ({exc.strerror})") from exc
+    stamp = Stamp(st.st_mtime_ns, st.st_size, _digest(data))
+    try:
+        return Loaded(data.decode("utf-8"), True, stamp)
+    except UnicodeDecodeError as exc:
+        return Loaded(data.decode("utf-8", errors="replace"), False, stamp,
+                      f"{path.name} is not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}): "
+                      "shown read-only so nothing in it is lost; convert it to UTF-8 to edit it here")
+
+
+def save(path: Path, text: str) -> Stamp:
+    """Write atomically: a crash leaves either the old file or the new one, never half of one."""
+    data = text.encode("utf-8")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+        st = path.stat()
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise CockpitError(f"{path}: cannot save ({exc.strerror}); your text is still in the "
+                           "editor — free disk space or fix permissions, it is retried") from exc
+    return Stamp(st.st_mtime_ns, st.st_size, _digest(data))
+
+
+def changed_since(path: Path, stamp: Stamp | None) -> bool:
+    """True when the file on disk is no longer what we last read or wrote (content, not time)."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return stamp is not None
+    if stamp is not None and (st.st_mtime_ns, st.st_size) == (stamp.mtime_ns, stamp.size):
+        return False
+    now = stamp_of(path)
+    return now is not None and (stamp is None or now.digest != stamp.digest)

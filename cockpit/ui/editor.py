@@ -1,0 +1,177 @@
+"""The editor pane: SESSION.md in a TextArea, autosaved; changes made on disk by someone else
+(git checkout, vim) are noticed and the engineer chooses what wins."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import TextArea
+
+from cockpit.errors import CockpitError
+from cockpit.session import logfile
+
+SAVE_AFTER_IDLE_S = 1.5  # after the last keystroke ...
+SAVE_AT_MOST_S = 1.5  # ... or this long after the first unsaved one: a kill -9 loses < 2 s
+HIGHLIGHT_UP_TO = 1_000_000  # characters; above this plain text keeps a 5 MB log responsive
+
+
+class SessionEditor(Vertical):
+    DEFAULT_CSS = """
+    SessionEditor { border: round $primary; height: 1fr; }
+    SessionEditor:focus-within { border: round $accent; }
+    SessionEditor > TextArea { height: 1fr; border: none; padding: 0 1; }
+    """
+    BINDINGS = [
+        Binding("ctrl+t", "insert_note", "Note", tooltip="Insert a timestamped note line"),
+        Binding("ctrl+l", "insert_status", "Status line", tooltip="Insert the last status line"),
+        Binding("ctrl+g", "insert_gate", "Gate result", tooltip="Insert the last gate result"),
+        Binding("escape", "leave", "Leave editor", show=False),
+    ]
+
+    class ChangedOnDisk(Message):
+        """SESSION.md was changed by someone else while we had it open."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.border_title = "SESSION.md"
+        self.path: Path | None = None
+        self.area = TextArea("", soft_wrap=True, id="session-md")
+        self._stamp: logfile.Stamp | None = None
+        self._first_unsaved: float | None = None
+        self._last_edit = 0.0
+        self._loading = False
+        self._asked = False
+        self.now: Callable[[], float] = time.monotonic  # the autosave clock (tests move it)
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield self.area
+
+    def on_mount(self) -> None:
+        self.set_interval(0.5, self._autosave)
+
+    # Loading and saving ---------------------------------------------------------------------
+
+    def open(self, path: Path) -> None:
+        self.flush()
+        self.path = path
+        try:
+            loaded = logfile.load(path)
+        except CockpitError as exc:
+            self.app.notify(str(exc), severity="error", markup=False)
+            return
+        self._show(loaded)
+        if loaded.problem:
+            self.app.notify(loaded.problem, severity="warning", markup=False, timeout=15)
+
+    def _show(self, loaded: logfile.Loaded) -> None:
+        self._loading = True
+        self.area.language = "markdown" if len(loaded.text) <= HIGHLIGHT_UP_TO else None
+        self.area.load_text(loaded.text)
+        self.area.read_only = not loaded.editable
+        self._stamp = loaded.stamp
+        self._first_unsaved = None
+        self._asked = False
+        self.border_subtitle = "read-only: not UTF-8" if not loaded.editable else "saved"
+
+    @property
+    def dirty(self) -> bool:
+        return self._first_unsaved is not None
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if self._loading:
+            self._loading = False
+            return
+        now = self.now()
+        self._last_edit = now
+        if self._first_unsaved is None:
+            self._first_unsaved = now
+            self.border_subtitle = "unsaved"
+
+    def _autosave(self) -> None:
+        if self._first_unsaved is None:
+            return
+        now = self.now()
+        if now - self._last_edit >= SAVE_AFTER_IDLE_S or now - self._first_unsaved >= SAVE_AT_MOST_S:
+            self.flush()
+
+    def flush(self) -> bool:
+        """Save now if there is anything unsaved (phase change, quit, SSH drop). True if saved."""
+        if self.path is None or self._first_unsaved is None or self.area.read_only:
+            return False
+        if self._asked:
+            return False  # waiting for the engineer to choose between disk and editor
+        if logfile.changed_since(self.path, self._stamp):
+            self._ask()
+            return False
+        try:
+            self._stamp = logfile.save(self.path, self.area.text)
+        except CockpitError as exc:
+            self.border_subtitle = "NOT SAVED"
+            self.app.notify(str(exc), severity="error", markup=False)
+            return False
+        self._first_unsaved = None
+        self.border_subtitle = f"saved {time.strftime('%H:%M:%S')}"
+        return True
+
+    def check_disk(self) -> None:
+        """Called every second: someone else wrote the file?"""
+        if self.path is not None and not self._asked and logfile.changed_since(self.path, self._stamp):
+            self._ask()
+
+    def _ask(self) -> None:
+        self._asked = True
+        self.post_message(self.ChangedOnDisk())
+
+    def take_disk(self) -> Path | None:
+        """Load the file from disk; unsaved text (if any) is kept in SESSION.md.mine first."""
+        assert self.path is not None
+        kept = None
+        if self.dirty:
+            kept = self.path.with_suffix(".md.mine")
+            logfile.save(kept, self.area.text)
+        self._show(logfile.load(self.path))
+        return kept
+
+    def keep_mine(self) -> None:
+        """Write the editor's text over the file on disk."""
+        assert self.path is not None
+        self._asked = False
+        self._stamp = logfile.stamp_of(self.path)
+        if self._first_unsaved is None:
+            self._first_unsaved = self.now()
+        self.flush()
+
+    # Inserting at the cursor ----------------------------------------------------------------
+
+    def insert(self, text: str) -> None:
+        if self.area.read_only:
+            self.app.notify("SESSION.md is read-only here (not UTF-8).", severity="warning")
+            return
+        self.area.insert(text)
+        self.area.focus()
+
+    def action_insert_note(self) -> None:
+        phase = getattr(self.app, "current_phase_label", lambda: "")()
+        self.insert(f"\n- {time.strftime('%H:%M')} {phase}: ")
+
+    def action_insert_status(self) -> None:
+        line = getattr(self.app, "last_status_text", lambda: None)()
+        if line:
+            self.insert(f"\n> {line}\n")
+        else:
+            self.app.notify("No status line yet.", severity="warning")
+
+    def action_insert_gate(self) -> None:
+        table = getattr(self.app, "last_gate_markdown", lambda: None)()
+        if table:
+            self.insert(f"\n{table}\n")
+        else:
+            self.app.notify("No gate has finished in this session yet.", severity="warning")
+
+    def action_leave(self) -> None:
+        self.app.action_focus_next()

@@ -1,0 +1,198 @@
+"""The editor pane: what the engineer types reaches SESSION.md within 2 s, atomically; a file
+changed on disk is noticed and the engineer chooses; nothing that is not UTF-8 is destroyed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from cockpit.clock import FakeClock
+from cockpit.config import Config, GateConfig
+from cockpit.ui.app import CockpitApp
+from cockpit.ui.dialogs import ConfirmDialog
+from cockpit.ui.patterns import NewPatternDialog, PatternBrowser
+from cockpit.workspace import SessionRef, Workspace
+
+SIZE = (160, 48)
+REPO = Path(__file__).resolve().parent.parent
+FAILURES = Path(__file__).parent / "fixtures" / "failures"
+
+
+class Monotonic:
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def make_app(ws: Workspace, ref: SessionRef, **config) -> CockpitApp:  # type: ignore[no-untyped-def]
+    return CockpitApp(ws, Config(status_every_s=10**6, **config), ref, clock=FakeClock(),
+                      tick_s=3600, gpu_every_s=0)
+
+
+async def test_typing_is_autosaved_within_two_seconds(ws, session) -> None:
+    clock = Monotonic()
+    app = make_app(ws, session)
+    async with app.run_test(size=SIZE) as pilot:
+        app.editor.now = clock
+        app.editor.area.focus()
+        app.editor.area.move_cursor((0, 0))
+        await pilot.press(*"tried BN=128 ", "enter")
+        assert app.editor.dirty and app.editor.border_subtitle == "unsaved"
+        app.editor._autosave()  # 0 s after the last key: not yet
+        assert "tried BN=128" not in session.log_md.read_text()
+        clock.t += 1.5
+        app.editor._autosave()
+        assert session.log_md.read_text().startswith("tried BN=128 \n# Session 001")
+        assert app.editor.border_subtitle.startswith("saved")
+        # typing without a pause still saves within the bound
+        await pilot.press(*"more")
+        clock.t += 0.6
+        await pilot.press("!")
+        clock.t += 1.0
+        app.editor._autosave()
+        assert session.log_md.read_text().startswith("tried BN=128 \nmore!# Session")
+
+
+async def test_quit_and_a_phase_change_save_at_once(ws, session) -> None:
+    app = make_app(ws, session)
+    async with app.run_test(size=SIZE) as pilot:
+        app.editor.area.focus()
+        await pilot.press(*"phase notes")
+        app.set_focus(app.gate_panel)
+        await pilot.press("n")
+        assert session.log_md.read_text().startswith("phase notes")
+        app.editor.area.focus()
+        await pilot.press(*"x ")
+        await app.action_quit()
+    assert session.log_md.read_text().startswith("phase notesx ")
+
+
+async def test_a_change_on_disk_is_noticed_and_the_engineer_chooses(ws, session) -> None:
+    app = make_app(ws, session)
+    async with app.run_test(size=SIZE) as pilot:
+        app.editor.area.focus()
+        await pilot.press(*"mine")
+        session.log_md.write_text("# rewritten by git checkout\n")
+        app.tick()
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("y")  # take the disk version; keep mine aside
+        await pilot.pause()
+        assert app.editor.area.text == "# rewritten by git checkout\n"
+        assert (session.path / "SESSION.md.mine").read_text().startswith("mine# Session")
+        session.log_md.write_text("# again, from vim\n")
+        app.tick()
+        await pilot.pause()
+        await pilot.press("n")  # keep the editor's text
+        await pilot.pause()
+        assert session.log_md.read_text() == "# rewritten by git checkout\n"
+
+
+async def test_a_file_that_is_not_utf8_is_shown_read_only_and_kept(ws, session) -> None:
+    original = b"# Session\n\xff\xfe latin-1 caf\xe9\n"
+    session.log_md.write_bytes(original)
+    app = make_app(ws, session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.editor.area.read_only and "not UTF-8" in app.editor.border_subtitle
+        assert "caf\ufffd" in app.editor.area.text
+        app.editor.area.focus()
+        await pilot.press(*"typing")
+        app.editor.flush()
+    assert session.log_md.read_bytes() == original
+
+
+async def test_a_five_megabyte_log_opens_plain_and_takes_keys(ws, session) -> None:
+    session.log_md.write_text("- 12:00 a line of notes about tiling and registers\n" * 100_000)
+    app = make_app(ws, session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.editor.area.language is None  # no highlighting above 1 MB characters
+        app.editor.area.focus()
+        await pilot.press("ctrl+t")
+        assert app.editor.area.text.count("\n") > 100_000
+        assert app.editor.dirty
+
+
+async def test_ctrl_keys_insert_a_note_the_status_and_the_last_gate(ws, session) -> None:
+    app = make_app(ws, session, gates={"env": GateConfig(command=(sys.executable, "-c", "print(1)"))})
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_status(auto=False, doing="reading ptxas")
+        app.set_focus(app.gate_panel)
+        await pilot.press("r")
+        import asyncio
+
+        if app.gates.run is not None:
+            await asyncio.to_thread(app.gates.run.wait, 30)
+        await pilot.pause()
+        app.editor.area.focus()
+        app.editor.area.move_cursor((0, 0))
+        await pilot.press("ctrl+t", "ctrl+l", "ctrl+g")
+        text = app.editor.area.text
+        assert "ENVIRONMENT 0:00: " in text
+        assert "> 0:00 elapsed · ENVIRONMENT 0:00/10:00 · now: reading ptxas" in text
+        assert "| env | pass | exit 0: 1 |" in text
+
+
+async def test_a_pattern_written_in_the_form_lands_in_patterns(ws, session) -> None:
+    app = make_app(ws, session)
+    async with app.run_test(size=SIZE) as pilot:
+        app.action_new_pattern()
+        await pilot.pause()
+        assert isinstance(app.screen, NewPatternDialog)
+        for value in ("Pin the arch", "Builds took 4 min for every arch", "fresh box",
+                      "set TORCH_CUDA_ARCH_LIST", "20", "all visible arches"):
+            await pilot.press(*value)
+            await pilot.press("enter")
+        await pilot.pause()
+        [path] = (ws.root / "patterns").glob("*.md")
+        assert path.name == "01-pin-the-arch.md"
+        assert [p.title for p in app.patterns] == ["Pin the arch"]
+        text = path.read_text()
+        assert "time_saved_min: 20" in text and "all visible arches" in text and session.id in text
+
+
+async def test_a_failure_brings_its_pattern_and_a_key_marks_it_applied(tmp_path) -> None:
+    ws = Workspace(tmp_path)
+    shutil.copytree(REPO / "patterns", tmp_path / "patterns")
+    from cockpit.workspace import create_session
+
+    ref = create_session(ws, Config(), "import the extension", "optimize", FakeClock().now())
+    log = FAILURES / "import-undefined-symbol.log"
+    code = f"import sys; sys.stdout.write(open({str(log)!r}).read()); sys.exit(1)"
+    app = make_app(ws, ref, gates={"env": GateConfig(command=(sys.executable, "-c", code))})
+    async with app.run_test(size=SIZE) as pilot:
+        app.set_focus(app.gate_panel)
+        await pilot.press("r")
+        import asyncio
+
+        if app.gates.run is not None:
+            await asyncio.to_thread(app.gates.run.wait, 30)
+        await pilot.pause()
+        pattern, why = app.gates.matched_pattern()
+        assert pattern.id == 9 and "undefined symbol" in why
+        await pilot.press("A")
+        assert app.live.state.applied_patterns == (9,)
+        assert "patterns 1/" in app.header.render().plain
+        await pilot.press("o")
+        await pilot.pause()
+        assert isinstance(app.screen, PatternBrowser)
+    events = [json.loads(line) for line in ref.journal.read_text().splitlines()]
+    applied = [e for e in events if e["type"] == "pattern_applied"]
+    assert [(e["pattern"], "undefined symbol" in e["why"]) for e in applied] == [(9, True)]
+
+
+def test_a_kill_minus_nine_loses_at_most_the_unsaved_seconds(tmp_path) -> None:
+    """Autosave is atomic: a process killed at any point leaves the old or the new file."""
+    path = tmp_path / "SESSION.md"
+    path.write_text("old\n")
+    code = ("import os, sys; from pathlib import Path; from cockpit.session import logfile\n"
+            "logfile.save(Path(sys.argv[1]), 'new\\n' * 200000); os.kill(os.getpid(), 9)")
+    subprocess.run([sys.executable, "-c", code, str(path)], timeout=60)
+    assert path.read_text() in ("old\n", "new\n" * 200000)
+    assert not list(tmp_path.glob(".SESSION.md.*.tmp"))

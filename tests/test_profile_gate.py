@@ -1,0 +1,70 @@
+"""The Profile gate's verdict on ncu reports recorded on an H200, how the cockpit shows it, and
+the failures it must explain (no kernel matched, no ncu)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from cockpit.config import Config
+from cockpit.gates.gate import GateContext
+from cockpit.gates.profile import CLOCK_NOTE, ProfileGate, judge_profile
+from cockpit.session import events as ev
+from cockpit.session.journal import JournalWriter
+from cockpit.ui.screenshot import screenshot_app
+from cockpit.workspace import Workspace, create_session
+
+NCU = Path(__file__).parent / "fixtures" / "gpu" / "ncu"
+T0 = 1_795_000_000.0
+
+
+def test_our_kernel_is_memory_leaning_with_one_fix() -> None:
+    verdict = judge_profile((NCU / "ours-d64.csv").read_text(), {"clock_note": CLOCK_NOTE["base"]}, None)
+    assert verdict.status == "pass"
+    assert verdict.summary.startswith("memory-bound: memory 62.1 % vs compute 45.2 % of peak")
+    assert "— next: larger tiles" in verdict.summary
+    [kernel] = verdict.result["kernels"]
+    assert "attn_fwd_kernel" in kernel["name"]
+    assert any("limited by registers" in n for n in kernel["verdict"]["notes"])
+
+
+def test_the_gate_runs_ncu_on_our_kernel_with_the_configured_sections(tmp_path: Path) -> None:
+    ctx = GateContext(tmp_path, tmp_path / "sessions" / "001-x", "003-profile", python=sys.executable)
+    argv = ProfileGate().argv(ctx)
+    assert "--kernel-regex" in argv and argv[argv.index("--kernel-regex") + 1] == "attn_fwd"
+    assert argv[argv.index("--clock-control") + 1] == "base"
+    assert [argv[i + 1] for i, a in enumerate(argv) if a == "--section"][:2] == ["SpeedOfLight", "Occupancy"]
+    tail = argv[argv.index("--") + 1:]
+    assert tail[2:4] == ("ours", "--workspace") and "--S" in tail
+
+
+def test_no_kernel_matched_lists_the_kernels_that_ran(tmp_path: Path) -> None:
+    ctx = GateContext(tmp_path, tmp_path, "001-profile")
+    ctx.result_path.parent.mkdir(parents=True)
+    ctx.result_path.write_text(json.dumps({"error": "no match", "clock_control": "base",
+                                           "kernels_seen": ["vectorized_elementwise_kernel"]}))
+    verdict = ProfileGate().verdict(ctx, 1, [])
+    assert verdict.status == "fail"
+    assert verdict.summary.endswith("kernels that ran: vectorized_elementwise_kernel")
+
+
+def test_snapshot_of_the_recorded_profile(snap_compare, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    ws = Workspace(tmp_path)
+    ref = create_session(ws, Config(), "why is D=64 at 0.9x of FLASH", "optimize", T0)
+    verdict = judge_profile((NCU / "ours-d64.csv").read_text(),
+                            {"clock_note": CLOCK_NOTE["base"], "report": "results/005-profile.ncu-rep"}, None)
+    log = ref.path / "logs" / "001-profile.log"
+    log.parent.mkdir()
+    log.write_text((NCU / "ours-d64.stdout").read_text())
+    writer = JournalWriter(ref.journal)
+    writer.append(ev.gate_started(T0 + 60, "001-profile", "profile", ("ncu",), str(log), 4242))
+    writer.append(ev.gate_finished(T0 + 90, "001-profile", "profile", verdict.status, verdict.summary,
+                                   25.0, 0, str(log), verdict.result))
+    writer.close()
+    app = screenshot_app(ws, Config(), ref, T0 + 120)
+
+    async def select_profile(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("down", "down", "down", "down")
+
+    assert snap_compare(app, terminal_size=(160, 48), run_before=select_profile)
