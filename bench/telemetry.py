@@ -10,6 +10,7 @@ The fast-lane tick cost per GPU is measured by bench/telemetry_tick.py.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import pty
 import subprocess
@@ -42,10 +43,8 @@ def drain(masters: list[int]) -> None:
 
     ready, _, _ = select.select(masters, [], [], 0.2)
     for fd in ready:
-        try:
+        with contextlib.suppress(OSError):
             os.read(fd, 1 << 16)
-        except OSError:
-            pass
 
 
 def main() -> None:

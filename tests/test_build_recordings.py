@@ -74,3 +74,16 @@ def test_an_undefined_symbol_at_import_is_named_as_such() -> None:
     assert verdict.status == "fail"
     assert verdict.summary.startswith("undefined symbol cockpit_missing()")
     assert verdict.result["errors"][0]["kind"] == "undefined symbol"
+
+
+def test_the_h200_failure_logs_bring_up_their_patterns() -> None:
+    """Trigger matching on build failures recorded on the GPU machine (not made up here)."""
+    from cockpit.patterns.library import load_library
+    from cockpit.patterns.triggers import match_output
+
+    patterns, problems = load_library(Path(__file__).resolve().parents[1] / "patterns")
+    assert not problems
+    fired = {name: {p.id for p, _ in match_output(patterns, "build", log(name))}
+             for name in ("undefined-symbol", "link-error", "compile-error", "clean", "noop")}
+    assert 9 in fired["undefined-symbol"]  # validate the environment / ABI
+    assert fired["clean"] == set() and fired["noop"] == set()
