@@ -82,3 +82,14 @@ def test_bad_values_say_what_is_allowed(tmp_path: Path, text: str, expected: str
 def test_an_unknown_template_lists_the_known_ones(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"unknown session template 'fast' \(allowed: baseline, optimize\)"):
         load_config(tmp_path).template("fast")
+
+
+def test_the_reference_cockpit_toml_in_the_repository_is_exactly_the_defaults() -> None:
+    """The committed cockpit.toml documents every key; it must stay equal to the defaults."""
+    from cockpit.config import Config
+
+    loaded = load_config(Path(__file__).resolve().parents[1])
+    defaults = Config()
+    for name in ("templates", "default_template", "status_every_s", "thresholds", "workload",
+                 "profile", "gpu_cost_per_hour", "gates"):
+        assert getattr(loaded, name) == getattr(defaults, name), name
