@@ -153,10 +153,10 @@ class GateBoard:
                 rows.append(GateRow(name, "never", "not run yet"))
             elif not record.finished:
                 rows.append(GateRow(name, "interrupted", interrupted_summary(record),
-                                    ago_s=now - record.started_t))
+                                    ago_s=minutes(now - record.started_t)))
             else:
                 rows.append(GateRow(name, record.status or "error", record.summary,
-                                    record.duration_s, now - (record.finished_t or now)))
+                                    record.duration_s, minutes(now - (record.finished_t or now))))
         return tuple(rows)
 
     def refresh(self) -> None:
@@ -225,6 +225,12 @@ class GateBoard:
         """Paths inside the workspace are shown relative to it: shorter, and what `ls` shows."""
         root = self.app.workspace.root
         return os.path.relpath(path, root) if Path(path).is_relative_to(root) else path
+
+
+def minutes(seconds: float) -> float:
+    """"How long ago" to the minute: rows that read the same compare equal, so an idle panel
+    is not redrawn every second."""
+    return seconds // 60 * 60
 
 
 def interrupted_summary(record: GateRunRecord) -> str:
