@@ -10,7 +10,8 @@ from typing import Any
 
 from cockpit.errors import CockpitError
 from cockpit.gates.gate import GateContext, NoProgress, ProgressTracker, Verdict
-from cockpit.session.journal import read_journal
+from cockpit.session.journal import JOURNAL_NAME, read_journal
+from cockpit.session.state import fold
 
 PROBE = Path(__file__).resolve().parent.parent / "probes" / "profile_probe.py"
 TARGET = Path(__file__).resolve().parent.parent / "probes" / "profile_target.py"
@@ -95,11 +96,12 @@ def bench_ms_for(ctx: GateContext, config: dict[str, Any]) -> float | None:
     from cockpit.gates.attention import config_name
 
     name = config_name(config)
-    journal = ctx.session_dir / "journal.jsonl"
-    for event in reversed(read_journal(journal).events):
-        if event.get("type") == "gate_finished" and event.get("gate") == "bench":
-            for row in (event.get("result") or {}).get("rows", []):
-                if row.get("config") == name and "ours" in row.get("impl", {}):
-                    return float(row["impl"]["ours"]["median_ms"])
-            return None
+    try:
+        state = fold(read_journal(ctx.session_dir / JOURNAL_NAME).events)
+    except CockpitError:
+        return None
+    bench = state.last_run("bench", finished=True)
+    for row in (bench.result.get("rows", []) if bench else []):
+        if row.get("config") == name and "ours" in row.get("impl", {}):
+            return float(row["impl"]["ours"]["median_ms"])
     return None

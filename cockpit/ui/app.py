@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from textual.app import App, ComposeResult, SystemCommand
 from textual.containers import Horizontal, Vertical
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
@@ -83,7 +84,6 @@ class CockpitApp(App[int]):
         self._gpu_every_s = gpu_every_s
         self.gpu_history: History | None = initial_gpu[1] if initial_gpu else None
         self._initial_gpu = initial_gpu
-        self._gpu_errors: set[str] = set()
         # The main screen's widgets, held so updates never depend on which screen is on top.
         self.header = SessionHeader(id="header")
         self.gpu_panel = GpuPanel(id="gpu")
@@ -244,17 +244,12 @@ class CockpitApp(App[int]):
                 self.gpu_history.append(snapshot)
             self.gpu_panel.show(snapshot, self.gpu_history)
             for problem in snapshot.problems:
-                self._report_gpu_once(problem.describe())
+                self._report_once(problem.describe(), "warning")
             if snapshot.available:
                 self.set_timer(self._gpu_every_s, self.poll_gpu)
         elif event.state == WorkerState.ERROR:
-            self._report_gpu_once(f"GPU telemetry stopped: {event.worker.error}")
+            self._report_once(f"GPU telemetry stopped: {event.worker.error}", "warning")
             self.set_timer(max(10.0, self._gpu_every_s), self.poll_gpu)
-
-    def _report_gpu_once(self, message: str) -> None:
-        if message not in self._gpu_errors:
-            self._gpu_errors.add(message)
-            self.notify(message, severity="warning", markup=False, timeout=10)
 
     def _view(self, now: float) -> TimerView:
         assert self.live is not None
@@ -310,10 +305,11 @@ class CockpitApp(App[int]):
             return False
         return True
 
-    def _report_once(self, message: str) -> None:
+    def _report_once(self, message: str, severity: SeverityLevel = "error") -> None:
+        """A problem that may recur every tick is shown once."""
         if message not in self._reported:
             self._reported.add(message)
-            self.notify(message, severity="error", markup=False, timeout=15)
+            self.notify(message, severity=severity, markup=False, timeout=15)
 
     def _current_phase_text(self) -> str:
         view = self._view(self.clock.now())

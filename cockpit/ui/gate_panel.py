@@ -94,8 +94,9 @@ class GatePanel(Widget, can_focus=True):
 
     def show(self, rows: tuple[GateRow, ...]) -> None:
         if rows != self._rows:
+            resized = len(rows) != len(self._rows)
             self._rows = rows
-            self.refresh(layout=len(rows) != len(self._rows))
+            self.refresh(layout=resized)
 
     def action_move(self, step: int) -> None:
         index = (self.gates.index(self.selected) + step) % len(self.gates)
