@@ -112,6 +112,11 @@ class Workload:
     tolerance: float = 1e-2
     reps: int = 30
     warmup: int = 5
+    settle_ms: float = 100.0
+    """Before each timed block, each implementation runs this long untimed, so it is timed at its
+    own steady clock: a power-capped GPU needs ~100 ms to settle after a lighter kernel."""
+    rounds: int = 2
+    """Timed blocks per implementation and config, in alternating order (drift hits all alike)."""
 
     def configs(self) -> list[dict[str, object]]:
         """Every config, smallest first."""
@@ -134,6 +139,11 @@ class Thresholds:
     speedup_medium: float = 1.5
     keep_improvement: float = 0.2
     """A change is kept when the kernel got at least this much faster (0.2 = 20 %)."""
+    sm_clock_fraction: float = 0.9
+    """A bench is suspect when the busy SM clock fell below this fraction of its max ..."""
+    tolerated_clock_events: tuple[str, ...] = ()
+    """... or a clock event was active, unless it is one of these (e.g. "power cap" on an H100/H200,
+    which sits at its cap under every heavy kernel)."""
 
 
 @dataclass(frozen=True)
@@ -304,11 +314,19 @@ class _Reader:
             "speedup_high": (lambda v: v > 0, "a speedup > 0, default 1.0"),
             "speedup_medium": (lambda v: v > 0, "a speedup > 0, default 1.5"),
             "keep_improvement": (lambda v: 0 <= v < 10, "a fraction such as 0.2 for 20 %"),
+            "sm_clock_fraction": (lambda v: 0 < v <= 1, "a fraction in (0, 1], default 0.9"),
         }
-        self.check_keys(table, "thresholds", tuple(rules))
+        self.check_keys(table, "thresholds", (*rules, "tolerated_clock_events"))
         values = {key: self.number(table.get(key, getattr(d, key)), f"thresholds.{key}", ok, rule)
                   for key, (ok, rule) in rules.items()}
-        out = Thresholds(**values)
+        from cockpit.telemetry.sample import THROTTLE_WORDS
+
+        known = [word for _, word in THROTTLE_WORDS if word != "idle"]
+        events = table.get("tolerated_clock_events", list(d.tolerated_clock_events))
+        if not isinstance(events, list) or not all(e in known for e in events):
+            raise self.fail("thresholds.tolerated_clock_events",
+                            f"{events!r} is not allowed (expected a list drawn from {known})")
+        out = Thresholds(**values, tolerated_clock_events=tuple(events))
         if not out.speedup_critical < out.speedup_high < out.speedup_medium:
             raise self.fail("thresholds", "expected speedup_critical < speedup_high < speedup_medium")
         return out
@@ -350,7 +368,7 @@ class _Reader:
     def workload(self) -> Workload:
         table, d = self.table("workload"), Workload()
         keys = ("batch", "heads", "head_dims", "seq_lens", "dtypes", "causal", "large_seq",
-                "large_batch", "tolerance", "reps", "warmup")
+                "large_batch", "tolerance", "reps", "warmup", "settle_ms", "rounds")
         self.check_keys(table, "workload", keys)
 
         def count(key: str, low: int) -> int:
@@ -383,6 +401,9 @@ class _Reader:
             tolerance=self.number(table.get("tolerance", d.tolerance), "workload.tolerance",
                                   lambda v: 0 < v < 1, "a relative error such as 0.01"),
             reps=count("reps", 3), warmup=count("warmup", 1),
+            settle_ms=self.number(table.get("settle_ms", d.settle_ms), "workload.settle_ms",
+                                  lambda v: 0 <= v <= 5000, "milliseconds from 0 to 5000"),
+            rounds=count("rounds", 1),
         )
 
     def phases(self, value: Any, key_path: str) -> tuple[PhaseSpec, ...]:

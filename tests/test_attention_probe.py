@@ -70,3 +70,29 @@ def test_flops_and_percentiles() -> None:
     assert ap.flops({**cfg, "causal": True}) == ap.flops(cfg) / 2
     assert ap.percentile([1, 2, 3, 4, 5], 0.5) == 3
     assert ap.percentile([1, 2, 3, 4, 5], 0.2) == pytest.approx(1.8)
+
+
+# The bench's timing plan: every implementation timed in blocks at its own steady clock ---------
+
+
+def test_each_implementation_is_timed_in_blocks_after_settling_at_its_own_clock() -> None:
+    # An H200 at its power cap: cuDNN's clock keeps falling for ~100 ms after a lighter kernel,
+    # so each block starts with 100 ms of untimed calls (flush included in the call time).
+    call_ms = {"ours": 2.0, "sdpa": 0.9, "flash": 1.6}
+    plan = ap.block_plan(call_ms, n=30, rounds=2, settle_ms=100.0, config_index=0)
+    assert plan == [("ours", 50, 15), ("sdpa", 112, 15), ("flash", 63, 15),
+                    ("flash", 0, 15), ("sdpa", 112, 15), ("ours", 50, 15)]
+    # every implementation gets all its timed calls, in two blocks each
+    for name in call_ms:
+        assert sum(t for n, _, t in plan if n == name) == 30
+        assert sum(1 for n, _, _ in plan if n == name) == 2
+
+
+def test_the_order_alternates_from_config_to_config_and_tiny_kernels_settle_bounded() -> None:
+    call_ms = {"ours": 0.06, "sdpa": 0.055}
+    first = [n for n, _, _ in ap.block_plan(call_ms, 31, 2, 100.0, config_index=0)]
+    second = [n for n, _, _ in ap.block_plan(call_ms, 31, 2, 100.0, config_index=1)]
+    assert first == ["ours", "sdpa", "sdpa", "ours"] and second == ["sdpa", "ours", "ours", "sdpa"]
+    plan = ap.block_plan({"tiny": 0.0}, 31, 1, 100.0, 0, max_settle_calls=5000)
+    assert plan == [("tiny", 5000, 31)]  # a call that times as 0 ms cannot make settling endless
+    assert ap.block_plan(call_ms, 3, 1, 0.0, 0) == [("ours", 0, 3), ("sdpa", 0, 3)]  # settle off

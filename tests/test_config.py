@@ -72,11 +72,31 @@ def test_an_unknown_key_names_its_path_line_and_the_allowed_keys(tmp_path: Path)
     ("[templates.quick]\nphases = [{ name = \"A\", budget_min = 1 }, { name = \"a\", budget_min = 1 }]\n", r"phase 'a' appears twice"),
     ("[templates.\"../x\"]\nphases = [{ name = \"A\", budget_min = 1 }]\n", r"template names use lowercase"),
     ("cadence = 5\n", r"cadence: must be a table"),
+    ("[thresholds]\ntolerated_clock_events = [\"power\"]\n",
+     r"cockpit\.toml:2: thresholds\.tolerated_clock_events: \['power'\] is not allowed \(expected a list drawn from \['app clock setting', 'power cap'"),
+    ("[thresholds]\nsm_clock_fraction = 0\n", r"thresholds\.sm_clock_fraction: 0 is not allowed"),
+    ("[workload]\nsettle_ms = -5\n", r"workload\.settle_ms: -5 is not allowed \(expected milliseconds from 0 to 5000"),
+    ("[workload]\nrounds = 0\n", r"workload\.rounds: 0 is not allowed \(expected a whole number >= 1"),
 ])
 def test_bad_values_say_what_is_allowed(tmp_path: Path, text: str, expected: str) -> None:
     write(tmp_path, text)
     with pytest.raises(ConfigError, match=expected):
         load_config(tmp_path)
+
+
+def test_a_box_at_its_power_cap_can_tolerate_it_and_settle_longer(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, """
+[thresholds]
+tolerated_clock_events = ["power cap"]
+sm_clock_fraction = 0.75
+
+[workload]
+settle_ms = 250
+rounds = 3
+"""))
+    assert config.thresholds.tolerated_clock_events == ("power cap",)
+    assert config.thresholds.sm_clock_fraction == 0.75
+    assert (config.workload.settle_ms, config.workload.rounds) == (250, 3)
 
 
 def test_an_unknown_template_lists_the_known_ones(tmp_path: Path) -> None:

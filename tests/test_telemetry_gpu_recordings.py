@@ -81,10 +81,25 @@ def test_the_benchmark_window_is_suspect_for_power_cap_and_low_clocks_not_for_ou
     )
     assert v.evidence["clocks"] == [{"gpu": 0, "busy_samples": 30, "max_sm_clock_mhz": 1980,
                                      "min_busy_sm_clock_mhz": 1455, "max_busy_sm_clock_mhz": 1530,
-                                     "threshold_mhz": 1782, "samples_below": 30}]
+                                     "threshold_mhz": 1782, "samples_below": 30,
+                                     "samples_below_explained": 0}]
     assert v.evidence["foreign"] == []
     # The gate owns the load's parent shell: the load, its child, is ours too.
     assert judge_window(LOADED.snapshots, LOAD_T0, LOAD_T1, own_pids={LOAD_PARENT}).evidence["foreign"] == []
+
+
+def test_a_box_that_tolerates_its_power_cap_finds_the_same_window_valid_with_a_note() -> None:
+    v = judge_window(LOADED.snapshots, LOAD_T0, LOAD_T1, own_pids={LOAD_PID}, tolerate={"power cap"})
+    assert v.valid and v.reasons == ()
+    assert v.notes == ("GPU 0: power cap active for 29.8 s of the 30.0 s window (30 of 30 samples) "
+                       "(tolerated)",)
+    # the clock drop is the cap's doing: explained, not hidden
+    assert v.evidence["clocks"][0]["samples_below"] == 0
+    assert v.evidence["clocks"][0]["samples_below_explained"] == 30
+    assert v.evidence["throttle"][0]["tolerated"] is True
+    # tolerating something else changes nothing
+    other = judge_window(LOADED.snapshots, LOAD_T0, LOAD_T1, own_pids={LOAD_PID}, tolerate={"sync boost"})
+    assert not other.valid and len(other.reasons) == 2
 
 
 def test_seen_from_another_session_the_load_is_a_foreign_process() -> None:

@@ -26,7 +26,8 @@ def test_a_clean_window_at_full_clocks_with_only_our_processes_is_valid() -> Non
     assert v.evidence["samples"] == 10
     assert v.evidence["clocks"] == [{"gpu": 0, "busy_samples": 10, "max_sm_clock_mhz": 1980,
                                      "min_busy_sm_clock_mhz": 1980, "max_busy_sm_clock_mhz": 1980,
-                                     "threshold_mhz": 1782, "samples_below": 0}]
+                                     "threshold_mhz": 1782, "samples_below": 0,
+                                     "samples_below_explained": 0}]
 
 
 def test_power_capping_during_the_run_makes_it_suspect_with_the_seconds() -> None:
@@ -34,7 +35,8 @@ def test_power_capping_during_the_run_makes_it_suspect_with_the_seconds() -> Non
     v = judge_window(ticks, T0, T0 + 9, own_pids=set())
     assert not v.valid
     assert v.reasons == ("GPU 0: power cap active for 4.0 s of the 9.0 s window (4 of 10 samples)",)
-    assert v.evidence["throttle"] == [{"gpu": 0, "reason": "power cap", "seconds": 4.0, "samples": 4}]
+    assert v.evidence["throttle"] == [{"gpu": 0, "reason": "power cap", "seconds": 4.0, "samples": 4,
+                                       "tolerated": False}]
 
 
 def test_idle_is_not_a_throttle_reason() -> None:
@@ -72,7 +74,8 @@ def test_a_run_shorter_than_a_tick_is_judged_from_the_samples_around_it() -> Non
     ticks = [tick(T0, mask=0x4), tick(T0 + 1, mask=0x4)]
     v = judge_window(ticks, T0 + 0.2, T0 + 0.5, own_pids=set())
     assert not v.valid and v.evidence["samples"] == 2
-    assert v.evidence["throttle"] == [{"gpu": 0, "reason": "power cap", "seconds": 0.3, "samples": 2}]
+    assert v.evidence["throttle"] == [{"gpu": 0, "reason": "power cap", "seconds": 0.3, "samples": 2,
+                                       "tolerated": False}]
 
 
 def test_a_gpu_not_watched_does_not_count() -> None:

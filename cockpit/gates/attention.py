@@ -57,7 +57,8 @@ def _probe_argv(ctx: GateContext, mode: str) -> tuple[str, ...]:
             str(ctx.result_path), "--configs", json.dumps(w.configs()),
             "--tolerance", json.dumps({"fp16": w.tolerance, "bf16": w.tolerance})]
     if mode == "bench":
-        argv += ["--reps", str(w.reps), "--warmup", str(w.warmup)]
+        argv += ["--reps", str(w.reps), "--warmup", str(w.warmup), "--settle-ms", f"{w.settle_ms:g}",
+                 "--rounds", str(w.rounds)]
     return tuple(argv)
 
 
@@ -119,7 +120,7 @@ class BenchGate:
 
     def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
         data = _read(ctx, exit_code, tail)
-        validity = judge_probe_window(data)
+        validity = judge_probe_window(data, ctx.config.thresholds)
         t = time.time()
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(t))
         record_path = ctx.session_dir / "results" / f"bench-{stamp}.json"
@@ -139,19 +140,29 @@ class BenchGate:
         return judge_bench(data, validity, keep_json, ctx.config.thresholds, str(record_path))
 
 
-def judge_probe_window(data: dict[str, Any]) -> dict[str, Any]:
+POWER_CAP_HINT = ('this card sits at its power cap under load; if that is its normal state, '
+                  'set [thresholds] tolerated_clock_events = ["power cap"] in cockpit.toml')
+
+
+def judge_probe_window(data: dict[str, Any], thresholds: Thresholds | None = None) -> dict[str, Any]:
     """Validity of the timed window from the NVML samples the probe took while it ran."""
     from cockpit.telemetry.validity import judge_window
 
+    thresholds = thresholds or Thresholds()
     samples = data.get("gpu_samples") or []
     if not samples:
         why = data.get("gpu_watch_error") or "no NVML samples"
         return {"valid": False, "checked": False, "reasons": [f"the GPU was not watched ({why})"],
                 "evidence": {}}
     validity = judge_window(probe_snapshots(samples), float(data["started"]),
-                            float(data["finished"]), own_pids={int(data["pid"])})
-    return {"valid": validity.valid, "checked": validity.checked, "reasons": list(validity.reasons),
-            "evidence": validity.evidence}
+                            float(data["finished"]), own_pids={int(data["pid"])},
+                            sm_clock_fraction=thresholds.sm_clock_fraction,
+                            tolerate=thresholds.tolerated_clock_events)
+    out = {"valid": validity.valid, "checked": validity.checked, "reasons": list(validity.reasons),
+           "notes": list(validity.notes), "evidence": validity.evidence}
+    if any(": power cap active" in r for r in validity.reasons):
+        out["hint"] = POWER_CAP_HINT
+    return out
 
 
 def probe_snapshots(samples: list[dict[str, Any]]) -> list[Any]:
@@ -187,7 +198,12 @@ def judge_bench(data: dict[str, Any], validity: dict[str, Any], keep: dict[str, 
     summary = f"{geomean:.2f}x vs SDPA ({d.level}) over {len(speedups)} configs"
     if flash:
         summary += f", {math.exp(sum(math.log(s) for s in flash) / len(flash)):.2f}x vs FLASH"
-    summary += "; " + ("valid" if validity["valid"] else "SUSPECT: " + "; ".join(validity["reasons"]))
+    if validity["valid"]:
+        throttle = validity.get("evidence", {}).get("throttle", [])
+        tolerated = [t["reason"] for t in throttle if t.get("tolerated")]
+        summary += "; valid" + (f" ({', '.join(sorted(set(tolerated)))} tolerated)" if tolerated else "")
+    else:
+        summary += "; SUSPECT: " + "; ".join(validity["reasons"])
     result = {"rows": rows, "device": data.get("device"), "geomean_speedup": geomean,
               "level": d.level, "next_step": d.next_step, "tool": d.tool,
               "profile_first": d.profile_first, "validity": validity, "keep": keep,

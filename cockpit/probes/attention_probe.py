@@ -6,9 +6,11 @@
 Correctness: fresh random inputs per config, the output buffer poisoned with NaN first (an element
 the kernel never writes fails), a float32 reference, max abs diff and relative L2 error; NaN/Inf
 never pass; smallest config first; stops at the first failure and names it.
-Bench: ours and SDPA's default backend plus FLASH / CUDNN / EFFICIENT where they run, interleaved
-in one process, CUDA events around the call only, L2 flushed before every timed call (outside the
-events), inputs rotated over several sets; median and p20/p80 per implementation. The GPU's
+Bench: ours and SDPA's default backend plus FLASH / CUDNN / EFFICIENT where they run, in one
+process, interleaved in blocks (each block after ~100 ms untimed, so every implementation is
+timed at its own power-capped clock, as triton's do_bench times it), CUDA events around the call
+only, L2 flushed before every call (outside the events), inputs rotated over several sets;
+median and p20/p80 per implementation. The GPU's
 clocks, throttle reasons and processes are sampled through NVML while it runs, for the validity
 verdict. Exit 0 ok, 1 a config failed, 2 it could not run.
 """
@@ -142,21 +144,46 @@ def percentile(values: Sequence[float], p: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
-def bench(impls: dict[str, Impl], configs: Sequence[dict[str, Any]], reps: int, warmup: int,
-          input_sets: int, budget_s: float = 0.5) -> list[dict[str, Any]]:
-    """Time every implementation on every config, interleaved call by call.
+def block_plan(call_ms: dict[str, float], n: int, rounds: int, settle_ms: float,
+               config_index: int, max_settle_calls: int = 5000) -> list[tuple[str, int, int]]:
+    """The timed blocks of one config, in the order they run: (implementation, untimed calls
+    first, timed calls). Each implementation gets `n` timed calls split over `rounds` blocks;
+    before each block it runs `settle_ms` of calls untimed, so its timed calls see the clock its
+    own power draw settles at (a power-capped GPU needs ~100 ms after a lighter kernel; timing it
+    right after one reads up to 9 % fast). The order alternates round by round and config by
+    config, so slow drift (temperature) falls on every implementation alike."""
+    names = list(call_ms)
+    per_round = [n // rounds + (1 if r < n % rounds else 0) for r in range(rounds)]
+    plan = []
+    for r in range(rounds):
+        order = names if (config_index + r) % 2 == 0 else names[::-1]
+        for name in order:
+            settle = min(max_settle_calls, math.ceil(settle_ms / max(call_ms[name], 1e-3)))
+            if plan and plan[-1][0] == name:
+                settle = 0  # it just ran: already at its own clock
+            if per_round[r]:
+                plan.append((name, settle, per_round[r]))
+    return plan
 
-    No host sync between calls: events are recorded in stream order and read once at the end,
-    so the GPU runs back to back as it does in real use (syncing after each call leaves it idle
-    between calls, and an idle GPU boosts above its power-capped steady state). Repetitions
-    grow for short kernels up to `budget_s` of GPU time per config, never below `reps`.
+
+def bench(impls: dict[str, Impl], configs: Sequence[dict[str, Any]], reps: int, warmup: int,
+          input_sets: int, budget_s: float = 0.5, settle_ms: float = 100.0,
+          rounds: int = 2) -> list[dict[str, Any]]:
+    """Time every implementation on every config, in blocks interleaved by implementation.
+
+    No host sync inside a block: events are recorded in stream order and read at the end, so the
+    GPU runs back to back as it does in real use (a sync after each call leaves it idle between
+    calls, and an idle GPU boosts above its power-capped steady state). Timed calls get at least
+    `reps` and grow for short kernels up to `budget_s` of GPU time per config; see `block_plan`
+    for the order and the untimed settling before each block.
     """
     flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")  # > any L2 (50 MB H100)
+    flush_ms = _flush_ms(flush)
     rows = []
     for index, cfg in enumerate(configs):
         sets = [make_inputs(cfg, "cuda", seed=2000 + 10 * index + i) for i in range(input_sets)]
         runnable: dict[str, Impl] = {}
-        estimate_ms = 0.0
+        estimate_ms: dict[str, float] = {}
         for name, fn in impls.items():
             try:
                 for i in range(warmup):
@@ -167,21 +194,28 @@ def bench(impls: dict[str, Impl], configs: Sequence[dict[str, Any]], reps: int, 
                 fn(*sets[0], cfg["causal"])
                 end.record()
                 end.synchronize()
-                estimate_ms += start.elapsed_time(end)
+                estimate_ms[name] = start.elapsed_time(end)
                 runnable[name] = fn
             except RuntimeError as exc:  # a backend that does not support this config
                 say(f"  {name}: not available for {config_name(cfg)} ({str(exc).splitlines()[0][:80]})")
-        n = max(reps, min(1000, int(budget_s * 1000 / max(estimate_ms, 1e-3))))
-        events = {name: [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-                         for _ in range(n)] for name in runnable}
-        for rep in range(n):
-            q, k, v = sets[rep % input_sets]
-            for name, fn in runnable.items():  # interleaved: drift hits every implementation alike
-                flush.zero_()
-                start, end = events[name][rep]
+        n = max(reps, min(1000, int(budget_s * 1000 / max(sum(estimate_ms.values()), 1e-3))))
+        call_ms = {name: ms + flush_ms for name, ms in estimate_ms.items()}
+        events: dict[str, list[tuple[Any, Any]]] = {name: [] for name in runnable}
+        rep = 0
+        for name, settle, timed in block_plan(call_ms, n, rounds, settle_ms, index):
+            fn = runnable[name]
+            for i in range(settle + timed):
+                q, k, v = sets[rep % input_sets]
+                rep += 1
+                flush.zero_()  # outside the events: every call starts with a cold L2
+                if i < settle:
+                    fn(q, k, v, cfg["causal"])
+                    continue
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 start.record()
                 fn(q, k, v, cfg["causal"])
                 end.record()
+                events[name].append((start, end))
         torch.cuda.synchronize()
         row: dict[str, Any] = {"config": config_name(cfg), **cfg, "flops": flops(cfg), "impl": {}}
         for name, pairs in events.items():
@@ -200,6 +234,19 @@ def bench(impls: dict[str, Impl], configs: Sequence[dict[str, Any]], reps: int, 
         rows.append(row)
         del sets
     return rows
+
+
+def _flush_ms(flush: torch.Tensor) -> float:
+    """What one L2 flush costs on the GPU, so settling is sized in GPU time, flushes included."""
+    for _ in range(3):
+        flush.zero_()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(10):
+        flush.zero_()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) / 10
 
 
 class GpuWatch:
@@ -275,6 +322,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reps", type=int, default=30)
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--input-sets", type=int, default=4)
+    p.add_argument("--settle-ms", type=float, default=100.0)
+    p.add_argument("--rounds", type=int, default=2)
     args = p.parse_args(argv)
     configs = json.loads(args.configs)
     if not torch.cuda.is_available():
@@ -293,11 +342,12 @@ def main(argv: list[str] | None = None) -> int:
         rows, ok = correctness(ours(ext), configs, "cuda", json.loads(args.tolerance))
         result.update(rows=rows, ok=ok)
     else:
-        say(f"timing on {result['device']}: {args.reps} reps, {args.warmup} warm-up, "
+        say(f"timing on {result['device']}: {args.reps}+ reps in {args.rounds} blocks per "
+            f"implementation, each after {args.settle_ms:g} ms untimed; {args.warmup} warm-up, "
             f"{args.input_sets} input sets, L2 flushed before each call")
         with GpuWatch(torch.cuda.current_device()) as watch:
             rows = bench({"ours": ours(ext), **sdpa_impls()}, configs, args.reps, args.warmup,
-                         args.input_sets)
+                         args.input_sets, settle_ms=args.settle_ms, rounds=args.rounds)
         result.update(rows=rows, ok=True, gpu_samples=watch.samples, gpu_watch_error=watch.error)
         ok = True
     result["finished"] = time.time()

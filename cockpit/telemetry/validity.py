@@ -6,6 +6,11 @@ A window is suspect when, on a GPU it watched:
 - a compute process that is not ours (nor a descendant of ours) was on the GPU;
 - the GPU fell off the bus.
 The evidence holds the numbers behind each reason, JSON-ready.
+
+A box can tolerate clock events (`tolerate`): an H100/H200 sits at its power cap under any heavy
+kernel, so there "power cap" is the steady state every benchmark runs in, not a disturbance. A
+tolerated event is kept in the evidence and said in `notes`, and a clock drop while only tolerated
+events were active is explained by them; it makes nothing suspect.
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ class Validity:
     evidence: dict[str, Any] = field(default_factory=dict)
     checked: bool = True
     """False when no telemetry covers the window (no NVML): valid only because nothing was seen."""
+    notes: tuple[str, ...] = ()
+    """Tolerated clock events that were active, one line each."""
 
 
 def judge_window(
@@ -40,6 +47,7 @@ def judge_window(
     own_pids: Collection[int],
     sm_clock_fraction: float = 0.9,
     gpus: Collection[int] | None = None,
+    tolerate: Collection[str] = (),
 ) -> Validity:
     """Judge [t0, t1] from the snapshots taken around it (`gpus`: only these indices).
 
@@ -56,23 +64,27 @@ def judge_window(
                 if static is not None:
                     max_clock[s.index] = static.max_sm_clock_mhz
     reasons: list[str] = []
+    notes: list[str] = []
+    tolerated = frozenset(tolerate)
     evidence: dict[str, Any] = {"window_s": round(t1 - t0, 3), "samples": 0, "throttle": [],
-                                "clocks": [], "foreign": [], "lost": []}
+                                "clocks": [], "foreign": [], "lost": [],
+                                "tolerated": sorted(tolerated)}
     for index in sorted(by_gpu):
         ordered = sorted(by_gpu[index], key=lambda s: s.t)
         window = _in_window(ordered, t0, t1)
         if not window:
             continue
         evidence["samples"] += len(window)
-        _judge_throttle(index, ordered, window, t0, t1, reasons, evidence)
-        _judge_clocks(index, window, max_clock.get(index), sm_clock_fraction, reasons, evidence)
+        _judge_throttle(index, ordered, window, t0, t1, tolerated, reasons, notes, evidence)
+        _judge_clocks(index, window, max_clock.get(index), sm_clock_fraction, tolerated, reasons,
+                      evidence)
         _judge_processes(index, window, set(own_pids), reasons, evidence)
         if any(s.lost for s in window):
             evidence["lost"].append(index)
             reasons.append(f"GPU {index} fell off the bus (NVML: GPU is lost)")
     if not evidence["samples"]:
         return Validity(True, (), evidence, checked=False)
-    return Validity(not reasons, tuple(reasons), evidence)
+    return Validity(not reasons, tuple(reasons), evidence, notes=tuple(notes))
 
 
 def _in_window(ordered: list[GpuSample], t0: float, t1: float) -> list[GpuSample]:
@@ -85,7 +97,8 @@ def _in_window(ordered: list[GpuSample], t0: float, t1: float) -> list[GpuSample
 
 
 def _judge_throttle(index: int, ordered: list[GpuSample], window: list[GpuSample], t0: float, t1: float,
-                    reasons: list[str], evidence: dict[str, Any]) -> None:
+                    tolerated: frozenset[str], reasons: list[str], notes: list[str],
+                    evidence: dict[str, Any]) -> None:
     seconds = throttled_seconds(((s.t, s.throttle_mask) for s in ordered), t0, t1)
     counts: dict[str, int] = {}
     for s in window:
@@ -94,21 +107,31 @@ def _judge_throttle(index: int, ordered: list[GpuSample], window: list[GpuSample
     for word in sorted(set(counts) | (set(seconds) - {"idle"})):
         active_s = round(seconds.get(word, 0.0), 1)
         evidence["throttle"].append({"gpu": index, "reason": word, "seconds": active_s,
-                                     "samples": counts.get(word, 0)})
-        reasons.append(f"GPU {index}: {word} active for {active_s:.1f} s of the "
-                       f"{t1 - t0:.1f} s window ({counts.get(word, 0)} of {len(window)} samples)")
+                                     "samples": counts.get(word, 0), "tolerated": word in tolerated})
+        line = (f"GPU {index}: {word} active for {active_s:.1f} s of the "
+                f"{t1 - t0:.1f} s window ({counts.get(word, 0)} of {len(window)} samples)")
+        (notes if word in tolerated else reasons).append(line + (" (tolerated)" if word in tolerated else ""))
+
+
+def _explained(sample: GpuSample, tolerated: frozenset[str]) -> bool:
+    """A clock drop explained by tolerated events: some were active, and only tolerated ones."""
+    active = set(decode_throttle((sample.throttle_mask or 0) & ~CLOCK_EVENT_GPU_IDLE))
+    return bool(active) and active <= tolerated
 
 
 def _judge_clocks(index: int, window: list[GpuSample], max_mhz: int | None, fraction: float,
-                  reasons: list[str], evidence: dict[str, Any]) -> None:
-    busy = [s.sm_clock_mhz for s in window if (s.util_gpu or 0) > 0 and s.sm_clock_mhz is not None]
+                  tolerated: frozenset[str], reasons: list[str], evidence: dict[str, Any]) -> None:
+    busy_samples = [s for s in window if (s.util_gpu or 0) > 0 and s.sm_clock_mhz is not None]
+    busy = [s.sm_clock_mhz for s in busy_samples if s.sm_clock_mhz is not None]
     entry: dict[str, Any] = {"gpu": index, "busy_samples": len(busy), "max_sm_clock_mhz": max_mhz,
                              "min_busy_sm_clock_mhz": min(busy) if busy else None,
                              "max_busy_sm_clock_mhz": max(busy) if busy else None}
     if max_mhz:
         floor = fraction * max_mhz
-        below = [c for c in busy if c < floor]
-        entry.update(threshold_mhz=round(floor), samples_below=len(below))
+        low = [s for s in busy_samples if (s.sm_clock_mhz or 0) < floor]
+        below = [s.sm_clock_mhz or 0 for s in low if not _explained(s, tolerated)]
+        entry.update(threshold_mhz=round(floor), samples_below=len(below),
+                     samples_below_explained=len(low) - len(below))
         if below:
             reasons.append(f"GPU {index}: SM clock fell to {min(below)} MHz while busy "
                            f"(< {fraction:.0%} of its {max_mhz} MHz max) in {len(below)} of "

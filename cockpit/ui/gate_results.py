@@ -109,6 +109,9 @@ def bench_table(result: dict[str, Any], speedups: list[float] | None = None) -> 
                       "", "", "", "", "", "")
     if keep.get("summary"):
         table.add_row(Text(keep["summary"], style="italic"), "", "", "", "", "", "")
+    hint = (result.get("validity") or {}).get("hint")
+    if hint:
+        table.add_row(Text(f"suspect: {hint}", style="yellow"), "", "", "", "", "", "")
     return table
 
 
