@@ -175,18 +175,36 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
+    from cockpit.memory import limit_malloc_arenas
+
+    limit_malloc_arenas()  # before Textual's threads start
+    app = tui_app(args)
+    app.run()
+    return app.return_code or 0
+
+
+def tui_app(args: argparse.Namespace) -> Any:
+    """The cockpit app for these arguments; `--replay FILE.jsonl` drives its GPU panel from a
+    recording instead of NVML (a bad recording is a one-line error before the screen opens)."""
+    from cockpit.clock import SystemClock
     from cockpit.config import load_config
     from cockpit.workspace import resolve_session
 
     ws = _workspace(args)
     config = load_config(ws.root)
     ref = resolve_session(ws, args.session)
+    clock = SystemClock()
+    telemetry = None
+    if getattr(args, "replay", None) is not None:
+        from cockpit.telemetry.recording import ReplaySampler
+
+        telemetry = ReplaySampler.from_path(args.replay, clock)
+        for problem in telemetry.recording.problems[:3]:
+            print(f"cockpit: {problem}", file=sys.stderr)
 
     from cockpit.ui.app import CockpitApp
 
-    app = CockpitApp(ws, config, ref)
-    app.run()
-    return app.return_code or 0
+    return CockpitApp(ws, config, ref, clock=clock, telemetry=telemetry)
 
 
 def cmd_gate(args: argparse.Namespace) -> int:

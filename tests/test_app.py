@@ -38,28 +38,34 @@ def make_app(ws: Workspace, ref: SessionRef | None, clock: FakeClock, **config) 
     return app
 
 
+def phase_line(app: CockpitApp, phase: str) -> str:
+    return next(line for line in app.phase_panel.plain.splitlines() if f" {phase} " in line)
+
+
 def header(app: CockpitApp) -> str:
     from cockpit.ui.header import SessionHeader
 
-    return app.query_one(SessionHeader).render().plain
+    return app.query_one(SessionHeader).text.plain
 
 
 async def test_keys_advance_skip_and_pause_the_phase_timer(ws, session, clock) -> None:
     app = make_app(ws, session, clock, status_every_s=10**6)
     async with app.run_test(size=SIZE) as pilot:
-        assert "ENVIRONMENT 0:00/10:00" in header(app)
+        assert "ENVIRONMENT 0 min of 10 min" in header(app)
+        assert "Environment" in phase_line(app, "Environment") and "0:00/10:00" in phase_line(app, "Environment")
         clock.advance(125)
         await pilot.press("n")
-        assert "BASELINE 0:00/20:00" in header(app)
+        assert "BASELINE 0 min of 20 min" in header(app)
         clock.advance(60)
         await pilot.press("p")
         clock.advance(600)
         app.tick()
         await pilot.pause()
-        assert "BASELINE 1:00/20:00 PAUSED" in header(app)
+        assert "BASELINE 1 min of 20 min PAUSED" in header(app)
+        assert "Baseline" in phase_line(app, "Baseline") and "1:00/20:00" in phase_line(app, "Baseline")  # the pause stopped it
         await pilot.press("p")
         await pilot.press("k")
-        assert "PROFILE 0:00/30:00" in header(app)
+        assert "PROFILE 0 min of 30 min" in header(app)
     types = [e["type"] for e in journal(session)]
     assert types == ["session_started", "phase_started", "app_opened", "phase_ended",
                      "phase_started", "timer_paused", "timer_resumed", "phase_ended",
@@ -152,7 +158,8 @@ async def test_reopening_after_a_crash_shows_the_same_state(ws, session, clock) 
     app = make_app(ws, session, clock)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert "BASELINE 1:40/20:00" in header(app)
+        assert "BASELINE 1 min of 20 min" in header(app)
+        assert "Baseline" in phase_line(app, "Baseline") and "1:40/20:00" in phase_line(app, "Baseline")
         assert any(f"pid {dead.pid}) did not close cleanly" in t for t in app.toasts)
         assert any("torn last line" in t for t in app.toasts)
         assert app.live.state.statuses[-1].text == "before the crash"

@@ -84,13 +84,21 @@ async def test_a_silent_gate_is_flagged_but_left_running(ws, session) -> None:
     assert gate_events(session)[-1]["status"] == "pass"
 
 
-async def test_gates_queue_behind_the_running_one(ws, session, monkeypatch, tmp_path) -> None:
+async def test_gates_queue_behind_the_running_one(ws, session, tmp_path) -> None:
     class Second(EnvGate):
         name = "second"
 
-    for name in [n for n in catalog.GATES if n != "env"]:
-        monkeypatch.delitem(catalog.GATES, name)
-    monkeypatch.setitem(catalog.GATES, "second", Second())
+    saved = dict(catalog.GATES)  # restored in order afterwards: the panel lists gates in it
+    catalog.GATES.clear()
+    catalog.GATES.update({"env": saved["env"], "second": Second()})
+    try:
+        await _queue_behind_the_running_one(ws, session, tmp_path)
+    finally:
+        catalog.GATES.clear()
+        catalog.GATES.update(saved)
+
+
+async def _queue_behind_the_running_one(ws, session, tmp_path) -> None:  # type: ignore[no-untyped-def]
     go = tmp_path / "go"  # the first run holds until the test has queued the second
     app = app_with(ws, session, f"import os, time\nwhile not os.path.exists({str(go)!r}): "
                    "time.sleep(0.01)\nprint('done')")

@@ -58,6 +58,26 @@ async def test_typing_is_autosaved_within_two_seconds(ws, session) -> None:
         assert session.log_md.read_text().startswith("tried BN=128 \nmore!# Session")
 
 
+async def test_the_save_timer_is_armed_by_typing_and_not_while_idle(ws, session) -> None:
+    clock = Monotonic()
+    app = make_app(ws, session)
+    async with app.run_test(size=SIZE) as pilot:
+        app.editor.now = clock
+        assert app.editor._save_timer is None  # opened, nothing typed: the editor never wakes
+        app.editor.area.focus()
+        await pilot.press(*"BN=64")
+        assert app.editor._save_timer is not None
+        clock.t += 0.5
+        app.editor._save_timer.stop()
+        app.editor._on_save_timer()  # fired early (typing on): not saved, armed again
+        assert app.editor.dirty and app.editor._save_timer is not None
+        clock.t += 1.5
+        app.editor._save_timer.stop()
+        app.editor._on_save_timer()
+        assert session.log_md.read_text().startswith("BN=64")
+        assert not app.editor.dirty and app.editor._save_timer is None
+
+
 async def test_quit_and_a_phase_change_save_at_once(ws, session) -> None:
     app = make_app(ws, session)
     async with app.run_test(size=SIZE) as pilot:
@@ -178,7 +198,7 @@ async def test_a_failure_brings_its_pattern_and_a_key_marks_it_applied(tmp_path)
         assert pattern.id == 9 and "undefined symbol" in why
         await pilot.press("A")
         assert app.live.state.applied_patterns == (9,)
-        assert "patterns 1/" in app.header.render().plain
+        assert "patterns 1/" in app.header.text.plain
         await pilot.press("o")
         await pilot.pause()
         assert isinstance(app.screen, PatternBrowser)

@@ -29,7 +29,7 @@ async def polled(app: CockpitApp, pilot, times: int = 1) -> str:  # type: ignore
     for i in range(times):
         if i:
             app.poll_gpu()
-        await app.workers.wait_for_complete()
+        await app.gpu_polled()
         await pilot.pause()
     return "\n".join(line.plain for line in app.gpu_panel.lines)
 
@@ -44,7 +44,7 @@ async def test_replay_of_a_loaded_h200_shows_load_power_cap_and_the_foreign_proc
         assert "⚠ pid 445 python3 1002 MiB: not ours" in text
         assert app.gpu_history is not None
         assert len(app.gpu_history.values(0, "util_gpu")) == 15
-        assert app.gpu_panel.border_subtitle.startswith("tick ")
+        assert app.gpu_panel.border_subtitle.startswith("NVML ") and app.gpu_panel.border_subtitle.endswith(" µs/tick")
 
 
 async def test_without_nvml_the_panel_says_why_in_one_line(ws, session) -> None:
@@ -54,7 +54,7 @@ async def test_without_nvml_the_panel_says_why_in_one_line(ws, session) -> None:
     async with app.run_test(size=SIZE) as pilot:
         text = await polled(app, pilot)
         assert text == "No GPU telemetry: NVML library not found (no NVIDIA driver on this machine)"
-        assert "ENVIRONMENT" in app.header.render().plain  # everything else works
+        assert "ENVIRONMENT" in app.header.text.plain  # everything else works
 
 
 async def test_a_gpu_that_falls_off_the_bus_is_a_red_row(ws, session) -> None:
@@ -76,7 +76,7 @@ async def test_each_phase_end_journals_what_the_gpu_did(ws, session, clock) -> N
             clock.advance(1)
             await polled(app, pilot)
             app.poll_gpu()
-        await app.workers.wait_for_complete()
+        await app.gpu_polled()
         await pilot.press("n")
     events = [json.loads(line) for line in session.journal.read_text().splitlines()]
     [summary] = [e for e in events if e["type"] == "gpu_summary"]
@@ -84,3 +84,26 @@ async def test_each_phase_end_journals_what_the_gpu_did(ws, session, clock) -> N
     [gpu] = summary["gpus"]
     assert gpu["samples"] >= 15 and gpu["util_max"] >= 99 and gpu["power_max_w"] > 600
     assert gpu["throttled_s"].get("power cap", 0) > 5
+
+
+async def test_cockpit_dash_dash_replay_drives_the_panel_from_the_recording(ws, session) -> None:
+    from cockpit import cli
+
+    args = cli._parser().parse_args(["--workspace", str(ws.root), "--replay", str(LOADED)])
+    app = cli.tui_app(args)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.gpu_polled()
+        await pilot.pause()
+        text = app.gpu_panel.plain
+        assert "GPU0 H200" in text and "/143771 MiB" in text  # the recording, not this machine
+
+
+def test_a_replay_that_is_not_a_recording_is_one_line_before_the_screen_opens(
+        ws, session, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from cockpit import cli
+
+    bad = tmp_path / "notes.jsonl"
+    bad.write_text('{"hello": 1}\n')
+    assert cli.main(["--workspace", str(ws.root), "--replay", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().count("\n") == 0 and "not a cockpit telemetry recording" in err

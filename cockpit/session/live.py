@@ -55,6 +55,11 @@ class LiveSession:
 
     def refresh(self) -> bool:
         """Fold in whatever was appended since the last read; True if anything was."""
+        try:
+            if os.stat(self.ref.journal).st_size == self._offset:
+                return False  # the TUI asks every second: a stat, not an open and a read
+        except OSError:
+            pass  # read_journal says what is wrong with the file
         read = read_journal(self.ref.journal, self._offset, self._line, include_tail=False)
         if read.end_offset == self._offset:
             return False

@@ -28,6 +28,12 @@ def fmt_duration(seconds: float) -> str:
     return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
 
 
+def fmt_minutes(seconds: float) -> str:
+    """12 min, 1 h 05 — the header's clock: it moves once a minute (the phase panel has seconds)."""
+    m = int(max(0.0, seconds)) // 60
+    return f"{m // 60} h {m % 60:02d}" if m >= 60 else f"{m} min"
+
+
 def compose_status(
     state: SessionState, view: TimerView, activity: Activity | None = None
 ) -> str:

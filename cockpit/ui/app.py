@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import os
 import signal
+import time
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App, ComposeResult, SystemCommand
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer
-from textual.worker import Worker, WorkerState
 
 from cockpit.clock import Clock, SystemClock
 from cockpit.config import Config
@@ -47,10 +49,18 @@ from cockpit.workspace import SessionRef, Workspace, create_session
 if TYPE_CHECKING:
     from cockpit.patterns.library import Pattern
     from cockpit.telemetry.history import History
+    from cockpit.telemetry.poller import Poller
     from cockpit.telemetry.sample import Snapshot
     from cockpit.telemetry.sampler import TelemetrySource
 
 ActivitySource = Callable[[], Activity | None]
+
+
+class Column(Vertical):
+    """A screen column: no border, no content of its own, so Textual paints it as blank lines
+    instead of running its style cache over the full height on every frame."""
+
+    BLANK = True
 
 
 class CockpitApp(App[int]):
@@ -79,6 +89,13 @@ class CockpitApp(App[int]):
         self._tick_s = tick_s
         self._attached_t = self.clock.now()
         self._reported: set[str] = set()
+        self._ticked_at = -1e9  # time.monotonic() of the last clock tick ...
+        self._gpu_ticked_at = -1e9  # ... and of the last one a GPU poll made
+        self._poller: Poller | None = None
+        self._gpu_rearm: asyncio.TimerHandle | None = None
+        self._trimmed = False
+        self._gpu_settled = asyncio.Event()
+        self._gpu_settled.set()
         # Live NVML unless a source (a recording) is given; opened in the worker, not here.
         self._telemetry = telemetry
         self._gpu_every_s = gpu_every_s
@@ -100,25 +117,35 @@ class CockpitApp(App[int]):
     # Layout -------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield self.header
-        with Horizontal(id="main"):
-            with Vertical(id="left"):
-                yield self.gpu_panel
+        # The columns are the screen's own children (no wrapper): each frame Textual repaints
+        # every container around a change, and the clock changes every second.
+        with Column(id="top"):  # in a column of its own, a frame below never repaints it
+            yield self.header
+        with Column(id="left"):
+            with Column(id="live"):  # what changes every second, apart from what does not:
+                yield self.gpu_panel  # a frame then repaints only the widgets in this column
                 yield self.phase_panel
+            with Column(id="quiet"):
                 yield self.gate_panel
                 yield self.status_history
-            with Vertical(id="right"):
-                yield self.editor
-                yield self.gate_detail
-        yield Footer()
+        with Column(id="right"):
+            yield self.editor
+            yield self.gate_detail
+        with Column(id="bottom"):
+            yield Footer()
 
     def on_mount(self) -> None:
+        # The main screen is covered by its columns: painted as blank lines, not from its style
+        # cache over the full height, on every frame (the dialogs keep their own screens).
+        self.screen.BLANK = True  # type: ignore[misc]
+        self._ui_loop = asyncio.get_running_loop()
+        self._thread_context = contextvars.copy_context()  # Textual's active app, for thread callbacks
         self.load_patterns()
         if self._initial is not None:
             self.open_session(self._initial)
         else:
             self._ask_new_session(exit_on_cancel=True)
-        self.set_interval(self._tick_s, self.tick)
+        self.set_interval(self._tick_s, self._on_tick_timer)
         if self._initial_gpu is not None:
             self.gpu_panel.show(*self._initial_gpu)
         if self._gpu_every_s > 0:  # 0: a still picture (screenshots)
@@ -127,6 +154,10 @@ class CockpitApp(App[int]):
             self._install_signal_handlers()
 
     def on_unmount(self) -> None:
+        if self._gpu_rearm is not None:
+            self._gpu_rearm.cancel()
+        if self._poller is not None:
+            self._poller.close()
         self._close_session("quit")
 
     # Session lifecycle --------------------------------------------------------------------
@@ -195,8 +226,18 @@ class CockpitApp(App[int]):
 
     # The clock ----------------------------------------------------------------------------
 
+    def _on_tick_timer(self) -> None:
+        # While live GPU polls come at least once a clock tick, they tick the clock as they render:
+        # one frame a second, not two. The timer ticks when they do not (no NVML, slow polls).
+        now = time.monotonic()
+        if now - self._gpu_ticked_at < 1.5 * self._tick_s:
+            return
+        if now - self._ticked_at >= 0.9 * self._tick_s:
+            self.tick()
+
     def tick(self) -> None:
         """Once a second: follow the journal, flag overruns, post a due status, redraw."""
+        self._ticked_at = time.monotonic()
         live = self.live
         if live is None:
             return
@@ -220,36 +261,75 @@ class CockpitApp(App[int]):
     # GPU telemetry: a worker collects, the handler renders and re-arms (polls never overlap) ---
 
     def poll_gpu(self) -> None:
-        self.run_worker(self._collect_gpu, name="gpu", group="telemetry", thread=True,
-                        exclusive=True, exit_on_error=False)
+        if self._poller is None:
+            from cockpit.telemetry.poller import Poller
 
-    def _collect_gpu(self) -> Snapshot:
+            self._poller = Poller(self._open_gpu, self._gpu_delivered)
+        if self._poller.request():
+            self._gpu_settled.clear()
+
+    def _open_gpu(self) -> TelemetrySource:
+        """In the poller's thread, on the first poll: NVML (or the recording) and the history."""
+        if self.gpu_history is None:
+            # numpy: off the first frame's path, and without a BLAS thread per core (the TUI never
+            # multiplies matrices; gates started later get the engineer's own setting back).
+            saved = os.environ.get("OPENBLAS_NUM_THREADS")
+            os.environ["OPENBLAS_NUM_THREADS"] = "1"
+            try:
+                from cockpit.telemetry.history import History
+            finally:
+                if saved is None:
+                    os.environ.pop("OPENBLAS_NUM_THREADS", None)
+                else:
+                    os.environ["OPENBLAS_NUM_THREADS"] = saved
+            self.gpu_history = History()
         if self._telemetry is None:
             from cockpit.telemetry.nvml import Nvml
             from cockpit.telemetry.sampler import Sampler
 
             self._telemetry = Sampler(Nvml(), self.clock)
-        if self.gpu_history is None:
-            from cockpit.telemetry.history import History  # numpy: off the first frame's path
+        return self._telemetry
 
-            self.gpu_history = History()
-        return self._telemetry.tick()
+    def _gpu_delivered(self, result: Snapshot | BaseException) -> None:
+        """From the poller's thread: hand the result to the UI thread."""
+        with contextlib.suppress(RuntimeError):  # the app is gone
+            self._ui_loop.call_soon_threadsafe(self._on_gpu_result, result, context=self._thread_context)
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group != "telemetry":
-            return
-        if event.state == WorkerState.SUCCESS:
-            snapshot = cast("Snapshot", event.worker.result)
-            if self.gpu_history is not None:
-                self.gpu_history.append(snapshot)
-            self.gpu_panel.show(snapshot, self.gpu_history)
-            for problem in snapshot.problems:
-                self._report_once(problem.describe(), "warning")
-            if snapshot.available:
-                self.set_timer(self._gpu_every_s, self.poll_gpu)
-        elif event.state == WorkerState.ERROR:
-            self._report_once(f"GPU telemetry stopped: {event.worker.error}", "warning")
-            self.set_timer(max(10.0, self._gpu_every_s), self.poll_gpu)
+    def _on_gpu_result(self, result: Snapshot | BaseException) -> None:
+        try:
+            if isinstance(result, BaseException):
+                self._report_once(f"GPU telemetry stopped: {result}", "warning")
+                self.set_timer(max(10.0, self._gpu_every_s), self.poll_gpu)
+                return
+            self._show_gpu(result)
+        finally:
+            self._gpu_settled.set()
+
+    def _show_gpu(self, snapshot: Snapshot) -> None:
+        if not self._trimmed:  # NVML and numpy are in: what startup freed goes back to the OS
+            self._trimmed = True
+            from cockpit.memory import release_free_memory
+
+            self.call_after_refresh(release_free_memory)
+        if self.gpu_history is not None:
+            self.gpu_history.append(snapshot)
+        self.gpu_panel.show(snapshot, self.gpu_history)
+        now = time.monotonic()
+        since = now - self._ticked_at
+        taking_over = now - self._gpu_ticked_at >= 1.5 * self._tick_s  # the timer ticks now
+        if since >= 0.9 * self._tick_s or (taking_over and since >= 0.2 * self._tick_s):
+            self.tick()  # the clock's redraw goes into the GPU panel's frame
+            if self._gpu_every_s <= self._tick_s:
+                self._gpu_ticked_at = now
+        for problem in snapshot.problems:
+            self._report_once(problem.describe(), "warning")
+        if snapshot.available:  # a plain loop timer: a Textual Timer is a task per re-arm
+            self._gpu_rearm = self._ui_loop.call_later(self._gpu_every_s, self.poll_gpu,
+                                                    context=self._thread_context)
+
+    async def gpu_polled(self) -> None:
+        """Wait until the poll in flight (if any) has been rendered (tests, screenshots)."""
+        await self._gpu_settled.wait()
 
     def _view(self, now: float) -> TimerView:
         assert self.live is not None

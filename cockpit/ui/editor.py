@@ -10,6 +10,7 @@ from pathlib import Path
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import TextArea
 
 from cockpit.errors import CockpitError
@@ -46,13 +47,11 @@ class SessionEditor(Vertical):
         self._last_edit = 0.0
         self._loading = False
         self._asked = False
+        self._save_timer: Timer | None = None
         self.now: Callable[[], float] = time.monotonic  # the autosave clock (tests move it)
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield self.area
-
-    def on_mount(self) -> None:
-        self.set_interval(0.5, self._autosave)
 
     # Loading and saving ---------------------------------------------------------------------
 
@@ -91,6 +90,18 @@ class SessionEditor(Vertical):
         if self._first_unsaved is None:
             self._first_unsaved = now
             self.border_subtitle = "unsaved"
+            self._arm(SAVE_AT_MOST_S)
+
+    def _arm(self, delay: float) -> None:
+        """One timer per unsaved stretch, none while idle: an idle editor never wakes up."""
+        if self._save_timer is None:
+            self._save_timer = self.set_timer(delay, self._on_save_timer)
+
+    def _on_save_timer(self) -> None:
+        self._save_timer = None
+        self._autosave()
+        if self.dirty and not self._asked:  # typing on, or the disk refused: try again
+            self._arm(5.0 if self.border_subtitle == "NOT SAVED" else 0.5)
 
     def _autosave(self) -> None:
         if self._first_unsaved is None:

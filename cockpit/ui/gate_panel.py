@@ -12,11 +12,11 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widget import Widget
 from textual.widgets import Log, Static
 
 from cockpit.session.state import GateRunRecord
 from cockpit.session.status import Activity, fmt_duration
+from cockpit.ui.lines import TextLines
 from cockpit.ui.phases import budget_bar
 
 ICON = {"pass": ("✓", "green"), "warn": ("!", "yellow"), "fail": ("✗", "red"),
@@ -70,7 +70,25 @@ def gate_row_cells(row: GateRow) -> tuple[Text, Text, Text]:
     return head, summary, Text(when, style="dim")
 
 
-class GatePanel(Widget, can_focus=True):
+def gate_lines(rows: Sequence[GateRow], width: int, selected: str, focused: bool) -> list[Text]:
+    """The rows in three columns: gate (at least 10 cells), summary cut to fit, when (right)."""
+    cells = [gate_row_cells(row) for row in rows]
+    head_w = max([10, *(head.cell_len for head, _, _ in cells)])
+    when_w = max([0, *(when.cell_len for _, _, when in cells)])
+    summary_w = max(1, width - head_w - when_w - 2)
+    lines = []
+    for row, (head, summary, when) in zip(rows, cells, strict=True):
+        summary.truncate(summary_w, overflow="ellipsis")
+        line = Text.assemble(head, " " * (head_w - head.cell_len + 1), summary,
+                             " " * (summary_w - summary.cell_len + 1 + when_w - when.cell_len), when,
+                             no_wrap=True)
+        if row.name == selected:
+            line.stylize_before("reverse" if focused else "underline")
+        lines.append(line)
+    return lines
+
+
+class GatePanel(TextLines, can_focus=True):
     """The list of gates; up/down selects, the app's keys run and cancel."""
 
     DEFAULT_CSS = """
@@ -86,7 +104,7 @@ class GatePanel(Widget, can_focus=True):
             self.gate = gate
 
     def __init__(self, gates: Sequence[str], **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)
         self.border_title = "Gates"
         self.gates = list(gates)
         self.selected = self.gates[0]
@@ -94,27 +112,23 @@ class GatePanel(Widget, can_focus=True):
 
     def show(self, rows: tuple[GateRow, ...]) -> None:
         if rows != self._rows:
-            resized = len(rows) != len(self._rows)
             self._rows = rows
-            self.refresh(layout=resized)
+            self.rebuild()
 
     def action_move(self, step: int) -> None:
         index = (self.gates.index(self.selected) + step) % len(self.gates)
         self.selected = self.gates[index]
-        self.refresh()
+        self.rebuild()
         self.post_message(self.Selected(self.selected))
 
-    def render(self) -> Table:
-        table = Table.grid(padding=(0, 1), expand=True)
-        table.add_column(no_wrap=True, min_width=10)
-        table.add_column(ratio=1, no_wrap=True)
-        table.add_column(no_wrap=True, justify="right")
-        for row in self._rows:
-            cells = gate_row_cells(row)
-            style = "reverse" if row.name == self.selected and self.has_focus else (
-                "underline" if row.name == self.selected else "")
-            table.add_row(*cells, style=style)
-        return table
+    def on_focus(self) -> None:
+        self.rebuild()
+
+    def on_blur(self) -> None:
+        self.rebuild()
+
+    def build(self, width: int) -> list[Text]:
+        return gate_lines(self._rows, width, self.selected, self.has_focus)
 
 
 class GateDetail(Vertical):

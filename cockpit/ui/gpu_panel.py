@@ -7,9 +7,9 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from rich.console import Group
 from rich.text import Text
-from textual.widget import Widget
+
+from cockpit.ui.lines import TextLines
 
 if TYPE_CHECKING:
     from cockpit.telemetry.history import History
@@ -80,44 +80,44 @@ def gpu_block(static: GpuStatic | None, sample: GpuSample, history: History | No
         if ours:
             lines.append(Text(f"  {who} (ours)", style="dim"))
         else:
-            lines.append(Text(f"⚠ {who}: not ours, benchmarks are suspect", style="bold yellow"))
+            lines.append(Text(f"⚠ {who}: not ours, bench suspect", style="bold yellow"))
     return lines
 
 
-class GpuPanel(Widget):
+class GpuPanel(TextLines):
     DEFAULT_CSS = """
     GpuPanel { height: auto; border: round $primary; padding: 0 1; }
     """
+    TICK_COST_EVERY = 10
+    """The border's "NVML n µs/tick" is the median of this many ticks, so it is not redrawn each one."""
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)
         self.border_title = "GPU"
         self._snapshot: Snapshot | None = None
         self._history: History | None = None
         self._own_pid = os.getpid()
+        self._tick_us: list[float] = []
 
     def show(self, snapshot: Snapshot, history: History | None) -> None:
         self._snapshot, self._history = snapshot, history
-        self.border_subtitle = f"tick {snapshot.tick_us:.0f} µs" if snapshot.available else ""
-        self.refresh(layout=True)
+        if not snapshot.available:
+            self.border_subtitle = ""
+        else:
+            self._tick_us.append(snapshot.tick_us)
+            if not self.border_subtitle or len(self._tick_us) >= self.TICK_COST_EVERY:
+                self.border_subtitle = f"NVML {sorted(self._tick_us)[len(self._tick_us) // 2]:.0f} µs/tick"
+                self._tick_us = []
+        self.rebuild()
 
-    def _build(self) -> list[Text]:
-        # Built at render time, so the sparklines fit the width the panel really has.
+    def build(self, width: int) -> list[Text]:
         snapshot = self._snapshot
         if snapshot is None:
             return [Text("reading NVML…", style="dim")]
         if not snapshot.available:
             return [Text(f"No GPU telemetry: {snapshot.reason}", style="yellow")]
-        width = max(40, self.size.width - 2)
         lines: list[Text] = []
         for sample in snapshot.samples:
-            lines.extend(gpu_block(snapshot.static(sample.index), sample, self._history, width,
-                                   self._own_pid))
+            lines.extend(gpu_block(snapshot.static(sample.index), sample, self._history,
+                                   max(40, width), self._own_pid))
         return lines or [Text("NVML sees no GPU", style="yellow")]
-
-    @property
-    def lines(self) -> list[Text]:
-        return self._build()
-
-    def render(self) -> Group:
-        return Group(*self._build())

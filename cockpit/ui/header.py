@@ -1,24 +1,29 @@
-"""The one-line session header: id, objective, phase and budget, elapsed, cost."""
+"""The one-line session header: id, objective, phase and budget, elapsed, cost.
+
+Its clocks move once a minute: the phase panel right below counts the seconds, and a header
+that changed every second would make every frame repaint the whole width of the screen."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.text import Text
-from textual.widget import Widget
 
 from cockpit.session.state import SessionState
-from cockpit.session.status import fmt_duration
+from cockpit.session.status import fmt_minutes
 from cockpit.session.timer import TimerView, cost_so_far
+from cockpit.ui.lines import TextLines
 
 BUDGET_STYLE = {"ok": "bold green", "warn": "bold yellow", "over": "bold white on red"}
 
 
-class SessionHeader(Widget):
+class SessionHeader(TextLines):
     DEFAULT_CSS = """
     SessionHeader { height: 1; background: $panel; color: $foreground; }
     """
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)
         self._text = Text()
 
     def show(self, state: SessionState, view: TimerView, now: float, patterns: int = 0) -> None:
@@ -33,8 +38,8 @@ class SessionHeader(Widget):
             text.append("ENDED", style="bold")
         elif current is not None:
             text.append(
-                f"{current.name.upper()} {fmt_duration(current.elapsed_s)}/"
-                f"{fmt_duration(current.budget_s)}",
+                f"{current.name.upper()} {fmt_minutes(current.elapsed_s)} of "
+                f"{fmt_minutes(current.budget_s)}",
                 style=BUDGET_STYLE[current.budget],
             )
             if view.paused:
@@ -43,7 +48,7 @@ class SessionHeader(Widget):
             text.append("all phases done", style="bold")
         else:
             text.append("timer not started", style="dim")
-        text.append(f"  │  {fmt_duration(view.total_elapsed_s)} elapsed")
+        text.append(f"  │  {fmt_minutes(view.total_elapsed_s)} elapsed")
         if state.gpu_cost_per_hour > 0:
             text.append(f"  │  ${cost_so_far(state, now):.2f}")
         if patterns:
@@ -51,7 +56,11 @@ class SessionHeader(Widget):
             text.append(f"  │  patterns {applied}/{patterns}", style="magenta" if applied else "dim")
         if text.plain != self._text.plain or text.spans != self._text.spans:
             self._text = text
-            self.refresh()
+            self.rebuild()
 
-    def render(self) -> Text:
+    @property
+    def text(self) -> Text:
         return self._text
+
+    def build(self, width: int) -> Sequence[Text]:
+        return [self._text]

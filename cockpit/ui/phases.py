@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from rich.table import Table
+from collections.abc import Sequence
+
 from rich.text import Text
-from textual.widget import Widget
 
 from cockpit.session.status import fmt_duration
 from cockpit.session.timer import PhaseView, TimerView
+from cockpit.ui.lines import TextLines
 
 ICON = {"pending": "·", "running": "▶", "paused": "‖", "done": "✓", "skipped": "↷"}
 BAR_STYLE = {"ok": "green", "warn": "yellow", "over": "red"}
@@ -36,32 +37,43 @@ def phase_row(view: PhaseView) -> tuple[Text, Text, Text, Text]:
     )
 
 
-class PhasePanel(Widget):
+def phase_line(icon: Text, name: Text, spent: Text, bar: Text) -> Text:
+    """One row in fixed columns: icon, name (13 cells), time right-aligned (12), budget bar."""
+    return Text.assemble(icon, " ", name, " " * (14 - name.cell_len), " " * (12 - spent.cell_len),
+                         spent, " ", bar, no_wrap=True)
+
+
+class PhasePanel(TextLines):
     DEFAULT_CSS = """
     PhasePanel { height: auto; padding: 0 1; border: round $primary; }
     """
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)
         self._view: TimerView | None = None
+        self._cache: dict[tuple[object, ...], Text] = {}
         self.border_title = "Phases"
+
+    def _line(self, phase: PhaseView) -> Text:
+        # Only the running phase changes from second to second: the others are built once.
+        key = (phase.name, phase.budget_s, int(phase.elapsed_s), phase.progress, phase.budget)
+        line = self._cache.get(key)
+        if line is None:
+            if len(self._cache) > 64:
+                self._cache.clear()
+            line = self._cache[key] = phase_line(*phase_row(phase))
+        return line
 
     def show(self, view: TimerView) -> None:
         if view != self._view:
             self._view = view
-            self.refresh(layout=False)
+            self.rebuild()
 
-    def render(self) -> Table:
-        table = Table.grid(padding=(0, 1))
-        table.add_column(width=1)
-        table.add_column(min_width=13)
-        table.add_column(justify="right", min_width=12)
-        table.add_column(width=BAR_WIDTH)
+    def build(self, width: int) -> Sequence[Text]:
         view = self._view
         if view is None:
-            return table
-        for phase in view.phases:
-            table.add_row(*phase_row(phase))
+            return []
+        lines = [self._line(phase) for phase in view.phases]
         total = Text(f"{fmt_duration(view.total_elapsed_s)}/{fmt_duration(view.total_budget_s)}")
-        table.add_row(Text(""), Text(" Total", style="bold"), total, Text(""))
-        return table
+        lines.append(phase_line(Text(" "), Text(" Total", style="bold"), total, Text("")))
+        return lines
