@@ -10,6 +10,7 @@ and input threads, the telemetry thread, NVML's own). Threads that ended count i
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import subprocess
 import time
@@ -17,22 +18,23 @@ import time
 from telemetry import drain, spawn  # bench/telemetry.py: the same pty setup
 
 
+def cpu_ticks(stat_path: str) -> int:
+    """utime + stime of a /proc/.../stat file, in clock ticks."""
+    with open(stat_path) as f:
+        fields = f.read().rsplit(")", 1)[1].split()  # the name in ( ) may hold spaces
+    return int(fields[11]) + int(fields[12])
+
+
 def thread_ticks(pid: int) -> dict[int, int]:
     out = {}
     for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            out[int(tid)] = int(fields[11]) + int(fields[12])
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):  # a thread that ended in between
+            out[int(tid)] = cpu_ticks(f"/proc/{pid}/task/{tid}/stat")
     return out
 
 
 def process_ticks(pid: int) -> int:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])
+    return cpu_ticks(f"/proc/{pid}/stat")
 
 
 def main() -> None:

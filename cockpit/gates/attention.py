@@ -160,7 +160,7 @@ def judge_probe_window(data: dict[str, Any], thresholds: Thresholds | None = Non
                             tolerate=thresholds.tolerated_clock_events)
     out = {"valid": validity.valid, "checked": validity.checked, "reasons": list(validity.reasons),
            "notes": list(validity.notes), "evidence": validity.evidence}
-    if any(": power cap active" in r for r in validity.reasons):
+    if any(t["reason"] == "power cap" and not t["tolerated"] for t in validity.evidence["throttle"]):
         out["hint"] = POWER_CAP_HINT
     return out
 

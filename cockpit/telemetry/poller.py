@@ -33,10 +33,6 @@ class Poller:
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="cockpit-telemetry", daemon=True)
 
-    @property
-    def busy(self) -> bool:
-        return self._busy
-
     def request(self) -> bool:
         """Ask for one poll; False (and nothing happens) while one is running or after close."""
         with self._lock:

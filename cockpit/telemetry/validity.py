@@ -110,7 +110,10 @@ def _judge_throttle(index: int, ordered: list[GpuSample], window: list[GpuSample
                                      "samples": counts.get(word, 0), "tolerated": word in tolerated})
         line = (f"GPU {index}: {word} active for {active_s:.1f} s of the "
                 f"{t1 - t0:.1f} s window ({counts.get(word, 0)} of {len(window)} samples)")
-        (notes if word in tolerated else reasons).append(line + (" (tolerated)" if word in tolerated else ""))
+        if word in tolerated:
+            notes.append(line + " (tolerated)")
+        else:
+            reasons.append(line)
 
 
 def _explained(sample: GpuSample, tolerated: frozenset[str]) -> bool:
@@ -122,7 +125,7 @@ def _explained(sample: GpuSample, tolerated: frozenset[str]) -> bool:
 def _judge_clocks(index: int, window: list[GpuSample], max_mhz: int | None, fraction: float,
                   tolerated: frozenset[str], reasons: list[str], evidence: dict[str, Any]) -> None:
     busy_samples = [s for s in window if (s.util_gpu or 0) > 0 and s.sm_clock_mhz is not None]
-    busy = [s.sm_clock_mhz for s in busy_samples if s.sm_clock_mhz is not None]
+    busy = [s.sm_clock_mhz or 0 for s in busy_samples]
     entry: dict[str, Any] = {"gpu": index, "busy_samples": len(busy), "max_sm_clock_mhz": max_mhz,
                              "min_busy_sm_clock_mhz": min(busy) if busy else None,
                              "max_busy_sm_clock_mhz": max(busy) if busy else None}

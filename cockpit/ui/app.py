@@ -235,6 +235,18 @@ class CockpitApp(App[int]):
         if now - self._ticked_at >= 0.9 * self._tick_s:
             self.tick()
 
+    def _tick_with_gpu_frame(self) -> None:
+        """A GPU poll was just rendered: tick the clock now too, so both go out in one frame.
+        Also when the timer ticked less than a tick ago (once, to take over from it), unless it
+        ticked just now."""
+        now = time.monotonic()
+        since = now - self._ticked_at
+        taking_over = now - self._gpu_ticked_at >= 1.5 * self._tick_s
+        if since >= 0.9 * self._tick_s or (taking_over and since >= 0.2 * self._tick_s):
+            self.tick()
+            if self._gpu_every_s <= self._tick_s:
+                self._gpu_ticked_at = now
+
     def tick(self) -> None:
         """Once a second: follow the journal, flag overruns, post a due status, redraw."""
         self._ticked_at = time.monotonic()
@@ -258,7 +270,7 @@ class CockpitApp(App[int]):
             self.post_status(auto=True)
         self._render(now)
 
-    # GPU telemetry: a worker collects, the handler renders and re-arms (polls never overlap) ---
+    # GPU telemetry: the poller's thread collects, the UI renders, then re-arms (no overlap) --
 
     def poll_gpu(self) -> None:
         if self._poller is None:
@@ -301,7 +313,7 @@ class CockpitApp(App[int]):
         try:
             if isinstance(result, BaseException):
                 self._report_once(f"GPU telemetry stopped: {result}", "warning")
-                self.set_timer(max(10.0, self._gpu_every_s), self.poll_gpu)
+                self._rearm_gpu(max(10.0, self._gpu_every_s))
                 return
             self._show_gpu(result)
         finally:
@@ -316,18 +328,15 @@ class CockpitApp(App[int]):
         if self.gpu_history is not None:
             self.gpu_history.append(snapshot)
         self.gpu_panel.show(snapshot, self.gpu_history)
-        now = time.monotonic()
-        since = now - self._ticked_at
-        taking_over = now - self._gpu_ticked_at >= 1.5 * self._tick_s  # the timer ticks now
-        if since >= 0.9 * self._tick_s or (taking_over and since >= 0.2 * self._tick_s):
-            self.tick()  # the clock's redraw goes into the GPU panel's frame
-            if self._gpu_every_s <= self._tick_s:
-                self._gpu_ticked_at = now
+        self._tick_with_gpu_frame()
         for problem in snapshot.problems:
             self._report_once(problem.describe(), "warning")
-        if snapshot.available:  # a plain loop timer: a Textual Timer is a task per re-arm
-            self._gpu_rearm = self._ui_loop.call_later(self._gpu_every_s, self.poll_gpu,
-                                                    context=self._thread_context)
+        if snapshot.available:
+            self._rearm_gpu(self._gpu_every_s)
+
+    def _rearm_gpu(self, delay: float) -> None:
+        # A plain loop timer: a Textual Timer is an asyncio task per re-arm.
+        self._gpu_rearm = self._ui_loop.call_later(delay, self.poll_gpu, context=self._thread_context)
 
     async def gpu_polled(self) -> None:
         """Wait until the poll in flight (if any) has been rendered (tests, screenshots)."""

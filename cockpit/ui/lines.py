@@ -43,7 +43,8 @@ class TextLines(Widget):
     def lines(self) -> list[Text]:
         """The lines as built for the current width (builds them if nothing is shown yet)."""
         if self._built_width < 0:
-            self._lines = list(self.build(self._width()))
+            self._built_width = self._width()
+            self._lines = list(self.build(self._built_width))
         return self._lines
 
     @property
