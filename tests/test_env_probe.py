@@ -18,10 +18,13 @@ import pytest
 
 from cockpit.errors import CockpitError
 from cockpit.gates.env import PROBE_SCRIPT, EnvCheck, env_argv, env_verdict, read_env_result
-from cockpit.probes import env_probe
+from cockpit.probes.env.extension import check_extension
+from cockpit.probes.env.probe import Check, Probe, find_files, format_age
+from cockpit.probes.env.profiler import profiling_admin_only
+from cockpit.probes.env.run import CHECKS, run_check
 
 STALE_AGE_S = 2 * 3600 + 13 * 60 + 30
-CHECK_NAMES = [name for name, _ in env_probe.CHECKS]
+CHECK_NAMES = [name for name, _ in CHECKS]
 
 
 def require_torch() -> None:
@@ -206,36 +209,36 @@ def test_the_probe_itself_not_running_exits_2(tmp_path: Path, args: list[str], m
 
 
 def test_format_age() -> None:
-    assert env_probe.format_age(45) == "45 s"
-    assert env_probe.format_age(600) == "10 min"
-    assert env_probe.format_age(STALE_AGE_S) == "2 h 13 min"
-    assert env_probe.format_age(3 * 86400 + 5 * 3600) == "3 d 5 h"
-    assert env_probe.format_age(-5) == "0 s"
+    assert format_age(45) == "45 s"
+    assert format_age(600) == "10 min"
+    assert format_age(STALE_AGE_S) == "2 h 13 min"
+    assert format_age(3 * 86400 + 5 * 3600) == "3 d 5 h"
+    assert format_age(-5) == "0 s"
 
 
 def test_the_lock_walk_stops_three_levels_down(tmp_path: Path) -> None:
     (tmp_path / "a" / "b" / "c" / "d").mkdir(parents=True)
     for folder in ("", "a/b/c", "a/b/c/d"):
         (tmp_path / folder / "lock").write_text("")
-    found = env_probe.find_files(tmp_path, lambda name: name == "lock")
+    found = find_files(tmp_path, lambda name: name == "lock")
     assert found == [tmp_path / "a" / "b" / "c" / "lock", tmp_path / "lock"]
 
 
 def test_profiling_counters_are_read_from_the_driver_params(tmp_path: Path) -> None:
     params = tmp_path / "params"
     params.write_text("ResmanDebugLevel: 4294967295\nRmProfilingAdminOnly: 1\nEnableMSI: 1\n")
-    assert env_probe.profiling_admin_only(params) is True
+    assert profiling_admin_only(params) is True
     params.write_text("RmProfilingAdminOnly: 0\n")
-    assert env_probe.profiling_admin_only(params) is False
-    assert env_probe.profiling_admin_only(tmp_path / "missing") is None
+    assert profiling_admin_only(params) is False
+    assert profiling_admin_only(tmp_path / "missing") is None
 
 
 def test_an_unbuilt_extension_is_a_warning(tmp_path: Path) -> None:
-    probe = env_probe.Probe(tmp_path, tmp_path / "build", "cockpit_attn")
+    probe = Probe(tmp_path, tmp_path / "build", "cockpit_attn")
     try:
-        check = env_probe.check_extension(probe)
+        check = check_extension(probe)
         (tmp_path / "build").mkdir()
-        empty = env_probe.check_extension(probe)
+        empty = check_extension(probe)
     finally:
         probe.close()
     assert (check.status, empty.status) == ("warn", "warn")
@@ -244,10 +247,10 @@ def test_an_unbuilt_extension_is_a_warning(tmp_path: Path) -> None:
 
 
 def test_a_check_that_raises_becomes_a_failure() -> None:
-    def broken(_: env_probe.Probe) -> env_probe.Check:
+    def broken(_: Probe) -> Check:
         raise RuntimeError("boom\nsecond line")
 
-    check = env_probe.run_check("broken", broken, None)  # type: ignore[arg-type]
+    check = run_check("broken", broken, None)  # type: ignore[arg-type]
     assert (check.status, check.value) == ("fail", "check raised RuntimeError: boom second line")
 
 

@@ -1,7 +1,7 @@
 """The Env gate's core: the probe's command line, its RESULT.json, and the verdict.
 
-The probe itself (`cockpit/probes/env_probe.py`) runs in a child python because it imports
-torch; this module only reads what it wrote.
+The probe itself (`cockpit/probes/env_probe.py`, its checks in `cockpit/probes/env/`) runs in a
+child python because it imports torch; this module only reads what it wrote.
 """
 
 from __future__ import annotations

@@ -1,0 +1,69 @@
+"""The extension check: the workload's built .so imports against this torch; an undefined symbol
+is named (demangled) as the ABI mismatch it is."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from pathlib import Path
+
+from .probe import Check, Probe, TorchUnavailable, find_files, format_age, one_line, run_command, shell_quote
+
+
+def check_extension(p: Probe) -> Check:
+    name = p.extension
+    expected = f"{name}*.so in {p.build_dir} that imports"
+    build_fix = "cockpit gate build  # run the build gate"
+    if not p.build_dir.is_dir():
+        return Check("extension", "warn", f"not built yet ({p.build_dir} does not exist)", expected,
+                     build_fix)
+    libraries = find_files(p.build_dir, lambda f: f.startswith(name) and f.endswith(".so"))
+    if not libraries:
+        return Check("extension", "warn", f"not built yet (no {name}*.so in {p.build_dir})", expected,
+                     build_fix)
+    library = max(libraries, key=lambda path: path.stat().st_mtime)
+    rebuild = f"rm -rf {shell_quote(str(p.build_dir))} && cockpit gate build  # rebuild against this torch"
+    try:
+        p.torch()  # its libraries (libc10, libtorch) must be loaded before the extension's
+    except TorchUnavailable:
+        return Check("extension", "fail", f"{library} found, but torch does not import", expected,
+                     "fix the torch check first")
+    age = format_age(time.time() - library.stat().st_mtime)
+    try:
+        _load_extension(library)
+    except ImportError as exc:
+        message = one_line(exc, 240)
+        symbol = re.search(r"undefined symbol: (\S+)", str(exc))
+        if symbol:
+            return Check("extension", "fail",
+                         f"{library}: ABI/version mismatch, undefined symbol {_demangle(symbol.group(1))}",
+                         expected,
+                         f"{rebuild}: the extension was built for another torch/CUDA")
+        if "cannot open shared object file" in str(exc):
+            return Check("extension", "fail", f"{library} does not load: {message}", expected,
+                         "put the missing library's folder on LD_LIBRARY_PATH, or rebuild: " + rebuild)
+        return Check("extension", "fail", f"{library} does not load: {message}", expected, rebuild)
+    return Check("extension", "pass", f"{library} imports (built {age} ago)", expected)
+
+
+def _load_extension(path: Path) -> None:
+    import importlib.machinery
+    import importlib.util
+
+    # The module name must be the one PyInit_<name> was compiled with: the file name's first part.
+    module = path.name.split(".")[0]
+    loader = importlib.machinery.ExtensionFileLoader(module, str(path))
+    spec = importlib.util.spec_from_file_location(module, path, loader=loader)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot make an import spec for {path}")
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+
+
+def _demangle(symbol: str) -> str:
+    try:
+        rc, out = run_command(["c++filt", symbol], timeout_s=2.0)
+    except (OSError, subprocess.TimeoutExpired):
+        return symbol
+    out = out.strip()
+    return f"{out} ({symbol})" if rc == 0 and out and out != symbol else symbol
