@@ -13,6 +13,7 @@ from cockpit.clock import FakeClock
 from cockpit.config import Config
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
+from cockpit.ui import hangup
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.commands import COMMANDS
 from cockpit.ui.dialogs import NewSessionDialog
@@ -26,7 +27,7 @@ def journal(ref: SessionRef) -> list[dict]:
 
 
 def make_app(ws: Workspace, ref: SessionRef | None, clock: FakeClock, **config) -> CockpitApp:
-    app = CockpitApp(ws, Config(**config), ref, clock=clock, tick_s=3600)
+    app = CockpitApp(ws, Config(**config), ref, clock=clock, tick_s=3600, typing_gap_s=0)
     app.toasts: list[str] = []  # type: ignore[misc]
     real_notify = app.notify
 
@@ -54,7 +55,7 @@ async def test_keys_advance_skip_and_pause_the_phase_timer(ws, session, clock) -
         assert "ENVIRONMENT 0 min of 10 min" in header(app)
         assert "Environment" in phase_line(app, "Environment") and "0:00/10:00" in phase_line(app, "Environment")
         clock.advance(125)
-        await pilot.press("n")
+        await pilot.press("n", "y")
         assert "BASELINE 0 min of 20 min" in header(app)
         clock.advance(60)
         await pilot.press("p")
@@ -64,7 +65,7 @@ async def test_keys_advance_skip_and_pause_the_phase_timer(ws, session, clock) -
         assert "BASELINE 1 min of 20 min PAUSED" in header(app)
         assert "Baseline" in phase_line(app, "Baseline") and "1:00/20:00" in phase_line(app, "Baseline")  # the pause stopped it
         await pilot.press("p")
-        await pilot.press("k")
+        await pilot.press("k", "y")
         assert "PROFILE 0 min of 30 min" in header(app)
     types = [e["type"] for e in journal(session)]
     assert types == ["session_started", "phase_started", "app_opened", "phase_ended",
@@ -197,13 +198,15 @@ async def test_the_command_palette_lists_and_runs_every_action(ws, session, cloc
         await pilot.pause()
         await pilot.press("enter")
         await pilot.pause()
+        await pilot.press("y")  # skipping a phase asks first, from the palette too
         assert "BASELINE" in header(app)
 
 
 async def test_sigterm_journals_the_close_and_exits(ws, session, clock) -> None:
     app = make_app(ws, session, clock)
     async with app.run_test(size=SIZE) as pilot:
-        app.on_terminal_signal(signal.SIGTERM, asyncio.get_running_loop())
+        hangup.on_signal(signal.SIGTERM, asyncio.get_running_loop(), app.close_for_signal,
+                         lambda: app.exit(0))
         await pilot.pause()
     closes = [e for e in journal(session) if e["type"] == "app_closed"]
     assert [c["reason"] for c in closes] == ["SIGTERM"]

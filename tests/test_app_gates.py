@@ -27,7 +27,7 @@ SIZE = (150, 44)
 def app_with(ws: Workspace, ref: SessionRef, code: str, **gate: object) -> CockpitApp:
     config = Config(gates={"env": GateConfig(command=(sys.executable, "-c", code), **gate)},
                     status_every_s=10**6)
-    app = CockpitApp(ws, config, ref, clock=FakeClock(), tick_s=3600)
+    app = CockpitApp(ws, config, ref, clock=FakeClock(), tick_s=3600, typing_gap_s=0)
     app.toasts = []  # type: ignore[attr-defined]
     real = app.notify
     app.notify = lambda message, **kw: (app.toasts.append(message), real(message, **kw))  # type: ignore[method-assign,attr-defined]
@@ -66,7 +66,7 @@ async def test_x_cancels_a_hung_gate(ws, session) -> None:
     app = app_with(ws, session, "import time; print('hanging', flush=True); time.sleep(300)")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")
-        await pilot.press("x")
+        await pilot.press("x", "y")
         await finished(app, pilot)
         assert app.gates.run is None
     assert gate_events(session)[-1]["status"] == "cancelled"
@@ -124,7 +124,7 @@ async def test_the_status_line_says_which_gate_runs(ws, session) -> None:
         await pilot.press("r")
         await pilot.pause()
         assert "now: env gate" in app.status_line()
-        await pilot.press("x")
+        await pilot.press("x", "y")
         await finished(app, pilot)
 
 
@@ -161,7 +161,7 @@ async def test_selecting_a_finished_gate_loads_its_log_from_disk(ws, session) ->
 @pytest.mark.parametrize("argv", [("no-such-tool-xyz",)])
 async def test_a_gate_command_that_cannot_start_is_an_error_row(ws, session, argv) -> None:
     config = Config(gates={"env": GateConfig(command=argv)}, status_every_s=10**6)
-    app = CockpitApp(ws, config, session, clock=FakeClock(), tick_s=3600)
+    app = CockpitApp(ws, config, session, clock=FakeClock(), tick_s=3600, typing_gap_s=0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")
         await pilot.pause()

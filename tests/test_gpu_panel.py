@@ -20,7 +20,7 @@ SIZE = (160, 48)
 
 
 def app_with(ws: Workspace, ref: SessionRef, source, clock: FakeClock) -> CockpitApp:  # type: ignore[no-untyped-def]
-    return CockpitApp(ws, Config(status_every_s=10**6), ref, clock=clock, tick_s=3600,
+    return CockpitApp(ws, Config(status_every_s=10**6), ref, clock=clock, tick_s=3600, typing_gap_s=0,
                       telemetry=source, gpu_every_s=3600)
 
 
@@ -28,7 +28,7 @@ async def polled(app: CockpitApp, pilot, times: int = 1) -> str:  # type: ignore
     """Poll the GPU `times` times (as the 1 Hz timer would) and return the panel's text."""
     for i in range(times):
         if i:
-            app.poll_gpu()
+            app.gpu.poll()
         await app.gpu_polled()
         await pilot.pause()
     return "\n".join(line.plain for line in app.gpu_panel.lines)
@@ -75,9 +75,9 @@ async def test_each_phase_end_journals_what_the_gpu_did(ws, session, clock) -> N
         for _ in range(20):
             clock.advance(1)
             await polled(app, pilot)
-            app.poll_gpu()
+            app.gpu.poll()
         await app.gpu_polled()
-        await pilot.press("n")
+        await pilot.press("n", "y")
     events = [json.loads(line) for line in session.journal.read_text().splitlines()]
     [summary] = [e for e in events if e["type"] == "gpu_summary"]
     assert summary["phase"] == "Environment"
@@ -107,3 +107,13 @@ def test_a_replay_that_is_not_a_recording_is_one_line_before_the_screen_opens(
     assert cli.main(["--workspace", str(ws.root), "--replay", str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.strip().count("\n") == 0 and "not a cockpit telemetry recording" in err
+
+
+async def test_the_tick_cost_shown_is_a_median_not_the_slow_lane_tick(ws) -> None:
+    from cockpit.ui.screenshot import build_demo_session, screenshot_app
+
+    ref, now = build_demo_session(ws, Config())
+    app = screenshot_app(ws, Config(), ref, now)  # 18 recorded H200 ticks; the 18th is a slow one
+    async with app.run_test(size=(160, 48)):
+        cost = int(app.gpu_panel.border_subtitle.split()[1])
+    assert 200 < cost < 600  # the recording's fast ticks, not its 55191 µs slow-lane tick

@@ -31,3 +31,15 @@ def test_post_status_dialog(snap_compare, ws) -> None:
 
 def test_go_to_phase_dialog(snap_compare, ws) -> None:
     assert snap_compare(demo(ws), terminal_size=SIZE, press=["g"])
+
+
+def test_main_screen_in_an_80x24_pane(snap_compare, ws) -> None:
+    assert snap_compare(demo(ws), terminal_size=(80, 24))
+
+
+def test_editing_in_an_80x24_pane_gives_the_editor_the_width(snap_compare, ws) -> None:
+    assert snap_compare(demo(ws), terminal_size=(80, 24), press=["tab", *"BN=64 spills 0"])
+
+
+def test_main_screen_at_160x48(snap_compare, ws) -> None:
+    assert snap_compare(demo(ws), terminal_size=(160, 48))

@@ -206,6 +206,8 @@ def test_keys_drive_the_session_in_a_real_terminal(
     assert OBJECTIVE in header
 
     tmux.send("n")
+    tmux.wait_for("start the next phase?")  # a phase change asks first
+    tmux.send("y")
     tmux.wait_header(lambda h: "BASELINE" in h, "'BASELINE'")
 
     tmux.send("p")
@@ -223,6 +225,8 @@ def test_keys_drive_the_session_in_a_real_terminal(
                     f"the posted status 'now: {STATUS_TEXT}' with the dialog closed")
 
     tmux.send("q")
+    tmux.wait_for("Quit the cockpit?")
+    tmux.send("y")
     status = tmux.wait_exited(status_file)
     assert status == 0, f"cockpit exited with {status}; last screen:\n{tmux.capture()}"
 

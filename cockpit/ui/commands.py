@@ -24,7 +24,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("post_status", "s", "Post status", "Post a status line now, saying what you are doing"),
     Command("run_gate", "r", "Run gate", "Run the selected gate (queued if another one runs)"),
     Command("cancel_gate", "x", "Cancel gate", "Stop the running gate and drop the queue"),
-    Command("rerun_gate", "period", "Rerun last", "Run the last gate again", footer=False),
+    Command("rerun_gate", "full_stop", "Rerun last", "Run the last gate again", footer=False),
     Command("open_patterns", "o", "Patterns", "Browse the pattern library (fuzzy search)"),
     Command("apply_matched_pattern", "A", "Apply pattern",
             "Mark the pattern that matched the last gate run as applied", footer=False),

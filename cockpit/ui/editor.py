@@ -24,8 +24,7 @@ HIGHLIGHT_UP_TO = 1_000_000  # characters; above this plain text keeps a 5 MB lo
 class SessionEditor(Vertical):
     DEFAULT_CSS = """
     SessionEditor { border: round $primary; height: 1fr; }
-    SessionEditor:focus-within { border: round $accent; }
-    SessionEditor > TextArea { height: 1fr; border: none; padding: 0 1; }
+    SessionEditor > TextArea, SessionEditor > TextArea:focus { height: 1fr; border: none; padding: 0 1; }
     """
     BINDINGS = [
         Binding("ctrl+t", "insert_note", "Note", tooltip="Insert a timestamped note line"),
@@ -37,6 +36,9 @@ class SessionEditor(Vertical):
     class ChangedOnDisk(Message):
         """SESSION.md was changed by someone else while we had it open."""
 
+    class Left(Message):
+        """The engineer pressed escape: focus goes back to the panels."""
+
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.border_title = "SESSION.md"
@@ -45,7 +47,6 @@ class SessionEditor(Vertical):
         self._stamp: logfile.Stamp | None = None
         self._first_unsaved: float | None = None
         self._last_edit = 0.0
-        self._loading = False
         self._asked = False
         self._save_timer: Timer | None = None
         self.now: Callable[[], float] = time.monotonic  # the autosave clock (tests move it)
@@ -68,9 +69,9 @@ class SessionEditor(Vertical):
             self.app.notify(loaded.problem, severity="warning", markup=False, timeout=15)
 
     def _show(self, loaded: logfile.Loaded) -> None:
-        self._loading = True
         self.area.language = "markdown" if len(loaded.text) <= HIGHLIGHT_UP_TO else None
         self.area.load_text(loaded.text)
+        self.area.move_cursor(self.area.document.end)  # a log grows at its end: type there
         self.area.read_only = not loaded.editable
         self._stamp = loaded.stamp
         self._first_unsaved = None
@@ -82,9 +83,9 @@ class SessionEditor(Vertical):
         return self._first_unsaved is not None
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        if self._loading:
-            self._loading = False
-            return
+        history = self.area.history
+        if not history.undo_stack and not history.redo_stack:
+            return  # load_text clears the history: this is a load (whenever it arrives), not an edit
         now = self.now()
         self._last_edit = now
         if self._first_unsaved is None:
@@ -185,4 +186,4 @@ class SessionEditor(Vertical):
             self.app.notify("No gate has finished in this session yet.", severity="warning")
 
     def action_leave(self) -> None:
-        self.app.action_focus_next()
+        self.post_message(self.Left())

@@ -16,18 +16,18 @@ from cockpit.session.state import GateRunRecord
 from cockpit.session.status import Activity
 from cockpit.ui.gate_panel import GateRow
 from cockpit.ui.gate_results import render_result
+from cockpit.ui.host import CockpitHost
 
 if TYPE_CHECKING:
     from cockpit.gates.gate import Verdict
     from cockpit.gates.run import GateRun
     from cockpit.patterns.library import Pattern
-    from cockpit.ui.app import CockpitApp
 
 
 class GateBoard:
     """The app's gate runner: implements `RunListener`, so every callback is on the UI thread."""
 
-    def __init__(self, app: CockpitApp) -> None:
+    def __init__(self, app: CockpitHost) -> None:
         self.app = app
         self.run: GateRun | None = None
         self.queue: list[str] = []
@@ -133,7 +133,9 @@ class GateBoard:
             self.app.notify(f"Pattern {pattern.id:02d} fits: {pattern.title} — o opens it, A marks "
                             "it applied", title="Pattern", timeout=15, markup=False)
         if run.gate.name == "bench" and verdict.result.get("keep"):
-            self.app.offer_bench_decision(verdict.result)
+            from cockpit.ui.decisions import offer_bench_decision
+
+            offer_bench_decision(self.app, verdict.result)
         self._start_next()
 
     # Rendering ----------------------------------------------------------------------------

@@ -73,6 +73,9 @@ def gate_row_cells(row: GateRow) -> tuple[Text, Text, Text]:
 def gate_lines(rows: Sequence[GateRow], width: int, selected: str, focused: bool) -> list[Text]:
     """The rows in three columns: gate (at least 10 cells), summary cut to fit, when (right)."""
     cells = [gate_row_cells(row) for row in rows]
+    if width < 56:  # a narrow pane: the verdict matters more than how long ago it ran
+        cells = [(head, summary, Text(when.plain.split(" · ")[0], style=when.style))
+                 for head, summary, when in cells]
     head_w = max([10, *(head.cell_len for head, _, _ in cells)])
     when_w = max([0, *(when.cell_len for _, _, when in cells)])
     summary_w = max(1, width - head_w - when_w - 2)
@@ -93,7 +96,6 @@ class GatePanel(TextLines, can_focus=True):
 
     DEFAULT_CSS = """
     GatePanel { height: auto; border: round $primary; padding: 0 1; }
-    GatePanel:focus { border: round $accent; }
     """
     BINDINGS = [Binding("up", "move(-1)", "Up", show=False),
                 Binding("down", "move(1)", "Down", show=False)]

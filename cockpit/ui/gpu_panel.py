@@ -4,6 +4,8 @@ events in words, and a warning when a process that is not the cockpit's own uses
 from __future__ import annotations
 
 import os
+import statistics
+from collections import deque
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -88,8 +90,10 @@ class GpuPanel(TextLines):
     DEFAULT_CSS = """
     GpuPanel { height: auto; border: round $primary; padding: 0 1; }
     """
-    TICK_COST_EVERY = 10
-    """The border's "NVML n µs/tick" is the median of this many ticks, so it is not redrawn each one."""
+    TICK_COST_OVER = 10
+    """The border's "NVML n µs/tick" is the median of the last this-many ticks (the first, with
+    NVML's start-up, and the slow lane's every 10 s would read as the cost if shown alone); it
+    appears after 3 ticks and is redrawn every 10, not each tick."""
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
@@ -97,7 +101,8 @@ class GpuPanel(TextLines):
         self._snapshot: Snapshot | None = None
         self._history: History | None = None
         self._own_pid = os.getpid()
-        self._tick_us: list[float] = []
+        self._tick_us: deque[float] = deque(maxlen=self.TICK_COST_OVER)
+        self._ticks = 0
 
     def show(self, snapshot: Snapshot, history: History | None) -> None:
         self._snapshot, self._history = snapshot, history
@@ -105,9 +110,9 @@ class GpuPanel(TextLines):
             self.border_subtitle = ""
         else:
             self._tick_us.append(snapshot.tick_us)
-            if not self.border_subtitle or len(self._tick_us) >= self.TICK_COST_EVERY:
-                self.border_subtitle = f"NVML {sorted(self._tick_us)[len(self._tick_us) // 2]:.0f} µs/tick"
-                self._tick_us = []
+            self._ticks += 1
+            if self._ticks == 3 or self._ticks % self.TICK_COST_OVER == 0:
+                self.border_subtitle = f"NVML {statistics.median(self._tick_us):.0f} µs/tick"
         self.rebuild()
 
     def build(self, width: int) -> list[Text]:

@@ -24,7 +24,7 @@ def budget_bar(elapsed_s: float, budget_s: float, budget: str, width: int = BAR_
     return Text(bar.ljust(width), style=BAR_STYLE[budget])
 
 
-def phase_row(view: PhaseView) -> tuple[Text, Text, Text, Text]:
+def phase_row(view: PhaseView, bar_width: int = BAR_WIDTH) -> tuple[Text, Text, Text, Text]:
     current = view.progress in ("running", "paused")
     name_style = "bold reverse" if current else ("dim" if view.progress == "pending" else "")
     over = view.budget == "over" and view.progress != "pending"
@@ -33,7 +33,8 @@ def phase_row(view: PhaseView) -> tuple[Text, Text, Text, Text]:
         Text(ICON[view.progress], style="bold" if current else "dim"),
         Text(f" {view.name} ", style=name_style),
         Text(f"{fmt_duration(view.elapsed_s)}/{fmt_duration(view.budget_s)}", style=time_style),
-        budget_bar(view.elapsed_s, view.budget_s, view.budget) if view.elapsed_s else Text(""),
+        budget_bar(view.elapsed_s, view.budget_s, view.budget, bar_width)
+        if view.elapsed_s and bar_width > 0 else Text(""),
     )
 
 
@@ -54,14 +55,15 @@ class PhasePanel(TextLines):
         self._cache: dict[tuple[object, ...], Text] = {}
         self.border_title = "Phases"
 
-    def _line(self, phase: PhaseView) -> Text:
+    def _line(self, phase: PhaseView, bar_width: int) -> Text:
         # Only the running phase changes from second to second: the others are built once.
-        key = (phase.name, phase.budget_s, int(phase.elapsed_s), phase.progress, phase.budget)
+        key = (phase.name, phase.budget_s, int(phase.elapsed_s), phase.progress, phase.budget,
+               bar_width)
         line = self._cache.get(key)
         if line is None:
             if len(self._cache) > 64:
                 self._cache.clear()
-            line = self._cache[key] = phase_line(*phase_row(phase))
+            line = self._cache[key] = phase_line(*phase_row(phase, bar_width))
         return line
 
     def show(self, view: TimerView) -> None:
@@ -73,7 +75,9 @@ class PhasePanel(TextLines):
         view = self._view
         if view is None:
             return []
-        lines = [self._line(phase) for phase in view.phases]
+        # The bar takes what the name and time columns (30 cells) leave, up to its full width.
+        bar_width = max(0, min(BAR_WIDTH, width - 30))
+        lines = [self._line(phase, bar_width) for phase in view.phases]
         total = Text(f"{fmt_duration(view.total_elapsed_s)}/{fmt_duration(view.total_budget_s)}")
         lines.append(phase_line(Text(" "), Text(" Total", style="bold"), total, Text("")))
         return lines

@@ -94,16 +94,18 @@ def screenshot_app(ws: Workspace, config: Config, ref: SessionRef, now: float,
 
     quiet = dataclasses.replace(config, status_every_s=10**9)
     clock = FakeClock(now - REPLAY_TICKS)
-    gpu: tuple[Any, History] | None = None
+    gpu: tuple[list[Any], History] | None = None
     if replay is not None and replay.exists():
         source, history = ReplaySampler(read_recording(replay), clock), History()
+        snapshots = []
         for _ in range(REPLAY_TICKS):
             clock.advance(1)
-            snapshot = source.tick()
-            history.append(snapshot)
-        gpu = (snapshot, history)
+            snapshots.append(source.tick())
+            history.append(snapshots[-1])
+        gpu = (snapshots, history)
     clock.set(now)
-    return CockpitApp(ws, quiet, ref, clock=clock, tick_s=3600, gpu_every_s=0, initial_gpu=gpu)
+    return CockpitApp(ws, quiet, ref, clock=clock, tick_s=3600, gpu_every_s=0, initial_gpu=gpu,
+                      typing_gap_s=0)  # keys are scripted, one at a time
 
 
 async def _render(app: CockpitApp, size: tuple[int, int], out: Path) -> list[Path]:

@@ -1,0 +1,71 @@
+"""After a bench run: keep (commit csrc/) or revert (restore csrc/), then, below 0.5x, the
+suggestion to profile first. Git is touched only on a yes, and every answer is journaled."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cockpit.analysis import keep as git_keep
+from cockpit.errors import CockpitError
+from cockpit.session import events as ev
+from cockpit.session import timer
+from cockpit.ui.dialogs import ConfirmDialog
+from cockpit.ui.host import CockpitHost
+
+
+def offer_bench_decision(host: CockpitHost, result: dict[str, Any]) -> None:
+    """Ask to KEEP or REVERT as the bench's verdict says; then offer to move to Profile."""
+    keep = result["keep"]
+    if keep["action"] not in ("keep", "revert"):
+        _suggest_profile(host, result)
+        return
+    repo = host.workspace.root
+    try:
+        stat = git_keep.csrc_diff_stat(repo)
+    except CockpitError as exc:
+        stat = f"(no git diff: {exc})"
+    if keep["action"] == "keep":
+        question = (f"{keep['summary']}\n\nCommit csrc/ with this message?\n  "
+                    f"{keep['commit_message']}\n\n{stat or 'csrc/ has no uncommitted change'}")
+    else:
+        question = (f"{keep['summary']}\n\nRestore csrc/ to the last kept version "
+                    f"(HEAD)? This discards:\n{stat or 'nothing: csrc/ has no uncommitted change'}")
+
+    def answered(yes: bool | None) -> None:
+        details: dict[str, Any] = {"improvement": keep.get("improvement"),
+                                   "reference": keep.get("reference")}
+        if yes:
+            try:
+                if keep["action"] == "keep":
+                    details["commit"] = git_keep.commit_csrc(repo, keep["commit_message"])
+                    host.notify(f"Kept: committed csrc/ as {details['commit']}.", markup=False)
+                else:
+                    details["restored"] = git_keep.restore_csrc(repo)
+                    host.notify("Reverted: csrc/ is back to the last kept version.")
+            except CockpitError as exc:
+                host.notify(str(exc), severity="error", markup=False, timeout=15)
+                details["error"] = str(exc)
+        host.append([ev.decision(host.clock.now(), keep["action"], keep["summary"],
+                                 bool(yes) and "error" not in details, **details)])
+        _suggest_profile(host, result)
+
+    host.push_screen(ConfirmDialog(question), answered)
+
+
+def _suggest_profile(host: CockpitHost, result: dict[str, Any]) -> None:
+    """Below 0.5x the rule is: profile before changing code. Offer to move the timer there."""
+    state = host.live.state if host.live else None
+    if result.get("level") != "CRITICAL" or state is None:
+        return
+    if "Profile" not in [p.name for p in state.phases]:
+        return
+    if state.current_run is not None and state.current_run.phase == "Profile":
+        return
+
+    def moved(yes: bool | None) -> None:
+        if yes and host.intent(lambda s, now: timer.goto(s, now, "Profile")):
+            host.notify("Phase: Profile. Run the profile gate before changing code.")
+
+    host.push_screen(ConfirmDialog(
+        f"{result['geomean_speedup']:.2f}x vs SDPA is CRITICAL: profile before changing "
+        "code. Move the phase timer to Profile?"), moved)

@@ -1,0 +1,60 @@
+"""What the app's helpers (gate board, keep/revert, GPU feed) may use of the app: a Protocol,
+so they depend on this module and never on the app itself (the arrows only point down)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from textual.notifications import SeverityLevel
+
+from cockpit.clock import Clock
+from cockpit.config import Config
+from cockpit.session.journal import Event
+from cockpit.session.live import LiveSession
+from cockpit.session.state import SessionState
+from cockpit.workspace import Workspace
+
+if TYPE_CHECKING:
+    from cockpit.patterns.library import Pattern
+    from cockpit.ui.gate_panel import GateDetail, GatePanel
+
+
+class CockpitHost(Protocol):
+    clock: Clock
+    config: Config
+    workspace: Workspace
+    live: LiveSession | None
+    gate_panel: GatePanel
+    gate_detail: GateDetail
+
+    @property
+    def push_screen(self) -> Callable[..., Any]:  # App.push_screen, with its overloads
+        ...
+
+    @property
+    def patterns(self) -> tuple[Pattern, ...]: ...
+
+    @property
+    def is_running(self) -> bool: ...
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None: ...
+
+    def call_from_thread(self, callback: Callable[[], object]) -> Any: ...
+
+    def append(self, events: list[Event]) -> bool:
+        """Journal `events`; False (and a notice) when that failed."""
+        ...
+
+    def intent(self, make: Callable[[SessionState, float], list[Event]]) -> bool:
+        """Apply a session intent (timer move, decision ...) and redraw."""
+        ...
+
+    def redraw(self) -> None: ...
+
+    def current_phase_text(self) -> str: ...
+
+    def status_line(self, doing: str | None = None) -> str: ...
+
+    def post_status(self, auto: bool, doing: str | None = None) -> None: ...

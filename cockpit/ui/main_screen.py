@@ -1,0 +1,145 @@
+"""The main screen: its columns, a layout that follows the window's width, and typing that lands
+in the editor instead of firing the single-letter actions."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer
+
+from cockpit.ui.commands import COMMANDS
+from cockpit.ui.typing_guard import TYPING_GAP_S, Hold, KeyGuard, Type
+
+if TYPE_CHECKING:
+    from cockpit.ui.app import CockpitApp
+
+# Below these widths the left column gives up room: "medium" narrows it, "narrow" halves the
+# window, and in both the focused editor takes the whole width (it needs ~60 columns to read).
+MEDIUM_BELOW = 140
+NARROW_BELOW = 100
+
+
+def width_class(width: int) -> str:
+    return "narrow" if width < NARROW_BELOW else "medium" if width < MEDIUM_BELOW else "wide"
+
+
+class Column(Vertical):
+    """A screen column: no border, no content of its own, so Textual paints it as blank lines
+    instead of running its style cache over the full height on every frame."""
+
+    BLANK = True
+
+
+def printable_actions() -> dict[str, str]:
+    """The actions on keys that also type a character: the ones stray typing could fire."""
+    return {c.key: c.action for c in COMMANDS if len(c.key) == 1 or c.key == "full_stop"}
+
+
+class MainScreen(Screen[None]):
+    """The cockpit's own screen (dialogs push theirs on top)."""
+
+    BLANK = True  # covered by its columns: painted as blank lines, not from its style cache
+
+    def __init__(self, cockpit: CockpitApp, typing_gap_s: float = TYPING_GAP_S) -> None:
+        super().__init__()
+        self.cockpit = cockpit
+        self.typing_gap_s = typing_gap_s
+        self.guard = KeyGuard(printable_actions())
+        self._hold_timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        # The columns are the screen's own children (no wrapper): each frame Textual repaints
+        # every container around a change, and the clock changes every second.
+        app = self.cockpit
+        with Column(id="top"):  # in a column of its own, a frame below never repaints it
+            yield app.header
+        with Column(id="left"):
+            with Column(id="live"):  # what changes every second, apart from what does not:
+                yield app.gpu_panel  # a frame then repaints only the widgets in this column
+                yield app.phase_panel
+            with Column(id="quiet"):
+                yield app.gate_panel
+                yield app.status_history
+        with Column(id="right"):
+            yield app.editor
+            yield app.gate_detail
+        with Column(id="bottom"):
+            yield Footer()
+
+    def on_mount(self) -> None:
+        self.cockpit.start()
+
+    def on_resize(self, event: events.Resize) -> None:
+        wanted = width_class(event.size.width)
+        for name in ("wide", "medium", "narrow"):
+            self.set_class(name == wanted, name)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self.set_class(self.cockpit.editor in event.widget.ancestors_with_self, "editing")
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        if self.focused is None or self.cockpit.editor not in self.focused.ancestors_with_self:
+            self.remove_class("editing")
+
+    def on_session_editor_left(self, _message: object) -> None:
+        self.remove_class("editing")  # shows the left column again, so the gates can take focus
+        self.call_after_refresh(self.cockpit.gate_panel.focus)
+
+    def on_session_editor_changed_on_disk(self, _message: object) -> None:
+        from cockpit.errors import CockpitError
+        from cockpit.ui.dialogs import ConfirmDialog
+
+        editor, app = self.cockpit.editor, self.cockpit
+        unsaved = " Your unsaved text goes to SESSION.md.mine." if editor.dirty else ""
+
+        def chosen(take_disk: bool | None) -> None:
+            try:
+                if take_disk:
+                    kept = editor.take_disk()
+                    mine = f" Yours is in {kept.name}." if kept else ""
+                    app.notify("Loaded SESSION.md from disk." + mine, markup=False)
+                else:
+                    editor.keep_mine()
+                    app.notify("Kept your SESSION.md and wrote it over the file on disk.")
+            except CockpitError as exc:
+                app.notify(str(exc), severity="error", markup=False)
+
+        app.push_screen(ConfirmDialog(
+            "SESSION.md was changed on disk by something else (git checkout, another editor)."
+            f"\n\ny: load the version on disk.{unsaved}\nn: keep yours and write it over the file."),
+            chosen)
+
+    # Typing ---------------------------------------------------------------------------------
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key the focused widget did not take (the editor takes its own): held
+        if it is an action, typed into the editor if it is not (see typing_guard)."""
+        char = event.character
+        if not event.is_printable or char is None or len(char) != 1:
+            return
+        event.stop()
+        event.prevent_default()
+        decision = self.guard.press(event.key, char)
+        if isinstance(decision, Type):
+            if self._hold_timer is not None:
+                self._hold_timer.stop()
+            self.type_into_editor(decision.text)
+        elif self.typing_gap_s <= 0:
+            self._release(decision)
+        else:
+            self._hold_timer = self.set_timer(self.typing_gap_s, lambda: self._release(decision))
+
+    def _release(self, hold: Hold) -> None:
+        if self.guard.release(hold):
+            self.call_next(self.cockpit.run_action, hold.action)
+
+    def type_into_editor(self, text: str) -> None:
+        editor = self.cockpit.editor
+        if self.cockpit.live is None:
+            return
+        editor.insert(text)

@@ -1,0 +1,110 @@
+"""Typing is safe: words typed anywhere land in SESSION.md, never in the single-letter actions."""
+
+from __future__ import annotations
+
+import json
+
+from cockpit.config import Config
+from cockpit.ui.app import CockpitApp
+from cockpit.ui.dialogs import ConfirmDialog
+from cockpit.ui.typing_guard import Hold, KeyGuard, Type
+
+SENTENCE = "next: keep BN=64, quick x-check of the smem budget"
+
+
+def journal_types(ref) -> list[str]:  # type: ignore[no-untyped-def]
+    return [json.loads(line)["type"] for line in ref.journal.read_text().splitlines()]
+
+
+def make_app(ws, session, clock, **kwargs) -> CockpitApp:  # type: ignore[no-untyped-def]
+    return CockpitApp(ws, Config(status_every_s=10**6), session, clock=clock, tick_s=3600,
+                      gpu_every_s=0, **kwargs)
+
+
+async def test_one_tab_from_the_start_screen_then_a_sentence_lands_in_session_md(ws, session, clock) -> None:
+    app = make_app(ws, session, clock, typing_gap_s=5.0)  # keys apart by less, even on a loaded box
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("tab")
+        await pilot.press(*SENTENCE)
+        assert app.editor.flush()
+        assert app.live is not None and app.live.state.current_run is not None
+        assert app.live.state.current_run.phase == "Environment"
+        assert not isinstance(app.screen, ConfirmDialog)
+    assert session.log_md.read_text().endswith(SENTENCE)
+    assert "phase_ended" not in journal_types(session)
+
+
+async def test_typing_before_any_tab_goes_to_the_editor_and_fires_nothing(ws, session, clock) -> None:
+    app = make_app(ws, session, clock, typing_gap_s=5.0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press(*SENTENCE)  # starts with n (next phase), holds k, x, q, s, p ...
+        assert app.editor.flush()
+        assert app.focused is app.editor.area
+        assert app.gates.run is None
+    assert session.log_md.read_text().endswith(SENTENCE)
+    types = journal_types(session)
+    assert "phase_ended" not in types and "status" not in types and "gate_started" not in types
+
+
+async def test_a_phase_change_key_asks_first_and_only_y_moves_the_timer(ws, session, clock) -> None:
+    app = make_app(ws, session, clock, typing_gap_s=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("n")
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("escape")
+        assert app.live is not None and app.live.state.current_run.phase == "Environment"
+        await pilot.press("k", "y")
+        assert app.live.state.current_run.phase == "Baseline"
+
+
+async def test_escape_leaves_the_editor_and_tab_comes_back_to_it(ws, session, clock) -> None:
+    app = make_app(ws, session, clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("tab")
+        assert app.focused is app.editor.area
+        await pilot.press("tab")  # Tab in the editor stays in the editor
+        assert app.focused is app.editor.area
+        await pilot.press("escape")
+        assert app.focused is app.gate_panel
+        await pilot.press("tab")
+        assert app.focused is app.editor.area
+
+
+async def test_at_80_columns_the_focused_editor_gets_the_whole_width(ws, session, clock) -> None:
+    app = make_app(ws, session, clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        left = app.screen.query_one("#left")
+        assert left.display and left.size.width == 40  # two readable halves, side by side
+        await pilot.press("tab")
+        await pilot.pause()
+        assert not left.display
+        assert app.editor.size.width >= 60
+        await pilot.press("escape")
+        await pilot.pause()
+        assert left.display
+
+
+async def test_the_zoom_key_fills_the_window_with_the_focused_panel(ws, session, clock) -> None:
+    app = make_app(ws, session, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        app.set_focus(app.gate_panel)
+        await pilot.press("ctrl+f")
+        assert app.screen.maximized is app.gate_panel
+        await pilot.press("ctrl+f")
+        assert app.screen.maximized is None
+
+
+def test_a_held_action_key_followed_by_another_key_is_typing() -> None:
+    guard = KeyGuard({"n": "next_phase", "k": "skip_phase"})
+    held = guard.press("n", "n")
+    assert held == Hold("next_phase", "n")
+    assert guard.press("e", "e") == Type("ne")
+    assert not guard.release(held)  # its gap ended after the typing: it never runs
+    assert guard.press("t", "t") == Type("t")
+
+
+def test_an_action_key_pressed_alone_runs_when_its_gap_ends() -> None:
+    guard = KeyGuard({"k": "skip_phase"})
+    held = guard.press("k", "k")
+    assert guard.release(held)
+    assert guard.held is None
