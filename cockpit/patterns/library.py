@@ -1,7 +1,8 @@
 """The pattern library: `patterns/NN-slug.md` files, each one failure turned into a rule.
 
 A file is front matter (see `frontmatter.py` for the YAML subset) and a markdown body.
-Finding patterns by id or fuzzy title lives in `search.py` and is re-exported here.
+What a pattern is lives in `pattern.py`; finding patterns by id or fuzzy title lives in
+`search.py` and is re-exported here.
 Loading never stops at a bad file: it is reported as a `LoadProblem` (file:line: what is
 wrong) and the others load. New patterns get the next free number and never replace a file.
 """
@@ -17,17 +18,13 @@ import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from cockpit.errors import CockpitError
 from cockpit.patterns import frontmatter as fm
+from cockpit.patterns.pattern import FILE_NAME, STATUSES, Pattern, PatternStatus, Trigger
 from cockpit.patterns.search import close_matches, find, rank
-from cockpit.patterns.triggers import (
-    Trigger,
-    TriggerError,
-    trigger_from_mapping,
-    trigger_to_mapping,
-)
+from cockpit.patterns.triggers import TriggerError, trigger_from_mapping, trigger_to_mapping
 from cockpit.workspace import slugify
 
 if sys.platform != "win32":
@@ -39,12 +36,9 @@ __all__ = [
     "render_pattern",
 ]
 
-PatternStatus = Literal["operational", "planned"]
-STATUSES: tuple[PatternStatus, ...] = ("operational", "planned")
 KEYS = ("id", "title", "status", "time_saved_min", "problem", "when", "solution", "evidence", "triggers")
 REQUIRED = ("id", "title", "status", "time_saved_min", "problem", "when", "solution")
 TEXT_KEYS = ("title", "problem", "when", "solution")
-_FILE_NAME = re.compile(r"^(\d{2,})-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
 _NUMBERED = re.compile(r"^(\d+)-")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 TITLE_MAX = 120
@@ -62,26 +56,6 @@ class PatternFileError(PatternError):
         self.path = path
         self.line = line
         self.message = message
-
-
-@dataclass(frozen=True)
-class Pattern:
-    id: int
-    title: str
-    status: PatternStatus
-    time_saved_min: int
-    problem: str
-    when: str
-    solution: str
-    evidence: tuple[str, ...]
-    triggers: tuple[Trigger, ...]
-    body: str
-    path: Path
-
-    @property
-    def slug(self) -> str:
-        m = _FILE_NAME.match(self.path.name)
-        return m.group(2) if m else self.path.stem
 
 
 @dataclass(frozen=True)
@@ -130,7 +104,7 @@ def load_library(directory: Path) -> tuple[tuple[Pattern, ...], tuple[LoadProble
 
 def read_pattern(path: Path) -> Pattern:
     """One pattern file; PatternFileError (file:line: what is wrong) when it does not load."""
-    m = _FILE_NAME.match(path.name)
+    m = FILE_NAME.match(path.name)
     if m is None:
         raise PatternFileError(path, 1, "not named NN-slug.md (two or more digits, then lowercase "
                                         "words joined by '-'); rename it, or move it out of patterns/")
