@@ -1,10 +1,11 @@
 """The pattern library on disk: files load, bad files are reported by file:line while the rest
 load, new patterns take the next number and never replace a file, and the library that ships
-is complete."""
+is complete and cites the team's own sessions."""
 
 from __future__ import annotations
 
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -326,3 +327,15 @@ def test_the_library_ships_ten_operational_and_two_planned_patterns() -> None:
     assert all(p.evidence for p in patterns)
     assert all(p.body.strip() for p in patterns)
 
+
+def test_the_library_cites_the_teams_sessions_never_the_documents_it_was_made_from() -> None:
+    """Evidence names a session and its month ("Session N+3, Oct 2025: ..."), not a file the
+    user has never seen ("seed 003")."""
+    shown = [*LIBRARY.glob("*.md"), REPO / "README.md", REPO / "cockpit.toml",
+             *(p for p in (REPO / "cockpit").rglob("*") if p.suffix in (".py", ".tcss"))]
+    said = [f"{p.relative_to(REPO)}:{n}" for p in shown
+            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+            if re.search(r"(?i)\bseeds? \d", line)]
+    assert said == []
+    patterns, _ = load_library(LIBRARY)
+    assert all(re.match(r"(Session N(\+\d)?, |Loop 1 session, |The team's )", e) for p in patterns for e in p.evidence)
