@@ -1,11 +1,15 @@
-"""The layers of DESIGN.md: the core never imports Textual; the UI never imports torch."""
+"""The layers of DESIGN.md: the core never imports Textual, nor itself in a circle; the UI never
+imports torch."""
 
 from __future__ import annotations
 
 import ast
+import graphlib
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 import cockpit
 
@@ -54,3 +58,27 @@ def test_the_ui_never_imports_torch_nor_heavy_modules_before_the_first_frame() -
     loaded = _modules_after("import cockpit.ui.app")
     assert "torch" not in loaded
     assert not loaded & {"numpy", "pynvml"}, "keep the first frame's import path light"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_core_modules_never_import_in_a_circle_not_even_for_type_hints() -> None:
+    modules = {_module_name(p): p for p in CORE}
+    imports: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.update(f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules else node.module
+                             for a in node.names)
+            elif isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+        imports[name] = {m for m in found if m in modules and m != name}
+
+    try:
+        tuple(graphlib.TopologicalSorter(imports).static_order())
+    except graphlib.CycleError as exc:
+        pytest.fail("import circle: " + " -> ".join(exc.args[1]))

@@ -1,4 +1,4 @@
-"""`cockpit patterns list|show|new` handlers: what an engineer sees, and the exit codes."""
+"""`cockpit pattern list|show|new` handlers: what an engineer sees, and the exit codes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`cockpit patterns list|show|new`: the CLI handlers, ready for cli.py to call.
+"""`cockpit pattern list|show|new`: the CLI handlers, ready for cli.py to call.
 
 Each takes the workspace root and returns the exit code: 0 ok, 1 when some pattern files
 did not load (they are named on stderr, the rest is still listed). Usage errors raise
@@ -37,7 +37,7 @@ def list_command(workspace: Path, as_json: bool) -> int:
             "time_saved_min": sum(p.time_saved_min for p in patterns if p.status == "operational"),
         }))
     elif not patterns:
-        print(f"no patterns in {directory} yet; turn the next failure into one with `cockpit patterns new`")
+        print(f"no patterns in {directory} yet; turn the next failure into one with `cockpit pattern new`")
     else:
         print(table(patterns))
     _report(problems)
@@ -53,7 +53,7 @@ def show_command(workspace: Path, ident: str, as_json: bool) -> int:
         close = close_matches(patterns, ident)
         hint = ("close: " + "; ".join(f"{p.id:02d} {p.title}" for p in close)) if close else \
             ("ids " + ", ".join(str(p.id) for p in patterns) if patterns else "the library is empty")
-        broken = f"; {len(problems)} file(s) did not load, see `cockpit patterns list`" if problems else ""
+        broken = f"; {len(problems)} file(s) did not load, see `cockpit pattern list`" if problems else ""
         raise CockpitError(f"no pattern matches {ident!r} in {directory} ({hint}){broken}")
     if as_json:
         print(json.dumps({**pattern_json(pattern), "body": pattern.body}))

@@ -1,7 +1,7 @@
 """The pattern library: `patterns/NN-slug.md` files, each one failure turned into a rule.
 
-A file is front matter (see `frontmatter.py` for the YAML subset) and a markdown body.
-Finding patterns by id or fuzzy title lives in `search.py` and is re-exported here.
+A file is YAML front matter (`frontmatter.py`) and a markdown body; what a pattern is lives
+in `pattern.py`. Finding patterns by id or fuzzy title lives in `search.py` and is re-exported here.
 Loading never stops at a bad file: it is reported as a `LoadProblem` (file:line: what is
 wrong) and the others load. New patterns get the next free number and never replace a file.
 """
@@ -9,6 +9,7 @@ wrong) and the others load. New patterns get the next free number and never repl
 from __future__ import annotations
 
 import contextlib
+import datetime
 import os
 import re
 import sys
@@ -17,17 +18,13 @@ import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from cockpit.errors import CockpitError
 from cockpit.patterns import frontmatter as fm
+from cockpit.patterns.pattern import FILE_NAME, STATUSES, Pattern, PatternStatus, Trigger
 from cockpit.patterns.search import close_matches, find, rank
-from cockpit.patterns.triggers import (
-    Trigger,
-    TriggerError,
-    trigger_from_mapping,
-    trigger_to_mapping,
-)
+from cockpit.patterns.triggers import TriggerError, trigger_from_mapping, trigger_to_mapping
 from cockpit.workspace import slugify
 
 if sys.platform != "win32":
@@ -39,14 +36,12 @@ __all__ = [
     "render_pattern",
 ]
 
-PatternStatus = Literal["operational", "planned"]
-STATUSES: tuple[PatternStatus, ...] = ("operational", "planned")
 KEYS = ("id", "title", "status", "time_saved_min", "problem", "when", "solution", "evidence", "triggers")
 REQUIRED = ("id", "title", "status", "time_saved_min", "problem", "when", "solution")
 TEXT_KEYS = ("title", "problem", "when", "solution")
-_FILE_NAME = re.compile(r"^(\d{2,})-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
 _NUMBERED = re.compile(r"^(\d+)-")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_PLAIN_DIGITS = re.compile(r"0|[1-9][0-9]*")
 TITLE_MAX = 120
 
 
@@ -62,26 +57,6 @@ class PatternFileError(PatternError):
         self.path = path
         self.line = line
         self.message = message
-
-
-@dataclass(frozen=True)
-class Pattern:
-    id: int
-    title: str
-    status: PatternStatus
-    time_saved_min: int
-    problem: str
-    when: str
-    solution: str
-    evidence: tuple[str, ...]
-    triggers: tuple[Trigger, ...]
-    body: str
-    path: Path
-
-    @property
-    def slug(self) -> str:
-        m = _FILE_NAME.match(self.path.name)
-        return m.group(2) if m else self.path.stem
 
 
 @dataclass(frozen=True)
@@ -130,7 +105,7 @@ def load_library(directory: Path) -> tuple[tuple[Pattern, ...], tuple[LoadProble
 
 def read_pattern(path: Path) -> Pattern:
     """One pattern file; PatternFileError (file:line: what is wrong) when it does not load."""
-    m = _FILE_NAME.match(path.name)
+    m = FILE_NAME.match(path.name)
     if m is None:
         raise PatternFileError(path, 1, "not named NN-slug.md (two or more digits, then lowercase "
                                         "words joined by '-'); rename it, or move it out of patterns/")
@@ -192,8 +167,12 @@ def _validate(doc: fm.Document, path: Path, file_id: int | None) -> Pattern:
 def _whole_number(field: fm.Field) -> int:
     value = field.value
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise _Bad(field.line, f"{field.key}: {_shown(value)} is not a whole number ≥ 0; "
+        raise _Bad(field.line, f"{field.key}: {_shown(value, field.written)} is not a whole number ≥ 0; "
                                f"write e.g. {field.key}: 30")
+    if field.written is None or not _PLAIN_DIGITS.fullmatch(field.written):
+        # YAML 1.1 reads 020 as 16 and 1:20 as 80, YAML 1.2 reads neither so
+        raise _Bad(field.line, f"{field.key}: {field.written!r} means different things to different "
+                               f"YAML readers; write plain digits, e.g. {field.key}: 30")
     return value
 
 
@@ -201,19 +180,29 @@ def _text(field: fm.Field) -> str:
     value = field.value
     if value is None:
         raise _Bad(field.line, f"{field.key} is empty; say it in one sentence")
-    if isinstance(value, bool):
-        raise _Bad(field.line, f"{field.key}: a yes/no/on/off/true/false word reads as a boolean, "
-                               "not text; put it in quotes")
-    if isinstance(value, (int, float)):
-        raise _Bad(field.line, f"{field.key}: {value} reads as a number, not text; put it in quotes")
     if not isinstance(value, str):
-        raise _Bad(field.line, f"{field.key}: {_shown(value)} is not text")
+        raise _Bad(field.line, f"{field.key}: {_not_text(value, field.written)}")
     value = value.strip()
     if not value:
         raise _Bad(field.line, f"{field.key} is empty; say it in one sentence")
+    if "\n" in value:
+        raise _Bad(field.line, f"{field.key} keeps line breaks; write one paragraph ('>-' joins "
+                               "the lines under it with spaces)")
     if _CONTROL.search(value):
-        raise _Bad(field.line, f"{field.key} contains a control character; keep it to one plain line")
+        raise _Bad(field.line, f"{field.key} contains a control character; keep it to plain text")
     return value
+
+
+def _not_text(value: Any, written: str | None) -> str:
+    """Why a value is not text, in the words it was written in."""
+    shown = _shown(value, written)
+    if isinstance(value, bool):
+        return f"{shown} reads as a yes/no value (a boolean), not text; put it in quotes"
+    if isinstance(value, (int, float)):
+        return f"{shown} reads as a number, not text; put it in quotes"
+    if isinstance(value, datetime.date):
+        return f"{shown} reads as a date, not text; put it in quotes"
+    return f"{shown} is not text; write one paragraph"
 
 
 def _items(field: fm.Field | None, key: str) -> tuple[fm.ListItem, ...]:
@@ -226,8 +215,10 @@ def _items(field: fm.Field | None, key: str) -> tuple[fm.ListItem, ...]:
 
 def _text_item(item: fm.ListItem, key: str) -> str:
     value = item.value
-    if not isinstance(value, str) or not value.strip():
-        raise _Bad(item.line, f"{key}: {_shown(value)} is not text; quote it, e.g. - \"session 003\"")
+    if not isinstance(value, str):
+        raise _Bad(item.line, f"{key}: {_not_text(value, item.written)}")
+    if not value.strip():
+        raise _Bad(item.line, f"{key}: an empty item; remove it or say what happened")
     return value.strip()
 
 
@@ -241,12 +232,14 @@ def _trigger(item: fm.ListItem) -> Trigger:
         raise _Bad(item.line, f"trigger: {exc}") from exc
 
 
-def _shown(value: Any) -> str:
+def _shown(value: Any, written: str | None = None) -> str:
     if isinstance(value, tuple):
         return "a list"
     if isinstance(value, Mapping):
         return "a mapping"
-    return "nothing" if value is None else repr(value)
+    if value is None:
+        return "nothing"
+    return repr(written if written is not None else value)
 
 
 def next_id(directory: Path) -> int:
@@ -286,25 +279,13 @@ def pattern_slug(title: str) -> str:
 
 
 def render_pattern(p: Pattern) -> str:
-    """The file text of `p`; `parse_pattern` reads it back as an equal pattern."""
-    lines = [
-        fm.FENCE,
-        f"id: {p.id}",
-        f"title: {fm.render_text(p.title)}",
-        f"status: {p.status}",
-        f"time_saved_min: {p.time_saved_min}",
-        fm.render_paragraph("problem", p.problem),
-        fm.render_paragraph("when", p.when),
-        fm.render_paragraph("solution", p.solution),
-    ]
-    lines += ["evidence:", *(fm.render_list_item(e) for e in p.evidence)] if p.evidence else ["evidence: []"]
-    if p.triggers:
-        lines.append("triggers:")
-        lines += [fm.render_mapping_item(trigger_to_mapping(t), quoted=("regex", "when")) for t in p.triggers]
-    else:
-        lines.append("triggers: []")
-    lines.append(fm.FENCE)
-    return "\n".join(lines) + "\n" + p.body
+    """The file text of `p`, keys in the order of KEYS; `parse_pattern` reads it back as an
+    equal pattern."""
+    return fm.render({
+        "id": p.id, "title": p.title, "status": p.status, "time_saved_min": p.time_saved_min,
+        "problem": p.problem, "when": p.when, "solution": p.solution,
+        "evidence": list(p.evidence), "triggers": [trigger_to_mapping(t) for t in p.triggers],
+    }, p.body)
 
 
 def new_pattern(

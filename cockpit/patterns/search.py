@@ -12,10 +12,8 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from cockpit.patterns.library import Pattern
+from cockpit.patterns.pattern import Pattern
 
 MATCH = 1.0
 WORD_START = 8.0

@@ -4,6 +4,7 @@ Two kinds, as written in a pattern's front matter:
 - `{regex: '...', on: output}` fires when a line of a gate's output matches (re.search);
 - `{when: 'speedup < 0.5'}` fires when a field of a gate's structured result compares true.
 Either may add `gate: NAME` to listen to one gate only. Regexes are compiled once, at load.
+The trigger types themselves live in `pattern.py`, beside the Pattern that carries them.
 """
 
 from __future__ import annotations
@@ -11,39 +12,20 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cockpit.errors import CockpitError
+from cockpit.patterns.pattern import OutputTrigger, Pattern, Trigger, VerdictTrigger
 
-if TYPE_CHECKING:
-    from cockpit.patterns.library import Pattern
+__all__ = [
+    "OutputTrigger", "Trigger", "TriggerError", "VerdictTrigger", "describe", "match_output", "match_verdict",
+    "output_trigger", "trigger_from_mapping", "trigger_to_mapping", "verdict_trigger",
+]
 
 
 class TriggerError(CockpitError):
     """A trigger as written cannot be used; the message says what to write instead."""
 
-
-@dataclass(frozen=True)
-class OutputTrigger:
-    """Fires on an output line that `regex` finds (case-sensitive unless it starts with (?i))."""
-
-    regex: re.Pattern[str]
-    gate: str | None = None
-
-
-@dataclass(frozen=True)
-class VerdictTrigger:
-    """Fires when `field op value` holds for a gate's result, e.g. speedup < 0.5."""
-
-    field: str
-    op: str
-    value: float | str
-    condition: str
-    gate: str | None = None
-
-
-Trigger = OutputTrigger | VerdictTrigger
 
 OPERATORS = ("<=", ">=", "==", "!=", "<", ">")
 _CONDITION = re.compile(r"^\s*([a-z_][a-z0-9_]*)\s*(<=|>=|==|!=|<|>)\s*(\S+)\s*$")
@@ -203,6 +185,6 @@ def _gate(gate: str | None) -> str | None:
 
 
 def _only(keys: set[str], allowed: tuple[str, ...]) -> None:
-    extra = sorted(keys - set(allowed))
+    extra = sorted(keys - set(allowed), key=str)
     if extra:
         raise TriggerError(f"unknown trigger key {extra[0]!r} (allowed here: {', '.join(allowed)})")

@@ -1,0 +1,59 @@
+"""What a pattern is: one failure turned into a rule, and the triggers that raise it again.
+
+Data only, at the bottom of the package: the reader (`library`), the finder (`search`) and
+the trigger matcher (`triggers`) all import from here, and this module imports none of them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+PatternStatus = Literal["operational", "planned"]
+STATUSES: tuple[PatternStatus, ...] = ("operational", "planned")
+# `NN-slug.md`: the number is the pattern's id, the slug a name for people and `patterns show`.
+FILE_NAME = re.compile(r"^(\d{2,})-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
+
+
+@dataclass(frozen=True)
+class OutputTrigger:
+    """Fires on an output line that `regex` finds (case-sensitive unless it starts with (?i))."""
+
+    regex: re.Pattern[str]
+    gate: str | None = None
+
+
+@dataclass(frozen=True)
+class VerdictTrigger:
+    """Fires when `field op value` holds for a gate's result, e.g. speedup < 0.5."""
+
+    field: str
+    op: str
+    value: float | str
+    condition: str
+    gate: str | None = None
+
+
+Trigger = OutputTrigger | VerdictTrigger
+
+
+@dataclass(frozen=True)
+class Pattern:
+    id: int
+    title: str
+    status: PatternStatus
+    time_saved_min: int
+    problem: str
+    when: str
+    solution: str
+    evidence: tuple[str, ...]
+    triggers: tuple[Trigger, ...]
+    body: str
+    path: Path
+
+    @property
+    def slug(self) -> str:
+        m = FILE_NAME.match(self.path.name)
+        return m.group(2) if m else self.path.stem
