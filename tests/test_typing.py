@@ -24,6 +24,7 @@ def make_app(ws, session, clock, **kwargs) -> CockpitApp:  # type: ignore[no-unt
 async def test_one_tab_from_the_start_screen_then_a_sentence_lands_in_session_md(ws, session, clock) -> None:
     app = make_app(ws, session, clock, typing_gap_s=5.0)  # keys apart by less, even on a loaded box
     async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()  # the session is open and SESSION.md loaded
         await pilot.press("tab")
         await pilot.press(*SENTENCE)
         assert app.editor.flush()
@@ -37,6 +38,7 @@ async def test_one_tab_from_the_start_screen_then_a_sentence_lands_in_session_md
 async def test_typing_before_any_tab_goes_to_the_editor_and_fires_nothing(ws, session, clock) -> None:
     app = make_app(ws, session, clock, typing_gap_s=5.0)
     async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
         await pilot.press(*SENTENCE)  # starts with n (next phase), holds k, x, q, s, p ...
         assert app.editor.flush()
         assert app.focused is app.editor.area
