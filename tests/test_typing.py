@@ -27,7 +27,7 @@ async def test_one_tab_from_the_start_screen_then_a_sentence_lands_in_session_md
         await pilot.pause()  # the session is open and SESSION.md loaded
         await pilot.press("tab")
         await pilot.press(*SENTENCE)
-        assert app.editor.flush()
+        app.editor.flush()  # (an autosave may already have written it)
         assert app.live is not None and app.live.state.current_run is not None
         assert app.live.state.current_run.phase == "Environment"
         assert not isinstance(app.screen, ConfirmDialog)
@@ -40,7 +40,7 @@ async def test_typing_before_any_tab_goes_to_the_editor_and_fires_nothing(ws, se
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press(*SENTENCE)  # starts with n (next phase), holds k, x, q, s, p ...
-        assert app.editor.flush()
+        app.editor.flush()  # (an autosave may already have written it)
         assert app.focused is app.editor.area
         assert app.gates.run is None
     assert session.log_md.read_text().endswith(SENTENCE)

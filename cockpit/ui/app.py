@@ -28,7 +28,7 @@ from cockpit.session.status import (
     terminal_title,
 )
 from cockpit.session.timer import TimerView
-from cockpit.ui import hangup, phase_actions
+from cockpit.ui import hangup, session_actions
 from cockpit.ui.commands import COMMANDS, bindings
 from cockpit.ui.editor import SessionEditor
 from cockpit.ui.gate_board import GateBoard
@@ -44,7 +44,7 @@ from cockpit.ui.phases import PhasePanel
 from cockpit.ui.status_history import StatusHistory
 from cockpit.ui.tick_pacer import TickPacer
 from cockpit.ui.typing_guard import TYPING_GAP_S
-from cockpit.workspace import SessionRef, Workspace, create_session
+from cockpit.workspace import SessionRef, Workspace
 
 if TYPE_CHECKING:
     from cockpit.patterns.library import Pattern
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
 ActivitySource = Callable[[], Activity | None]
 
-# Besides the phase moves (phase_actions), these ask first: a key pressed by mistake must not
+# Besides the phase moves (session_actions), these ask first: a key pressed by mistake must not
 # kill a build or close the cockpit.
 CONFIRM = {
     "cancel_gate": "Cancel {gate} (its process group is stopped) and drop the queue?",
@@ -131,7 +131,7 @@ class CockpitApp(App[int]):
         if self._initial is not None:
             self.open_session(self._initial)
         else:
-            self._ask_new_session(exit_on_cancel=True)
+            session_actions.ask_new_session(self, exit_on_cancel=True)
         self.set_interval(self._tick_s, self.pacer.on_timer)
         if self._initial_gpu is not None:  # recorded ticks, already in the history
             snapshots, history = self._initial_gpu
@@ -201,28 +201,6 @@ class CockpitApp(App[int]):
             pass  # the events before this one are already on disk
         finally:
             live.close()
-
-    def _ask_new_session(self, exit_on_cancel: bool = False) -> None:
-        def created(answer: tuple[str, str] | None) -> None:
-            if answer is None:
-                if exit_on_cancel and self.live is None:
-                    self.exit(0, message='No session opened. Start one with: cockpit new "OBJECTIVE"')
-                return
-            objective, template = answer
-            try:
-                ref = create_session(self.workspace, self.config, objective, template,
-                                     self.clock.now())
-            except CockpitError as exc:
-                self.notify(str(exc), severity="error", markup=False)
-                return
-            self.open_session(ref)
-            self.notify(f"Session {ref.id} started: {self.current_phase_text()}", markup=False)
-
-        from cockpit.ui.dialogs import NewSessionDialog  # dialogs load on first use: faster start
-
-        self.push_screen(
-            NewSessionDialog(sorted(self.config.templates), self.config.default_template), created
-        )
 
     # The clock ----------------------------------------------------------------------------
 
@@ -339,22 +317,22 @@ class CockpitApp(App[int]):
         return ok
 
     def confirm(self, action: str, then: Callable[[], object], **words: str) -> None:
-        phase_actions.confirm(self, CONFIRM[action].format(**words), then)
+        session_actions.confirm(self, CONFIRM[action].format(**words), then)
 
     def action_next_phase(self) -> None:
-        phase_actions.next_phase(self)
+        session_actions.next_phase(self)
 
     def action_skip_phase(self) -> None:
-        phase_actions.skip_phase(self)
+        session_actions.skip_phase(self)
 
     def action_toggle_pause(self) -> None:
-        phase_actions.toggle_pause(self)
+        session_actions.toggle_pause(self)
 
     def action_goto_phase(self) -> None:
-        phase_actions.goto_phase(self)
+        session_actions.goto_phase(self)
 
     def action_post_status(self) -> None:
-        phase_actions.ask_status(self)
+        session_actions.ask_status(self)
 
     # The editor ------------------------------------------------------------------------------
 
@@ -396,19 +374,10 @@ class CockpitApp(App[int]):
         self.pattern_desk.write_new()
 
     def action_end_session(self) -> None:
-        if self.live is None or not self.live.state.is_open:
-            return
-
-        def confirmed(yes: bool | None) -> None:
-            if yes and self.intent(timer.end_session):
-                self.notify("Session ended. ctrl+n starts the next one.")
-
-        from cockpit.ui.dialogs import ConfirmDialog
-
-        self.push_screen(ConfirmDialog(f"End session {self.live.state.id} for good?"), confirmed)
+        session_actions.end_session(self)
 
     def action_new_session(self) -> None:
-        self._ask_new_session()
+        session_actions.ask_new_session(self)
 
     def action_run_gate(self) -> None:
         if self.live is not None:

@@ -13,7 +13,7 @@ from cockpit.config import Config
 from cockpit.session.journal import Event
 from cockpit.session.live import LiveSession
 from cockpit.session.state import SessionState
-from cockpit.workspace import Workspace
+from cockpit.workspace import SessionRef, Workspace
 
 if TYPE_CHECKING:
     from cockpit.patterns.library import Pattern
@@ -58,3 +58,7 @@ class CockpitHost(Protocol):
     def status_line(self, doing: str | None = None) -> str: ...
 
     def post_status(self, auto: bool, doing: str | None = None) -> None: ...
+
+    def open_session(self, ref: SessionRef) -> None: ...
+
+    def exit(self, result: Any = None, return_code: int = 0, message: Any = None) -> None: ...

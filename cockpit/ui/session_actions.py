@@ -1,12 +1,15 @@
-"""The phase timer's keys: next, skip, pause, go to, and a status by hand. The moves that end a
-phase ask first (a key pressed by mistake must not move the timer)."""
+"""The session's keys: next, skip, pause and go to phase, a status by hand, a new session, the
+end of one. The moves that end a phase or the session ask first (a key pressed by mistake must
+not move the timer)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from cockpit.errors import CockpitError
 from cockpit.session import timer
 from cockpit.ui.host import CockpitHost
+from cockpit.workspace import create_session
 
 
 def confirm(host: CockpitHost, question: str, then: Callable[[], object]) -> None:
@@ -72,3 +75,36 @@ def ask_status(host: CockpitHost) -> None:
     from cockpit.ui.dialogs import StatusDialog
 
     host.push_screen(StatusDialog(host.status_line()), posted)
+
+
+def ask_new_session(host: CockpitHost, exit_on_cancel: bool = False) -> None:
+    def created(answer: tuple[str, str] | None) -> None:
+        if answer is None:
+            if exit_on_cancel and host.live is None:
+                host.exit(0, message='No session opened. Start one with: cockpit new "OBJECTIVE"')
+            return
+        objective, template = answer
+        try:
+            ref = create_session(host.workspace, host.config, objective, template, host.clock.now())
+        except CockpitError as exc:
+            host.notify(str(exc), severity="error", markup=False)
+            return
+        host.open_session(ref)
+        host.notify(f"Session {ref.id} started: {host.current_phase_text()}", markup=False)
+
+    from cockpit.ui.dialogs import NewSessionDialog  # dialogs load on first use: faster start
+
+    host.push_screen(NewSessionDialog(sorted(host.config.templates), host.config.default_template),
+                     created)
+
+
+def end_session(host: CockpitHost) -> None:
+    live = host.live
+    if live is None or not live.state.is_open:
+        return
+
+    def end() -> None:
+        if host.intent(timer.end_session):
+            host.notify("Session ended. ctrl+n starts the next one.")
+
+    confirm(host, f"End session {live.state.id} for good?", end)
