@@ -124,3 +124,16 @@ def test_screenshot_writes_svgs_of_the_main_screens(tmp_path: Path) -> None:
     assert "<svg" in main_svg and "Vectorize" in main_svg and "PROFILE" in main_svg
     assert (tmp_path / "shots" / "new-session.svg").exists()
     assert run("screenshot", "--size", "huge").returncode == 2
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    shell = f"{sys.executable} -m cockpit --workspace {repo} pattern show 6 | head -1"
+    done = subprocess.run(["bash", "-c", f"set -o pipefail; {shell}"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.stdout.startswith("06 ")
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr
