@@ -211,3 +211,13 @@ async def test_sigterm_journals_the_close_and_exits(ws, session, clock) -> None:
     closes = [e for e in journal(session) if e["type"] == "app_closed"]
     assert [c["reason"] for c in closes] == ["SIGTERM"]
     # SIGHUP (an SSH drop) is exercised for real in tests/test_tmux.py.
+
+
+async def test_a_first_run_is_one_enter_away_from_a_session(ws, clock) -> None:
+    app = make_app(ws, None, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.live is not None and app.live.state.objective.startswith("Measure the attention kernel")
+    assert len(list_sessions(ws)) == 1

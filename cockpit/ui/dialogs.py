@@ -18,6 +18,9 @@ DIALOG_CSS = """
 """
 
 
+DEFAULT_OBJECTIVE = "Measure the attention kernel against SDPA and find its bottleneck"
+
+
 class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
     """Ask for the objective and template of a new session."""
 
@@ -32,7 +35,9 @@ class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("[b]New session[/b] — what is this session for?")
-            yield Input(placeholder="e.g. vectorize K loads in the QK^T loop", id="objective")
+            # Pre-filled, so a first run is one Enter away from a session (edit it, or keep it).
+            yield Input(DEFAULT_OBJECTIVE, placeholder="e.g. vectorize K loads in the QK^T loop",
+                        id="objective")
             yield Select([(t, t) for t in self._templates], value=self._default,
                          allow_blank=False, id="template")
             yield Label("enter: start the session   escape: cancel", classes="hint")
