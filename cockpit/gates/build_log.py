@@ -8,12 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-# Per-block shared memory a kernel may use (opt-in maximum), bytes, by compute capability.
-SMEM_PER_BLOCK = {
-    "sm_80": 163 * 1024, "sm_86": 99 * 1024, "sm_87": 163 * 1024, "sm_89": 99 * 1024,
-    "sm_90": 227 * 1024, "sm_100": 227 * 1024, "sm_120": 99 * 1024,
-}
-SMEM_DEFAULT = 48 * 1024  # without cudaFuncSetAttribute opt-in, on every arch
+from cockpit.hardware.symbols import demangle
 
 _NINJA_STEP = re.compile(r"^\[(\d+)/(\d+)\]\s+(.*)$")
 _OUTPUT = re.compile(r"\s-o\s+(\S+)")
@@ -145,20 +140,6 @@ def parse_errors(lines: Iterable[str]) -> list[BuildError]:
             elif (m := _LD_ERROR.match(line.strip())) and "error" in line:
                 add(BuildError("link", m.group("msg").strip()))
     return errors
-
-
-def demangle(symbol: str) -> str:
-    """A C++ name as written (`c++filt`), or the symbol itself if that is not possible."""
-    import shutil
-    import subprocess
-
-    if not symbol.startswith("_Z") or shutil.which("c++filt") is None:
-        return symbol
-    try:
-        out = subprocess.run(["c++filt", symbol], capture_output=True, text=True, timeout=2)
-    except (OSError, subprocess.TimeoutExpired):
-        return symbol
-    return out.stdout.strip() or symbol
 
 
 def up_to_date(lines: Iterable[str]) -> bool:

@@ -28,27 +28,67 @@ def env_table(result: dict[str, Any]) -> Table | None:
     return table
 
 
+LIMITER_SHORT = {"registers": "regs", "shared memory": "smem", "warps": "warps", "blocks": "blocks"}
+
+
+def occupancy_cell(t: dict[str, Any]) -> Text:
+    """`2×8w 25% regs`: blocks per SM × warps per block, share of the warp slots, limiter."""
+    blocks = int(t.get("blocks_per_sm") or 0)
+    if not blocks:
+        return Text("✗ 0 blocks", style="bold red")
+    per_block = int(t["warps_per_sm"]) // blocks
+    share = f" {t['fraction']:.0%}" if t.get("fraction") is not None else ""
+    limiter = " + ".join(LIMITER_SHORT.get(p, p) for p in str(t.get("limiter", "?")).split(" + "))
+    return Text(f"{blocks}×{per_block}w{share} {limiter}")
+
+
+def occupancy_columns(kernels: list[dict[str, Any]]) -> list[tuple[tuple[str, str], str]]:
+    """((source, arch), title) of every occupancy target, in order of first appearance."""
+    columns: dict[tuple[str, str], str] = {}
+    for k in kernels:
+        for t in k.get("occupancy") or []:
+            here = t["source"] == "CUDA runtime"
+            columns.setdefault((t["source"], t["arch"]),
+                               f"{'this ' if here else ''}{t['gpu']}" + ("" if here else f" ({t['arch']})"))
+    return list(columns.items())
+
+
 def build_table(result: dict[str, Any]) -> Table | None:
-    """Errors as file:line first; then each kernel's registers, smem, stack and spills."""
-    from cockpit.gates.build import short_name
+    """Errors first (file:line); then each kernel as launched: registers, spills, stack, shared
+    memory per block, occupancy on each GPU."""
+    from cockpit.hardware.itanium import itanium_demangle
+    from cockpit.hardware.symbols import short_name
 
     errors = result.get("errors") or []
     kernels = result.get("kernels") or []
     if not errors and not kernels:
         return None
+    columns = occupancy_columns(kernels)
     table = Table(box=None, padding=(0, 1), expand=True, show_header=bool(kernels),
                   header_style="dim")
     table.add_column("kernel", ratio=3, no_wrap=True, overflow="ellipsis")
-    for name in ("arch", "regs", "smem KB", "stack", "spills"):
+    for name in ("arch", "regs", "spills", "stack", "smem/blk"):
         table.add_column(name, justify="right", no_wrap=True)
-    for error in errors[:20]:
-        where = f"{error['file']}:{error['line']}: " if error.get("file") else ""
-        table.add_row(Text(f"✗ {where}{error['message']}", style="bold red"), "", "", "", "", "")
+    for _, title in columns:
+        table.add_column(title, justify="right", no_wrap=True)
+    blank = [""] * (5 + len(columns))
+    problems = [f"{e['file']}:{e['line']}: {e['message']}" if e.get("line") else
+                f"{e['file']}: {e['message']}" if e.get("file") else e["message"] for e in errors[:20]]
+    for text in problems + list(result.get("failures") or []):
+        table.add_row(Text(f"✗ {text}", style="bold red"), *blank)
+    for text in result.get("warnings") or []:
+        table.add_row(Text(f"! {text}", style="yellow"), *blank)
     for k in kernels:
         spills = k["spill_stores"] + k["spill_loads"]
-        table.add_row(short_name(k["name"]), k["arch"], str(k["registers"]),
-                      f"{k['smem'] / 1024:.1f}", str(k["stack"]),
-                      Text(str(spills), style="bold yellow" if spills else ""))
+        label = k.get("label") or short_name(itanium_demangle(k["name"]) or k["name"])
+        smem = k.get("smem_per_block")
+        targets = {(t["source"], t["arch"]): t for t in k.get("occupancy") or []}
+        table.add_row(label, k["arch"], str(k["registers"]),
+                      Text(str(spills), style="bold yellow" if spills else ""), str(k["stack"]),
+                      f"{smem / 1024:g} KB" if smem is not None else "?",
+                      *(occupancy_cell(targets[key]) if key in targets else "" for key, _ in columns))
+    for note in result.get("notes") or []:
+        table.add_row(Text(note, style="dim italic"), *blank)
     return table
 
 
