@@ -182,6 +182,41 @@ def test_the_probe_needs_sources_and_a_target_arch(tmp_path: Path) -> None:
         assert out.returncode == 2 and "set TORCH_CUDA_ARCH_LIST" in out.stdout
 
 
+def failure(name: str) -> list[str]:
+    return (REPO / "tests" / "fixtures" / "failures" / f"{name}.log").read_text().splitlines()
+
+
+def test_a_link_step_that_fails_without_file_line_is_named_with_what_the_linker_said() -> None:
+    """Before: `ld returned 1 exit status`, the one line that says nothing."""
+    verdict = judge_build(failure("ninja-link-missing-library"), 1, {"arch": "8.9"})
+    assert verdict.status == "fail"
+    assert verdict.summary == ("cockpit_attn.so failed: /usr/bin/ld: cannot find -lcockpit_missing: "
+                               "No such file or directory")
+    assert verdict.result["failed_steps"] == [
+        {"target": "cockpit_attn.so", "said": "/usr/bin/ld: cannot find -lcockpit_missing: No such file or "
+                                              "directory", "exit_code": None}]
+
+
+def test_a_compiler_that_is_not_there_is_named_instead_of_ninja_build_stopped() -> None:
+    """Before: `built, but it does not import: ninja: build stopped: subcommand failed.`"""
+    lines = failure("ninja-compiler-not-found")
+    assert lines[-2] == "ninja: build stopped: subcommand failed."
+    verdict = judge_build(lines, 1, {"arch": "8.9"})
+    assert (verdict.status, verdict.summary) == (
+        "fail", "attention.cuda.o failed: /bin/sh: 1: /opt/cuda-missing/bin/nvcc: not found")
+
+
+def test_a_diagnostic_that_names_the_problem_still_wins_over_the_failed_step() -> None:
+    h200 = REPO / "tests" / "fixtures" / "gpu" / "build"
+    link = (h200 / "link-error.log").read_text().splitlines()
+    verdict = judge_build(link, 1, {"arch": "9.0a"})
+    assert verdict.summary == "binding.cpp: multiple definition of cockpit_twice()"
+    assert verdict.result["failed_steps"][0]["target"] == "cockpit_attn.so"  # newer ninja: [code=1]
+    assert verdict.result["failed_steps"][0]["exit_code"] == 1
+    compile_error = judge_build((h200 / "compile-error.log").read_text().splitlines(), 1, {"arch": "9.0a"})
+    assert compile_error.summary.endswith("attention.cu:503: identifier \"undefined_name\" is undefined")
+
+
 def test_the_import_check_asks_the_library_for_its_launch_table(tmp_path: Path) -> None:
     """The probe's import check, with a stand-in module: what it exports, its launch table, and
     where it has none or it raises, one line saying so (no GPU here: no runtime numbers)."""
@@ -223,3 +258,6 @@ def test_the_build_panel_shows_each_kernel_as_launched_on_both_gpus(
                                 else ["H100", "(sm_90)", "L4", "(sm_89)"])]
     row = next(line for line in text.splitlines() if "attn_fwd<half, D=128, BM=128, BN=128>" in line)
     assert "96 KB" in row and "1×8w 17% regs + smem" in row and "1×8w 12% regs" in row
+    failed = build_table(judge_build(failure("ninja-compiler-not-found"), 1, {"arch": "8.9"}).result)
+    console.print(failed)
+    assert "✗ attention.cuda.o failed: /bin/sh: 1: /opt/cuda-missing/bin/nvcc: not found" in console.export_text()

@@ -15,6 +15,7 @@ from cockpit.gates.build_log import (
     expected_wall_s,
     parse_cuobjdump,
     parse_errors,
+    parse_failed_steps,
     parse_ninja_step,
     parse_ptxas,
     read_ninja_log,
@@ -89,23 +90,30 @@ def judge_build(lines: list[str], exit_code: int, probe: dict[str, Any],
     if not kernels and isinstance(probe.get("cuobjdump"), str):
         kernels = parse_cuobjdump(probe["cuobjdump"], f"sm_{str(probe.get('arch', '')).replace('.', '')}")
     errors = parse_errors(lines)
+    failed = parse_failed_steps(lines)
     cached = up_to_date(lines)
     steps = max((s.total for s in map(parse_ninja_step, lines) if s), default=0)
     report = report_kernels(kernels, probe.get("launch"), policy)
     result: dict[str, Any] = {
         "up_to_date": cached, "steps": steps, "arch": probe.get("arch"),
         "build_s": probe.get("duration_s"), "kernels": list(report.rows),
-        "errors": [asdict(e) for e in errors],
+        "errors": [asdict(e) for e in errors], "failed_steps": [asdict(f) for f in failed],
         "import": probe.get("import"), "gpu": (probe.get("launch") or {}).get("gpu"),
     }
     last = next((line.strip() for line in reversed(lines) if line.strip()
                  and not line.startswith("#")), "")
     if exit_code == 2 or not probe:
         return Verdict("error", last or f"the build probe exited {exit_code}", result)
-    if errors and exit_code != 0:
-        first = errors[0]
-        more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
-        return Verdict("fail", f"{first}{more}", result)
+    named = [e for e in errors if e.says_what]
+    if exit_code != 0 and (named or failed or errors):
+        if named:
+            more = f" (+{len(named) - 1} more)" if len(named) > 1 else ""
+            return Verdict("fail", f"{named[0]}{more}", result)
+        if failed:
+            step = failed[0]
+            said = step.said or (f"exit {step.exit_code}, no output" if step.exit_code else "no output")
+            return Verdict("fail", f"{step.target} failed: {said}", result)
+        return Verdict("fail", str(errors[0]), result)
     imported = probe.get("import") or {}
     if exit_code != 0 or not imported.get("ok"):
         detail = imported.get("detail") or last

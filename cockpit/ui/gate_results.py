@@ -54,14 +54,15 @@ def occupancy_columns(kernels: list[dict[str, Any]]) -> list[tuple[tuple[str, st
 
 
 def build_table(result: dict[str, Any]) -> Table | None:
-    """Errors first (file:line); then each kernel as launched: registers, spills, stack, shared
-    memory per block, occupancy on each GPU."""
+    """Errors first (file:line, or the failed step and what it said); then each kernel as
+    launched: registers, spills, stack, shared memory per block, occupancy on each GPU."""
     from cockpit.hardware.itanium import itanium_demangle
     from cockpit.hardware.symbols import short_name
 
     errors = result.get("errors") or []
+    failed = result.get("failed_steps") or []
     kernels = result.get("kernels") or []
-    if not errors and not kernels:
+    if not errors and not kernels and not failed:
         return None
     columns = occupancy_columns(kernels)
     table = Table(box=None, padding=(0, 1), expand=True, show_header=bool(kernels),
@@ -74,6 +75,8 @@ def build_table(result: dict[str, Any]) -> Table | None:
     blank = [""] * (5 + len(columns))
     problems = [f"{e['file']}:{e['line']}: {e['message']}" if e.get("line") else
                 f"{e['file']}: {e['message']}" if e.get("file") else e["message"] for e in errors[:20]]
+    problems += [f"{f['target']} failed: {f['said'] or 'no output'}" for f in failed[:5]
+                 if not errors or not any(e.get("line") for e in errors)]
     for text in problems + list(result.get("failures") or []):
         table.add_row(Text(f"✗ {text}", style="bold red"), *blank)
     for text in result.get("warnings") or []:
