@@ -261,3 +261,14 @@ def test_the_build_panel_shows_each_kernel_as_launched_on_both_gpus(
     failed = build_table(judge_build(failure("ninja-compiler-not-found"), 1, {"arch": "8.9"}).result)
     console.print(failed)
     assert "✗ attention.cuda.o failed: /bin/sh: 1: /opt/cuda-missing/bin/nvcc: not found" in console.export_text()
+
+
+def test_an_import_check_without_torch_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cockpit.probes.build_probe import import_check
+
+    (tmp_path / "ext.py").write_text("def forward(): pass\n")
+    no_torch = REPO / "tests" / "fixtures" / "no_torch"
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(no_torch), os.environ.get("PYTHONPATH")])))
+    assert import_check("ext", tmp_path / "ext.py") == (
+        False, f"torch does not import in {sys.executable}: install torch's CUDA build in this python, or start "
+               "the cockpit from the environment that has it", None)

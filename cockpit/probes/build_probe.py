@@ -114,6 +114,9 @@ def import_check(name: str, so: Path) -> tuple[bool, str, dict[str, object] | No
     except subprocess.TimeoutExpired:
         return False, "the import did not finish within 120 s", None
     lines = [line for line in (out.stdout + out.stderr).splitlines() if line.strip()]
+    if out.returncode != 0 and "No module named 'torch'" in (lines or [""])[-1]:
+        return False, (f"torch does not import in {sys.executable}: install torch's CUDA build in "
+                       "this python, or start the cockpit from the environment that has it"), None
     if out.returncode != 0:
         return False, lines[-1] if lines else f"exit {out.returncode}", None
     exports = next((line for line in lines if line.startswith("exports:")), "")
