@@ -272,3 +272,33 @@ def test_an_import_check_without_torch_says_what_to_do(tmp_path: Path, monkeypat
     assert import_check("ext", tmp_path / "ext.py") == (
         False, f"torch does not import in {sys.executable}: install torch's CUDA build in this python, or start "
                "the cockpit from the environment that has it", None)
+
+
+def test_on_a_gpu_the_runtimes_count_is_shown_with_the_limiter_when_the_table_agrees(
+        kernel_build: tuple[str, list[str], Any]) -> None:
+    """The GPU-present path with the runtime's answer written in by hand (a recording from an
+    H100 replaces it once tests/fixtures/gpu/capture_launch.sh has run there): an sm_89 build
+    on an H100 runs from PTX, so the runtime's numbers stand for sm_90 next to the L4's table."""
+    _, lines, table = kernel_build
+    gpu = {"name": "NVIDIA H100 80GB HBM3", "arch": "sm_90", "sms": 132, "max_warps_per_sm": 64}
+    answered = [dict(e, device={"blocks_per_sm": 2 if "64, 128, 64" in e["template_args"] else 1,
+                                "num_regs": 128 if "64, 128, 64" in e["template_args"] else 255,
+                                "static_smem_bytes": 0, "local_bytes": 0}) for e in table]
+    report = report_kernels(parse_ptxas(lines), {"kernels": answered, "gpu": gpu})
+    row = next(r for r in report.rows if r["label"] == "attn_fwd<half, D=128, BM=128, BN=128>")
+    here = [t for t in row["occupancy"] if t["source"] == "CUDA runtime"]
+    assert [(t["gpu"], t["arch"], t["blocks_per_sm"], t["warps_per_sm"], t["fraction"], t["limiter"])
+            for t in here] == [("H100 80GB HBM3", "sm_90", 1, 8, 0.125, "registers")]
+    assert {t["arch"] for t in row["occupancy"]} == {"sm_89", "sm_90"} and report.notes == ()
+    wrong = [dict(e, device=dict(e["device"], blocks_per_sm=3)) for e in answered]
+    [note] = report_kernels(parse_ptxas(lines), {"kernels": wrong, "gpu": gpu}).notes[:1]
+    assert note.startswith("the limits table gives ") and "where the CUDA runtime gives 3" in note
+
+
+def test_a_kernel_missing_from_the_launch_table_is_a_warning_not_a_silence(
+        kernel_build: tuple[str, list[str], Any]) -> None:
+    arch, lines, table = kernel_build
+    report = report_kernels(parse_ptxas(lines), {"kernels": table[1:], "gpu": None})
+    assert [f.text for f in report.findings] == [
+        f"attn_fwd_kernel<half, 64, 128, 64, 8, 2, false> ({arch}) is not in launch_info(): its shared "
+        "memory per block and occupancy are unknown (csrc/README.md)"]

@@ -1,5 +1,6 @@
-"""The Build gate: compile csrc/ into the workload extension with ninja, pinned to this GPU,
-with live `[N/M]` progress and ETA, per-kernel resources, errors as file:line, an import check."""
+"""The Build gate: compile csrc/ into the workload extension with ninja, pinned to this GPU, with
+live `[N/M]` progress and ETA, each kernel's resources and occupancy as launched, errors as
+file:line (or the failed step and what it said), an import check."""
 
 from __future__ import annotations
 

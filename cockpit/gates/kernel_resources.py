@@ -103,6 +103,9 @@ def report_kernels(kernels: list[KernelResources], launch: dict[str, Any] | None
                        smem_opt_in=entry.get("smem_opt_in"), occupancy=[asdict(t) for t in targets])
             findings += _judge(label, targets, policy)
             notes += [t.note for t in targets if t.limiter == "?"]
+        elif entries:
+            findings.append(Finding("warn", f"{label} ({k.arch}) is not in launch_info(): its shared "
+                                    "memory per block and occupancy are unknown (csrc/README.md)"))
         rows.append(row)
     if entries and kernels and not any(r["occupancy"] for r in rows):
         why = "no compiled kernel matches an entry of launch_info(); check its template_args"
