@@ -253,14 +253,17 @@ def test_the_build_panel_shows_each_kernel_as_launched_on_both_gpus(
     console.print(rendered)
     text = console.export_text()
     header = next(line for line in text.splitlines() if "kernel" in line)
-    assert header.split() == ["kernel", "arch", "regs", "spills", "stack", "smem/blk",
-                              *(["L4", "(sm_89)", "H100", "(sm_90)"] if arch == "sm_89"
-                                else ["H100", "(sm_90)", "L4", "(sm_89)"])]
+    assert header.split() == ["kernel", "regs", arch, "spill/stack", "smem/blk",
+                              *(["L4", "sm_89", "H100", "sm_90"] if arch == "sm_89" else ["H100", "sm_90", "L4", "sm_89"])]
     row = next(line for line in text.splitlines() if "attn_fwd<half, D=128, BM=128, BN=128>" in line)
-    assert "96 KB" in row and "1×8w 17% regs + smem" in row and "1×8w 12% regs" in row
-    failed = build_table(judge_build(failure("ninja-compiler-not-found"), 1, {"arch": "8.9"}).result)
-    console.print(failed)
-    assert "✗ attention.cuda.o failed: /bin/sh: 1: /opt/cuda-missing/bin/nvcc: not found" in console.export_text()
+    assert "0/0" in row and "96 KB" in row and "1×8w 17% regs+smem" in row and "1×8w 12% regs" in row
+    for name, line in [("ninja-compiler-not-found", "✗ attention.cuda.o failed: /bin/sh: 1: /opt/cuda-missing/"
+                                                   "bin/nvcc: not found"),
+                       ("ninja-link-missing-library", "✗ cockpit_attn.so failed: /usr/bin/ld: cannot find "
+                                                      "-lcockpit_missing: No such file or directory")]:
+        console.print(build_table(judge_build(failure(name), 1, {"arch": "8.9"}).result))
+        shown = console.export_text()
+        assert shown.splitlines()[0].rstrip() == line and "ld returned 1" not in shown
 
 
 def test_an_import_check_without_torch_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -98,7 +98,9 @@ def judge_build(lines: list[str], exit_code: int, probe: dict[str, Any],
     result: dict[str, Any] = {
         "up_to_date": cached, "steps": steps, "arch": probe.get("arch"),
         "build_s": probe.get("duration_s"), "kernels": list(report.rows),
-        "errors": [asdict(e) for e in errors], "failed_steps": [asdict(f) for f in failed],
+        # collect2's `ld returned 1` says less than the failed step's own line: leave it out then.
+        "errors": [asdict(e) for e in errors if e.says_what or not failed],
+        "failed_steps": [asdict(f) for f in failed],
         "import": probe.get("import"), "gpu": (probe.get("launch") or {}).get("gpu"),
     }
     last = next((line.strip() for line in reversed(lines) if line.strip()
