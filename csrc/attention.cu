@@ -28,6 +28,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdio>
 
 namespace cockpit_attn {
 namespace {
@@ -44,6 +45,9 @@ namespace {
 // (H100/H200 allow 227 KB per block.)
 // ---------------------------------------------------------------------------------------------
 constexpr int kL4MaxSmemPerBlock = 99 * 1024;
+constexpr int kDefaultSmemPerBlock = 48 * 1024;  // without the opt-in, on every arch
+
+constexpr bool needs_smem_opt_in(int bytes) { return bytes > kDefaultSmemPerBlock; }
 
 // Tuning knobs: -DCOCKPIT_ATTN_D64_BM=... etc. override the defaults (warps = BM / 16).
 #ifndef COCKPIT_ATTN_D64_BM
@@ -420,23 +424,64 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
 // ---------------------------------------------------------------------------------------------
 // Host side.
 // ---------------------------------------------------------------------------------------------
+// One instantiation of the kernel with the tile config of its head dim.
+template <typename T, int D, bool kCausal>
+struct Forward {
+  using Cfg = KernelConfig<D>;
+  static constexpr int kSmem = smem_bytes<D, Cfg::kBlockM, Cfg::kBlockN>();
+  static constexpr int kThreads = Cfg::kWarps * 32;
+  static constexpr auto kernel = attn_fwd_kernel<T, D, Cfg::kBlockM, Cfg::kBlockN, Cfg::kWarps,
+                                                 Cfg::kMinBlocksPerSM, kCausal>;
+};
+
+// Above the 48 KB default a kernel needs the opt-in (cheap; per function, so the launcher sets
+// it on every launch, and kernel_occupancy() does the same before it asks the runtime).
+cudaError_t allow_smem(const void* kernel, int bytes) {
+  if (!needs_smem_opt_in(bytes)) return cudaSuccess;
+  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+}
+
 template <typename T, int D, bool kCausal>
 cudaError_t launch(const AttnParams& p, cudaStream_t stream) {
-  using Cfg = KernelConfig<D>;
-  constexpr int kSmem = smem_bytes<D, Cfg::kBlockM, Cfg::kBlockN>();
-  auto kernel = attn_fwd_kernel<T, D, Cfg::kBlockM, Cfg::kBlockN, Cfg::kWarps,
-                                Cfg::kMinBlocksPerSM, kCausal>;
-  if (kSmem > 48 * 1024) {
-    // Opt in above the 48 KB default (cheap; per function, so set on every launch).
-    const cudaError_t err =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
-    if (err != cudaSuccess) return err;
-  }
-  const dim3 grid((p.seqlen + Cfg::kBlockM - 1) / Cfg::kBlockM, p.heads, p.batch);
-  const dim3 block(Cfg::kWarps * 32);
+  using F = Forward<T, D, kCausal>;
+  const cudaError_t err = allow_smem(reinterpret_cast<const void*>(F::kernel), F::kSmem);
+  if (err != cudaSuccess) return err;
+  const dim3 grid((p.seqlen + F::Cfg::kBlockM - 1) / F::Cfg::kBlockM, p.heads, p.batch);
+  const dim3 block(F::kThreads);
   const float scale_log2 = p.scale * 1.4426950408889634f;  // log2(e)
-  kernel<<<grid, block, kSmem, stream>>>(p, scale_log2);
+  F::kernel<<<grid, block, F::kSmem, stream>>>(p, scale_log2);
   return cudaGetLastError();
+}
+
+template <typename T>
+struct TypeName;
+template <>
+struct TypeName<__half> {
+  static constexpr const char* kCxx = "__half";  // as c++filt prints it
+  static constexpr const char* kShort = "half";
+};
+template <>
+struct TypeName<__nv_bfloat16> {
+  static constexpr const char* kCxx = "__nv_bfloat16";
+  static constexpr const char* kShort = "bf16";
+};
+
+template <typename T, int D, bool kCausal>
+KernelLaunch describe() {
+  using F = Forward<T, D, kCausal>;
+  using Cfg = typename F::Cfg;
+  KernelLaunch k{};
+  std::snprintf(k.kernel, sizeof k.kernel, "attn_fwd_kernel");
+  std::snprintf(k.template_args, sizeof k.template_args, "%s, %d, %d, %d, %d, %d, %s",
+                TypeName<T>::kCxx, D, Cfg::kBlockM, Cfg::kBlockN, Cfg::kWarps,
+                Cfg::kMinBlocksPerSM, kCausal ? "true" : "false");
+  std::snprintf(k.label, sizeof k.label, "attn_fwd<%s, D=%d, BM=%d, BN=%d%s>",
+                TypeName<T>::kShort, D, Cfg::kBlockM, Cfg::kBlockN, kCausal ? ", causal" : "");
+  k.threads_per_block = F::kThreads;
+  k.dynamic_smem_bytes = F::kSmem;
+  k.smem_opt_in = needs_smem_opt_in(F::kSmem);
+  k.function = reinterpret_cast<const void*>(F::kernel);
+  return k;
 }
 
 template <typename T, int D>
@@ -473,6 +518,42 @@ int attention_smem_bytes(int head_dim) {
     default:
       return 0;
   }
+}
+
+int attention_kernels(KernelLaunch* out, int capacity) {
+  // The same instantiations dispatch_head_dim() and dispatch_causal() can reach.
+  const KernelLaunch all[] = {
+      describe<__half, 64, false>(),         describe<__half, 64, true>(),
+      describe<__half, 128, false>(),        describe<__half, 128, true>(),
+      describe<__nv_bfloat16, 64, false>(),  describe<__nv_bfloat16, 64, true>(),
+      describe<__nv_bfloat16, 128, false>(), describe<__nv_bfloat16, 128, true>(),
+  };
+  const int n = static_cast<int>(sizeof all / sizeof all[0]);
+  for (int i = 0; i < n && i < capacity; ++i) out[i] = all[i];
+  return n;
+}
+
+cudaError_t kernel_occupancy(const KernelLaunch& kernel, KernelOccupancy* out) {
+  cudaFuncAttributes attr{};
+  int blocks = 0;
+  cudaError_t err = allow_smem(kernel.function, kernel.dynamic_smem_bytes);
+  if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, kernel.function);
+  if (err == cudaSuccess) {
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks, kernel.function, kernel.threads_per_block, kernel.dynamic_smem_bytes);
+  }
+  if (err != cudaSuccess) {
+    cudaGetLastError();  // a later launch must not report this query's error as its own
+    return err;
+  }
+  out->blocks_per_sm = blocks;
+  out->num_regs = attr.numRegs;
+  out->local_bytes = static_cast<int>(attr.localSizeBytes);
+  out->static_smem_bytes = static_cast<int>(attr.sharedSizeBytes);
+  out->max_dynamic_smem_bytes = attr.maxDynamicSharedSizeBytes;
+  out->binary_version = attr.binaryVersion;
+  out->ptx_version = attr.ptxVersion;
+  return cudaSuccess;
 }
 
 cudaError_t attention_forward(const AttnParams& p, cudaStream_t stream) {

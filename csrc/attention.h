@@ -44,4 +44,36 @@ cudaError_t attention_forward(const AttnParams& params, cudaStream_t stream);
 // 0 for an unsupported head_dim.
 int attention_smem_bytes(int head_dim);
 
+// One kernel the launcher can launch, as it launches it: what the build gate checks against
+// each GPU's limits (threads and dynamic shared memory are invisible to ptxas).
+struct KernelLaunch {
+  char kernel[32];          // the __global__ function: "attn_fwd_kernel"
+  char template_args[96];   // as c++filt prints them: "__half, 64, 128, 64, 8, 2, true"
+  char label[96];           // for people: "attn_fwd<half, D=64, BM=128, BN=64, causal>"
+  int threads_per_block = 0;
+  int dynamic_smem_bytes = 0;  // per block
+  bool smem_opt_in = false;    // the launcher raises cudaFuncAttributeMaxDynamicSharedMemorySize
+  const void* function = nullptr;
+};
+
+// What the CUDA runtime says about one kernel on the current device, after the launcher's own
+// shared-memory opt-in (cudaFuncGetAttributes, cudaOccupancyMaxActiveBlocksPerMultiprocessor).
+struct KernelOccupancy {
+  int blocks_per_sm = 0;
+  int num_regs = 0;
+  int local_bytes = 0;         // per thread: stack and spills
+  int static_smem_bytes = 0;
+  int max_dynamic_smem_bytes = 0;
+  int binary_version = 0;      // the SASS the runtime loaded (90: sm_90), JIT-compiled or not
+  int ptx_version = 0;
+};
+
+// Every forward kernel instantiation (dtype x head_dim x causal); returns how many there are
+// and fills the first `capacity` of them.
+int attention_kernels(KernelLaunch* out, int capacity);
+
+// The runtime's view of `kernel` on the current device. Without a GPU it returns the runtime's
+// error (cudaErrorNoDevice ...) and leaves `out` untouched; the error is not left pending.
+cudaError_t kernel_occupancy(const KernelLaunch& kernel, KernelOccupancy* out);
+
 }  // namespace cockpit_attn

@@ -32,13 +32,19 @@ def test_a_clean_build_lists_every_kernel_with_its_resources() -> None:
     assert max(k.registers for k in kernels) == 255
     verdict = judge_build(lines, 0, probe("noop-result"))
     assert verdict.status == "pass"
-    assert "(3 steps); 8 kernels, ≤255 regs" in verdict.summary and "no spills" in verdict.summary
+    assert "(3 steps); 8 kernels: ≤255 regs, no spills" in verdict.summary
+    labels = [k["label"] for k in verdict.result["kernels"]]  # demangled, no launch table recorded
+    assert labels[:2] == ["attn_fwd_kernel<bf16, 128, 128, 128, 8, 1, false>",
+                          "attn_fwd_kernel<bf16, 128, 128, 128, 8, 1, true>"]
 
 
 def test_a_no_op_is_up_to_date_and_reads_resources_from_cuobjdump() -> None:
     verdict = judge_build(log("noop"), 0, probe("noop-result"))
     assert verdict.status == "pass"
-    assert verdict.summary.startswith("up to date; 8 kernels, ≤255 regs")
+    assert verdict.summary.startswith("up to date; 8 kernels: ≤255 regs")
+    # Recorded before the probe asked the extension for its launch table: said, not guessed.
+    assert verdict.summary.endswith("shared memory per block and occupancy unknown: the build probe "
+                                    "did not report the extension's launch_info()")
     assert verdict.result["up_to_date"] is True and len(verdict.result["kernels"]) == 8
 
 

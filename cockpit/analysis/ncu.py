@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from cockpit.errors import CockpitError
+from cockpit.hardware.symbols import function_parts
 
 # The columns that say which launch a row is; every other column is a metric.
 IDENTITY_COLUMNS = ("ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context",
@@ -115,26 +116,7 @@ class NcuReport:
 
 def short_kernel_name(name: str) -> str:
     """A demangled kernel name without return type, namespace, template arguments or parameters."""
-    text = name.strip()
-    if text.endswith(")"):
-        text = text[:_opening(text, "(", ")")]
-    if text.endswith(">"):
-        text = text[:_opening(text, "<", ">")]
-    text = text.rsplit("::", 1)[-1]
-    return text.split()[-1] if text.split() else name.strip()
-
-
-def _opening(text: str, open_: str, close: str) -> int:
-    """Index of the bracket that opens the one closing `text`; 0 when they do not balance."""
-    depth = 0
-    for i in range(len(text) - 1, -1, -1):
-        if text[i] == close:
-            depth += 1
-        elif text[i] == open_:
-            depth -= 1
-            if depth == 0:
-                return i
-    return 0
+    return function_parts(name)[0]
 
 
 def parse_value(cell: str) -> float | str | None:

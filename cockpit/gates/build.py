@@ -1,5 +1,6 @@
-"""The Build gate: compile csrc/ into the workload extension with ninja, pinned to this GPU,
-with live `[N/M]` progress and ETA, per-kernel resources, errors as file:line, an import check."""
+"""The Build gate: compile csrc/ into the workload extension with ninja, pinned to this GPU, with
+live `[N/M]` progress and ETA, each kernel's resources and occupancy as launched, errors as
+file:line (or the failed step and what it said), an import check."""
 
 from __future__ import annotations
 
@@ -11,18 +12,18 @@ from typing import Any
 
 from cockpit.errors import CockpitError
 from cockpit.gates.build_log import (
-    SMEM_PER_BLOCK,
-    KernelResources,
     NinjaInvocation,
     expected_wall_s,
     parse_cuobjdump,
     parse_errors,
+    parse_failed_steps,
     parse_ninja_step,
     parse_ptxas,
     read_ninja_log,
     up_to_date,
 )
 from cockpit.gates.gate import GateContext, GateStatus, Progress, Verdict
+from cockpit.gates.kernel_resources import ResourcePolicy, report_kernels, resources_summary
 
 EXTENSION = "cockpit_attn"
 PROBE = Path(__file__).resolve().parent.parent / "probes" / "build_probe.py"
@@ -83,67 +84,51 @@ def _read_result(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def judge_build(lines: list[str], exit_code: int, probe: dict[str, Any]) -> Verdict:
+def judge_build(lines: list[str], exit_code: int, probe: dict[str, Any],
+                policy: ResourcePolicy | None = None) -> Verdict:
     """The verdict on a finished build from its whole log and the probe's result file."""
     kernels = parse_ptxas(lines)
     if not kernels and isinstance(probe.get("cuobjdump"), str):
         kernels = parse_cuobjdump(probe["cuobjdump"], f"sm_{str(probe.get('arch', '')).replace('.', '')}")
     errors = parse_errors(lines)
+    failed = parse_failed_steps(lines)
     cached = up_to_date(lines)
     steps = max((s.total for s in map(parse_ninja_step, lines) if s), default=0)
+    report = report_kernels(kernels, probe.get("launch"), policy)
     result: dict[str, Any] = {
         "up_to_date": cached, "steps": steps, "arch": probe.get("arch"),
-        "build_s": probe.get("duration_s"), "kernels": [asdict(k) for k in kernels],
-        "errors": [asdict(e) for e in errors], "import": probe.get("import"),
+        "build_s": probe.get("duration_s"), "kernels": list(report.rows),
+        # collect2's `ld returned 1` says less than the failed step's own line: leave it out then.
+        "errors": [asdict(e) for e in errors if e.says_what or not failed],
+        "failed_steps": [asdict(f) for f in failed],
+        "import": probe.get("import"), "gpu": (probe.get("launch") or {}).get("gpu"),
     }
     last = next((line.strip() for line in reversed(lines) if line.strip()
                  and not line.startswith("#")), "")
     if exit_code == 2 or not probe:
         return Verdict("error", last or f"the build probe exited {exit_code}", result)
-    if errors and exit_code != 0:
-        first = errors[0]
-        more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
-        return Verdict("fail", f"{first}{more}", result)
+    named = [e for e in errors if e.says_what]
+    if exit_code != 0 and (named or failed or errors):
+        if named:
+            more = f" (+{len(named) - 1} more)" if len(named) > 1 else ""
+            return Verdict("fail", f"{named[0]}{more}", result)
+        if failed:
+            step = failed[0]
+            said = step.said or (f"exit {step.exit_code}, no output" if step.exit_code else "no output")
+            return Verdict("fail", f"{step.target} failed: {said}", result)
+        return Verdict("fail", str(errors[0]), result)
     imported = probe.get("import") or {}
     if exit_code != 0 or not imported.get("ok"):
         detail = imported.get("detail") or last
         return Verdict("fail", f"built, but it does not import: {detail}", result)
-    warnings = resource_warnings(kernels)
-    result["warnings"] = warnings
-    status: GateStatus = "warn" if warnings else "pass"
+    findings = list(report.findings)
+    result["warnings"] = [f.text for f in findings if f.severity == "warn"]
+    result["failures"] = [f.text for f in findings if f.severity == "fail"]
+    result["notes"] = list(report.notes)
     what = "up to date" if cached else f"built in {probe.get('duration_s', 0):.1f} s ({steps} steps)"
-    summary = f"{what}; {resources_summary(kernels)}"
-    if warnings:
-        summary += f"; {warnings[0]}" + (f" (+{len(warnings) - 1})" if len(warnings) > 1 else "")
+    summary = f"{what}; {resources_summary(report)}"
+    worst = result["failures"] or result["warnings"]
+    status: GateStatus = "fail" if result["failures"] else "warn" if worst else "pass"
+    if worst:
+        summary = f"{worst[0]}" + (f" (+{len(worst) - 1} more)" if len(worst) > 1 else "") + f"; {summary}"
     return Verdict(status, summary, result)
-
-
-def resources_summary(kernels: list[KernelResources]) -> str:
-    if not kernels:
-        return "no kernel resource usage reported"
-    regs = max(k.registers for k in kernels)
-    smem = max(k.smem for k in kernels)
-    spills = sum(k.spill_stores + k.spill_loads for k in kernels)
-    return (f"{len(kernels)} kernels, ≤{regs} regs, ≤{smem // 1024} KB static smem, "
-            + ("no spills" if not spills else f"{spills} bytes spilled"))
-
-
-def resource_warnings(kernels: list[KernelResources]) -> list[str]:
-    out = []
-    for k in kernels:
-        spilled = k.spill_stores + k.spill_loads
-        if spilled:
-            out.append(f"{short_name(k.name)} ({k.arch}) spills {spilled} bytes to local memory")
-        limit = SMEM_PER_BLOCK.get(k.arch.rstrip("a"))
-        if limit is not None and k.smem > limit:
-            out.append(f"{short_name(k.name)} uses {k.smem // 1024} KB smem, over {k.arch}'s "
-                       f"{limit // 1024} KB per block")
-    return out
-
-
-def short_name(mangled: str) -> str:
-    """`_Z16attn_fwd_kernelILi64EEvv` -> `attn_fwd_kernel<64>`-ish: readable, not exact."""
-    from cockpit.gates.build_log import demangle
-
-    name = demangle(mangled)
-    return name.split("(")[0] if name != mangled else mangled

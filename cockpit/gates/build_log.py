@@ -8,12 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-# Per-block shared memory a kernel may use (opt-in maximum), bytes, by compute capability.
-SMEM_PER_BLOCK = {
-    "sm_80": 163 * 1024, "sm_86": 99 * 1024, "sm_87": 163 * 1024, "sm_89": 99 * 1024,
-    "sm_90": 227 * 1024, "sm_100": 227 * 1024, "sm_120": 99 * 1024,
-}
-SMEM_DEFAULT = 48 * 1024  # without cudaFuncSetAttribute opt-in, on every arch
+from cockpit.hardware.symbols import demangle
 
 _NINJA_STEP = re.compile(r"^\[(\d+)/(\d+)\]\s+(.*)$")
 _OUTPUT = re.compile(r"\s-o\s+(\S+)")
@@ -28,6 +23,9 @@ _UNDEFINED_REF = re.compile(r"undefined reference to [`'](?P<sym>[^'`]+)'")
 _MULTIPLE_DEF = re.compile(r"(?:(?P<file>[^\s:]+):\([^)]*\): )?multiple definition of [`'](?P<sym>[^'`]+)'")
 _UNDEFINED_SYMBOL = re.compile(r"undefined symbol: (?P<sym>\S+)")
 _LD_ERROR = re.compile(r"(?:/usr/bin/ld|collect2|ld\.lld|ld): (?:error: )?(?P<msg>.*)")
+_LD_EXIT = re.compile(r"^ld returned \d+ exit status$")
+_FAILED = re.compile(r"^FAILED: (?:\[code=(?P<code>\d+)\] )?(?P<outputs>\S.*?)\s*$")
+_NINJA_OWN = re.compile(r"^(?:\[\d+/\d+\] |FAILED: |ninja: )")
 
 
 @dataclass(frozen=True)
@@ -114,6 +112,11 @@ class BuildError:
             f"{self.file}: " if self.file else "")
         return f"{where}{self.message}"
 
+    @property
+    def says_what(self) -> bool:
+        """False for collect2's `ld returned 1 exit status`: it says only that the linker failed."""
+        return not _LD_EXIT.match(self.message)
+
 
 def parse_errors(lines: Iterable[str]) -> list[BuildError]:
     """Compiler, ptxas and linker errors as `file:line: message`; undefined symbols named."""
@@ -147,18 +150,35 @@ def parse_errors(lines: Iterable[str]) -> list[BuildError]:
     return errors
 
 
-def demangle(symbol: str) -> str:
-    """A C++ name as written (`c++filt`), or the symbol itself if that is not possible."""
-    import shutil
-    import subprocess
+@dataclass(frozen=True)
+class FailedStep:
+    """A ninja step that failed: what it was making and the first thing it said."""
 
-    if not symbol.startswith("_Z") or shutil.which("c++filt") is None:
-        return symbol
-    try:
-        out = subprocess.run(["c++filt", symbol], capture_output=True, text=True, timeout=2)
-    except (OSError, subprocess.TimeoutExpired):
-        return symbol
-    return out.stdout.strip() or symbol
+    target: str
+    said: str
+    """The first line of the step's own output that is not its echoed command ("" if none)."""
+    exit_code: int | None = None
+
+
+def parse_failed_steps(lines: Sequence[str]) -> list[FailedStep]:
+    """Every `FAILED: [code=N] target` block ninja printed: the command comes next, then the
+    step's output up to ninja's next line of its own."""
+    steps: list[FailedStep] = []
+    for i, line in enumerate(lines):
+        m = _FAILED.match(line)
+        if not m:
+            continue
+        command = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        said = ""
+        for out in lines[i + 2:]:
+            if _NINJA_OWN.match(out):
+                break
+            if out.strip() and out.strip() != command:
+                said = out.strip()
+                break
+        target = Path(m.group("outputs").split()[0]).name
+        steps.append(FailedStep(target, said, int(m.group("code")) if m.group("code") else None))
+    return steps
 
 
 def up_to_date(lines: Iterable[str]) -> bool:

@@ -26,12 +26,19 @@ import statistics
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import torch
-import torch.nn.functional as F
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError as missing:  # the traceback stays in the gate's log; its last line says what to do
+    traceback.print_exc()
+    print(f"torch does not import in {sys.executable} ({missing}): install torch's CUDA build in this "
+          "python, or start the cockpit from the environment that has it", flush=True)
+    raise SystemExit(2) from None
 
 Impl = Callable[..., torch.Tensor]
 DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
@@ -291,6 +298,17 @@ class GpuWatch:
                 self.error = f"{type(exc).__name__}: {exc}"
 
 
+def no_cuda_device() -> str:
+    """One line: why torch sees no GPU, and what to do."""
+    if torch.version.cuda is None:
+        return (f"no CUDA device: torch {torch.__version__} is a CPU-only build; install torch's CUDA "
+                "build in this python (`cockpit gate env` checks the rest)")
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    mask = f"CUDA_VISIBLE_DEVICES = {visible!r}" if visible is not None else "CUDA_VISIBLE_DEVICES unset"
+    return (f"no CUDA device: torch {torch.__version__} (CUDA {torch.version.cuda}) sees none; `nvidia-smi` "
+            f"must list the GPU ({mask}; `cockpit gate env` says why)")
+
+
 # The extension -------------------------------------------------------------------------------
 
 
@@ -327,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     configs = json.loads(args.configs)
     if not torch.cuda.is_available():
-        say("no CUDA device: this gate runs the kernel on the GPU (the env gate says why)")
+        say(no_cuda_device())
         return 2
     try:
         ext = load_extension(args.workspace)

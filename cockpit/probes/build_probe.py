@@ -1,4 +1,6 @@
-"""Build the workload extension (csrc/*.cu, csrc/*.cpp) with ninja, then check it imports.
+"""Build the workload extension (csrc/*.cu, csrc/*.cpp) with ninja, then check it imports and
+record how it launches its kernels (its `launch_info()`: threads, dynamic shared memory, and on
+a GPU the CUDA runtime's blocks per SM), which ptxas cannot see.
 
     python build_probe.py --workspace DIR --out RESULT.json [--name cockpit_attn]
 
@@ -81,25 +83,62 @@ def generate_and_build(name: str, sources: list[Path], build_dir: Path) -> int:
     return 0
 
 
-def import_check(name: str, so: Path) -> tuple[bool, str]:
-    """Import the built library in a fresh python, after torch (as a user would)."""
-    code = (
-        "import importlib.util, sys, torch\n"
-        f"spec = importlib.util.spec_from_file_location({name!r}, {str(so)!r})\n"
-        "mod = importlib.util.module_from_spec(spec)\n"
-        "spec.loader.exec_module(mod)\n"
-        "print('exports:', ', '.join(n for n in dir(mod) if not n.startswith('_')))\n"
-    )
+# Runs in a fresh python: imports the library after torch (as a user would), then asks it how
+# it launches its kernels and, on a GPU, what the CUDA runtime makes of them.
+IMPORT_CHECK = """
+import importlib.util, json, sys, torch
+spec = importlib.util.spec_from_file_location(sys.argv[1], sys.argv[2])
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+print('exports:', ', '.join(n for n in dir(mod) if not n.startswith('_')))
+launch = {'error': 'the extension exports no launch_info() (csrc/README.md says what it returns)'}
+if hasattr(mod, 'launch_info'):
     try:
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             timeout=120)
+        launch = {'kernels': mod.launch_info(), 'gpu': None}
+    except Exception as exc:
+        launch = {'error': f'launch_info() raised {type(exc).__name__}: {exc}'}
+if 'kernels' in launch and torch.cuda.is_available():
+    p = torch.cuda.get_device_properties(torch.cuda.current_device())
+    slots = getattr(p, 'max_threads_per_multi_processor', 0) // 32
+    launch['gpu'] = {'name': p.name, 'arch': f'sm_{p.major}{p.minor}', 'sms': p.multi_processor_count,
+                     'max_warps_per_sm': slots or None, 'uuid': str(getattr(p, 'uuid', '')) or None}
+print('launch:', json.dumps(launch))
+"""
+
+
+def import_check(name: str, so: Path) -> tuple[bool, str, dict[str, object] | None]:
+    """(imports, what it said, its launch table) from a fresh python that imports the library."""
+    try:
+        out = subprocess.run([sys.executable, "-c", IMPORT_CHECK, name, str(so)], capture_output=True,
+                             text=True, timeout=120)
     except subprocess.TimeoutExpired:
-        return False, "the import did not finish within 120 s"
-    text = (out.stdout + out.stderr).strip()
-    if out.returncode == 0:
-        return True, text.splitlines()[-1] if text else ""
-    lines = [line for line in text.splitlines() if line.strip()]
-    return False, lines[-1] if lines else f"exit {out.returncode}"
+        return False, "the import did not finish within 120 s", None
+    lines = [line for line in (out.stdout + out.stderr).splitlines() if line.strip()]
+    if out.returncode != 0 and "No module named 'torch'" in (lines or [""])[-1]:
+        return False, (f"torch does not import in {sys.executable}: install torch's CUDA build in "
+                       "this python, or start the cockpit from the environment that has it"), None
+    if out.returncode != 0:
+        return False, lines[-1] if lines else f"exit {out.returncode}", None
+    exports = next((line for line in lines if line.startswith("exports:")), "")
+    found = next((line.removeprefix("launch: ") for line in lines if line.startswith("launch: ")), "")
+    try:
+        launch = json.loads(found)
+    except ValueError:
+        launch = {"error": f"the import check printed no launch table ({found[:200] or 'nothing'})"}
+    return True, exports, launch
+
+
+def describe_launch(launch: dict[str, object] | None) -> str:
+    """One log line about the launch table."""
+    if not launch:
+        return "launch_info: not asked (the import failed)"
+    if launch.get("error"):
+        return f"launch_info: {launch['error']}"
+    kernels = launch.get("kernels") or []
+    gpu = launch.get("gpu")
+    where = (f"on {gpu['name']} ({gpu['arch']})" if isinstance(gpu, dict)
+             else "no GPU: runtime occupancy not asked")
+    return f"launch_info: {len(kernels) if isinstance(kernels, list) else 0} kernels, {where}"
 
 
 def resource_usage(so: Path) -> str | None:
@@ -163,14 +202,16 @@ def main(argv: list[str] | None = None) -> int:
     if code == 0 and so.exists():
         st = so.stat()
         key = f"{st.st_mtime_ns}:{st.st_size}"
-        if stamp.get("import_ok_for") == key:
-            ok, detail = True, "unchanged since its last import check"
+        if stamp.get("import_ok_for") == key and stamp.get("launch"):
+            ok, detail, launch = True, "unchanged since its last import check", stamp["launch"]
         else:
-            ok, detail = import_check(args.name, so)
+            ok, detail, launch = import_check(args.name, so)
         say(f"import {'ok' if ok else 'FAILED'}: {detail}")
+        say(describe_launch(launch))
         result["import"] = {"ok": ok, "detail": detail}
+        result["launch"] = launch
         result["cuobjdump"] = resource_usage(so)
-        stamp = {"config": wanted, "import_ok_for": key if ok else None}
+        stamp = {"config": wanted, "import_ok_for": key if ok else None, "launch": launch if ok else None}
         stamp_path.write_text(json.dumps(stamp))
         code = 0 if ok else 1
     result["exit"] = code

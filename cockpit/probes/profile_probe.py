@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 PERMISSION = "ERR_NVGPUCTRPERM"
+CANNOT_RUN = "profile_target: cannot run: "  # the target's one line when torch or the GPU is missing
 PERMISSION_FIX = ("ncu may not read the GPU's performance counters for this user: run as root or "
                   "with CAP_SYS_ADMIN, or set the driver option NVreg_RestrictProfilingToAdminUsers=0 "
                   "(e.g. in /etc/modprobe.d) and reload the driver")
@@ -79,7 +80,12 @@ def main(argv: list[str] | None = None) -> int:
                                  "report": str(rep), "csv": None, "exit": code}
     text = "\n".join(lines)
     status = 0
-    if PERMISSION in text:
+    cannot = next((line for line in lines if line.startswith(CANNOT_RUN)), None)
+    if cannot is not None:
+        say(cannot.removeprefix(CANNOT_RUN))
+        result["error"] = "target"
+        status = 2
+    elif PERMISSION in text:
         say(f"error: {PERMISSION}: {PERMISSION_FIX}")
         result["error"] = "permission"
         status = 1

@@ -13,10 +13,18 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
+import traceback
 from pathlib import Path
 
-import torch
-import torch.nn.functional as F
+CANNOT_RUN = "profile_target: cannot run: "  # profile_probe.py passes this line on as its verdict
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError as missing:  # the traceback stays in the log
+    traceback.print_exc()
+    print(f"{CANNOT_RUN}torch does not import in {sys.executable} ({missing}); install torch's CUDA "
+          "build in this python", flush=True)
+    raise SystemExit(2) from None
 
 WARMUP = 3
 
@@ -33,6 +41,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--causal", action="store_true")
     p.add_argument("--launches", type=int, default=WARMUP + 1)
     a = p.parse_args(argv)
+    if not torch.cuda.is_available():
+        build = "a CPU-only build" if torch.version.cuda is None else f"built for CUDA {torch.version.cuda}"
+        print(f"{CANNOT_RUN}no CUDA device (torch {torch.__version__} is {build}); "
+              "`cockpit gate env` says why", flush=True)
+        return 2
     dtype = torch.float16 if a.dtype == "fp16" else torch.bfloat16
     g = torch.Generator(device="cuda").manual_seed(0)
     shape = (a.B, a.H, a.S, a.D)

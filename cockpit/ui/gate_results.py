@@ -28,27 +28,79 @@ def env_table(result: dict[str, Any]) -> Table | None:
     return table
 
 
-def build_table(result: dict[str, Any]) -> Table | None:
-    """Errors as file:line first; then each kernel's registers, smem, stack and spills."""
-    from cockpit.gates.build import short_name
+LIMITER_SHORT = {"registers": "regs", "shared memory": "smem", "warps": "warps", "blocks": "blocks"}
 
+
+def occupancy_cell(t: dict[str, Any]) -> Text:
+    """`2×8w 25% regs`: blocks per SM × warps per block, share of the warp slots, limiter."""
+    blocks = int(t.get("blocks_per_sm") or 0)
+    if not blocks:
+        return Text("✗ 0 blocks", style="bold red")
+    per_block = int(t["warps_per_sm"]) // blocks
+    share = f" {t['fraction']:.0%}" if t.get("fraction") is not None else ""
+    limiter = "+".join(LIMITER_SHORT.get(p, p) for p in str(t.get("limiter", "?")).split(" + "))
+    return Text(f"{blocks}×{per_block}w{share} {limiter}")
+
+
+def occupancy_columns(kernels: list[dict[str, Any]]) -> list[tuple[tuple[str, str], str]]:
+    """((source, arch), title) of every occupancy target, in order of first appearance: the GPU
+    present as `H100 here`, a target from the limits table as `L4 sm_89`."""
+    columns: dict[tuple[str, str], str] = {}
+    for k in kernels:
+        for t in k.get("occupancy") or []:
+            here = t["source"] == "CUDA runtime"
+            name = str(t["gpu"]).split()[0] if t["gpu"] else t["arch"]
+            columns.setdefault((t["source"], t["arch"]), f"{name} here" if here else f"{name} {t['arch']}")
+    return list(columns.items())
+
+
+def build_problems(result: dict[str, Any]) -> Text:
+    """What failed or warns, one line each, above the kernels (lines wrap at any width)."""
     errors = result.get("errors") or []
+    failed = [f"{f['target']} failed: {f['said'] or 'no output'}" for f in result.get("failed_steps") or []]
+    lines = [(f"✗ {e['file']}:{e['line']}: {e['message']}" if e.get("line") else
+              f"✗ {e['file']}: {e['message']}" if e.get("file") else f"✗ {e['message']}", "bold red")
+             for e in errors[:20]]
+    if not any(e.get("line") for e in errors):
+        lines += [(f"✗ {text}", "bold red") for text in failed[:5]]
+    lines += [(f"✗ {text}", "bold red") for text in result.get("failures") or []]
+    lines += [(f"! {text}", "yellow") for text in result.get("warnings") or []]
+    return Text("\n").join(Text(text, style=style) for text, style in lines)
+
+
+def build_table(result: dict[str, Any]) -> Table | None:
+    """Errors first (file:line, or the failed step and what it said); then each kernel as
+    launched: registers, spills, stack, shared memory per block, occupancy on each GPU."""
+    from cockpit.hardware.itanium import itanium_demangle
+    from cockpit.hardware.symbols import short_name
+
     kernels = result.get("kernels") or []
-    if not errors and not kernels:
+    problems = build_problems(result)
+    if not problems and not kernels:
         return None
-    table = Table(box=None, padding=(0, 1), expand=True, show_header=bool(kernels),
-                  header_style="dim")
+    columns = occupancy_columns(kernels)
+    notes = Text("\n".join(result.get("notes") or []), style="dim italic")
+    table = Table(box=None, padding=(0, 1), expand=True, show_header=bool(kernels), header_style="dim",
+                  title=problems or None, title_justify="left", caption=notes or None,
+                  caption_justify="left")
+    archs = sorted({str(k["arch"]) for k in kernels})
     table.add_column("kernel", ratio=3, no_wrap=True, overflow="ellipsis")
-    for name in ("arch", "regs", "smem KB", "stack", "spills"):
+    if len(archs) > 1:
+        table.add_column("arch", no_wrap=True)
+    table.add_column(f"regs {archs[0]}" if len(archs) == 1 else "regs", justify="right", no_wrap=True)
+    for name in ("spill/stack", "smem/blk"):
         table.add_column(name, justify="right", no_wrap=True)
-    for error in errors[:20]:
-        where = f"{error['file']}:{error['line']}: " if error.get("file") else ""
-        table.add_row(Text(f"✗ {where}{error['message']}", style="bold red"), "", "", "", "", "")
+    for _, title in columns:
+        table.add_column(title, justify="right", no_wrap=True)
     for k in kernels:
         spills = k["spill_stores"] + k["spill_loads"]
-        table.add_row(short_name(k["name"]), k["arch"], str(k["registers"]),
-                      f"{k['smem'] / 1024:.1f}", str(k["stack"]),
-                      Text(str(spills), style="bold yellow" if spills else ""))
+        label = k.get("label") or short_name(itanium_demangle(k["name"]) or k["name"])
+        smem = k.get("smem_per_block")
+        targets = {(t["source"], t["arch"]): t for t in k.get("occupancy") or []}
+        table.add_row(label, *([k["arch"]] if len(archs) > 1 else []), str(k["registers"]),
+                      Text(f"{spills}/{k['stack']}", style="bold yellow" if spills else ""),
+                      f"{smem / 1024:g} KB" if smem is not None else "?",
+                      *(occupancy_cell(targets[key]) if key in targets else "" for key, _ in columns))
     return table
 
 

@@ -1,0 +1,199 @@
+"""Each compiled kernel as it is launched: ptxas's registers, spills and stack, the launcher's
+threads and dynamic shared memory per block (the extension's `launch_info()`), and the
+occupancy that gives on the GPU present (the CUDA runtime's own answer) and on each target GPU
+(the limits table), held against the budgets: a kernel that cannot launch on a target fails the
+build, one under the occupancy floor or one that spills is a warning."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from cockpit.gates.build_log import KernelResources
+from cockpit.hardware.limits import GpuLimits, arch_of, limits_for
+from cockpit.hardware.occupancy import occupancy
+from cockpit.hardware.symbols import demangle_all, function_parts, short_name, split_args
+
+
+@dataclass(frozen=True)
+class ResourcePolicy:
+    """What the build gate holds every kernel to."""
+
+    targets: tuple[str, ...] = ("sm_89", "sm_90")
+    """The GPUs the kernel must run on (the team's L4 and H100/H200): occupancy is computed for
+    each, and a kernel that cannot launch on one of them fails the build."""
+    occupancy_floor: float = 0.125
+    """Under this share of an SM's warp slots (8 of 64 on Hopper, 6 of 48 on an L4: fewer than
+    two warps per scheduler to hide latency with) the build warns."""
+
+
+@dataclass(frozen=True)
+class TargetOccupancy:
+    gpu: str
+    arch: str
+    source: str
+    """`CUDA runtime` (the GPU present) or `limits table`."""
+    blocks_per_sm: int
+    warps_per_sm: int
+    fraction: float | None
+    limiter: str
+    registers: int
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Finding:
+    severity: Literal["fail", "warn"]
+    text: str
+
+
+@dataclass(frozen=True)
+class KernelReport:
+    rows: tuple[dict[str, Any], ...]
+    findings: tuple[Finding, ...]
+    notes: tuple[str, ...]
+    launch_known: bool
+    why_unknown: str = ""
+
+
+def _gpu_name(name: str) -> str:
+    return name.removeprefix("NVIDIA ").strip()
+
+
+def launch_entries(launch: dict[str, Any] | None) -> tuple[list[dict[str, Any]], str]:
+    """The launch table the build probe recorded, or why there is none."""
+    if not launch:
+        return [], "the build probe did not report the extension's launch_info()"
+    if launch.get("error"):
+        return [], str(launch["error"])
+    entries = launch.get("kernels")
+    if not isinstance(entries, list) or not entries:
+        return [], "launch_info() listed no kernel"
+    return [e for e in entries if isinstance(e, dict)], ""
+
+
+def report_kernels(kernels: list[KernelResources], launch: dict[str, Any] | None,
+                   policy: ResourcePolicy | None = None) -> KernelReport:
+    """Every kernel ptxas (or cuobjdump) named, joined with its launch-table entry and judged."""
+    policy = policy or ResourcePolicy()
+    entries, why = launch_entries(launch)
+    gpu = (launch or {}).get("gpu") or None
+    names = demangle_all(k.name for k in kernels)
+    by_key = {(e.get("kernel"), split_args(str(e.get("template_args", "")))): e for e in entries}
+    built = {}  # (kernel key, arch) -> its ptxas resources, for the other targets' registers
+    keyed = []
+    for k in kernels:
+        key = function_parts(names[k.name])
+        built[(key, arch_of(k.arch))] = k
+        keyed.append((key, k))
+    rows, findings, notes = [], [], []
+    for key, k in keyed:
+        entry = by_key.get(key)
+        label = str(entry["label"]) if entry else short_name(names[k.name])
+        row: dict[str, Any] = asdict(k) | {"label": label, "threads": None, "dynamic_smem": None,
+                                           "smem_per_block": None, "smem_opt_in": None,
+                                           "occupancy": []}
+        spilled = k.spill_stores + k.spill_loads
+        if spilled:
+            findings.append(Finding("warn", f"{label} ({k.arch}) spills {spilled} bytes to local memory"))
+        if entry is not None:
+            targets = _targets(key, k, entry, gpu, built, policy)
+            row.update(threads=entry.get("threads_per_block"), dynamic_smem=entry.get("dynamic_smem_bytes"),
+                       smem_per_block=k.smem + int(entry.get("dynamic_smem_bytes") or 0),
+                       smem_opt_in=entry.get("smem_opt_in"), occupancy=[asdict(t) for t in targets])
+            findings += _judge(label, targets, policy)
+            notes += [t.note for t in targets if t.limiter == "?"]
+        elif entries:
+            findings.append(Finding("warn", f"{label} ({k.arch}) is not in launch_info(): its shared "
+                                    "memory per block and occupancy are unknown (csrc/README.md)"))
+        rows.append(row)
+    if entries and kernels and not any(r["occupancy"] for r in rows):
+        why = "no compiled kernel matches an entry of launch_info(); check its template_args"
+    rows.sort(key=lambda r: (r["label"], r["arch"]))
+    findings.sort(key=lambda f: f.severity != "fail")
+    return KernelReport(tuple(rows), tuple(findings), tuple(dict.fromkeys(notes)),
+                        bool(entries) and not why, why)
+
+
+def _targets(key: tuple[str, tuple[str, ...]], k: KernelResources, entry: dict[str, Any],
+             gpu: dict[str, Any] | None, built: dict[Any, KernelResources],
+             policy: ResourcePolicy) -> list[TargetOccupancy]:
+    threads = int(entry.get("threads_per_block") or 0)
+    dynamic = int(entry.get("dynamic_smem_bytes") or 0)
+    opt_in = bool(entry.get("smem_opt_in"))
+    own = arch_of(k.arch) or k.arch
+    out: list[TargetOccupancy] = []
+    here = arch_of(str(gpu.get("arch", ""))) if gpu else None
+    device = entry.get("device")
+    runs_here = here is not None and (here == own or (key, here) not in built)
+    if runs_here and isinstance(device, dict) and gpu is not None:
+        out.append(_runtime(gpu, here or own, device, threads, dynamic, opt_in))
+    for arch in dict.fromkeys((own, *policy.targets)):
+        limits = limits_for(arch)
+        if limits is None or (out and arch == here) or (arch != own and (key, arch) in built):
+            continue  # the GPU present answered for itself; a built arch has its own row
+        occ = occupancy(limits, threads, k.registers, dynamic, k.smem, opt_in)
+        note = "" if arch == own else f"with the {k.arch} build's {k.registers} registers"
+        out.append(TargetOccupancy(limits.gpu, arch, "limits table", occ.blocks_per_sm,
+                                   occ.warps_per_sm, occ.fraction, occ.limiter, k.registers,
+                                   occ.why_not or note))
+    return out
+
+
+def _runtime(gpu: dict[str, Any], arch: str, device: dict[str, Any], threads: int, dynamic: int,
+             opt_in: bool) -> TargetOccupancy:
+    """The CUDA runtime's blocks per SM; the limiter is the calculator's when both agree."""
+    blocks, regs = int(device.get("blocks_per_sm", 0)), int(device.get("num_regs", 0))
+    static = int(device.get("static_smem_bytes", 0))
+    warps = -(-threads // 32)
+    limits: GpuLimits | None = limits_for(arch)
+    slots = gpu.get("max_warps_per_sm") or (limits.max_warps_per_sm if limits else None)
+    name = _gpu_name(str(gpu.get("name", arch)))
+    limiter, note = "?", f"{arch} is not in the limits table: the runtime's count is shown alone"
+    if limits is not None:
+        occ = occupancy(limits, threads, regs, dynamic, static, opt_in)
+        if occ.blocks_per_sm == blocks:
+            limiter, note = occ.limiter, occ.why_not
+        else:
+            note = (f"the limits table gives {occ.blocks_per_sm} blocks/SM on {name} where the CUDA "
+                    f"runtime gives {blocks}: cockpit/hardware/limits.py disagrees with this GPU")
+    return TargetOccupancy(name, arch, "CUDA runtime", blocks, blocks * warps,
+                           blocks * warps / slots if slots else None, limiter, regs, note)
+
+
+def _judge(label: str, targets: list[TargetOccupancy], policy: ResourcePolicy) -> list[Finding]:
+    out = []
+    for t in targets:
+        where = f"{t.gpu} ({t.arch})"
+        if t.blocks_per_sm == 0:
+            why = t.note or "the CUDA runtime gives it 0 blocks per SM"
+            out.append(Finding("fail", f"{label} cannot launch on {where}: {why}"))
+        elif t.fraction is not None and t.fraction < policy.occupancy_floor:
+            out.append(Finding("warn", f"{label} keeps {t.warps_per_sm} warps/SM on {where} "
+                               f"({t.fraction:.0%}, {t.limiter}), under the "
+                               f"{policy.occupancy_floor:.1%} floor"))
+    return out
+
+
+def resources_summary(report: KernelReport) -> str:
+    """`8 kernels: ≤255 regs, no spills, ≤96 KB smem/block; fewest warps/SM: ...`."""
+    rows = report.rows
+    if not rows:
+        return "no kernel resource usage reported"
+    regs = max(int(r["registers"]) for r in rows)
+    spills = sum(int(r["spill_stores"]) + int(r["spill_loads"]) for r in rows)
+    text = (f"{len(rows)} kernels: ≤{regs} regs, "
+            + ("no spills" if not spills else f"{spills} bytes spilled"))
+    if not report.launch_known:
+        return f"{text}; shared memory per block and occupancy unknown: {report.why_unknown}"
+    smem = max(int(r["smem_per_block"] or 0) for r in rows)
+    lowest: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        for t in r["occupancy"]:
+            where = f"on {'this ' if t['source'] == 'CUDA runtime' else ''}{t['gpu']}"
+            if where not in lowest or t["warps_per_sm"] < lowest[where]["warps_per_sm"]:
+                lowest[where] = t
+    parts = [f"{t['warps_per_sm']} {where}"
+             + (f" ({t['fraction']:.0%}, {t['limiter']})" if t["fraction"] is not None else "")
+             for where, t in lowest.items()]
+    return f"{text}, ≤{smem / 1024:g} KB smem/block; fewest warps/SM: {', '.join(parts)}"

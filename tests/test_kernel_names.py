@@ -1,0 +1,59 @@
+"""Kernel names as an engineer reads them: every symbol our builds and recorded failures contain
+is demangled the way c++filt spells it, even on a machine without c++filt, and shortened to
+the kernel and its template arguments for the tables."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cockpit.hardware import symbols
+from cockpit.hardware.itanium import itanium_demangle
+from cockpit.hardware.symbols import demangle_all, function_parts, short_name
+
+FIXTURES = Path(__file__).parent / "fixtures"
+# Shapes our builds do not produce today but a kernel edit easily could.
+EXTRA = ["_ZN3foo3barIiE3bazIcEEvT_", "_ZN2ns1AIiE1fIS1_EEvRKT_", "_Z1fIiEvT_S0_", "_ZN2ns1BE",
+         "_Z3maxILin5ELj3EEvv", "_ZN3c106detail14torchCheckFailEPKcS2_jRKSs",
+         "_ZNK5torch8autograd4Node4nameB5cxx11Ev", "_Z6kernelIN3cub3CubEEvPKT_Pv"]
+
+
+def recorded_symbols() -> list[str]:
+    found: set[str] = set()
+    for path in [*FIXTURES.rglob("*.log"), *FIXTURES.rglob("*.json")]:
+        found.update(re.findall(r"_Z[A-Za-z0-9_]+", path.read_text(errors="replace")))
+    return sorted(found)
+
+
+def test_the_built_in_reader_spells_every_recorded_symbol_as_cxxfilt_does() -> None:
+    if shutil.which("c++filt") is None:
+        pytest.fail("c++filt (binutils) is not on PATH: the CI machine has g++ and binutils")
+    names = recorded_symbols() + EXTRA
+    assert len(names) > 30  # the H200 build logs alone hold 24 kernels
+    want = subprocess.run(["c++filt", *names], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert {n: itanium_demangle(n) or n for n in names} == dict(zip(names, want, strict=True))
+
+
+def test_without_cxxfilt_the_built_in_reader_names_the_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(symbols, "_demangler", lambda: None)
+    kernel = ("_ZN12cockpit_attn45_GLOBAL__N__ba0288b0_12_attention_cu_3767b3e715attn_fwd_kernelI"
+              "6__halfLi64ELi128ELi64ELi8ELi2ELb1EEEvNS_10AttnParamsEf")
+    names = demangle_all([kernel, "plain_c_function", "_Zunreadable"])
+    assert names[kernel] == ("void cockpit_attn::(anonymous namespace)::attn_fwd_kernel<__half, 64, 128, "
+                             "64, 8, 2, true>(cockpit_attn::AttnParams, float)")
+    assert names["plain_c_function"] == "plain_c_function" and names["_Zunreadable"] == "_Zunreadable"
+    assert short_name(names[kernel]) == "attn_fwd_kernel<half, 64, 128, 64, 8, 2, true>"
+
+
+def test_a_short_name_drops_return_type_namespaces_and_parameters() -> None:
+    name = ("void cockpit_attn::(anonymous namespace)::attn_fwd_kernel<__nv_bfloat16, 128, 128, 128, 8, 1,"
+            " false>(cockpit_attn::AttnParams, float)")
+    assert short_name(name) == "attn_fwd_kernel<bf16, 128, 128, 128, 8, 1, false>"
+    assert function_parts(name) == ("attn_fwd_kernel", ("__nv_bfloat16", "128", "128", "128", "8", "1", "false"))
+    assert function_parts("void ns::A<int>::f<ns::A<int> >(ns::A<int> const&)") == ("f", ("ns::A<int>",))
+    assert short_name("big(float*)") == "big"
+    assert short_name("torch::autograd::Node::name[abi:cxx11]() const") == "name[abi:cxx11]"
