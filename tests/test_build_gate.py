@@ -279,14 +279,13 @@ def test_an_import_check_without_torch_says_what_to_do(tmp_path: Path, monkeypat
 
 def test_on_a_gpu_the_runtimes_count_is_shown_with_the_limiter_when_the_table_agrees(
         kernel_build: tuple[str, list[str], Any]) -> None:
-    """The GPU-present path with the runtime's answer written in by hand (a recording from an
-    H100 replaces it once tests/fixtures/gpu/capture_launch.sh has run there): an sm_89 build
-    on an H100 runs from PTX, so the runtime's numbers stand for sm_90 next to the L4's table."""
-    _, lines, table = kernel_build
+    """The GPU-present path with the CUDA runtime's answers recorded on an H100
+    (tests/fixtures/gpu/capture_launch.sh): an sm_89 build on an H100 runs from PTX, so the
+    runtime's numbers stand for sm_90 next to the L4's table."""
+    _, lines, _table = kernel_build
     gpu = {"name": "NVIDIA H100 80GB HBM3", "arch": "sm_90", "sms": 132, "max_warps_per_sm": 64}
-    answered = [dict(e, device={"blocks_per_sm": 2 if "64, 128, 64" in e["template_args"] else 1,
-                                "num_regs": 128 if "64, 128, 64" in e["template_args"] else 255,
-                                "static_smem_bytes": 0, "local_bytes": 0}) for e in table]
+    recorded = Path(__file__).parent / "fixtures" / "gpu" / "launch" / "launch-table-h100.jsonl"
+    answered = [json.loads(line) for line in recorded.read_text().splitlines()]
     report = report_kernels(parse_ptxas(lines), {"kernels": answered, "gpu": gpu})
     row = next(r for r in report.rows if r["label"] == "attn_fwd<half, D=128, BM=128, BN=128>")
     here = [t for t in row["occupancy"] if t["source"] == "CUDA runtime"]
@@ -305,3 +304,16 @@ def test_a_kernel_missing_from_the_launch_table_is_a_warning_not_a_silence(
     assert [f.text for f in report.findings] == [
         f"attn_fwd_kernel<half, 64, 128, 64, 8, 2, false> ({arch}) is not in launch_info(): its shared "
         "memory per block and occupancy are unknown (csrc/README.md)"]
+
+
+def test_the_h100_build_gate_recording_shows_each_kernel_as_launched() -> None:
+    """`cockpit gate build --json` on a lent H100 (capture_launch.sh): dynamic shared memory as
+    launched, the runtime's occupancy on the H100 and the L4's from its limits table."""
+    gate = json.loads((Path(__file__).parent / "fixtures" / "gpu" / "launch" / "gate-build-h100.json").read_text())
+    assert gate["status"] == "pass"
+    rows = {k["label"]: k for k in gate["result"]["kernels"]}
+    d128 = rows["attn_fwd<bf16, D=128, BM=128, BN=128, causal>"]
+    assert (d128["dynamic_smem"], d128["smem_opt_in"], d128["registers"], d128["spill_stores"]) == (98304, True, 255, 0)
+    by_gpu = {o["gpu"]: (o["blocks_per_sm"], o["warps_per_sm"], o["limiter"]) for o in d128["occupancy"]}
+    assert by_gpu == {"H100 80GB HBM3": (1, 8, "registers"), "L4": (1, 8, "registers + shared memory")}
+    assert "8 on this H100 80GB HBM3 (12%, registers)" in gate["summary"]
