@@ -20,7 +20,7 @@ class LiveSession:
         self.ref = ref
         read = read_journal(ref.journal, include_tail=False)
         try:
-            self._fold = SessionFold(read.events)
+            self._fold = SessionFold(read.events, ref.workspace)
         except CockpitError as exc:
             raise CockpitError(f"{ref.journal}: {exc}") from exc
         self._offset = read.end_offset

@@ -1,0 +1,212 @@
+"""`sessions/<ID>/telemetry.jsonl`: the session's GPU telemetry, kept for the report's chart.
+
+The TUI samples every GPU once a second; `TrackWriter.offer` folds those snapshots into one row
+per GPU every `every_s` seconds (5 s: ~5,800 rows for 8 hours of one GPU) — the mean of the
+window for utilization, power, temperature and SM clock, the most memory used, and every clock
+event seen. Rows are appended and flushed, never rewritten, like the journal; reading skips a
+torn last line and garbage lines and reports them, never fails on them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from cockpit.errors import CockpitError
+from cockpit.telemetry.sample import GpuSample, Snapshot
+
+TRACK_NAME = "telemetry.jsonl"
+DEFAULT_EVERY_S = 5.0
+
+
+@dataclass(frozen=True)
+class TrackRow:
+    """One GPU over one window: `t` is the window's last sample; None where NVML gave nothing."""
+
+    t: float
+    gpu: int
+    uuid: str | None = None
+    util: float | None = None
+    memory_mib: float | None = None
+    power_w: float | None = None
+    temp_c: float | None = None
+    sm_clock_mhz: float | None = None
+    clock_events: tuple[str, ...] = ()
+    samples: int = 1
+
+
+def row_json(row: TrackRow) -> dict[str, Any]:
+    out: dict[str, Any] = {"t": row.t, "gpu": row.gpu}
+    for key in ("uuid", "util", "memory_mib", "power_w", "temp_c", "sm_clock_mhz"):
+        value = getattr(row, key)
+        if value is not None:
+            out[key] = value
+    if row.clock_events:
+        out["clock_events"] = list(row.clock_events)
+    out["samples"] = row.samples
+    return out
+
+
+def row_from_json(obj: Any) -> TrackRow | None:
+    """The row a line holds, or None when it is not one (wrong shape or types)."""
+    if not isinstance(obj, dict):
+        return None
+    t, gpu = obj.get("t"), obj.get("gpu")
+    if not _number(t) or not isinstance(gpu, int) or isinstance(gpu, bool):
+        return None
+    events = obj.get("clock_events", [])
+    uuid = obj.get("uuid")
+    samples = obj.get("samples", 1)
+    if (not isinstance(events, list) or not all(isinstance(e, str) for e in events)
+            or (uuid is not None and not isinstance(uuid, str))
+            or not isinstance(samples, int) or isinstance(samples, bool)):
+        return None
+    values = {}
+    for key in ("util", "memory_mib", "power_w", "temp_c", "sm_clock_mhz"):
+        value = obj.get(key)
+        if value is not None and not _number(value):
+            return None
+        values[key] = None if value is None else float(value)
+    return TrackRow(float(t), gpu, uuid, clock_events=tuple(events), samples=samples, **values)
+
+
+def _number(value: Any) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))
+
+
+def fold_window(gpu: int, uuid: str | None, samples: list[GpuSample]) -> TrackRow:
+    """One row from a window of one GPU's samples (lost or missing readings are left out)."""
+
+    def mean(name: str) -> float | None:
+        known = [float(v) for s in samples if (v := getattr(s, name)) is not None]
+        return round(sum(known) / len(known), 1) if known else None
+
+    memory = [s.memory_used_mib for s in samples if s.memory_used_mib is not None]
+    events: list[str] = []
+    for s in samples:
+        events += [word for word in s.throttle_reasons if word not in events]
+    return TrackRow(round(samples[-1].t, 3), gpu, uuid, mean("util_gpu"),
+                    float(max(memory)) if memory else None, mean("power_w"), mean("temp_c"),
+                    mean("sm_clock_mhz"), tuple(events), len(samples))
+
+
+class TrackWriter:
+    """Folds the TUI's per-second snapshots into `telemetry.jsonl`, one row per GPU per window.
+
+    `offer` is cheap when it writes nothing (an append to a list); the file is opened on the
+    first write, in append mode, and each row is flushed as it is written.
+    """
+
+    def __init__(self, path: Path, every_s: float = DEFAULT_EVERY_S) -> None:
+        if every_s <= 0:
+            raise ValueError("a telemetry track needs a positive window")
+        self.path = path
+        self.every_s = every_s
+        self.rows_written = 0
+        self._windows: dict[int, list[GpuSample]] = {}
+        self._uuids: dict[int, str | None] = {}
+        self._window_start: float | None = None
+        self._f: IO[str] | None = None
+
+    def offer(self, snapshot: Snapshot) -> bool:
+        """Take one snapshot; True when it closed a window and rows were written."""
+        if not snapshot.available or not snapshot.samples:
+            return False
+        wrote = False
+        # 10 % slack: ticks land a hair early as often as late, and a window of five 1 Hz ticks
+        # must not take a sixth because the fifth came at +4.999 s.
+        if (self._window_start is not None
+                and snapshot.t - self._window_start >= 0.9 * self.every_s):
+            wrote = self.flush()  # this snapshot opens the next window
+        for gpu in snapshot.gpus:
+            self._uuids.setdefault(gpu.index, gpu.uuid)
+        for sample in snapshot.samples:
+            if not sample.lost:
+                self._windows.setdefault(sample.index, []).append(sample)
+        if self._window_start is None:
+            self._window_start = snapshot.t
+        return wrote
+
+    def flush(self) -> bool:
+        """Write what the open window holds (at close, so the last seconds are not lost)."""
+        rows = [fold_window(index, self._uuids.get(index), samples)
+                for index, samples in sorted(self._windows.items()) if samples]
+        self._windows.clear()
+        self._window_start = None
+        if not rows:
+            return False
+        self._write("".join(json.dumps(row_json(r), separators=(",", ":")) + "\n" for r in rows))
+        self.rows_written += len(rows)
+        return True
+
+    def _write(self, text: str) -> None:
+        try:
+            if self._f is None:
+                self._f = self._open()
+            self._f.write(text)
+            self._f.flush()
+        except OSError as exc:
+            raise CockpitError(f"{self.path}: telemetry track write failed ({exc.strerror}); "
+                               "free disk space — the journal is not affected") from exc
+
+    def _open(self) -> IO[str]:
+        f = self.path.open("a+", encoding="utf-8")
+        # A crash mid-write leaves a line without its newline: end it so the next row stays whole.
+        if f.tell() > 0:
+            f.seek(f.tell() - 1)
+            if f.read(1) != "\n":
+                f.write("\n")
+        return f
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        finally:
+            if self._f is not None:
+                self._f.close()
+                self._f = None
+
+
+@dataclass(frozen=True)
+class Track:
+    rows: tuple[TrackRow, ...]
+    problems: tuple[str, ...] = ()
+    """Lines skipped on read, one line each with file:line."""
+
+
+def read_track(path: Path) -> Track:
+    """Every row of a track, oldest first; a missing file is an empty track."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return Track(())
+    except OSError as exc:
+        return Track((), (f"{path}: cannot read the telemetry track ({exc.strerror})",))
+    return parse_track(data.split(b"\n"), path)
+
+
+def parse_track(lines: Iterable[bytes], path: Path) -> Track:
+    items = list(lines)
+    rows: list[TrackRow] = []
+    problems: list[str] = []
+    last = len(items) - 1
+    for number, raw in enumerate(items, start=1):
+        if not raw.strip():
+            continue
+        try:
+            row = row_from_json(json.loads(raw.decode("utf-8")))
+        except (UnicodeDecodeError, ValueError):
+            row = None
+        if row is not None:
+            rows.append(row)
+        elif number - 1 == last:
+            problems.append(f"{path}:{number}: torn last line (a write was cut off), skipped")
+        else:
+            problems.append(f"{path}:{number}: not a telemetry row, skipped")
+    rows.sort(key=lambda r: (r.t, r.gpu))
+    return Track(tuple(rows), tuple(problems))
