@@ -65,7 +65,7 @@ def test_a_torn_tail_and_garbage_are_reported_and_the_rest_reads(tmp_path: Path)
     assert [p.split(": ", 1)[1] for p in track.problems] == [
         "not a telemetry row, skipped", "not a telemetry row, skipped",
         "torn last line (a write was cut off), skipped"]
-    assert track.problems[0].startswith(f"{path}:{good + 1}:")
+    assert track.problems[0].startswith(f"{path}:{good + 2}:")  # after the gpus line and the rows
     # the next writer ends the torn line first, so its own rows read whole
     writer = TrackWriter(path)
     for s in snapshots[20:]:
@@ -84,3 +84,18 @@ def test_no_telemetry_no_file(tmp_path: Path) -> None:
     assert not writer.offer(Snapshot(1.0, available=False, reason="no NVIDIA driver"))
     writer.close()
     assert not path.exists() and read_track(path).rows == ()
+
+
+def test_each_writer_names_its_gpus_first_for_the_report(tmp_path: Path) -> None:
+    snapshots = read_recording(LOADED).snapshots
+    path = tmp_path / "telemetry.jsonl"
+    for part in (snapshots[:10], snapshots[10:]):
+        writer = TrackWriter(path)
+        for s in part:
+            writer.offer(s)
+        writer.close()
+    track = read_track(path)
+    assert track.problems == ()
+    [gpu] = track.gpus
+    assert (gpu.name, gpu.driver_version, gpu.memory_total_mib) == ("NVIDIA H200", "580.159.04", 143771)
+    assert path.read_text().count('"type":"gpus"') == 2

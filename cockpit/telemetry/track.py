@@ -3,8 +3,9 @@
 The TUI samples every GPU once a second; `TrackWriter.offer` folds those snapshots into one row
 per GPU every `every_s` seconds (5 s: ~5,800 rows for 8 hours of one GPU) — the mean of the
 window for utilization, power, temperature and SM clock, the most memory used, and every clock
-event seen. Rows are appended and flushed, never rewritten, like the journal; reading skips a
-torn last line and garbage lines and reports them, never fails on them.
+event seen. Each writer opens with a `"type": "gpus"` line (name, UUID, driver of each GPU: the
+report's machine section). Rows are appended and flushed, never rewritten, like the journal;
+reading skips a torn last line and garbage lines and reports them, never fails on them.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from cockpit.errors import CockpitError
-from cockpit.telemetry.sample import GpuSample, Snapshot
+from cockpit.telemetry.sample import GpuSample, GpuStatic, Snapshot
 
 TRACK_NAME = "telemetry.jsonl"
 DEFAULT_EVERY_S = 5.0
@@ -39,6 +40,43 @@ class TrackRow:
     samples: int = 1
 
 
+@dataclass(frozen=True)
+class TrackGpu:
+    """What the track says about one GPU besides its rows."""
+
+    index: int
+    name: str | None = None
+    uuid: str | None = None
+    driver_version: str | None = None
+    cuda_driver_version: str | None = None
+    memory_total_mib: int | None = None
+
+
+GPU_KEYS = ("name", "uuid", "driver_version", "cuda_driver_version", "memory_total_mib")
+
+
+def gpus_line(t: float, gpus: Iterable[GpuStatic]) -> dict[str, Any]:
+    return {"type": "gpus", "t": t, "gpus": [
+        {"index": g.index, **{k: getattr(g, k) for k in GPU_KEYS if getattr(g, k) is not None}}
+        for g in gpus]}
+
+
+def gpus_from_json(obj: Any) -> tuple[TrackGpu, ...] | None:
+    items = obj.get("gpus") if isinstance(obj, dict) and obj.get("type") == "gpus" else None
+    if not isinstance(items, list):
+        return None
+    out = []
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("index"), int):
+            return None
+        values = {k: item.get(k) for k in GPU_KEYS}
+        if not all(v is None or isinstance(v, int if k == "memory_total_mib" else str)
+                   for k, v in values.items()):
+            return None
+        out.append(TrackGpu(item["index"], **values))
+    return tuple(out)
+
+
 def row_json(row: TrackRow) -> dict[str, Any]:
     out: dict[str, Any] = {"t": row.t, "gpu": row.gpu}
     for key in ("uuid", "util", "memory_mib", "power_w", "temp_c", "sm_clock_mhz"):
@@ -55,7 +93,8 @@ def row_from_json(obj: Any) -> TrackRow | None:
     """The row a line holds, or None when it is not one (wrong shape or types)."""
     if not isinstance(obj, dict):
         return None
-    t, gpu = obj.get("t"), obj.get("gpu")
+    t: Any = obj.get("t")
+    gpu = obj.get("gpu")
     if not _number(t) or not isinstance(gpu, int) or isinstance(gpu, bool):
         return None
     events = obj.get("clock_events", [])
@@ -95,6 +134,53 @@ def fold_window(gpu: int, uuid: str | None, samples: list[GpuSample]) -> TrackRo
                     mean("sm_clock_mhz"), tuple(events), len(samples))
 
 
+class WindowFold:
+    """Snapshots in, one row per GPU per closed window out (no I/O: the writer and the report's
+    reading of a gate's own samples share it)."""
+
+    def __init__(self, every_s: float = DEFAULT_EVERY_S) -> None:
+        if every_s <= 0:
+            raise ValueError("a telemetry track needs a positive window")
+        self.every_s = every_s
+        self._windows: dict[int, list[GpuSample]] = {}
+        self._uuids: dict[int, str | None] = {}
+        self._window_start: float | None = None
+
+    def add(self, snapshot: Snapshot) -> list[TrackRow]:
+        """Take one snapshot; the rows of the window it closed, if it closed one."""
+        if not snapshot.available or not snapshot.samples:
+            return []
+        rows = []
+        # 10 % slack: ticks land a hair early as often as late, and a window of five 1 Hz ticks
+        # must not take a sixth because the fifth came at +4.999 s.
+        if (self._window_start is not None
+                and snapshot.t - self._window_start >= 0.9 * self.every_s):
+            rows = self.close()  # this snapshot opens the next window
+        for gpu in snapshot.gpus:
+            self._uuids.setdefault(gpu.index, gpu.uuid)
+        for sample in snapshot.samples:
+            if not sample.lost:
+                self._windows.setdefault(sample.index, []).append(sample)
+        if self._window_start is None:
+            self._window_start = snapshot.t
+        return rows
+
+    def close(self) -> list[TrackRow]:
+        """The rows of the open window (at the end, so the last seconds are not lost)."""
+        rows = [fold_window(index, self._uuids.get(index), samples)
+                for index, samples in sorted(self._windows.items()) if samples]
+        self._windows.clear()
+        self._window_start = None
+        return rows
+
+
+def downsample(snapshots: Iterable[Snapshot], every_s: float = DEFAULT_EVERY_S) -> list[TrackRow]:
+    """Every row a track of these snapshots would hold."""
+    fold = WindowFold(every_s)
+    rows = [row for snapshot in snapshots for row in fold.add(snapshot)]
+    return rows + fold.close()
+
+
 class TrackWriter:
     """Folds the TUI's per-second snapshots into `telemetry.jsonl`, one row per GPU per window.
 
@@ -103,44 +189,29 @@ class TrackWriter:
     """
 
     def __init__(self, path: Path, every_s: float = DEFAULT_EVERY_S) -> None:
-        if every_s <= 0:
-            raise ValueError("a telemetry track needs a positive window")
         self.path = path
-        self.every_s = every_s
         self.rows_written = 0
-        self._windows: dict[int, list[GpuSample]] = {}
-        self._uuids: dict[int, str | None] = {}
-        self._window_start: float | None = None
+        self._fold = WindowFold(every_s)
         self._f: IO[str] | None = None
+        self._gpus: dict[str, Any] | None = None
 
     def offer(self, snapshot: Snapshot) -> bool:
         """Take one snapshot; True when it closed a window and rows were written."""
-        if not snapshot.available or not snapshot.samples:
-            return False
-        wrote = False
-        # 10 % slack: ticks land a hair early as often as late, and a window of five 1 Hz ticks
-        # must not take a sixth because the fifth came at +4.999 s.
-        if (self._window_start is not None
-                and snapshot.t - self._window_start >= 0.9 * self.every_s):
-            wrote = self.flush()  # this snapshot opens the next window
-        for gpu in snapshot.gpus:
-            self._uuids.setdefault(gpu.index, gpu.uuid)
-        for sample in snapshot.samples:
-            if not sample.lost:
-                self._windows.setdefault(sample.index, []).append(sample)
-        if self._window_start is None:
-            self._window_start = snapshot.t
-        return wrote
+        if self._gpus is None and snapshot.available and snapshot.gpus:
+            self._gpus = gpus_line(snapshot.t, snapshot.gpus)
+        return self._append(self._fold.add(snapshot))
 
     def flush(self) -> bool:
-        """Write what the open window holds (at close, so the last seconds are not lost)."""
-        rows = [fold_window(index, self._uuids.get(index), samples)
-                for index, samples in sorted(self._windows.items()) if samples]
-        self._windows.clear()
-        self._window_start = None
+        """Write what the open window holds."""
+        return self._append(self._fold.close())
+
+    def _append(self, rows: list[TrackRow]) -> bool:
         if not rows:
             return False
-        self._write("".join(json.dumps(row_json(r), separators=(",", ":")) + "\n" for r in rows))
+        lines = [row_json(r) for r in rows]
+        if self._f is None and self._gpus is not None:
+            lines.insert(0, self._gpus)
+        self._write("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines))
         self.rows_written += len(rows)
         return True
 
@@ -176,6 +247,8 @@ class TrackWriter:
 class Track:
     rows: tuple[TrackRow, ...]
     problems: tuple[str, ...] = ()
+    gpus: tuple[TrackGpu, ...] = ()
+    """From the last `gpus` line."""
     """Lines skipped on read, one line each with file:line."""
 
 
@@ -194,19 +267,24 @@ def parse_track(lines: Iterable[bytes], path: Path) -> Track:
     items = list(lines)
     rows: list[TrackRow] = []
     problems: list[str] = []
+    gpus: tuple[TrackGpu, ...] = ()
     last = len(items) - 1
     for number, raw in enumerate(items, start=1):
         if not raw.strip():
             continue
         try:
-            row = row_from_json(json.loads(raw.decode("utf-8")))
+            obj = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
-            row = None
+            obj = None
+        row = row_from_json(obj)
+        named = gpus_from_json(obj) if row is None else None
         if row is not None:
             rows.append(row)
+        elif named is not None:
+            gpus = named
         elif number - 1 == last:
             problems.append(f"{path}:{number}: torn last line (a write was cut off), skipped")
         else:
             problems.append(f"{path}:{number}: not a telemetry row, skipped")
     rows.sort(key=lambda r: (r.t, r.gpu))
-    return Track(tuple(rows), tuple(problems))
+    return Track(tuple(rows), tuple(problems), gpus)
