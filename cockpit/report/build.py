@@ -13,6 +13,7 @@ from cockpit.errors import CockpitError
 from cockpit.patterns.library import Pattern, load_library
 from cockpit.report.gate_details import details
 from cockpit.report.history import SessionSummary, best_valid, pattern_birth, summarize
+from cockpit.report.jsonio import normalized
 from cockpit.report.model import (
     SCHEMA_VERSION,
     Comparison,
@@ -61,7 +62,7 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
                             sum(1 for r in state.runs if r.phase == p.name)) for p in view.phases)
     track = _read_track(ref, problems)
     wall = wall_seconds(state, as_of)
-    return Report(
+    return normalized(Report(
         schema_version=SCHEMA_VERSION, session=clean_line(state.id), objective=clean_line(state.objective),
         template=clean_line(state.template), started_t=state.created_t, ended_t=state.ended_t,
         as_of_t=as_of, duration_s=round(total_elapsed(state, as_of), 1), wall_s=round(wall, 1),
@@ -82,7 +83,7 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
         repeated_mistakes=this.mistakes,
         comparison=_comparison(ws, ref, refs, this, patterns, births, as_of),
         problems=tuple(clean_line(p) for p in problems),
-    )
+    ))
 
 
 def outcome(state: SessionState) -> Outcome:

@@ -17,9 +17,10 @@ from cockpit.report.model import Report
 from cockpit.report.text import clean_block, clean_line
 
 # The punctuation that means something inline in Markdown, GitHub's extensions (tables,
-# strikethrough, autolinks, math, #123 and @name references) or HTML; CommonMark lets a backslash
-# escape each. Values never start a line here, so `-`, `+`, `.` and `=` need no escape.
-_SPECIAL = re.compile(r"([\\`*_{}\[\]()#!|<>~:&$@])")
+# strikethrough, math, #123 and @name references) or HTML; CommonMark lets a backslash escape
+# each. Values never start a line here, so `-`, `+`, `.` and `=` need no escape; a colon only
+# matters where it would start an autolink (`http://`).
+_SPECIAL = re.compile(r"([\\`*_{}\[\]()#!|<>~&$@]|:(?=//))")
 
 
 def md(value: object) -> str:

@@ -144,25 +144,26 @@ class WindowFold:
         self.every_s = every_s
         self._windows: dict[int, list[GpuSample]] = {}
         self._uuids: dict[int, str | None] = {}
-        self._window_start: float | None = None
+        self._origin: float | None = None
+        self._window: int | None = None
 
     def add(self, snapshot: Snapshot) -> list[TrackRow]:
         """Take one snapshot; the rows of the window it closed, if it closed one."""
         if not snapshot.available or not snapshot.samples:
             return []
-        rows = []
-        # 10 % slack: ticks land a hair early as often as late, and a window of five 1 Hz ticks
-        # must not take a sixth because the fifth came at +4.999 s.
-        if (self._window_start is not None
-                and snapshot.t - self._window_start >= 0.9 * self.every_s):
-            rows = self.close()  # this snapshot opens the next window
+        if self._origin is None:
+            self._origin = snapshot.t
+        # Windows sit on a fixed grid from the first snapshot; a tenth of a window of slack,
+        # because 1 Hz ticks land a hair early as often as late and the fifth must not fall
+        # into the first window for arriving at +4.999 s.
+        window = math.floor((snapshot.t - self._origin) / self.every_s + 0.1)
+        rows = self.close() if self._window is not None and window != self._window else []
+        self._window = window
         for gpu in snapshot.gpus:
             self._uuids.setdefault(gpu.index, gpu.uuid)
         for sample in snapshot.samples:
             if not sample.lost:
                 self._windows.setdefault(sample.index, []).append(sample)
-        if self._window_start is None:
-            self._window_start = snapshot.t
         return rows
 
     def close(self) -> list[TrackRow]:
@@ -170,7 +171,7 @@ class WindowFold:
         rows = [fold_window(index, self._uuids.get(index), samples)
                 for index, samples in sorted(self._windows.items()) if samples]
         self._windows.clear()
-        self._window_start = None
+        self._window = None
         return rows
 
 
