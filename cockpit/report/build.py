@@ -241,8 +241,9 @@ def series(ref: SessionRef, state: SessionState, track: Track, problems: list[st
     for r in rows:
         sources.setdefault(r.gpu, ["cockpit"])
     for run in state.gate_runs:
-        if run.gate not in WATCHED_GATES or not run.finished:
-            continue
+        if run.gate not in WATCHED_GATES or not run.finished or (
+                _near(covered, run.started_t) and _near(covered, run.finished_t or run.started_t)):
+            continue  # the cockpit's own track already covers this run
         extra = [r for r in gate_rows(ref, run, problems) if not _near(covered, r.t)]
         rows += extra
         for r in extra:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 INSTALL_HINT = "the chart needs matplotlib: pip install -e '.[report]'"
 PANELS = (("util", "util %", (0.0, 105.0)), ("power_w", "power W", None),
           ("temp_c", "temp °C", None), ("sm_clock_mhz", "SM MHz", None))
+MAX_POINTS = 1200
 GATE_COLORS = {"pass": "#2e7d32", "warn": "#ef6c00", "fail": "#c62828"}
 _UNSAFE = re.compile(r"<script|javascript:|\bon[a-z]+\s*=|(?:href|src)\s*=\s*[\"'](?!#)", re.I)
 
@@ -69,17 +70,22 @@ def render_chart(report: Report) -> str:
 
 def _points(ts: tuple[float, ...], values: tuple[float | None, ...],
             start: float) -> tuple[list[float], list[float]]:
-    """Minutes and values; a gap over 60 s (the cockpit was closed) breaks the line."""
+    """Minutes and values, averaged into at most `MAX_POINTS` buckets (an 8-hour track has
+    5,760 rows; the chart is ~1,000 pixels wide); a gap over 60 s (the cockpit was closed)
+    breaks the line."""
+    step = max(1, -(-len(ts) // MAX_POINTS))
     xs: list[float] = []
     ys: list[float] = []
     last = None
-    for t, v in zip(ts, values, strict=True):
-        if last is not None and t - last > 60:
-            xs.append((last + t) / 2 / 60 - start / 60)
+    for i in range(0, len(ts), step):
+        chunk_t, chunk_v = ts[i:i + step], values[i:i + step]
+        if last is not None and chunk_t[0] - last > 60:
+            xs.append((last + chunk_t[0]) / 2 / 60 - start / 60)
             ys.append(float("nan"))
-        xs.append((t - start) / 60)
-        ys.append(float("nan") if v is None else v)
-        last = t
+        known = [v for v in chunk_v if v is not None]
+        xs.append((sum(chunk_t) / len(chunk_t) - start) / 60)
+        ys.append(sum(known) / len(known) if known else float("nan"))
+        last = chunk_t[-1]
     return xs, ys
 
 
@@ -104,12 +110,15 @@ def _phase_names(ax: Axes, spans: tuple[Span, ...], start: float) -> None:
 
 
 def _gate_marks(ax: Axes, spans: tuple[Span, ...], start: float) -> None:
-    """Each gate run as a bar along the top of the utilization panel, coloured by its status."""
+    """Each gate run as a bar along the top of the utilization panel, coloured by its status
+    (one collection per colour: 200 runs are 4 SVG groups, not 200)."""
+    bars: dict[str, list[tuple[float, float]]] = {}
     for span in (s for s in spans if s.kind != "phase"):
-        x0 = (span.start_t - start) / 60
-        width = max((span.end_t - span.start_t) / 60, 0.05)
-        ax.broken_barh([(x0, width)], (100, 5), color=GATE_COLORS.get(span.kind, "#757575"),
-                       linewidth=0)
+        color = GATE_COLORS.get(span.kind, "#757575")
+        bars.setdefault(color, []).append(((span.start_t - start) / 60,
+                                           max((span.end_t - span.start_t) / 60, 0.05)))
+    for color, ranges in sorted(bars.items()):
+        ax.broken_barh(ranges, (100, 5), color=color, linewidth=0)
 
 
 def safe_svg(svg: str) -> str:

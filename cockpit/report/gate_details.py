@@ -7,6 +7,7 @@ before use: a field that is missing or of the wrong type leaves its cell empty, 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from cockpit.report.model import Fact, Table
@@ -54,9 +55,15 @@ def env_details(result: dict[str, Any]) -> Details:
     return (), warnings, (table,) if rows else ()
 
 
-def build_details(result: dict[str, Any]) -> Details:
-    from cockpit.gates.build import short_name
+@cache
+def short_name(mangled: str) -> str:
+    """Demangled once per name: a session rebuilds the same kernels, and c++filt is a process."""
+    from cockpit.gates.build import short_name as demangled
 
+    return demangled(mangled)
+
+
+def build_details(result: dict[str, Any]) -> Details:
     facts = [Fact("build", "up to date (ninja had no work)" if result.get("up_to_date") is True
                   else f"{_fmt(result.get('build_s'), '.1f')} s, {_fmt(result.get('steps'), '.0f')} "
                        "ninja steps")]

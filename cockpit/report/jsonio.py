@@ -75,6 +75,8 @@ def from_json(kind: Any, data: Any, where: str) -> Any:
             raise _wrong(where, "a list", data)
         args = typing.get_args(kind)
         if len(args) == 2 and args[1] is Ellipsis:
+            if args[0] in _PLAIN:  # telemetry columns: thousands of numbers, checked in one pass
+                return _plain_items(args[0], data, where)
             return tuple(from_json(args[0], v, f"{where}[{i}]") for i, v in enumerate(data))
         if len(args) != len(data):
             raise _wrong(where, f"a list of {len(args)}", data)
@@ -103,6 +105,25 @@ def from_json(kind: Any, data: Any, where: str) -> Any:
 
 
 _NAMES = {int: "a whole number", str: "text", bool: "true or false", float: "a number"}
+_PLAIN = (float, str, float | None)
+
+
+def _plain_items(kind: Any, data: list[Any], where: str) -> tuple[Any, ...]:
+    if kind is str:
+        bad = next((i for i, v in enumerate(data) if not isinstance(v, str)), None)
+        if bad is not None:
+            raise _wrong(f"{where}[{bad}]", "text", data[bad])
+        return tuple(data)
+    optional = kind is not float
+    out: list[float | None] = []
+    for i, v in enumerate(data):
+        if v is None and optional:
+            out.append(None)
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            out.append(float(v))
+        else:
+            raise _wrong(f"{where}[{i}]", "a number or null" if optional else "a number", v)
+    return tuple(out)
 
 
 def _wrong(where: str, expected: str, data: Any) -> ReportFormatError:
