@@ -138,7 +138,7 @@ def gate_report(ws: Workspace, state: SessionState, run: GateRunRecord) -> GateR
         summary=clean_line(run.summary if run.finished else "no finish in the journal (the cockpit "
                            "that ran it went away)"),
         phase=phase_at(state, run.started_t), started_t=run.started_t,
-        duration_s=run.duration_s, log=stored_path(Path(run.log), ws.root) if run.log else "",
+        duration_s=run.duration_s, log=clean_line(stored_path(Path(run.log), ws.root)) if run.log else "",
         facts=facts, warnings=warnings, tables=tables,
         speedup=float(speedup) if isinstance(speedup, (int, float)) and not isinstance(speedup, bool)
         else None,

@@ -8,7 +8,6 @@ everything else in the folder stay as they were.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -22,6 +21,7 @@ from cockpit.report.jsonio import dumps, to_json
 from cockpit.report.markdown import render_markdown
 from cockpit.report.model import Report
 from cockpit.report.trend import HistoryTable, history_table, minutes, times
+from cockpit.session.live import atomic_write
 from cockpit.workspace import SessionRef, Workspace, list_sessions, resolve_session
 
 FORMATS = ("md", "html", "json")
@@ -70,14 +70,7 @@ def export_files(report: Report, formats: Iterable[str], folder: Path,
 
 
 def _write(path: Path, text: str) -> Path:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise CockpitError(f"{path}: cannot write the report ({exc.strerror}); "
-                           "pass another place with -o FILE") from exc
+    atomic_write(path, text)
     return path
 
 
