@@ -91,6 +91,16 @@ def _parser() -> argparse.ArgumentParser:
     dec.add_argument("kernel_ms", type=float, nargs="?", help="our kernel's time per call in ms")
     dec.add_argument("--json", action="store_true", help="print one JSON object")
 
+    exp = sub.add_parser("export", parents=[common],
+                         help="the end-of-session report: REPORT.md (+ report.svg), report.html, report.json")
+    exp.add_argument("session", nargs="?", metavar="ID", help="session id or number (default: the latest)")
+    exp.add_argument("--format", choices=("md", "html", "json"), default=None,
+                     help="one format only (default: all three, into the session's folder)")
+    exp.add_argument("-o", "--out", type=Path, metavar="FILE", help="write the one format here")
+
+    his = sub.add_parser("history", parents=[common], help="every session side by side, and the trend")
+    his.add_argument("--json", action="store_true", help="print one JSON object")
+
     shot = sub.add_parser("screenshot", parents=[common], help="SVG screenshots of the main screens")
     shot.add_argument("--out", type=Path, default=Path("screenshots"), metavar="DIR")
     shot.add_argument("--size", default="160x48", metavar="COLSxROWS")
@@ -317,6 +327,18 @@ def cmd_decide(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from cockpit.report.commands import export_command
+
+    return export_command(_workspace(args), args.session, args.format, args.out, time.time())
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    from cockpit.report.commands import history_command
+
+    return history_command(_workspace(args), args.json, time.time())
+
+
 def cmd_screenshot(args: argparse.Namespace) -> int:
     from cockpit.ui.screenshot import parse_size, take_screenshots
 
@@ -338,4 +360,6 @@ _COMMANDS = {
     "gpu": cmd_gpu,
     "telemetry": cmd_telemetry,
     "screenshot": cmd_screenshot,
+    "export": cmd_export,
+    "history": cmd_history,
 }

@@ -1,12 +1,19 @@
 """The workspace: the folder holding `cockpit.toml`, `sessions/` and `patterns/`.
 
-Sessions are folders `sessions/NNN-slug/`; this module finds, names and creates them.
+Sessions are folders `sessions/YYYYMMDD-HHMM-xxxx-slug/` (UTC start, four hex digits from the
+host and chance, so two machines that start sessions the same minute and merge `sessions/`
+through git never clash); folders `sessions/NNN-slug/` from earlier versions still read.
+This module finds, names and creates them, and orders them by when they started.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
+import secrets
+import socket
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -18,7 +25,8 @@ from cockpit.session import events as ev
 from cockpit.session.journal import JOURNAL_NAME, JournalWriter, read_journal
 from cockpit.session.state import SessionState, fold
 
-_SESSION_DIR = re.compile(r"^(\d{3,})-[a-z0-9-]*$")
+_NUMBERED_DIR = re.compile(r"^(\d{3,})-[a-z0-9-]*$")
+_STAMPED_DIR = re.compile(r"^\d{8}-\d{4}-[0-9a-f]{4}-[a-z0-9-]*$")
 
 
 @dataclass(frozen=True)
@@ -37,8 +45,13 @@ class Workspace:
 @dataclass(frozen=True)
 class SessionRef:
     id: str
-    number: int
+    number: int | None
+    """NNN of an id from earlier versions (`cockpit --session 7`); None for stamped ids."""
     path: Path
+
+    @property
+    def workspace(self) -> Path:
+        return self.path.parent.parent
 
     @property
     def journal(self) -> Path:
@@ -68,7 +81,8 @@ def find_workspace(explicit: Path | None = None, cwd: Path | None = None) -> Wor
 
 
 def list_sessions(ws: Workspace) -> list[SessionRef]:
-    """Every session folder, oldest first."""
+    """Every session folder, oldest first by the start its journal records (folders merged
+    from several machines interleave by time, not by name)."""
     try:
         entries = list(os.scandir(ws.sessions_dir))
     except FileNotFoundError:
@@ -77,15 +91,27 @@ def list_sessions(ws: Workspace) -> list[SessionRef]:
         raise CockpitError(f"{ws.sessions_dir}: cannot list sessions ({exc.strerror})") from exc
     refs = []
     for entry in entries:
-        m = _SESSION_DIR.match(entry.name)
-        if m and entry.is_dir():
-            refs.append(SessionRef(entry.name, int(m.group(1)), Path(entry.path)))
-    return sorted(refs, key=lambda r: (r.number, r.id))
+        numbered = _NUMBERED_DIR.match(entry.name)
+        if (numbered or _STAMPED_DIR.match(entry.name)) and entry.is_dir():
+            refs.append(SessionRef(entry.name, int(numbered.group(1)) if numbered else None,
+                                   Path(entry.path)))
+    return sorted(refs, key=lambda r: (started_t(r), r.number or 0, r.id))
+
+
+def started_t(ref: SessionRef) -> float:
+    """When the session started, from its journal's first line; 0 when that cannot be read
+    (such a folder sorts first and is never the latest)."""
+    try:
+        with ref.journal.open("rb") as f:
+            first = json.loads(f.readline(65536))
+        return float(first["t"]) if first.get("type") == ev.SESSION_STARTED else 0.0
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return 0.0
 
 
 def load_state(ref: SessionRef) -> SessionState:
     try:
-        return fold(read_journal(ref.journal).events)
+        return fold(read_journal(ref.journal).events, ref.workspace)
     except CockpitError as exc:
         raise CockpitError(f"{ref.journal}: {exc}") from exc
 
@@ -106,7 +132,7 @@ def resolve_session(ws: Workspace, spec: str | None) -> SessionRef | None:
         return latest_open_session(ws)
     sessions = list_sessions(ws)
     for ref in sessions:
-        if spec == ref.id or (spec.isdigit() and int(spec) == ref.number):
+        if spec == ref.id or (spec.isdigit() and ref.number is not None and int(spec) == ref.number):
             return ref
     known = ", ".join(r.id for r in sessions[-5:]) or "none yet"
     raise CockpitError(
@@ -132,7 +158,8 @@ def create_session(
     ws: Workspace, config: Config, objective: str, template: str | None, now: float,
     start_timer: bool = True,
 ) -> SessionRef:
-    """Make `sessions/NNN-slug/` with its journal and SESSION.md; the first phase starts now."""
+    """Make `sessions/YYYYMMDD-HHMM-xxxx-slug/` with its journal and SESSION.md; the first phase
+    starts now."""
     objective = " ".join(objective.split())
     if not objective:
         raise CockpitError('the objective is empty; say what this session is for: cockpit new "..."')
@@ -145,21 +172,20 @@ def create_session(
             "fix its permissions or pass another --workspace"
         ) from exc
     slug = slugify(objective)
-    number = max((r.number for r in list_sessions(ws)), default=0) + 1
     while True:
-        session_id = f"{number:03d}-{slug}"
+        session_id = new_session_id(now, slug)
         path = ws.sessions_dir / session_id
         try:
             path.mkdir()
             break
         except FileExistsError:
-            number += 1  # another `cockpit new` won the race for this number
+            continue  # another `cockpit new` drew the same four digits this minute: draw again
         except OSError as exc:
             raise CockpitError(
                 f"{path}: cannot create the session folder ({exc.strerror}); "
                 "fix the sessions folder's permissions or free disk space"
             ) from exc
-    ref = SessionRef(session_id, number, path)
+    ref = SessionRef(session_id, None, path)
     writer = JournalWriter(ref.journal)
     try:
         writer.append(ev.session_started(now, session_id, objective, tmpl.name, tmpl.phases,
@@ -170,6 +196,20 @@ def create_session(
         writer.close()
     _write_new(ref.log_md, session_md(session_id, objective, tmpl.name, tmpl.phases, now))
     return ref
+
+
+def new_session_id(now: float, slug: str) -> str:
+    """`20261123-0915-a3f1-slug`: sorts by start (UTC) and reads as a date; the four hex digits
+    (`session_tag`) keep two boxes that start a session the same minute apart."""
+    stamp = datetime.fromtimestamp(now, tz=timezone.utc).strftime("%Y%m%d-%H%M")
+    return f"{stamp}-{session_tag()}-{slug}"
+
+
+def session_tag() -> str:
+    """Four hex digits from this host's name and chance: the host keeps two machines apart,
+    chance keeps two `cockpit new` on one machine apart (a clash is drawn again)."""
+    seed = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(8)}"
+    return hashlib.sha256(seed.encode()).hexdigest()[:4]
 
 
 def _write_new(path: Path, text: str) -> None:

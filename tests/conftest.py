@@ -1,4 +1,5 @@
-"""Shared fixtures: a fresh workspace, a fake clock, UTC so on-screen times are stable."""
+"""Shared fixtures: a fresh workspace, a fake clock, UTC so on-screen times are stable, and
+session ids without chance in them (their four hex digits pinned) so screens compare."""
 
 from __future__ import annotations
 
@@ -16,6 +17,12 @@ os.environ["TZ"] = "UTC"
 time.tzset()
 
 T0 = 1_795_000_000.0
+TAG = "c0de"
+
+
+@pytest.fixture(autouse=True)
+def pinned_session_tag(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("cockpit.workspace.session_tag", lambda: TAG)
 
 
 @pytest.fixture

@@ -47,7 +47,7 @@ async def test_typing_is_autosaved_within_two_seconds(ws, session) -> None:
         assert "tried BN=128" not in session.log_md.read_text()
         clock.t += 1.5
         app.editor._autosave()
-        assert session.log_md.read_text().startswith("tried BN=128 \n# Session 001")
+        assert session.log_md.read_text().startswith(f"tried BN=128 \n# Session {session.id}")
         assert app.editor.border_subtitle.startswith("saved")
         # typing without a pause still saves within the bound
         await pilot.press(*"more")

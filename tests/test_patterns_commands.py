@@ -100,3 +100,16 @@ def test_new_prints_the_path_of_the_next_pattern(workspace: Path, capsys: pytest
 def test_new_with_an_empty_title_is_a_usage_error(workspace: Path) -> None:
     with pytest.raises(CockpitError, match="the title is empty"):
         new_command(workspace, " ", "p", "w", "s", 1)
+
+
+def test_a_pattern_written_during_a_session_names_it_as_evidence(workspace: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from cockpit.config import Config
+    from cockpit.patterns.library import read_pattern
+    from cockpit.workspace import Workspace, create_session
+
+    ref = create_session(Workspace(workspace), Config(), "tile the softmax", None, 1_795_300_000.0)
+    assert new_command(workspace, "Power cap on the H200", "Benches come out suspect.",
+                       "A bench is suspect for the cap alone.", "Time in settled blocks.", 0) == 0
+    path = Path(capsys.readouterr().out.strip())
+    assert read_pattern(path).evidence == (ref.id,)  # history dates the pattern from this session

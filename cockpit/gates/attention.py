@@ -22,6 +22,7 @@ from cockpit.analysis.keep import (
 from cockpit.config import Thresholds
 from cockpit.errors import CockpitError
 from cockpit.gates.gate import GateContext, GateStatus, Progress, Verdict
+from cockpit.session.paths import stored_path
 
 PROBE = Path(__file__).resolve().parent.parent / "probes" / "attention_probe.py"
 
@@ -136,8 +137,10 @@ class BenchGate:
         keep_json = {"action": keep.action, "summary": keep.summary,
                      "improvement": keep.improvement, "shared_configs": keep.shared_configs,
                      "commit_message": keep.commit_message,
-                     "reference": str(keep.reference.path) if keep.reference else None}
-        return judge_bench(data, validity, keep_json, ctx.config.thresholds, str(record_path))
+                     "reference": stored_path(keep.reference.path, ctx.workspace) if keep.reference
+                     else None}
+        return judge_bench(data, validity, keep_json, ctx.config.thresholds,
+                           stored_path(record_path, ctx.workspace))
 
 
 POWER_CAP_HINT = ('this card sits at its power cap under load; if that is its normal state, '

@@ -11,6 +11,7 @@ from typing import Any
 from cockpit.errors import CockpitError
 from cockpit.gates.gate import GateContext, NoProgress, ProgressTracker, Verdict
 from cockpit.session.journal import JOURNAL_NAME, read_journal
+from cockpit.session.paths import stored_path
 from cockpit.session.state import fold
 
 PROBE = Path(__file__).resolve().parent.parent / "probes" / "profile_probe.py"
@@ -60,7 +61,8 @@ class ProfileGate:
         if exit_code == 2 or not probe:
             raise CockpitError(last or f"the profile probe exited {exit_code}")
         note = CLOCK_NOTE.get(str(probe.get("clock_control")), "")
-        base = {"report": probe.get("report"), "csv": probe.get("csv"), "clock_note": note}
+        base = {"report": _stored(probe.get("report"), ctx.workspace),
+                "csv": _stored(probe.get("csv"), ctx.workspace), "clock_note": note}
         if probe.get("error") == "permission":
             return Verdict("fail", last.removeprefix("cockpit-profile: "), base)
         if probe.get("error") == "no match":
@@ -72,6 +74,10 @@ class ProfileGate:
         config = target_config(ctx)
         return judge_profile(Path(str(probe["csv"])).read_text(encoding="utf-8"), base,
                              bench_ms_for(ctx, config))
+
+
+def _stored(path: Any, workspace: Path) -> str | None:
+    return stored_path(Path(path), workspace) if isinstance(path, str) and path else None
 
 
 def judge_profile(csv_text: str, base: dict[str, Any], bench_ms: float | None) -> Verdict:

@@ -19,6 +19,7 @@ from cockpit.gates.gate import Gate, GateContext, Verdict, exit_code_verdict
 from cockpit.gates.process import GateCommand, GateProcess, ProcessOutcome
 from cockpit.session import events as ev
 from cockpit.session.live import LiveSession
+from cockpit.session.paths import stored_path
 from cockpit.session.state import SessionState
 from cockpit.session.status import Activity
 
@@ -84,6 +85,11 @@ class GateRun:
         self._process = GateProcess(command, ctx.log_path, self)
 
     @property
+    def _log(self) -> str:
+        """The log's path as the journal keeps it: relative to the workspace."""
+        return stored_path(self.ctx.log_path, self.ctx.workspace)
+
+    @property
     def run_id(self) -> str:
         return self.ctx.run_id
 
@@ -98,12 +104,12 @@ class GateRun:
             pid = self._process.spawn()
         except CockpitError as exc:
             self.session.append([ev.gate_started(self.started_t, self.run_id, self.gate.name,
-                                                 self.command.argv, str(self.ctx.log_path), 0)])
+                                                 self.command.argv, self._log, 0)])
             self._finish(Verdict("error", str(exc)), 0.0, None)
             return
         try:
             self.session.append([ev.gate_started(self.started_t, self.run_id, self.gate.name,
-                                                 self.command.argv, str(self.ctx.log_path), pid)])
+                                                 self.command.argv, self._log, pid)])
         except CockpitError:
             self._process.terminate_now()  # a run the journal cannot record must not go on
             raise
@@ -193,6 +199,6 @@ class GateRun:
         try:
             self.session.append([ev.gate_finished(
                 self.clock.now(), self.run_id, self.gate.name, verdict.status, verdict.summary,
-                duration_s, exit_code, str(self.ctx.log_path), verdict.result)])
+                duration_s, exit_code, self._log, verdict.result)])
         finally:
             self.listener.gate_finished(self, verdict)

@@ -22,7 +22,7 @@ from cockpit.patterns.library import (
     new_pattern,
 )
 from cockpit.patterns.triggers import describe, trigger_to_mapping
-from cockpit.workspace import Workspace
+from cockpit.workspace import Workspace, latest_open_session
 
 
 def list_command(workspace: Path, as_json: bool) -> int:
@@ -64,8 +64,12 @@ def show_command(workspace: Path, ident: str, as_json: bool) -> int:
 
 def new_command(workspace: Path, title: str, problem: str, when: str, solution: str,
                 time_saved_min: int) -> int:
-    """Write the next `patterns/NN-slug.md` and print its path."""
-    path = new_pattern(Workspace(workspace).patterns_dir, title, problem, when, solution, time_saved_min)
+    """Write the next `patterns/NN-slug.md` and print its path. The open session, if any, goes
+    into its evidence, as the cockpit's own form does: history dates the pattern from it."""
+    ws = Workspace(workspace)
+    session = latest_open_session(ws)
+    path = new_pattern(ws.patterns_dir, title, problem, when, solution, time_saved_min,
+                       evidence=[session.id] if session else [])
     print(path)
     return 0
 

@@ -357,8 +357,10 @@ def main(argv: list[str] | None = None) -> int:
                               "torch": torch.__version__, "started": started,
                               "pid": os.getpid()}
     if args.mode == "correctness":
-        rows, ok = correctness(ours(ext), configs, "cuda", json.loads(args.tolerance))
-        result.update(rows=rows, ok=ok)
+        # Watched like the bench, so a session's report has the GPU's view of this gate too.
+        with GpuWatch(torch.cuda.current_device()) as watch:
+            rows, ok = correctness(ours(ext), configs, "cuda", json.loads(args.tolerance))
+        result.update(rows=rows, ok=ok, gpu_samples=watch.samples, gpu_watch_error=watch.error)
     else:
         say(f"timing on {result['device']}: {args.reps}+ reps in {args.rounds} blocks per "
             f"implementation, each after {args.settle_ms:g} ms untimed; {args.warmup} warm-up, "

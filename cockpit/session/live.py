@@ -20,7 +20,7 @@ class LiveSession:
         self.ref = ref
         read = read_journal(ref.journal, include_tail=False)
         try:
-            self._fold = SessionFold(read.events)
+            self._fold = SessionFold(read.events, ref.workspace)
         except CockpitError as exc:
             raise CockpitError(f"{ref.journal}: {exc}") from exc
         self._offset = read.end_offset
@@ -71,7 +71,7 @@ class LiveSession:
 
     def write_status_file(self, line: str) -> None:
         """`status.txt`: the latest status line, replaced atomically (for tmux and scripts)."""
-        _atomic_write(self.ref.status_txt, line + "\n")
+        atomic_write(self.ref.status_txt, line + "\n")
 
     def close(self) -> None:
         if self._writer is not None:
@@ -79,7 +79,8 @@ class LiveSession:
             self._writer = None
 
 
-def _atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str) -> None:
+    """`text` into `path` whole or not at all: a temp file beside it, then a rename."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         tmp.write_text(text, encoding="utf-8")

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from cockpit.config import PhaseSpec
 from cockpit.errors import CockpitError
 from cockpit.session import events as ev
 from cockpit.session.journal import Event
+from cockpit.session.paths import resolve_stored
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,8 @@ class SessionState:
 class _Fold:
     """Mutable accumulator behind `fold`; keeps incremental application cheap."""
 
-    def __init__(self, first: Event) -> None:
+    def __init__(self, first: Event, workspace: Path | None) -> None:
+        self.workspace = workspace
         if first.get("type") != ev.SESSION_STARTED:
             raise CockpitError(
                 "the journal does not begin with a session_started event; "
@@ -173,7 +176,7 @@ class _Fold:
             self.notes.append(StatusEntry(t, str(event.get("text", "")), False))
         elif kind == ev.GATE_STARTED:
             run = GateRunRecord(str(event.get("run_id", "")), str(event.get("gate", "")), t,
-                                _int_or_none(event.get("pid")), str(event.get("log", "")))
+                                _int_or_none(event.get("pid")), self._path(event.get("log")))
             self.gate_index[run.run_id] = len(self.gate_runs)
             self.gate_runs.append(run)
         elif kind in (ev.GATE_FINISHED, ev.GATE_STALLED):
@@ -193,6 +196,12 @@ class _Fold:
             self._close_pause(t)
             self._close_run(t, "done")
             self.ended_t = t
+
+    def _path(self, stored: Any) -> str:
+        text = str(stored or "")
+        if self.workspace is None or not text:
+            return text
+        return str(resolve_stored(text, self.workspace))
 
     def _close_run(self, t: float, outcome: str) -> None:
         if self.runs and self.runs[-1].ended_t is None:
@@ -235,9 +244,13 @@ def _gate_update(run: GateRunRecord, event: Event, t: float) -> GateRunRecord:
 
 
 class SessionFold:
-    """Folds events in as they arrive; `state` is always the fold of everything seen."""
+    """Folds events in as they arrive; `state` is always the fold of everything seen.
 
-    def __init__(self, events: Iterable[Event]) -> None:
+    Given the workspace, the paths the journal stores (relative, or absolute from an older
+    journal) come out as paths in this workspace.
+    """
+
+    def __init__(self, events: Iterable[Event], workspace: Path | None = None) -> None:
         it = iter(events)
         first = next(it, None)
         if first is None:
@@ -245,7 +258,7 @@ class SessionFold:
                 "the journal holds no events; it is not a cockpit session "
                 "(create one with `cockpit new \"OBJECTIVE\"`)"
             )
-        self._fold = _Fold(first)
+        self._fold = _Fold(first, workspace)
         for event in it:
             self._fold.apply(event)
         self.state = self._fold.freeze()
@@ -257,6 +270,6 @@ class SessionFold:
         return self.state
 
 
-def fold(events: Iterable[Event]) -> SessionState:
+def fold(events: Iterable[Event], workspace: Path | None = None) -> SessionState:
     """The session state that a sequence of journal events describes."""
-    return SessionFold(events).state
+    return SessionFold(events, workspace).state

@@ -1,0 +1,1 @@
+"""The end-of-session report (Markdown, HTML, JSON, an SVG chart) and the history of sessions."""

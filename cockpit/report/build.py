@@ -1,0 +1,312 @@
+"""A session folder read into a `Report`: the journal, SESSION.md, the gates' result files, the
+telemetry track, the pattern library and the session before it. Reading only: nothing in the
+session is written or changed. Whatever is missing or broken becomes a line in `problems`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from cockpit.errors import CockpitError
+from cockpit.patterns.library import Pattern, load_library
+from cockpit.report.gate_details import details
+from cockpit.report.history import SessionSummary, best_valid, pattern_birth, summarize
+from cockpit.report.jsonio import normalized
+from cockpit.report.model import (
+    SCHEMA_VERSION,
+    Comparison,
+    Decision,
+    GateReport,
+    GpuPhase,
+    Machine,
+    Outcome,
+    PatternRef,
+    PhaseRow,
+    Report,
+    Series,
+    Span,
+    TimedText,
+)
+from cockpit.report.reading import read_session
+from cockpit.report.text import clean_block, clean_line, decode
+from cockpit.report.trend import compare
+from cockpit.session import events as ev
+from cockpit.session.journal import Event
+from cockpit.session.paths import stored_path
+from cockpit.session.state import GateRunRecord, SessionState
+from cockpit.session.timer import timer_view, total_elapsed, wall_seconds
+from cockpit.telemetry.track import TRACK_NAME, Track, TrackRow, downsample, parse_track
+from cockpit.workspace import SessionRef, Workspace, list_sessions, started_t
+
+WATCHED_GATES = ("bench", "correctness")
+"""Gates whose probe keeps its own NVML samples (results/<run>.json `gpu_samples`)."""
+
+
+def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
+    """The report of one session as of `now` (its end, if it has ended)."""
+    read = read_session(ref)
+    problems = list(read.problems)
+    state = read.state
+    if state is None:
+        raise CockpitError(f"{ref.id}: nothing to report ({'; '.join(problems)})")
+    as_of = state.ended_t if state.ended_t is not None else now
+    patterns, _ = load_library(ws.patterns_dir)
+    refs = list_sessions(ws)
+    births = pattern_birth(patterns, {r.id: started_t(r) for r in refs})
+    this = summarize(state, read.events, ws.root, patterns, births, as_of)
+    view = timer_view(state, as_of, 0.8)
+    phases = tuple(PhaseRow(clean_line(p.name), p.budget_s, round(p.elapsed_s, 1),
+                            round(max(0.0, p.elapsed_s - p.budget_s), 1), p.progress,
+                            sum(1 for r in state.runs if r.phase == p.name)) for p in view.phases)
+    track = _read_track(ref, problems)
+    wall = wall_seconds(state, as_of)
+    return normalized(Report(
+        schema_version=SCHEMA_VERSION, session=clean_line(state.id), objective=clean_line(state.objective),
+        template=clean_line(state.template), started_t=state.created_t, ended_t=state.ended_t,
+        as_of_t=as_of, duration_s=round(total_elapsed(state, as_of), 1), wall_s=round(wall, 1),
+        gpu_cost_per_hour=state.gpu_cost_per_hour,
+        cost=round(wall / 3600 * state.gpu_cost_per_hour, 2),
+        outcome=outcome(state), machine=machine(state, track),
+        phases=phases,
+        statuses=tuple(TimedText(s.t, clean_line(s.text), s.auto) for s in state.statuses),
+        gates=tuple(gate_report(ws, state, run) for run in state.gate_runs),
+        decisions=decisions(read.events, state),
+        gpu_phases=gpu_phases(read.events),
+        telemetry=series(ref, state, track, problems),
+        spans=spans(state, as_of),
+        notes=_notes(ref, problems),
+        journal_notes=tuple(TimedText(n.t, clean_line(n.text)) for n in state.notes),
+        patterns_applied=applied(read.events),
+        patterns_created=created(patterns, births, state),
+        repeated_mistakes=this.mistakes,
+        comparison=_comparison(ws, ref, refs, this, patterns, births, as_of),
+        problems=tuple(clean_line(p) for p in problems),
+    ))
+
+
+def outcome(state: SessionState) -> Outcome:
+    benches = [r for r in state.gate_runs if r.gate == "bench" and r.finished]
+    best = best_valid(state)
+    valid = sum(1 for r in benches if (r.result.get("validity") or {}).get("valid") is True)
+    if best is None:
+        text = (f"no valid benchmark: {len(benches)} run(s), all suspect or failed" if benches
+                else "no benchmark was run")
+        return Outcome(None, None, None, valid, len(benches) - valid, text)
+    speedup = float(best.result["geomean_speedup"])
+    level = clean_line(str(best.result.get("level", "")))
+    return Outcome(speedup, level, best.run_id, valid, len(benches) - valid,
+                   f"{speedup:.2f}x vs SDPA ({level}), run {best.run_id}")
+
+
+def machine(state: SessionState, track: Track) -> Machine | None:
+    """GPU, driver, CUDA, torch, nvcc and python from the last env run's checks; the driver and
+    the GPU count from the telemetry track where the checks do not say."""
+    env = state.last_run("env", finished=True)
+    checks = {str(c.get("name")): str(c.get("value", "")) for c in env.result.get("checks", [])
+              if isinstance(c, dict)} if env else {}
+    gpus = track.gpus
+    if not checks and not gpus:
+        return None
+    device = checks.get("cuda_available", "")
+    gpu = device.split(": ", 1)[1].split(",")[0] if device.startswith("True: ") else None
+    persistence = checks.get("persistence_mode", "")
+    count = None
+    if "/" in persistence and "GPU" in persistence:
+        count = int(persistence.rsplit("/", 1)[1].split()[0])
+    torch = checks.get("torch", "")
+    return Machine(
+        gpu=clean_line(gpu) if gpu else (gpus[0].name if gpus else None),
+        gpu_count=count if count is not None else (len(gpus) or None),
+        driver=clean_line(checks["driver"]) if "driver" in checks
+        else next((g.driver_version for g in gpus if g.driver_version), None),
+        cuda=clean_line(torch.split("(CUDA ", 1)[1].rstrip(")")) if "(CUDA " in torch else None,
+        torch=clean_line(torch.split(" ", 1)[0]) if torch else None,
+        nvcc=clean_line(checks["nvcc"].split(" (", 1)[0]) if checks.get("nvcc") else None,
+        python=clean_line(checks["python"].split(" (", 1)[0]) if checks.get("python") else None,
+        source=env.run_id if env else "telemetry")
+
+
+def gate_report(ws: Workspace, state: SessionState, run: GateRunRecord) -> GateReport:
+    facts, warnings, tables = details(run.gate, run.result) if run.finished else ((), (), ())
+    speedup = run.result.get("geomean_speedup") if run.gate == "bench" else None
+    validity = run.result.get("validity") if run.gate == "bench" else None
+    return GateReport(
+        run_id=clean_line(run.run_id), gate=clean_line(run.gate),
+        status=clean_line(run.status or "interrupted"),
+        summary=clean_line(run.summary if run.finished else "no finish in the journal (the cockpit "
+                           "that ran it went away)"),
+        phase=phase_at(state, run.started_t), started_t=run.started_t,
+        duration_s=run.duration_s, log=clean_line(stored_path(Path(run.log), ws.root)) if run.log else "",
+        facts=facts, warnings=warnings, tables=tables,
+        speedup=float(speedup) if isinstance(speedup, (int, float)) and not isinstance(speedup, bool)
+        else None,
+        valid=validity.get("valid") is True if isinstance(validity, dict) else None)
+
+
+def phase_at(state: SessionState, t: float) -> str | None:
+    for run in reversed(state.runs):
+        if run.started_t <= t and (run.ended_t is None or t <= run.ended_t):
+            return clean_line(run.phase)
+    return None
+
+
+def decisions(events: tuple[Event, ...], state: SessionState) -> tuple[Decision, ...]:
+    out = []
+    for e in events:
+        if e.get("type") != ev.DECISION:
+            continue
+        t = float(e["t"])
+        before = [r for r in state.gate_runs if r.gate == "bench" and r.finished_t is not None
+                  and r.finished_t <= t]
+        improvement = e.get("improvement")
+        out.append(Decision(t, clean_line(str(e.get("action", ""))), clean_line(str(e.get("summary", ""))),
+                            e.get("confirmed") is True,
+                            float(improvement) if isinstance(improvement, (int, float))
+                            and not isinstance(improvement, bool) else None,
+                            clean_line(str(e["commit"])) if e.get("commit") else None,
+                            before[-1].run_id if before else None))
+    return tuple(out)
+
+
+def gpu_phases(events: tuple[Event, ...]) -> tuple[GpuPhase, ...]:
+    out = []
+    for e in events:
+        if e.get("type") != ev.GPU_SUMMARY or not isinstance(e.get("gpus"), list):
+            continue
+        for g in e["gpus"]:
+            if not isinstance(g, dict):
+                continue
+            throttled = g["throttled_s"] if isinstance(g.get("throttled_s"), dict) else {}
+            stats = {k: _float(g.get(k)) for k in ("util_mean", "util_max", "power_mean_w",
+                                                    "power_max_w", "temp_max_c", "sm_clock_min_mhz")}
+            words = ", ".join(f"{clean_line(str(k))} {v:.0f} s" for k, v in throttled.items()
+                              if _float(v) is not None and k != "idle")
+            out.append(GpuPhase(clean_line(str(e.get("phase", ""))), _int(g.get("gpu")),
+                                _int(g.get("samples")), **stats, throttled=words or "none"))
+    return tuple(out)
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _float(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _read_track(ref: SessionRef, problems: list[str]) -> Track:
+    path = ref.path / TRACK_NAME
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return Track(())
+    except OSError as exc:
+        problems.append(f"{stored_path(path, ref.workspace)}: cannot read ({exc.strerror})")
+        return Track(())
+    track = parse_track(data.split(b"\n"), Path(stored_path(path, ref.workspace)))
+    problems.extend(track.problems)
+    return track
+
+
+def gate_rows(ref: SessionRef, run: GateRunRecord, problems: list[str]) -> list[TrackRow]:
+    """A headless gate's own NVML samples (the probe's result file), as track rows."""
+    from cockpit.gates.attention import probe_snapshots
+
+    path = ref.path / "results" / f"{run.run_id}.json"
+    try:
+        data = json.loads(decode(path.read_bytes()))
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError):
+        problems.append(f"{stored_path(path, ref.workspace)}: not a readable probe result, its "
+                        "GPU samples are left out")
+        return []
+    samples = data.get("gpu_samples") if isinstance(data, dict) else None
+    if not isinstance(samples, list) or not samples:
+        return []
+    try:
+        return downsample(probe_snapshots(samples))
+    except (KeyError, TypeError, ValueError):
+        problems.append(f"{stored_path(path, ref.workspace)}: GPU samples not understood, left out")
+        return []
+
+
+def series(ref: SessionRef, state: SessionState, track: Track, problems: list[str]) -> tuple[Series, ...]:
+    """Each GPU over the session: the TUI's track, with gaps filled by headless gates' samples."""
+    rows = list(track.rows)
+    covered = [r.t for r in rows]
+    sources: dict[int, list[str]] = {}
+    for r in rows:
+        sources.setdefault(r.gpu, ["cockpit"])
+    for run in state.gate_runs:
+        if run.gate not in WATCHED_GATES or not run.finished or (
+                _near(covered, run.started_t) and _near(covered, run.finished_t or run.started_t)):
+            continue  # the cockpit's own track already covers this run
+        extra = [r for r in gate_rows(ref, run, problems) if not _near(covered, r.t)]
+        rows += extra
+        for r in extra:
+            if run.run_id not in sources.setdefault(r.gpu, []):
+                sources[r.gpu].append(run.run_id)
+    rows.sort(key=lambda r: (r.gpu, r.t))
+    out = []
+    for gpu in sorted({r.gpu for r in rows}):
+        mine = [r for r in rows if r.gpu == gpu]
+        out.append(Series(gpu, next((r.uuid for r in mine if r.uuid), None), tuple(r.t for r in mine),
+                          tuple(r.util for r in mine), tuple(r.power_w for r in mine),
+                          tuple(r.temp_c for r in mine), tuple(r.sm_clock_mhz for r in mine),
+                          tuple(clean_line(s) for s in sources[gpu])))
+    return tuple(out)
+
+
+def _near(sorted_ts: list[float], t: float, within: float = 10.0) -> bool:
+    from bisect import bisect_left
+
+    i = bisect_left(sorted_ts, t)
+    return any(0 <= j < len(sorted_ts) and abs(sorted_ts[j] - t) <= within for j in (i - 1, i))
+
+
+def spans(state: SessionState, as_of: float) -> tuple[Span, ...]:
+    phases = [Span(clean_line(r.phase), r.started_t, r.ended_t if r.ended_t is not None else as_of,
+                   "phase") for r in state.runs]
+    gates = [Span(clean_line(r.run_id), r.started_t,
+                  r.finished_t if r.finished_t is not None else r.started_t,
+                  clean_line(r.status or "interrupted")) for r in state.gate_runs]
+    return tuple(phases + gates)
+
+
+def _notes(ref: SessionRef, problems: list[str]) -> str | None:
+    try:
+        return clean_block(decode(ref.log_md.read_bytes()))
+    except FileNotFoundError:
+        problems.append(f"{stored_path(ref.log_md, ref.workspace)}: missing (no notes to report)")
+    except OSError as exc:
+        problems.append(f"{stored_path(ref.log_md, ref.workspace)}: cannot read ({exc.strerror})")
+    return None
+
+
+def applied(events: tuple[Event, ...]) -> tuple[PatternRef, ...]:
+    return tuple(PatternRef(e["pattern"], clean_line(str(e.get("title", ""))),
+                            clean_line(str(e.get("why", ""))), float(e["t"]))
+                 for e in events if e.get("type") == ev.PATTERN_APPLIED
+                 and isinstance(e.get("pattern"), int) and not isinstance(e.get("pattern"), bool))
+
+
+def created(patterns: tuple[Pattern, ...], births: dict[int, float],
+            state: SessionState) -> tuple[PatternRef, ...]:
+    """Patterns whose evidence names this session first: the lessons it added."""
+    return tuple(PatternRef(p.id, clean_line(p.title), clean_line(p.problem), None)
+                 for p in patterns if births.get(p.id) == state.created_t and state.id in p.evidence)
+
+
+def _comparison(ws: Workspace, ref: SessionRef, refs: list[SessionRef], this: SessionSummary,
+                patterns: tuple[Pattern, ...], births: dict[int, float],
+                as_of: float) -> Comparison | None:
+    index = next((i for i, r in enumerate(refs) if r.id == ref.id), 0)
+    for earlier in reversed(refs[:index]):
+        read = read_session(earlier)
+        if read.state is not None:
+            previous = summarize(read.state, read.events, ws.root, patterns, births, as_of)
+            return compare(this, previous)
+    return None

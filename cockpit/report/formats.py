@@ -1,0 +1,42 @@
+"""Numbers and times as the report shows them, shared by the Markdown and HTML templates."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+
+def utc(t: float | None) -> str:
+    """2026-11-21 23:19 UTC."""
+    if t is None:
+        return "—"
+    return datetime.fromtimestamp(t, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def duration(seconds: float | None) -> str:
+    """18.5 s, 12 min, 1 h 05 min."""
+    if seconds is None:
+        return "—"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def offset(t: float, start: float) -> str:
+    """Time into the session: +1:05:12."""
+    s = max(0, round(t - start))
+    return f"+{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+def number(value: Any, spec: str = ".1f", none: str = "—") -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return none
+    return format(value, spec)
+
+
+def money(value: float) -> str:
+    return f"${value:,.2f}"
+
+
+FILTERS = {"utc": utc, "duration": duration, "offset": offset, "number": number, "money": money}

@@ -1,0 +1,189 @@
+"""What each kind of gate run adds to the report: facts, warnings and tables from its result.
+
+Results come from journals that may be old, hand-edited or torn, so every field is checked
+before use: a field that is missing or of the wrong type leaves its cell empty, never an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from cockpit.report.model import Fact, Table
+from cockpit.report.text import clean_line
+
+Details = tuple[tuple[Fact, ...], tuple[str, ...], tuple[Table, ...]]
+
+
+def details(gate: str, result: dict[str, Any]) -> Details:
+    """(facts, warnings, tables) for one finished run of `gate`."""
+    reader = _READERS.get(gate)
+    return reader(result) if reader else ((), (), ())
+
+
+def _s(value: Any) -> str:
+    return clean_line(str(value)) if value is not None else ""
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _fmt(value: Any, spec: str, none: str = "n/a") -> str:
+    number = _num(value)
+    return none if number is None else format(number, spec)
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def env_details(result: dict[str, Any]) -> Details:
+    checks = _dicts(result.get("checks"))
+    order = {"fail": 0, "warn": 1, "pass": 2}
+    rows = tuple((_s(c.get("status")).upper(), _s(c.get("name")), _s(c.get("value")),
+                  _s(c.get("fix")) if c.get("status") != "pass" else "")
+                 for c in sorted(checks, key=lambda c: order.get(str(c.get("status")), 3)))
+    warnings = tuple(f"{_s(c.get('name'))}: {_s(c.get('value'))}" for c in checks
+                     if c.get("status") in ("warn", "fail"))
+    table = Table("checks", ("status", "check", "value", "fix"), rows, (False,) * 4)
+    return (), warnings, (table,) if rows else ()
+
+
+@cache
+def short_name(mangled: str) -> str:
+    """Demangled once per name: a session rebuilds the same kernels, and c++filt is a process."""
+    from cockpit.gates.build import short_name as demangled
+
+    return demangled(mangled)
+
+
+def build_details(result: dict[str, Any]) -> Details:
+    facts = [Fact("build", "up to date (ninja had no work)" if result.get("up_to_date") is True
+                  else f"{_fmt(result.get('build_s'), '.1f')} s, {_fmt(result.get('steps'), '.0f')} "
+                       "ninja steps")]
+    if result.get("arch"):
+        facts.append(Fact("arch", _s(result["arch"])))
+    imported = result.get("import")
+    if isinstance(imported, dict):
+        facts.append(Fact("import", ("ok" if imported.get("ok") else "FAILED")
+                          + (f": {_s(imported.get('detail'))}" if imported.get("detail") else "")))
+    errors = tuple((f"{_s(e.get('file'))}:{_s(e.get('line'))}" if e.get("file") else "",
+                    _s(e.get("kind")), _s(e.get("message"))) for e in _dicts(result.get("errors")))
+    kernels = []
+    for k in _dicts(result.get("kernels")):
+        spills = (_num(k.get("spill_stores")) or 0) + (_num(k.get("spill_loads")) or 0)
+        kernels.append((_s(short_name(str(k.get("name", "")))), _s(k.get("arch")),
+                        _fmt(k.get("registers"), ".0f", ""), _fmt((_num(k.get("smem")) or 0) / 1024,
+                                                                  ".1f"),
+                        _fmt(k.get("stack"), ".0f", ""), f"{spills:.0f}"))
+    tables = []
+    if errors:
+        tables.append(Table("errors", ("where", "kind", "message"), errors, (False,) * 3))
+    if kernels:
+        tables.append(Table("resources per kernel", ("kernel", "arch", "regs", "smem KB", "stack",
+                                                     "spills"), tuple(kernels),
+                            (False, False, True, True, True, True)))
+    warnings = tuple(_s(w) for w in result.get("warnings", []) if isinstance(w, str)) \
+        if isinstance(result.get("warnings"), list) else ()
+    return tuple(facts), warnings, tuple(tables)
+
+
+def correctness_details(result: dict[str, Any]) -> Details:
+    rows = tuple(("ok" if r.get("ok") else "FAIL", _s(r.get("config")), _fmt(r.get("max_abs"), ".2e"),
+                  _fmt(r.get("rel_l2"), ".2e"), _fmt(r.get("tolerance"), "g"),
+                  _fmt(r.get("nonfinite"), ".0f"))
+                 for r in _dicts(result.get("rows")))
+    facts = (Fact("device", _s(result["device"])),) if result.get("device") else ()
+    table = Table("configs", ("", "config", "max |Δ|", "rel L2", "tolerance", "NaN/Inf"), rows,
+                  (False, False, True, True, True, True))
+    return facts, (), (table,) if rows else ()
+
+
+def bench_details(result: dict[str, Any]) -> Details:
+    validity = _dict(result.get("validity"))
+    facts = []
+    if result.get("device"):
+        facts.append(Fact("device", _s(result["device"])))
+    if _num(result.get("geomean_speedup")) is not None:
+        facts.append(Fact("speedup", f"{result['geomean_speedup']:.2f}x vs SDPA (geometric mean), "
+                                     f"{_s(result.get('level'))}"))
+    facts.append(Fact("validity", "VALID" if validity.get("valid") is True else "SUSPECT"))
+    for reason in validity.get("reasons", []) if isinstance(validity.get("reasons"), list) else []:
+        facts.append(Fact("why suspect", _s(reason)))
+    for note in validity.get("notes", []) if isinstance(validity.get("notes"), list) else []:
+        facts.append(Fact("note", _s(note)))
+    facts += [Fact("evidence", line) for line in evidence_lines(validity.get("evidence"))]
+    if result.get("next_step"):
+        facts.append(Fact("next step", _s(result["next_step"])))
+    keep = _dict(result.get("keep"))
+    if keep.get("summary"):
+        facts.append(Fact(f"keep/revert ({_s(keep.get('action'))})", _s(keep["summary"])))
+    warnings = (_s(validity["hint"]),) if validity.get("hint") else ()
+    rows = []
+    for r in _dicts(result.get("rows")):
+        impl = _dict(r.get("impl"))
+
+        def ms(name: str, impl: dict[str, Any] = impl) -> str:
+            entry = impl.get(name)
+            return _fmt(entry.get("median_ms"), ".4f") if isinstance(entry, dict) else "n/a"
+
+        ours = _dict(impl.get("ours"))
+        rows.append((_s(r.get("config")), ms("ours"), ms("sdpa"), ms("flash"), ms("cudnn"),
+                     _fmt(r.get("speedup_vs_sdpa"), ".2f") + "x", _fmt(r.get("speedup_vs_flash"), ".2f")
+                     + "x", _fmt(ours.get("tflops"), ".1f")))
+    table = Table("configs (median ms)", ("config", "ours", "SDPA", "FLASH", "cuDNN", "vs SDPA",
+                                          "vs FLASH", "TFLOP/s"), tuple(rows),
+                  (False,) + (True,) * 7)
+    return tuple(facts), warnings, (table,) if rows else ()
+
+
+def evidence_lines(evidence: Any) -> list[str]:
+    """The validity evidence in words: window, clock events, clocks, other processes."""
+    if not isinstance(evidence, dict) or not evidence:
+        return []
+    lines = []
+    if _num(evidence.get("window_s")) is not None:
+        lines.append(f"{evidence['window_s']:.1f} s watched, {_fmt(evidence.get('samples'), '.0f')} "
+                     "NVML samples")
+    for t in _dicts(evidence.get("throttle")):
+        tolerated = " (tolerated)" if t.get("tolerated") else ""
+        lines.append(f"GPU {_s(t.get('gpu'))}: {_s(t.get('reason'))} for {_fmt(t.get('seconds'), '.1f')} s"
+                     f"{tolerated}")
+    for c in _dicts(evidence.get("clocks")):
+        lines.append(f"GPU {_s(c.get('gpu'))}: busy SM clock {_fmt(c.get('min_busy_sm_clock_mhz'), '.0f')}"
+                     f"–{_fmt(c.get('max_busy_sm_clock_mhz'), '.0f')} MHz of "
+                     f"{_fmt(c.get('max_sm_clock_mhz'), '.0f')}; {_fmt(c.get('samples_below'), '.0f')} "
+                     f"busy samples below {_fmt(c.get('threshold_mhz'), '.0f')} MHz")
+    for f in _dicts(evidence.get("foreign")):
+        lines.append(f"another process on the GPU: {_s(f)}")
+    return lines
+
+
+def profile_details(result: dict[str, Any]) -> Details:
+    facts = []
+    for k in _dicts(result.get("kernels"))[:3]:
+        v = _dict(k.get("verdict"))
+        facts += [Fact("kernel", _s(str(k.get("name", "")).split("(")[0])),
+                  Fact("verdict", f"{_s(v.get('bottleneck'))}: {_s(v.get('headline'))}"),
+                  Fact("the one fix", _s(v.get("recommendation"))),
+                  Fact("confidence", f"{_s(v.get('confidence'))}: {_s(v.get('confidence_reason'))}")]
+    if result.get("clock_note"):
+        facts.append(Fact("clocks", _s(result["clock_note"])))
+    if result.get("report"):
+        facts.append(Fact("ncu report", _s(result["report"])))
+    seen = result.get("kernels_seen")
+    if isinstance(seen, list) and seen:
+        facts.append(Fact("kernels that ran", ", ".join(_s(n) for n in seen)))
+    return tuple(facts), (), ()
+
+
+_READERS: dict[str, Callable[[dict[str, Any]], Details]] = {
+    "env": env_details, "build": build_details, "correctness": correctness_details,
+    "bench": bench_details, "profile": profile_details,
+}

@@ -1,0 +1,206 @@
+"""The end-of-session report as data: what `build.py` reads out of a session folder and what the
+Markdown, HTML and JSON writers render. Frozen, plain types only, so it round-trips through
+JSON (`jsonio.py`); every text in it has been through `text.clean_line`/`clean_block`.
+
+Times are unix seconds (UTC when shown); durations are seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The best VALID benchmark of the session (geometric mean over its configs, vs SDPA)."""
+
+    best_speedup: float | None
+    level: str | None
+    """CRITICAL / HIGH / MEDIUM / SUCCESS, as `cockpit decide` classes it."""
+    run_id: str | None
+    valid_runs: int
+    suspect_runs: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Machine:
+    """From the env gate's checks, and the telemetry track for what the probe does not say."""
+
+    gpu: str | None
+    gpu_count: int | None
+    driver: str | None
+    cuda: str | None
+    torch: str | None
+    nvcc: str | None
+    python: str | None
+    source: str
+    """Where it was read: the env run's id, or "telemetry" when no env gate ran."""
+
+
+@dataclass(frozen=True)
+class PhaseRow:
+    name: str
+    budget_s: float
+    actual_s: float
+    overrun_s: float
+    progress: str
+    """pending, running, paused, done, skipped."""
+    visits: int
+
+
+@dataclass(frozen=True)
+class TimedText:
+    t: float
+    text: str
+    auto: bool = False
+
+
+@dataclass(frozen=True)
+class Fact:
+    label: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    numeric: tuple[bool, ...]
+    """Per column: right-align it."""
+
+
+@dataclass(frozen=True)
+class GateReport:
+    """One gate run, with what its kind of gate has to say (facts, warnings, tables)."""
+
+    run_id: str
+    gate: str
+    status: str
+    summary: str
+    phase: str | None
+    started_t: float
+    duration_s: float | None
+    log: str
+    """Relative to the workspace."""
+    facts: tuple[Fact, ...]
+    warnings: tuple[str, ...]
+    tables: tuple[Table, ...]
+    speedup: float | None = None
+    valid: bool | None = None
+
+
+@dataclass(frozen=True)
+class Decision:
+    t: float
+    action: str
+    summary: str
+    confirmed: bool
+    improvement: float | None
+    commit: str | None
+    after_run: str | None
+    """The bench run the decision followed."""
+
+
+@dataclass(frozen=True)
+class GpuPhase:
+    """One GPU during one phase, from the journal's `gpu_summary` events."""
+
+    phase: str
+    gpu: int
+    samples: int
+    util_mean: float | None
+    util_max: float | None
+    power_mean_w: float | None
+    power_max_w: float | None
+    temp_max_c: float | None
+    sm_clock_min_mhz: float | None
+    throttled: str
+
+
+@dataclass(frozen=True)
+class Series:
+    """One GPU's telemetry over the session, column by column (None: not read)."""
+
+    gpu: int
+    uuid: str | None
+    t: tuple[float, ...]
+    util: tuple[float | None, ...]
+    power_w: tuple[float | None, ...]
+    temp_c: tuple[float | None, ...]
+    sm_clock_mhz: tuple[float | None, ...]
+    sources: tuple[str, ...]
+    """"cockpit" (the TUI's track) and/or gate run ids whose own samples filled gaps."""
+
+
+@dataclass(frozen=True)
+class Span:
+    """A stretch of the session for the chart: a phase visit or a gate run."""
+
+    label: str
+    start_t: float
+    end_t: float
+    kind: str
+    """"phase", or the gate's status for a gate run."""
+
+
+@dataclass(frozen=True)
+class PatternRef:
+    id: int
+    title: str
+    why: str
+    t: float | None
+    run_id: str | None = None
+
+
+@dataclass(frozen=True)
+class CompareRow:
+    metric: str
+    this: str
+    previous: str
+    change: str
+
+
+@dataclass(frozen=True)
+class Comparison:
+    previous_id: str
+    previous_objective: str
+    rows: tuple[CompareRow, ...]
+
+
+@dataclass(frozen=True)
+class Report:
+    schema_version: int
+    session: str
+    objective: str
+    template: str
+    started_t: float
+    ended_t: float | None
+    as_of_t: float
+    """When the report was taken (the end, for an ended session)."""
+    duration_s: float
+    """Working time: pauses excluded."""
+    wall_s: float
+    gpu_cost_per_hour: float
+    cost: float
+    outcome: Outcome
+    machine: Machine | None
+    phases: tuple[PhaseRow, ...]
+    statuses: tuple[TimedText, ...]
+    gates: tuple[GateReport, ...]
+    decisions: tuple[Decision, ...]
+    gpu_phases: tuple[GpuPhase, ...]
+    telemetry: tuple[Series, ...]
+    spans: tuple[Span, ...]
+    notes: str | None
+    """SESSION.md as the engineer left it (None when missing)."""
+    journal_notes: tuple[TimedText, ...]
+    patterns_applied: tuple[PatternRef, ...]
+    patterns_created: tuple[PatternRef, ...]
+    repeated_mistakes: tuple[PatternRef, ...]
+    comparison: Comparison | None
+    problems: tuple[str, ...]
+    """What could not be read (torn journal lines, missing files), one line each."""

@@ -1,0 +1,29 @@
+"""Text from journals, notes and gate output made safe to carry into a report: escape sequences
+and control characters out, invalid UTF-8 already replaced; each format then escapes it its way."""
+
+from __future__ import annotations
+
+import re
+
+# CSI (ESC [ ... final), OSC (ESC ] ... BEL or ST), and two-byte ESC sequences.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL_OR_NEWLINE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def clean_line(text: str) -> str:
+    """One line: escape sequences dropped, tabs and newlines become spaces, other control
+    characters become U+FFFD so something visible says a byte was there."""
+    text = _ANSI.sub("", text).replace("\t", " ").replace("\r\n", " ").replace("\n", " ")
+    return _CONTROL_OR_NEWLINE.sub("\ufffd", text)
+
+
+def clean_block(text: str) -> str:
+    """Several lines (SESSION.md): as `clean_line`, but newlines kept and CRLF made LF."""
+    text = _ANSI.sub("", text).replace("\r\n", "\n").replace("\t", "    ")
+    return _CONTROL.sub("\ufffd", text)
+
+
+def decode(data: bytes) -> str:
+    """Bytes from disk as text; invalid UTF-8 shows as U+FFFD instead of failing the report."""
+    return data.decode("utf-8", errors="replace")

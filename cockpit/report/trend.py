@@ -1,0 +1,144 @@
+"""Sessions compared: this one against the one before, and the whole workspace's trend —
+duration, time to the first valid baseline, best valid speedup, patterns applied, repeated
+mistakes — with regressions called out."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from cockpit.analysis.keep import geomean_speedup
+from cockpit.report.history import REGRESSION_MARGIN, SessionSummary
+from cockpit.report.model import CompareRow, Comparison
+
+
+def minutes(seconds: float | None) -> str:
+    return "—" if seconds is None else f"{seconds / 60:.0f} min"
+
+
+def times(speedup: float | None) -> str:
+    return "—" if speedup is None else f"{speedup:.2f}x"
+
+
+def change(now: float | None, before: float | None, lower_is_better: bool) -> str:
+    """"-38 % (better)" — relative change, and whether it is the way the loop wants."""
+    if now is None or before is None or before == 0:
+        return "—"
+    delta = now / before - 1
+    if abs(delta) < 0.005:
+        return "same"
+    better = (delta < 0) == lower_is_better
+    return f"{delta:+.0%} ({'better' if better else 'worse'})"
+
+
+def count_change(now: int, before: int, lower_is_better: bool) -> str:
+    if now == before:
+        return "same"
+    better = (now < before) == lower_is_better
+    return f"{now - before:+d} ({'better' if better else 'worse'})"
+
+
+def compare(this: SessionSummary, previous: SessionSummary) -> Comparison:
+    """The five numbers of the learning loop, this session against the one before."""
+    rows = (
+        CompareRow("duration", minutes(this.duration_s), minutes(previous.duration_s),
+                   change(this.duration_s, previous.duration_s, lower_is_better=True)),
+        CompareRow("time to first valid baseline", minutes(this.first_valid_s),
+                   minutes(previous.first_valid_s),
+                   change(this.first_valid_s, previous.first_valid_s, lower_is_better=True)),
+        CompareRow("best valid speedup", times(this.best_speedup), times(previous.best_speedup),
+                   change(this.best_speedup, previous.best_speedup, lower_is_better=False)),
+        CompareRow("patterns applied", str(len(this.patterns_applied)),
+                   str(len(previous.patterns_applied)),
+                   count_change(len(this.patterns_applied), len(previous.patterns_applied), False)),
+        CompareRow("repeated mistakes", str(len(this.mistakes)), str(len(previous.mistakes)),
+                   count_change(len(this.mistakes), len(previous.mistakes), True)),
+    )
+    return Comparison(previous.id, previous.objective, rows)
+
+
+@dataclass(frozen=True)
+class Regression:
+    session: str
+    earlier: str
+    slower: float
+    """How much slower, as a fraction (0.12 = 12 % slower)."""
+    configs: int
+    text: str
+
+
+@dataclass(frozen=True)
+class HistoryTable:
+    """Every session side by side, oldest first, with the trend; what `cockpit history` prints
+    and the TUI's History screen draws."""
+
+    sessions: tuple[SessionSummary, ...]
+    vs_previous: Comparison | None
+    """The latest session against the one before it."""
+    overall: tuple[str, ...]
+    regressions: tuple[Regression, ...]
+    durations_min: tuple[float, ...]
+    best_speedups: tuple[float | None, ...]
+    problems: tuple[str, ...] = ()
+
+
+def regressions(sessions: Sequence[SessionSummary]) -> tuple[Regression, ...]:
+    """Each session whose best valid run is slower than an earlier session's best valid run on
+    the same GPU and configs, against the earlier run it loses most to."""
+    out = []
+    for i, s in enumerate(sessions):
+        if not s.best_ms:
+            continue
+        worst: tuple[float, int, SessionSummary] | None = None
+        for earlier in sessions[:i]:
+            if not earlier.best_ms or earlier.device != s.device:
+                continue
+            speedup, shared = geomean_speedup(dict(earlier.best_ms), dict(s.best_ms))
+            if shared and speedup < 1 - REGRESSION_MARGIN and (worst is None or speedup < worst[0]):
+                worst = (speedup, shared, earlier)
+        if worst is not None:
+            speedup, shared, earlier = worst
+            slower = 1 / speedup - 1
+            out.append(Regression(s.id, earlier.id, round(slower, 4), shared,
+                                  f"{s.id}: best valid run {slower:.0%} slower than {earlier.id}'s "
+                                  f"over {shared} shared configs on {s.device or 'the same GPU'}"))
+    return tuple(out)
+
+
+def overall(sessions: Sequence[SessionSummary]) -> tuple[str, ...]:
+    """The trend over all sessions, in a few lines."""
+    if len(sessions) < 2:
+        return ("one session so far: the trend starts with the next one",) if sessions else ()
+    lines = []
+    durations = [s.duration_s for s in sessions if s.ended_t is not None and s.duration_s > 0]
+    if len(durations) >= 2:
+        ratios = [b / a for a, b in pairwise(durations)]
+        mean = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) - 1
+        lines.append(f"duration: each ended session {abs(mean):.0%} "
+                     f"{'shorter' if mean < 0 else 'longer'} than the one before, on average "
+                     f"({minutes(durations[0])} → {minutes(durations[-1])})")
+    valid = [s for s in sessions if s.best_speedup is not None]
+    if valid:
+        best = max(valid, key=lambda s: s.best_speedup or 0.0)
+        lines.append(f"best valid speedup: {times(valid[0].best_speedup)} in {valid[0].id} → "
+                     f"{times(valid[-1].best_speedup)} in {valid[-1].id}; best {times(best.best_speedup)} "
+                     f"in {best.id}")
+    firsts = [s.first_valid_s for s in sessions if s.first_valid_s is not None]
+    if len(firsts) >= 2:
+        lines.append(f"time to first valid baseline: {minutes(firsts[0])} → {minutes(firsts[-1])}")
+    lines.append("repeated mistakes per session: " + " → ".join(str(len(s.mistakes)) for s in sessions))
+    lines.append(f"patterns applied: {sum(len(s.patterns_applied) for s in sessions)} over "
+                 f"{len(sessions)} sessions")
+    return tuple(lines)
+
+
+def history_table(sessions: Sequence[SessionSummary], problems: Sequence[str] = ()) -> HistoryTable:
+    ordered = tuple(sorted(sessions, key=lambda s: (s.started_t, s.id)))
+    return HistoryTable(
+        sessions=ordered,
+        vs_previous=compare(ordered[-1], ordered[-2]) if len(ordered) >= 2 else None,
+        overall=overall(ordered), regressions=regressions(ordered),
+        durations_min=tuple(round(s.duration_s / 60, 1) for s in ordered),
+        best_speedups=tuple(s.best_speedup for s in ordered), problems=tuple(problems))
