@@ -156,10 +156,10 @@ def slugify(objective: str, limit: int = 40) -> str:
 
 def create_session(
     ws: Workspace, config: Config, objective: str, template: str | None, now: float,
-    start_timer: bool = True,
+    start_timer: bool = True, tag: str | None = None,
 ) -> SessionRef:
     """Make `sessions/YYYYMMDD-HHMM-xxxx-slug/` with its journal and SESSION.md; the first phase
-    starts now."""
+    starts now. `tag` fixes the four hex digits (screenshots must not change from run to run)."""
     objective = " ".join(objective.split())
     if not objective:
         raise CockpitError('the objective is empty; say what this session is for: cockpit new "..."')
@@ -173,12 +173,14 @@ def create_session(
         ) from exc
     slug = slugify(objective)
     while True:
-        session_id = new_session_id(now, slug)
+        session_id = new_session_id(now, slug, tag)
         path = ws.sessions_dir / session_id
         try:
             path.mkdir()
             break
         except FileExistsError:
+            if tag is not None:
+                raise CockpitError(f"{path}: a session with this id exists already") from None
             continue  # another `cockpit new` drew the same four digits this minute: draw again
         except OSError as exc:
             raise CockpitError(
@@ -198,11 +200,11 @@ def create_session(
     return ref
 
 
-def new_session_id(now: float, slug: str) -> str:
+def new_session_id(now: float, slug: str, tag: str | None = None) -> str:
     """`20261123-0915-a3f1-slug`: sorts by start (UTC) and reads as a date; the four hex digits
     (`session_tag`) keep two boxes that start a session the same minute apart."""
     stamp = datetime.fromtimestamp(now, tz=timezone.utc).strftime("%Y%m%d-%H%M")
-    return f"{stamp}-{session_tag()}-{slug}"
+    return f"{stamp}-{tag or session_tag()}-{slug}"
 
 
 def session_tag() -> str:

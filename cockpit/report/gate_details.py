@@ -58,9 +58,17 @@ def env_details(result: dict[str, Any]) -> Details:
 @cache
 def short_name(mangled: str) -> str:
     """Demangled once per name: a session rebuilds the same kernels, and c++filt is a process."""
-    from cockpit.gates.build import short_name as demangled
+    from cockpit.hardware.symbols import demangle
+    from cockpit.hardware.symbols import short_name as shortened
 
-    return demangled(mangled)
+    return shortened(demangle(mangled))
+
+
+def _occupancy(kernel: dict[str, Any]) -> str:
+    """`H100 80GB HBM3 1×8 warps (registers); L4 1×8 (registers + shared memory)`."""
+    return "; ".join(f"{_s(o.get('gpu'))} {_fmt(o.get('blocks_per_sm'), '.0f')} blk "
+                     f"{_fmt(o.get('warps_per_sm'), '.0f')} warps ({_s(o.get('limiter'))})"
+                     for o in _dicts(kernel.get("occupancy")))
 
 
 def build_details(result: dict[str, Any]) -> Details:
@@ -78,17 +86,18 @@ def build_details(result: dict[str, Any]) -> Details:
     kernels = []
     for k in _dicts(result.get("kernels")):
         spills = (_num(k.get("spill_stores")) or 0) + (_num(k.get("spill_loads")) or 0)
-        kernels.append((_s(short_name(str(k.get("name", "")))), _s(k.get("arch")),
-                        _fmt(k.get("registers"), ".0f", ""), _fmt((_num(k.get("smem")) or 0) / 1024,
-                                                                  ".1f"),
-                        _fmt(k.get("stack"), ".0f", ""), f"{spills:.0f}"))
+        # Shared memory per block as launched (dynamic) where the build recorded it, else ptxas's.
+        smem = _num(k.get("smem_per_block")) if k.get("smem_per_block") is not None else _num(k.get("smem"))
+        kernels.append((_s(k.get("label") or short_name(str(k.get("name", "")))), _s(k.get("arch")),
+                        _fmt(k.get("registers"), ".0f", ""), _fmt((smem or 0) / 1024, ".1f"),
+                        _fmt(k.get("stack"), ".0f", ""), f"{spills:.0f}", _occupancy(k)))
     tables = []
     if errors:
         tables.append(Table("errors", ("where", "kind", "message"), errors, (False,) * 3))
     if kernels:
-        tables.append(Table("resources per kernel", ("kernel", "arch", "regs", "smem KB", "stack",
-                                                     "spills"), tuple(kernels),
-                            (False, False, True, True, True, True)))
+        tables.append(Table("resources per kernel", ("kernel", "arch", "regs", "smem KB/block",
+                                                     "stack", "spills", "occupancy per SM"),
+                            tuple(kernels), (False, False, True, True, True, True, False)))
     warnings = tuple(_s(w) for w in result.get("warnings", []) if isinstance(w, str)) \
         if isinstance(result.get("warnings"), list) else ()
     return tuple(facts), warnings, tuple(tables)

@@ -50,7 +50,7 @@ def parse_size(text: str) -> tuple[int, int]:
 def build_demo_session(ws: Workspace, config: Config) -> tuple[SessionRef, float]:
     """An optimize session 42 minutes in: Environment done, Baseline over budget, Profile running."""
     t = DEMO_START
-    ref = create_session(ws, config, "Vectorize K loads in the QK^T loop", "optimize", t)
+    ref = create_session(ws, config, "Vectorize K loads in the QK^T loop", "optimize", t, tag="d3m0")
     live = LiveSession(ref)
 
     def at(offset_s: float, make: Callable[[SessionState, float], list[Event]]) -> None:
