@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
@@ -28,6 +29,7 @@ from cockpit.session.status import (
     terminal_title,
 )
 from cockpit.session.timer import TimerView
+from cockpit.telemetry.track import TRACK_NAME, TrackWriter
 from cockpit.ui import hangup, session_actions
 from cockpit.ui.commands import COMMANDS, bindings
 from cockpit.ui.editor import SessionEditor
@@ -108,9 +110,19 @@ class CockpitApp(App[int]):
         self.gates = GateBoard(self)
         self.pattern_desk = PatternDesk(self, self.gates)
         self.gpu = GpuFeed(self, telemetry, gpu_every_s, initial_gpu[1] if initial_gpu else None,
-                           lambda _snapshot: self.pacer.on_gpu_frame(self.gpu.every_s))
+                           self._gpu_frame)
+        self.track: TrackWriter | None = None  # the session's telemetry.jsonl
         # What runs now, for the status line; the first source that reports something wins.
         self.activity_sources: list[ActivitySource] = [self.gates.activity]
+
+    def _gpu_frame(self, snapshot: Snapshot) -> None:
+        """A GPU poll was rendered: keep it in the session's track, tick the clock in its frame."""
+        if self.track is not None:
+            try:
+                self.track.offer(snapshot)
+            except CockpitError as exc:
+                self.report_once(str(exc), "warning")
+        self.pacer.on_gpu_frame(self.gpu.every_s)
 
     @property
     def gpu_history(self) -> History | None:
@@ -170,6 +182,7 @@ class CockpitApp(App[int]):
             self.notify(str(exc), severity="error", markup=False)
             return
         self.live = live
+        self.track = TrackWriter(ref.path / TRACK_NAME)
         self._attached_t = self.clock.now()
         state = live.state
         if state.attached_pid is not None:
@@ -192,6 +205,10 @@ class CockpitApp(App[int]):
     def _close_session(self, reason: str) -> None:
         if self.editor.is_mounted:
             self.editor.flush()
+        track, self.track = self.track, None
+        if track is not None:
+            with contextlib.suppress(CockpitError):  # a full disk was reported when it happened
+                track.close()
         live, self.live = self.live, None
         if live is None:
             return
@@ -375,6 +392,16 @@ class CockpitApp(App[int]):
 
     def action_end_session(self) -> None:
         session_actions.end_session(self)
+
+    def action_export_report(self) -> None:
+        from cockpit.ui.report_actions import export_report
+
+        export_report(self, "Mid-session")
+
+    def action_open_history(self) -> None:
+        from cockpit.ui.history_screen import HistoryScreen
+
+        self.push_screen(HistoryScreen(self.workspace, self.clock.now()))
 
     def action_new_session(self) -> None:
         session_actions.ask_new_session(self)

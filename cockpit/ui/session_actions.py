@@ -105,6 +105,9 @@ def end_session(host: CockpitHost) -> None:
 
     def end() -> None:
         if host.intent(timer.end_session):
+            from cockpit.ui.report_actions import export_report
+
             host.notify("Session ended. ctrl+n starts the next one.")
+            export_report(host, "Session ended")
 
     confirm(host, f"End session {live.state.id} for good?", end)
