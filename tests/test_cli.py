@@ -121,9 +121,14 @@ def test_a_missing_workspace_is_exit_2(tmp_path: Path) -> None:
 def test_screenshot_writes_svgs_of_the_main_screens(tmp_path: Path) -> None:
     result = run("screenshot", "--out", str(tmp_path / "shots"), "--size", "120x36")
     assert result.returncode == 0, result.stderr
-    main_svg = (tmp_path / "shots" / "main.svg").read_text()
-    assert "<svg" in main_svg and "Vectorize" in main_svg and "PROFILE" in main_svg
-    assert (tmp_path / "shots" / "new-session.svg").exists()
+    shots = tmp_path / "shots"
+    main_svg = (shots / "main.svg").read_text()  # a recorded H200 session, mid-way
+    assert "<svg" in main_svg and "build-loop" in main_svg and "BASELINE" in main_svg
+    assert {p.name for p in shots.iterdir()} == {
+        "main.svg", "main-80x24.svg", "bench.svg", "profile.svg", "build-running.svg", "editor.svg",
+        "patterns.svg", "history.svg", "new-session.svg"}
+    assert "[2/3]" in (shots / "build-running.svg").read_text().replace("&#160;", " ")
+    assert "History:" in (shots / "history.svg").read_text().replace("&#160;", " ")
     assert run("screenshot", "--size", "huge").returncode == 2
 
 

@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
-from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
@@ -31,7 +30,7 @@ from cockpit.session.status import (
 from cockpit.session.timer import TimerView
 from cockpit.telemetry.track import TRACK_NAME, TrackWriter
 from cockpit.ui import hangup, session_actions
-from cockpit.ui.commands import COMMANDS, bindings
+from cockpit.ui.commands import COMMANDS
 from cockpit.ui.editor import SessionEditor
 from cockpit.ui.gate_board import GateBoard
 from cockpit.ui.gate_panel import GateDetail, GatePanel
@@ -68,13 +67,6 @@ class CockpitApp(App[int]):
     CSS_PATH = "cockpit.tcss"
     COMMANDS = App.COMMANDS | {PatternProvider}
     TITLE = "cockpit"
-    BINDINGS = [
-        # Tab always reaches the editor, from any panel (priority: before a widget's own tab).
-        Binding("tab", "focus_editor", "Editor", priority=True),
-        Binding("ctrl+f", "zoom", "Zoom panel", tooltip="The focused panel fills the window; again: back"),
-        *bindings(),
-    ]
-
     def __init__(
         self,
         workspace: Workspace,

@@ -42,4 +42,6 @@ COMMANDS: tuple[Command, ...] = (
 
 
 def bindings() -> list[BindingType]:
-    return [Binding(c.key, c.action, c.title, show=c.footer) for c in COMMANDS]
+    """The main screen's keys (the History screen and the dialogs have their own): each runs
+    the app's action of that name."""
+    return [Binding(c.key, f"app.{c.action}", c.title, show=c.footer) for c in COMMANDS]

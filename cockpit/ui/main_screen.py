@@ -7,12 +7,13 @@ from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer
 
-from cockpit.ui.commands import COMMANDS
+from cockpit.ui.commands import COMMANDS, bindings
 from cockpit.ui.typing_guard import TYPING_GAP_S, Hold, KeyGuard, Type
 
 if TYPE_CHECKING:
@@ -44,6 +45,13 @@ class MainScreen(Screen[None]):
     """The cockpit's own screen (dialogs push theirs on top)."""
 
     BLANK = True  # covered by its columns: painted as blank lines, not from its style cache
+    BINDINGS = [
+        # Tab always reaches the editor, from any panel (priority: before a widget's own tab).
+        Binding("tab", "app.focus_editor", "Editor", priority=True),
+        Binding("ctrl+f", "app.zoom", "Zoom panel",
+                tooltip="The focused panel fills the window; again: back"),
+        *bindings(),
+    ]
 
     def __init__(self, cockpit: CockpitApp, typing_gap_s: float = TYPING_GAP_S) -> None:
         super().__init__()

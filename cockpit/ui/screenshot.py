@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import os
 import re
 import shutil
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cockpit.clock import FakeClock
-from cockpit.config import Config, load_config
+from cockpit.config import Config, GateConfig, load_config
 from cockpit.errors import CockpitError
 from cockpit.session import events as ev
 from cockpit.session import timer
@@ -124,6 +125,123 @@ async def _render(app: CockpitApp, size: tuple[int, int], out: Path) -> list[Pat
     return written
 
 
+# The recorded sessions (two real H200 sessions, the report's fixture) and the real build log a
+# running build replays; without them (an installed wheel) the scripted demo stands in.
+RECORDED = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "sessions" / "ws"
+BUILD_LOG = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "gpu" / "build" / "clean.log"
+
+
+def mid_session(ws: Workspace, session_id: str, before: str | None = None) -> tuple[SessionRef, float]:
+    """A copy of a recorded session as it stood while its last phase ran (or before the first
+    event of type `before`): the journal is cut there, so the screen shows a running session."""
+    source = RECORDED / "sessions" / session_id
+    ref = SessionRef(session_id, None, ws.sessions_dir / session_id)
+    shutil.copytree(source, ref.path)
+    lines = ref.journal.read_text(encoding="utf-8").splitlines(keepends=True)
+    types = [json.loads(line).get("type") for line in lines]
+    if before is not None:
+        cut = types.index(before)
+    else:  # the session as it stood while its last phase ran
+        cut = max(i for i, kind in enumerate(types) if kind == "phase_ended")
+    kept = lines[:cut]
+    ref.journal.write_text("".join(kept), encoding="utf-8")
+    now = load_state(ref).last_event_t + 90
+    return ref, now
+
+
+async def _select_gate(app: CockpitApp, pilot: Any, gate: str) -> None:
+    app.set_focus(app.gate_panel)
+    while app.gate_panel.selected != gate:
+        await pilot.press("down")
+    await pilot.pause()
+
+
+async def _shoot(app: CockpitApp, size: tuple[int, int], out: Path, name: str, title: str,
+                 keys: tuple[str, ...] = (), gate: str | None = None) -> Path:
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        if gate is not None:
+            await _select_gate(app, pilot, gate)
+        if keys:
+            await pilot.press(*keys)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        app.clear_notifications()
+        await pilot.pause()
+        return _save(app.export_screenshot(title=title), out / name)
+
+
+async def _shoot_running_build(app: CockpitApp, size: tuple[int, int], out: Path) -> Path:
+    """The build gate replaying the first half of a real H200 build log, caught mid-build."""
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await _select_gate(app, pilot, "build")
+        await pilot.press("r")
+        for _ in range(100):  # the replay's lines arrive in the gate's 50 ms batches
+            await pilot.pause(0.05)
+            if any("[2/3]" in line for line in app.gate_detail.output_log.lines):
+                break
+        await pilot.pause(0.3)
+        app.clear_notifications()
+        await pilot.pause()
+        path = _save(app.export_screenshot(title="cockpit — a build running"), out / "build-running.svg")
+        app.gates.cancel()
+        await app.gates.stop_for_quit()
+        return path
+
+
+async def _render_recorded(tmp: Path, size: tuple[int, int], out: Path) -> list[Path]:
+    import sys
+
+    sessions = sorted(p.name for p in (RECORDED / "sessions").iterdir() if p.is_dir())
+    loop, bench_profile = sessions[0], sessions[-1]
+    shots: list[Path] = []
+
+    def app_for(folder: str, session_id: str, before: str | None = None,
+                config: Config | None = None) -> CockpitApp:
+        ws = Workspace(tmp / folder)
+        ws.sessions_dir.mkdir(parents=True)
+        shutil.copytree(RECORDED / "patterns", ws.patterns_dir)
+        ref, now = mid_session(ws, session_id, before)
+        return screenshot_app(ws, config or Config(), ref, now)
+
+    shots.append(await _shoot(app_for("main", loop), size, out, "main.svg", "cockpit"))
+    shots.append(await _shoot(app_for("bench", loop), size, out, "bench.svg",
+                              "cockpit — benchmark and its validity", gate="bench"))
+    shots.append(await _shoot(app_for("profile", bench_profile), size, out, "profile.svg",
+                              "cockpit — the profile verdict", gate="profile"))
+    shots.append(await _shoot(app_for("editor", loop), size, out, "editor.svg", "cockpit — the editor",
+                              keys=("tab", *"- BN=64 keeps 2 blocks/SM; next: profile D=64")))
+    shots.append(await _shoot(app_for("patterns", loop), size, out, "patterns.svg",
+                              "cockpit — the pattern library", keys=("o", *"smem")))
+    shots.append(await _shoot(app_for("main-80x24", loop), (80, 24), out, "main-80x24.svg",
+                              "cockpit in an 80x24 pane"))
+    replay = tmp / "replay_recorded_build.py"  # the real H200 log up to its step [2/3], then waits
+    replay.write_text("import sys, time\n"
+                      "print(*open(sys.argv[1]).read().splitlines()[2:46], sep='\\n', flush=True)\n"
+                      "time.sleep(60)\n", encoding="utf-8")
+    replayed = GateConfig(command=(sys.executable, str(replay), str(BUILD_LOG)))
+    building = dataclasses.replace(Config(), gates={"build": replayed})
+    shots.append(await _shoot_running_build(app_for("build", loop, "gate_started", building), size, out))
+    history_ws = Workspace(tmp / "history")
+    shutil.copytree(RECORDED, history_ws.root)
+    last = resolve_session(history_ws, sessions[-1])
+    assert last is not None
+    hist_app = screenshot_app(history_ws, Config(), last, load_state(last).last_event_t + 90)
+    shots.append(await _shoot(hist_app, size, out, "history.svg", "cockpit — history", keys=("H",)))
+    return shots
+
+
+async def _render_dialog(app: CockpitApp, size: tuple[int, int], out: Path) -> Path:
+    from cockpit.ui.dialogs import NewSessionDialog
+
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await app.push_screen(NewSessionDialog(sorted(app.config.templates), app.config.default_template))
+        await pilot.pause()
+        return _save(app.export_screenshot(title="cockpit — new session"), out / "new-session.svg")
+
+
 def _save(svg: str, path: Path) -> Path:
     path.write_text(svg, encoding="utf-8")
     return path
@@ -140,6 +258,11 @@ def take_screenshots(out: Path, size: tuple[int, int], workspace: Workspace | No
         raise CockpitError(f"{out}: cannot create the screenshot folder ({exc.strerror})") from exc
     with tempfile.TemporaryDirectory(prefix="cockpit-shot-") as tmp:
         ws = Workspace(Path(tmp))
+        if (session is None or workspace is None) and RECORDED.is_dir():
+            shots = asyncio.run(_render_recorded(Path(tmp), size, out))
+            ref, now = build_demo_session(ws, Config())
+            dialog = asyncio.run(_render_dialog(screenshot_app(ws, Config(), ref, now), size, out))
+            return [*shots, dialog]
         if session is None or workspace is None:
             config = Config()
             ref, now = build_demo_session(ws, config)
