@@ -1,0 +1,74 @@
+"""A session driven through the TUI on a GPU box: the real app (headless, Textual's Pilot) with live
+NVML in its GPU panel and telemetry track, its own gate runner running the gates in order, the
+phase timer moved by its intents, notes typed into SESSION.md, then End session, which writes
+the report. For the device tool (no terminal there):
+
+    python3 bench/device/tui_session.py WORKSPACE "OBJECTIVE" GATE[,GATE...] [NOTE ...]
+
+Prints one line per step and leaves the session in WORKSPACE/sessions/.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+from cockpit.config import load_config
+from cockpit.session import timer
+from cockpit.ui.app import CockpitApp
+from cockpit.workspace import Workspace, create_session
+
+
+def say(text: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {text}", flush=True)
+
+
+async def drive(root: Path, objective: str, gates: list[str], notes: list[str]) -> int:
+    ws = Workspace(root)
+    config = load_config(root)
+    ref = create_session(ws, config, objective, "optimize", time.time())
+    app = CockpitApp(ws, config, ref, typing_gap_s=0)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause(2.0)  # the first NVML polls
+        say(f"session {ref.id}; GPU panel: {app.gpu_panel.border_subtitle or 'no NVML'}")
+        phase_for = {"env": "Environment", "build": "Baseline", "correctness": "Baseline",
+                     "bench": "Baseline", "profile": "Profile"}
+        for gate in gates:
+            want = phase_for.get(gate)
+            state = app.live.state
+            if want and state.current_run and state.current_run.phase != want:
+                app.intent(lambda s, now, p=want: timer.goto(s, now, p))
+            app.gates.request(gate)
+            while app.gates.run is not None or app.gates.queue:
+                await pilot.pause(0.5)
+            run = app.live.state.last_run(gate, finished=True)
+            say(f"{gate}: {run.status if run else '?'} - {run.summary if run else ''}")
+            app.post_status(auto=False, doing=f"{gate} gate: {run.summary if run else 'no result'}")
+        app.set_focus(app.editor.area)
+        for note in notes:
+            app.editor.insert(f"\n- {time.strftime('%H:%M')} {note}")
+        app.editor.flush()
+        app.intent(timer.end_session)
+        from cockpit.ui.report_actions import export_report
+
+        export_report(app, "Session ended")
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.5)
+        track = app.track.rows_written if app.track else 0
+        say(f"ended; telemetry rows written {track}; report files: "
+            f"{sorted(p.name for p in ref.path.glob('*report*')) + sorted(p.name for p in ref.path.glob('REPORT*'))}")
+    return 0
+
+
+def main() -> int:
+    if len(sys.argv) < 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    root, objective, gates = Path(sys.argv[1]), sys.argv[2], sys.argv[3].split(",")
+    return asyncio.run(drive(root, objective, gates, sys.argv[4:]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
