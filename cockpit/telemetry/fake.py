@@ -44,7 +44,8 @@ class FakeGpu:
     """One fake GPU: an idle H200 unless told otherwise. Power in W, memory in MiB."""
 
     name: str = "NVIDIA H200"
-    uuid: str = "GPU-00000000-fake-0000-0000-000000000000"
+    uuid: str = "GPU-0000fa4e-0000-0000-0000-000000000000"
+    pci_bus_id: str = "00000000:1B:00.0"
     compute_capability: tuple[int, int] = (9, 0)
     memory_total_mib: int = 143771
     memory_used_mib: int = 512
@@ -130,6 +131,9 @@ class FakePynvml:
 
     def nvmlDeviceGetUUID(self, h: int) -> str:
         return str(self._gpu("nvmlDeviceGetUUID", h, lambda g: g.uuid))
+
+    def nvmlDeviceGetPciInfo(self, h: int) -> Any:
+        return self._gpu("nvmlDeviceGetPciInfo", h, lambda g: SimpleNamespace(busId=g.pci_bus_id))
 
     def nvmlDeviceGetCudaComputeCapability(self, h: int) -> tuple[int, int]:
         return self._gpu("nvmlDeviceGetCudaComputeCapability", h,  # type: ignore[no-any-return]

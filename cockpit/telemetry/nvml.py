@@ -182,6 +182,11 @@ class Nvml:
     def uuid(self, index: int) -> str | None:
         return _text(self._device(index, "uuid", "nvmlDeviceGetUUID"))
 
+    def pci_bus_id(self, index: int) -> str | None:
+        """"00000000:1B:00.0": the GPU's place on the bus, which no enumeration order changes."""
+        info = self._device(index, "PCI info", "nvmlDeviceGetPciInfo")
+        return _text(getattr(info, "busId", None)) if info is not None else None
+
     def compute_capability(self, index: int) -> tuple[int, int] | None:
         cc = self._device(index, "compute capability", "nvmlDeviceGetCudaComputeCapability")
         return (int(cc[0]), int(cc[1])) if cc is not None else None
