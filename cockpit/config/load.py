@@ -13,7 +13,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
-from cockpit.config.gates import GateConfig, read_gates
+from cockpit.config.gates import GateConfig, Gates, read_gates
 from cockpit.config.phases import DEFAULT_TEMPLATES, Template, read_templates
 from cockpit.config.profile import ProfileSettings, read_profile
 from cockpit.config.reader import (
@@ -49,8 +49,12 @@ class Config:
     workload: Workload = section(read_workload, Workload)
     profile: ProfileSettings = section(read_profile, ProfileSettings)
     templates: Mapping[str, Template] = section(read_templates, lambda: dict(DEFAULT_TEMPLATES))
-    gates: Mapping[str, GateConfig] = section(read_gates, dict)
+    gates: Gates = section(read_gates, Gates)
     source: Path | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.gates, Gates):  # a plain {name: GateConfig}, as a caller may write it
+            object.__setattr__(self, "gates", Gates(dict(self.gates)))
 
     @property
     def phase_warn_fraction(self) -> float:
