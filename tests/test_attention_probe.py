@@ -96,3 +96,36 @@ def test_the_order_alternates_from_config_to_config_and_tiny_kernels_settle_boun
     plan = ap.block_plan({"tiny": 0.0}, 31, 1, 100.0, 0, max_settle_calls=5000)
     assert plan == [("tiny", 5000, 31)]  # a call that times as 0 ms cannot make settling endless
     assert ap.block_plan(call_ms, 3, 1, 0.0, 0) == [("ours", 0, 3), ("sdpa", 0, 3)]  # settle off
+
+
+# Ragged sizes: where tiled kernels break ------------------------------------------------------
+
+
+def whole_tiles_only(tile: int):  # type: ignore[no-untyped-def]
+    """A kernel with the classic bug: it writes only the query rows of whole `tile`-row tiles."""
+    def run(q, k, v, causal, out):  # type: ignore[no-untyped-def]
+        s = q.shape[-2] // tile * tile
+        out[..., :s, :] = F.scaled_dot_product_attention(q, k, v, is_causal=causal)[..., :s, :]
+    return run
+
+
+def test_a_kernel_that_drops_the_last_partial_tile_passes_the_round_sizes_and_fails_a_ragged_one() -> None:
+    from cockpit.config import Workload
+
+    w = Workload(batch=1, heads=2, head_dims=(64,), seq_lens=(64, 128), dtypes=("bf16",), causal=(True,),
+                 ragged_seq_lens=(1, 17, 65))
+    rows, ok = ap.correctness(whole_tiles_only(64), w.configs(), "cpu", TOL)
+    assert ok and [r["S"] for r in rows] == [64, 128]
+    rows, ok = ap.correctness(whole_tiles_only(64), w.correctness_configs(), "cpu", TOL)
+    assert not ok
+    assert rows[-1]["config"] == "B3 H5 S1 D64 bf16 causal"  # the smallest ragged config, first
+    assert rows[-1]["nonfinite"] == 3 * 5 * 1 * 64  # the row it never wrote is still NaN
+
+
+def test_a_correct_kernel_passes_the_ragged_sizes_with_odd_batch_and_heads() -> None:
+    from cockpit.config import Workload
+
+    w = Workload(head_dims=(64,), seq_lens=(), dtypes=("bf16",), ragged_seq_lens=(1, 17, 65, 127))
+    rows, ok = ap.correctness(sdpa_into, w.correctness_configs(), "cpu", TOL)
+    assert ok and len(rows) == 8
+    assert {(r["B"], r["H"]) for r in rows} == {(3, 5)} and sorted({r["S"] for r in rows}) == [1, 17, 65, 127]

@@ -84,6 +84,7 @@ def test_an_unknown_key_names_its_path_line_and_the_allowed_keys(tmp_path: Path)
     ("[gates]\ndevice = -1\n", r"cockpit\.toml:2: gates\.device: -1 is not a GPU"),
     ("[gates]\ndevice = \"GPU-bb9154e7\"\n", r"gates\.device: 'GPU-bb9154e7' is not a GPU"),
     ("[gates.bnech]\ntimeout_s = 5\n", r"cockpit\.toml:1: gates\.bnech: unknown gate \(allowed: device, env, build"),
+    ("[workload]\nragged_seq_lens = [0, 17]\n", r"workload\.ragged_seq_lens: \[0, 17\] is not allowed \(expected a list of lengths > 0"),
     ("[workload]\nsettle_ms = -5\n", r"workload\.settle_ms: -5 is not allowed \(expected milliseconds from 0 to 5000"),
     ("[workload]\nrounds = 0\n", r"workload\.rounds: 0 is not allowed \(expected a whole number >= 1"),
 ])
@@ -158,3 +159,32 @@ def test_a_table_cockpit_does_not_know_lists_every_top_level_key(tmp_path: Path)
     with pytest.raises(ConfigError, match=r"cockpit\.toml:3: tuning: unknown key \(allowed here: cadence, "
                        r"default_template, gates, gpu_cost_per_hour, profile, templates, thresholds, workload\)"):
         load_config(tmp_path)
+
+
+def test_correctness_checks_ragged_sizes_while_the_bench_keeps_the_round_ones(tmp_path: Path) -> None:
+    w = load_config(tmp_path).workload
+    bench, checked = w.configs(), w.correctness_configs()
+    assert len(bench) == 56 and len(checked) == 56 + 48
+    assert {c["S"] for c in bench} == {32, 128, 512, 1024, 2048, 4096, 8192}
+    ragged = checked[56:]
+    assert sorted({c["S"] for c in ragged}) == [1, 17, 65, 127, 1000, 4097]
+    assert {(c["B"], c["H"]) for c in ragged} == {(3, 5)}
+    off = load_config(write(tmp_path, "[workload]\nragged_seq_lens = []\nragged_heads = 7\n")).workload
+    assert off.correctness_configs() == off.configs()
+
+
+def test_the_gates_hand_the_probe_its_configs(tmp_path: Path) -> None:
+    import json
+
+    from cockpit.config import Config
+    from cockpit.gates.attention import BenchGate, CorrectnessGate
+    from cockpit.gates.gate import GateContext
+
+    ctx = GateContext(tmp_path, tmp_path / "s", "001-x", config=Config())
+
+    def configs(argv: tuple[str, ...]) -> list[dict]:
+        return json.loads(argv[argv.index("--configs") + 1])
+
+    assert len(configs(CorrectnessGate().argv(ctx))) == 104
+    assert len(configs(BenchGate().argv(ctx))) == 56
+    assert CorrectnessGate().tracker(ctx).total == 104

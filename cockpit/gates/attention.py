@@ -54,8 +54,9 @@ class ConfigCounter:
 
 def _probe_argv(ctx: GateContext, mode: str) -> tuple[str, ...]:
     w = ctx.config.workload
+    configs = w.configs() if mode == "bench" else w.correctness_configs()
     argv = [ctx.python, str(PROBE), mode, "--workspace", str(ctx.workspace), "--out",
-            str(ctx.result_path), "--configs", json.dumps(w.configs()),
+            str(ctx.result_path), "--configs", json.dumps(configs),
             "--tolerance", json.dumps({"fp16": w.tolerance, "bf16": w.tolerance})]
     if mode == "bench":
         argv += ["--reps", str(w.reps), "--warmup", str(w.warmup), "--settle-ms", f"{w.settle_ms:g}",
@@ -86,10 +87,10 @@ class CorrectnessGate:
         return _probe_argv(ctx, "correctness")
 
     def tracker(self, ctx: GateContext) -> ConfigCounter:
-        return ConfigCounter(len(ctx.config.workload.configs()), ("PASS ", "FAIL "))
+        return ConfigCounter(len(ctx.config.workload.correctness_configs()), ("PASS ", "FAIL "))
 
     def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
-        return judge_correctness(_read(ctx, exit_code, tail), len(ctx.config.workload.configs()))
+        return judge_correctness(_read(ctx, exit_code, tail), len(ctx.config.workload.correctness_configs()))
 
 
 def judge_correctness(data: dict[str, Any], planned: int) -> Verdict:
