@@ -227,10 +227,7 @@ def bench(impls: dict[str, Impl], configs: Sequence[dict[str, Any]], reps: int, 
             spans.append((name, events[name][first][0], events[name][-1][1], timed))
         torch.cuda.synchronize()
         row: dict[str, Any] = {"config": config_name(cfg), **cfg, "flops": flops(cfg), "impl": {}}
-        # When each timed block ran, so the NVML samples inside it tell the clock it ran at.
-        row["blocks"] = [{"impl": name, "t0": round(anchor_t + anchor.elapsed_time(s) / 1e3, 4),
-                          "t1": round(anchor_t + anchor.elapsed_time(e) / 1e3, 4), "calls": timed}
-                         for name, s, e, timed in spans]
+        row["blocks"] = block_spans(anchor, anchor_t, spans)
         for name, pairs in events.items():
             samples = [s.elapsed_time(e) for s, e in pairs]
             median = statistics.median(samples)
@@ -247,6 +244,16 @@ def bench(impls: dict[str, Impl], configs: Sequence[dict[str, Any]], reps: int, 
         rows.append(row)
         del sets
     return rows
+
+
+def block_spans(anchor: Any, anchor_t: float, spans: Sequence[tuple[str, Any, Any, int]]
+                ) -> list[dict[str, Any]]:
+    """When each timed block ran, in wall-clock seconds, so the NVML samples inside it tell the
+    clock it ran at: (implementation, its first start event, its last end event, timed calls),
+    placed on the GPU's timeline by `anchor`, an event the host saw complete at `anchor_t`."""
+    return [{"impl": name, "t0": round(anchor_t + anchor.elapsed_time(start) / 1e3, 4),
+             "t1": round(anchor_t + anchor.elapsed_time(end) / 1e3, 4), "calls": timed}
+            for name, start, end, timed in spans]
 
 
 def _flush_ms(flush: torch.Tensor) -> float:

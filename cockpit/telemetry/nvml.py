@@ -20,6 +20,7 @@ from cockpit.telemetry.sample import NvmlProblem
 # NVML's return codes and enum values (nvml.h), named as in pynvml; fixed by NVML's ABI.
 NVML_ERROR_NO_PERMISSION = 4
 NVML_ERROR_NOT_SUPPORTED = 3
+NVML_ERROR_NOT_FOUND = 6
 NVML_ERROR_DRIVER_NOT_LOADED = 9
 NVML_ERROR_LIBRARY_NOT_FOUND = 12
 NVML_ERROR_FUNCTION_NOT_FOUND = 13
