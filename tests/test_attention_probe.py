@@ -146,14 +146,18 @@ def two_h200s():  # type: ignore[no-untyped-def]
 
 
 def test_the_probe_names_its_gpu_by_uuid_and_pci_bus_id(monkeypatch: pytest.MonkeyPatch) -> None:
-    from types import SimpleNamespace
-
-    props = SimpleNamespace(name="NVIDIA H200", uuid="5f0e2c71-9a8b-4c3d-8e2f-1a2b3c4d5e6f",
-                            pci_domain_id=0, pci_bus_id=0x43, pci_device_id=0)
-    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda ordinal: props)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", cuda_device(H200_1[4:], 0x43))
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
     assert ap.device_identity(0) == {"cuda_ordinal": 0, "name": "NVIDIA H200", "uuid": H200_1,
                                      "pci_bus_id": "00000000:43:00.0", "cuda_visible_devices": "1"}
+
+
+def cuda_device(uuid: str | None, bus: int):  # type: ignore[no-untyped-def]
+    """What torch's get_device_properties says of a GPU (uuid None: a torch without UUIDs)."""
+    from types import SimpleNamespace
+
+    return lambda ordinal: SimpleNamespace(name="NVIDIA H200", uuid=uuid, pci_domain_id=0, pci_bus_id=bus,
+                                           pci_device_id=0)
 
 
 def test_with_cuda_visible_devices_1_the_watch_samples_nvmls_gpu_1(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -161,8 +165,8 @@ def test_with_cuda_visible_devices_1_the_watch_samples_nvmls_gpu_1(monkeypatch: 
     import time
 
     monkeypatch.setitem(sys.modules, "pynvml", two_h200s())
-    with ap.GpuWatch({"cuda_ordinal": 0, "uuid": H200_1, "pci_bus_id": "00000000:43:00.0"},
-                     every_s=0.01) as watch:
+    monkeypatch.setattr(torch.cuda, "get_device_properties", cuda_device(H200_1[4:], 0x43))
+    with ap.GpuWatch(0, every_s=0.01) as watch:
         time.sleep(0.1)
     assert watch.error is None and watch.gpu["nvml_index"] == 1 and watch.gpu["nvml_uuid"] == H200_1
     sample = watch.samples[0]
@@ -179,7 +183,9 @@ def test_without_a_uuid_the_watch_finds_the_gpu_by_pci_bus_id_and_never_by_ordin
     assert ap.nvml_handle(nv, {"uuid": None, "pci_bus_id": "00000000:43:00.0"}) == 1
     with pytest.raises(LookupError, match="NVML does not know the GPU torch runs on"):
         ap.nvml_handle(nv, {"uuid": "GPU-00000000-0000-0000-0000-000000000000", "pci_bus_id": None})
-    with ap.GpuWatch({"uuid": None, "pci_bus_id": None}, every_s=0.01) as watch:
+    monkeypatch.setattr(torch.cuda, "get_device_properties", cuda_device("00000000-0000-0000-0000-000000000000",
+                                                                         0x99))
+    with ap.GpuWatch(0, every_s=0.01) as watch:
         pass
     assert watch.samples == [] and watch.error is not None and watch.error.startswith("LookupError")
 

@@ -22,6 +22,7 @@ from cockpit.analysis.keep import (
 from cockpit.config import Thresholds
 from cockpit.errors import CockpitError
 from cockpit.gates.bench_validity import judge_probe_window, validity_words
+from cockpit.gates.bench_validity import probe_snapshots as probe_snapshots  # the report reads it here
 from cockpit.gates.gate import GateContext, GateStatus, Progress, Verdict
 
 PROBE = Path(__file__).resolve().parent.parent / "probes" / "attention_probe.py"

@@ -42,11 +42,15 @@ def probe_gpu(data: dict[str, Any]) -> GpuStatic:
                      max_sm_clock_mhz=gpu.get("max_sm_clock") or samples[0].get("max_sm_clock"))
 
 
-def probe_samples(data: dict[str, Any], gpu: GpuStatic) -> list[GpuSample]:
-    return [GpuSample(gpu.index, s["t"], util_gpu=s.get("util"), sm_clock_mhz=s.get("sm_clock"),
-                      temp_c=s.get("temp"), power_w=s.get("power_w"), throttle_mask=s.get("throttle"),
-                      processes=tuple(GpuProcess(pid, None, mib) for pid, mib in s.get("pids", [])))
-            for s in data.get("gpu_samples") or []]
+def probe_snapshots(samples: list[dict[str, Any]], gpu: GpuStatic | None = None) -> list[Snapshot]:
+    """A probe's raw NVML samples as telemetry snapshots of the one GPU it watched."""
+    gpu = gpu or GpuStatic(0, max_sm_clock_mhz=samples[0].get("max_sm_clock") if samples else None)
+    return [Snapshot(s["t"], (GpuSample(gpu.index, s["t"], util_gpu=s.get("util"),
+                                        sm_clock_mhz=s.get("sm_clock"), temp_c=s.get("temp"),
+                                        power_w=s.get("power_w"), throttle_mask=s.get("throttle"),
+                                        processes=tuple(GpuProcess(pid, None, mib)
+                                                        for pid, mib in s.get("pids", []))),), (gpu,))
+            for s in samples]
 
 
 def probe_blocks(data: dict[str, Any]) -> list[Block]:
@@ -63,12 +67,12 @@ def judge_probe_window(data: dict[str, Any], thresholds: Thresholds | None = Non
     gpu = probe_gpu(data)
     out: dict[str, Any] = {"mode": rules.mode, "gpu": {"index": gpu.index, "uuid": gpu.uuid,
                                                       "name": gpu.name, "pci_bus_id": gpu.pci_bus_id}}
-    samples = probe_samples(data, gpu)
-    if not samples:
+    snapshots = probe_snapshots(data.get("gpu_samples") or [], gpu)
+    if not snapshots:
         why = data.get("gpu_watch_error") or "no NVML samples"
         return {**out, "valid": False, "checked": False, "verdict": "unwatched",
                 "reasons": [f"the GPU was not watched ({why})"], "notes": [], "evidence": {}}
-    snapshots = [Snapshot(s.t, (s,), (gpu,)) for s in samples]
+    samples = [snap.samples[0] for snap in snapshots]
     window = judge_window(snapshots, float(data["started"]), float(data["finished"]),
                           own_pids={int(data["pid"])}, rules=rules,
                           gpus={gpu.uuid} if gpu.uuid else None)

@@ -313,13 +313,14 @@ def nvml_handle(nv: Any, gpu: dict[str, Any]) -> Any:
 
 
 class GpuWatch:
-    """NVML samples every 50 ms in a thread, of the GPU torch runs on (found by UUID): clocks,
-    throttle reasons, utilization, processes."""
+    """NVML samples every 50 ms in a thread, of the GPU behind CUDA ordinal `ordinal` (found in
+    NVML by UUID): clocks, throttle reasons, utilization, processes. `gpu` names it, NVML's
+    index and UUID added once the watch has found it."""
 
-    def __init__(self, gpu: dict[str, Any], every_s: float = 0.05) -> None:
+    def __init__(self, ordinal: int, every_s: float = 0.05) -> None:
         self.samples: list[dict[str, Any]] = []
         self.error: str | None = None
-        self.gpu = dict(gpu)
+        self.gpu = device_identity(ordinal)
         self._every_s = every_s
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -414,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
         say(f"timing on {result['device']} ({gpu['uuid']}): {args.reps}+ reps in {args.rounds} blocks "
             f"per implementation, each after {args.settle_ms:g} ms untimed; {args.warmup} warm-up, "
             f"{args.input_sets} input sets, L2 flushed before each call")
-        with GpuWatch(gpu) as watch:
+        with GpuWatch(torch.cuda.current_device()) as watch:
             rows = bench({"ours": ours(ext), **sdpa_impls()}, configs, args.reps, args.warmup,
                          args.input_sets, settle_ms=args.settle_ms, rounds=args.rounds)
         result.update(rows=rows, ok=True, gpu=watch.gpu, gpu_samples=watch.samples,
