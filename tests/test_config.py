@@ -117,9 +117,9 @@ slowdown_fraction = 0.05
 def test_the_gates_can_be_pinned_to_a_gpu_by_uuid_pci_bus_id_or_nvml_index(
         tmp_path: Path, written: str, kind: str, value: str) -> None:
     config = load_config(write(tmp_path, f"[gates]\ndevice = {written}\n\n[gates.bench]\ntimeout_s = 900\n"))
-    assert config.gates.device is not None
-    assert (config.gates.device.kind, config.gates.device.value) == (kind, value)
-    assert config.gates.device_where.endswith("cockpit.toml:2")
+    assert config.pinned_gpu is not None
+    assert (config.pinned_gpu.kind, config.pinned_gpu.value) == (kind, value)
+    assert config.pinned_gpu_where.endswith("cockpit.toml:2")
     assert config.gate("bench").timeout_s == 900 and list(config.gates) == ["bench"]
 
 

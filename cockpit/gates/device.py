@@ -53,7 +53,7 @@ def gate_device(config: Config, gate: str, environ: Mapping[str, str], running: 
     name = gate if running else None
     if VISIBLE in per_gate:
         return GateDevice(per_gate[VISIBLE], None, pci_order, name)
-    pin = config.gates.device
+    pin = config.pinned_gpu
     if pin is not None:
         visible = pin.value if pin.kind in ("uuid", "mig") else None
         return GateDevice(visible, pin, pci_order, name)
@@ -77,12 +77,12 @@ def pin_command(command: GateCommand, config: Config, gpus: Sequence[GpuStatic] 
     """`command` with CUDA_VISIBLE_DEVICES set to the pinned GPU's UUID, when `[gates] device` is
     set and the gate's own env does not set CUDA_VISIBLE_DEVICES. `gpus` (NVML's, read only when
     the pin is a PCI bus id or an index) is None when NVML could not be read."""
-    pin = config.gates.device
+    pin = config.pinned_gpu
     if pin is None or VISIBLE in command.env:
         return command
     value = pin.value
     if pin.kind in ("pci", "index"):
-        where = config.gates.device_where or "cockpit.toml"
+        where = config.pinned_gpu_where or "cockpit.toml"
         if gpus is None:
             raise CockpitError(f"{where}: gates.device = {pin}: NVML cannot be read to find that GPU; "
                                "pin it by UUID (`nvidia-smi -L` lists them)")
@@ -97,7 +97,7 @@ def pin_command(command: GateCommand, config: Config, gpus: Sequence[GpuStatic] 
 
 def needs_nvml(config: Config) -> bool:
     """Whether pinning needs NVML's list of GPUs (a pin by PCI bus id or NVML index)."""
-    pin = config.gates.device
+    pin = config.pinned_gpu
     return pin is not None and pin.kind in ("pci", "index")
 
 
