@@ -96,3 +96,110 @@ def test_the_order_alternates_from_config_to_config_and_tiny_kernels_settle_boun
     plan = ap.block_plan({"tiny": 0.0}, 31, 1, 100.0, 0, max_settle_calls=5000)
     assert plan == [("tiny", 5000, 31)]  # a call that times as 0 ms cannot make settling endless
     assert ap.block_plan(call_ms, 3, 1, 0.0, 0) == [("ours", 0, 3), ("sdpa", 0, 3)]  # settle off
+
+
+# Ragged sizes: where tiled kernels break ------------------------------------------------------
+
+
+def whole_tiles_only(tile: int):  # type: ignore[no-untyped-def]
+    """A kernel with the classic bug: it writes only the query rows of whole `tile`-row tiles."""
+    def run(q, k, v, causal, out):  # type: ignore[no-untyped-def]
+        s = q.shape[-2] // tile * tile
+        out[..., :s, :] = F.scaled_dot_product_attention(q, k, v, is_causal=causal)[..., :s, :]
+    return run
+
+
+def test_a_kernel_that_drops_the_last_partial_tile_passes_the_round_sizes_and_fails_a_ragged_one() -> None:
+    from cockpit.config import Workload
+
+    w = Workload(batch=1, heads=2, head_dims=(64,), seq_lens=(64, 128), dtypes=("bf16",), causal=(True,),
+                 ragged_seq_lens=(1, 17, 65))
+    rows, ok = ap.correctness(whole_tiles_only(64), w.configs(), "cpu", TOL)
+    assert ok and [r["S"] for r in rows] == [64, 128]
+    rows, ok = ap.correctness(whole_tiles_only(64), w.correctness_configs(), "cpu", TOL)
+    assert not ok
+    assert rows[-1]["config"] == "B3 H5 S1 D64 bf16 causal"  # the smallest ragged config, first
+    assert rows[-1]["nonfinite"] == 3 * 5 * 1 * 64  # the row it never wrote is still NaN
+
+
+def test_a_correct_kernel_passes_the_ragged_sizes_with_odd_batch_and_heads() -> None:
+    from cockpit.config import Workload
+
+    w = Workload(head_dims=(64,), seq_lens=(), dtypes=("bf16",), ragged_seq_lens=(1, 17, 65, 127))
+    rows, ok = ap.correctness(sdpa_into, w.correctness_configs(), "cpu", TOL)
+    assert ok and len(rows) == 8
+    assert {(r["B"], r["H"]) for r in rows} == {(3, 5)} and sorted({r["S"] for r in rows}) == [1, 17, 65, 127]
+
+
+# Which GPU the probe ran on, and the watch of that GPU by UUID ---------------------------------
+
+H200_0 = "GPU-bb9154e7-4d32-33d5-30c4-d6bc4498ea20"
+H200_1 = "GPU-5f0e2c71-9a8b-4c3d-8e2f-1a2b3c4d5e6f"
+
+
+def two_h200s():  # type: ignore[no-untyped-def]
+    from cockpit.telemetry.fake import FakeGpu, FakePynvml
+
+    return FakePynvml([FakeGpu(uuid=H200_0, pci_bus_id="00000000:1B:00.0"),
+                       FakeGpu(uuid=H200_1, pci_bus_id="00000000:43:00.0", util_gpu=100, sm_clock_mhz=1755,
+                               throttle_mask=0x4, processes=[(4242, 20480), (7001, 1002)])])
+
+
+def test_the_probe_names_its_gpu_by_uuid_and_pci_bus_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(torch.cuda, "get_device_properties", cuda_device(H200_1[4:], 0x43))
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
+    assert ap.device_identity(0) == {"cuda_ordinal": 0, "name": "NVIDIA H200", "uuid": H200_1,
+                                     "pci_bus_id": "00000000:43:00.0", "cuda_visible_devices": "1"}
+
+
+def cuda_device(uuid: str | None, bus: int):  # type: ignore[no-untyped-def]
+    """What torch's get_device_properties says of a GPU (uuid None: a torch without UUIDs)."""
+    from types import SimpleNamespace
+
+    return lambda ordinal: SimpleNamespace(name="NVIDIA H200", uuid=uuid, pci_domain_id=0, pci_bus_id=bus,
+                                           pci_device_id=0)
+
+
+def test_with_cuda_visible_devices_1_the_watch_samples_nvmls_gpu_1(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import time
+
+    monkeypatch.setitem(sys.modules, "pynvml", two_h200s())
+    monkeypatch.setattr(torch.cuda, "get_device_properties", cuda_device(H200_1[4:], 0x43))
+    with ap.GpuWatch(0, every_s=0.01) as watch:
+        time.sleep(0.1)
+    assert watch.error is None and watch.gpu["nvml_index"] == 1 and watch.gpu["nvml_uuid"] == H200_1
+    sample = watch.samples[0]
+    assert (sample["util"], sample["sm_clock"], sample["throttle"]) == (100, 1755, 0x4)
+    assert sample["pids"] == [[4242, 20480], [7001, 1002]]  # the foreign job on GPU 1 is seen
+
+
+def test_without_a_uuid_the_watch_finds_the_gpu_by_pci_bus_id_and_never_by_ordinal(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    nv = two_h200s()
+    monkeypatch.setitem(sys.modules, "pynvml", nv)
+    assert ap.nvml_handle(nv, {"uuid": None, "pci_bus_id": "00000000:43:00.0"}) == 1
+    with pytest.raises(LookupError, match="NVML does not know the GPU torch runs on"):
+        ap.nvml_handle(nv, {"uuid": "GPU-00000000-0000-0000-0000-000000000000", "pci_bus_id": None})
+    monkeypatch.setattr(torch.cuda, "get_device_properties", cuda_device("00000000-0000-0000-0000-000000000000",
+                                                                         0x99))
+    with ap.GpuWatch(0, every_s=0.01) as watch:
+        pass
+    assert watch.samples == [] and watch.error is not None and watch.error.startswith("LookupError")
+
+
+def test_each_timed_block_is_placed_in_wall_clock_time_from_the_gpus_events() -> None:
+    class Event:
+        def __init__(self, gpu_ms: float) -> None:
+            self.gpu_ms = gpu_ms
+
+        def elapsed_time(self, other: Event) -> float:
+            return other.gpu_ms - self.gpu_ms
+
+    anchor = Event(1000.0)
+    spans = ap.block_spans(anchor, 1_795_000_000.0, [("ours", Event(1100.0), Event(1150.5), 30),
+                                                     ("sdpa", Event(1250.0), Event(1275.25), 30)])
+    assert spans == [{"impl": "ours", "t0": 1_795_000_000.1, "t1": 1_795_000_000.1505, "calls": 30},
+                     {"impl": "sdpa", "t0": 1_795_000_000.25, "t1": 1_795_000_000.2752, "calls": 30}]

@@ -75,6 +75,16 @@ def test_an_unknown_key_names_its_path_line_and_the_allowed_keys(tmp_path: Path)
     ("[thresholds]\ntolerated_clock_events = [\"power\"]\n",
      r"cockpit\.toml:2: thresholds\.tolerated_clock_events: \['power'\] is not allowed \(expected a list drawn from \['app clock setting', 'power cap'"),
     ("[thresholds]\nsm_clock_fraction = 0\n", r"thresholds\.sm_clock_fraction: 0 is not allowed"),
+    ("[thresholds]\nvalidity = \"lenient\"\n",
+     r"cockpit\.toml:2: thresholds\.validity: 'lenient' is not allowed \(expected \"comparable\", the default, or \"strict\""),
+    ("[thresholds]\nclock_difference = 0\n", r"thresholds\.clock_difference: 0 is not allowed \(expected a fraction in \(0, 1\)"),
+    ("[thresholds]\nslowdown_fraction = 2\n", r"thresholds\.slowdown_fraction: 2 is not allowed"),
+    ("[gates]\ndevice = \"cuda:1\"\n",
+     r"cockpit\.toml:2: gates\.device: 'cuda:1' is not a GPU \(expected a GPU UUID such as \"GPU-bb9154e7-"),
+    ("[gates]\ndevice = -1\n", r"cockpit\.toml:2: gates\.device: -1 is not a GPU"),
+    ("[gates]\ndevice = \"GPU-bb9154e7\"\n", r"gates\.device: 'GPU-bb9154e7' is not a GPU"),
+    ("[gates.bnech]\ntimeout_s = 5\n", r"cockpit\.toml:1: gates\.bnech: unknown gate \(allowed: device, env, build"),
+    ("[workload]\nragged_seq_lens = [0, 17]\n", r"workload\.ragged_seq_lens: \[0, 17\] is not allowed \(expected a list of lengths > 0"),
     ("[workload]\nsettle_ms = -5\n", r"workload\.settle_ms: -5 is not allowed \(expected milliseconds from 0 to 5000"),
     ("[workload]\nrounds = 0\n", r"workload\.rounds: 0 is not allowed \(expected a whole number >= 1"),
 ])
@@ -82,6 +92,35 @@ def test_bad_values_say_what_is_allowed(tmp_path: Path, text: str, expected: str
     write(tmp_path, text)
     with pytest.raises(ConfigError, match=expected):
         load_config(tmp_path)
+
+
+def test_strict_validity_and_its_thresholds_are_read(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, """
+[thresholds]
+validity = "strict"
+clock_difference = 0.1
+slowdown_fraction = 0.05
+"""))
+    rules = config.thresholds.validity_rules()
+    assert (rules.mode, rules.clock_difference, rules.slowdown_fraction) == ("strict", 0.1, 0.05)
+    assert load_config(tmp_path / "elsewhere").thresholds.validity == "comparable"  # the default
+
+
+@pytest.mark.parametrize(("written", "kind", "value"), [
+    ('"GPU-BB9154E7-4d32-33d5-30c4-d6bc4498ea20"', "uuid", "GPU-bb9154e7-4d32-33d5-30c4-d6bc4498ea20"),
+    ('"0000:1b:00.0"', "pci", "00000000:1B:00.0"),
+    ('"1B:00.0"', "pci", "00000000:1B:00.0"),
+    ("1", "index", "1"),
+    ('"3"', "index", "3"),
+    ('"MIG-5c8a2f1e-6b7d-5e0f-9a1b-2c3d4e5f6a7b"', "mig", "MIG-5c8a2f1e-6b7d-5e0f-9a1b-2c3d4e5f6a7b"),
+])
+def test_the_gates_can_be_pinned_to_a_gpu_by_uuid_pci_bus_id_or_nvml_index(
+        tmp_path: Path, written: str, kind: str, value: str) -> None:
+    config = load_config(write(tmp_path, f"[gates]\ndevice = {written}\n\n[gates.bench]\ntimeout_s = 900\n"))
+    assert config.pinned_gpu is not None
+    assert (config.pinned_gpu.kind, config.pinned_gpu.value) == (kind, value)
+    assert config.pinned_gpu_where.endswith("cockpit.toml:2")
+    assert config.gate("bench").timeout_s == 900 and list(config.gates) == ["bench"]
 
 
 def test_a_box_at_its_power_cap_can_tolerate_it_and_settle_longer(tmp_path: Path) -> None:
@@ -120,3 +159,32 @@ def test_a_table_cockpit_does_not_know_lists_every_top_level_key(tmp_path: Path)
     with pytest.raises(ConfigError, match=r"cockpit\.toml:3: tuning: unknown key \(allowed here: cadence, "
                        r"default_template, gates, gpu_cost_per_hour, profile, templates, thresholds, workload\)"):
         load_config(tmp_path)
+
+
+def test_correctness_checks_ragged_sizes_while_the_bench_keeps_the_round_ones(tmp_path: Path) -> None:
+    w = load_config(tmp_path).workload
+    bench, checked = w.configs(), w.correctness_configs()
+    assert len(bench) == 56 and len(checked) == 56 + 48
+    assert {c["S"] for c in bench} == {32, 128, 512, 1024, 2048, 4096, 8192}
+    ragged = checked[56:]
+    assert sorted({c["S"] for c in ragged}) == [1, 17, 65, 127, 1000, 4097]
+    assert {(c["B"], c["H"]) for c in ragged} == {(3, 5)}
+    off = load_config(write(tmp_path, "[workload]\nragged_seq_lens = []\nragged_heads = 7\n")).workload
+    assert off.correctness_configs() == off.configs()
+
+
+def test_the_gates_hand_the_probe_its_configs(tmp_path: Path) -> None:
+    import json
+
+    from cockpit.config import Config
+    from cockpit.gates.attention import BenchGate, CorrectnessGate
+    from cockpit.gates.gate import GateContext
+
+    ctx = GateContext(tmp_path, tmp_path / "s", "001-x", config=Config())
+
+    def configs(argv: tuple[str, ...]) -> list[dict]:
+        return json.loads(argv[argv.index("--configs") + 1])
+
+    assert len(configs(CorrectnessGate().argv(ctx))) == 104
+    assert len(configs(BenchGate().argv(ctx))) == 56
+    assert CorrectnessGate().tracker(ctx).total == 104

@@ -307,3 +307,55 @@ def test_read_env_result_errors_are_one_line(tmp_path: Path, content: str | None
     assert message in text and str(path) in text
     assert "\n" not in text
     assert "run the env gate again" in text
+
+
+# ---------------------------------------------------------------- CUDA ordinals and NVML's GPUs
+
+H200S = [{"index": 0, "name": "NVIDIA H200", "uuid": "GPU-bb9154e7-4d32-33d5-30c4-d6bc4498ea20",
+          "pci_bus_id": "00000000:1B:00.0"},
+         {"index": 1, "name": "NVIDIA H200", "uuid": "GPU-5f0e2c71-9a8b-4c3d-8e2f-1a2b3c4d5e6f",
+          "pci_bus_id": "00000000:43:00.0"}]
+
+
+def cuda_device(ordinal: int, nvml: dict[str, Any], uuid: bool = True) -> dict[str, Any]:
+    """What torch says of a CUDA device that is this NVML GPU (without the UUID: an older torch)."""
+    return {"ordinal": ordinal, "name": nvml["name"], "uuid": nvml["uuid"] if uuid else None,
+            "pci_bus_id": nvml["pci_bus_id"]}
+
+
+def test_the_gpu_mapping_passes_when_each_cuda_ordinal_is_its_nvml_index() -> None:
+    from cockpit.probes.env.gpus import mapping_check
+
+    check = mapping_check([cuda_device(0, H200S[0]), cuda_device(1, H200S[1])], H200S, None)
+    assert check.status == "pass"
+    assert check.value == ("cuda:0 → NVML 0 GPU-bb9154e7 (NVIDIA H200); cuda:1 → NVML 1 GPU-5f0e2c71 "
+                           "(NVIDIA H200); NVML sees 2 GPUs (CUDA_VISIBLE_DEVICES unset)")
+
+
+def test_with_cuda_visible_devices_1_the_mapping_is_a_warning_that_names_both_numbers() -> None:
+    from cockpit.probes.env.gpus import mapping_check
+
+    check = mapping_check([cuda_device(0, H200S[1])], H200S, "1")
+    assert check.status == "warn"
+    assert check.value == ("CUDA ordinals are not NVML indices here: cuda:0 → NVML 1 GPU-5f0e2c71 "
+                           "(NVIDIA H200); NVML sees 2 GPUs (CUDA_VISIBLE_DEVICES='1')")
+    assert '[gates] device = "GPU-…"' in check.fix
+    # a torch without UUIDs: the PCI bus id finds it all the same
+    assert mapping_check([cuda_device(0, H200S[1], uuid=False)], H200S, "1").value.startswith(
+        "CUDA ordinals are not NVML indices here: cuda:0 → NVML 1 GPU-5f0e2c71 (NVIDIA H200)")
+
+
+def test_a_cuda_device_nvml_does_not_list_is_named() -> None:
+    from cockpit.probes.env.gpus import mapping_check
+
+    mig = {"ordinal": 0, "name": "NVIDIA H200 MIG 1g.18gb", "uuid": "MIG-5c8a2f1e-6b7d-5e0f-9a1b-2c3d4e5f6a7b",
+           "pci_bus_id": None}
+    check = mapping_check([mig], H200S, "MIG-5c8a2f1e-6b7d-5e0f-9a1b-2c3d4e5f6a7b")
+    assert check.status == "warn" and check.value.startswith("cuda:0 → not in NVML (MIG-5c8a2f1e")
+    assert "MIG slice" in check.fix
+
+
+def test_without_a_cuda_device_the_mapping_is_unknown_here(probed: dict[str, Any]) -> None:
+    mapping = by_name(probed["result"])["gpu_mapping"]
+    assert (mapping["status"], mapping["value"]) == ("warn", "unknown: no CUDA device")
+    assert mapping["fix"] == "fix the cuda_available check first"

@@ -7,7 +7,7 @@ One module per `[table]`: its frozen dataclass and `read_<table>(table, reader)`
 holds one `section(...)` field per table, and `load_config` reads them in that order.
 """
 
-from cockpit.config.gates import GATE_NAMES, GateConfig
+from cockpit.config.gates import GATE_NAMES, GateConfig, Gates
 from cockpit.config.load import CONFIG_NAME, Config, load_config
 from cockpit.config.phases import DEFAULT_TEMPLATES, PhaseSpec, Template
 from cockpit.config.profile import ProfileSettings
@@ -22,6 +22,7 @@ __all__ = [
     "Config",
     "ConfigError",
     "GateConfig",
+    "Gates",
     "PhaseSpec",
     "ProfileSettings",
     "Template",

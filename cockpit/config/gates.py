@@ -1,12 +1,14 @@
-"""`[gates.<name>]`: replaces a gate's command, limits or environment."""
+"""`[gates]`: the GPU every gate runs on (`device`), and per gate (`[gates.<name>]`) a command,
+limits or environment in place of the gate's own."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from cockpit.config.reader import ConfigReader
+from cockpit.telemetry.identity import DeviceSpec, parse_device
 
 
 @dataclass(frozen=True)
@@ -23,15 +25,44 @@ class GateConfig:
 GATE_NAMES = ("env", "build", "correctness", "bench", "profile")
 
 
-def read_gates(table: Mapping[str, Any], reader: ConfigReader) -> Mapping[str, GateConfig]:
-    """One GateConfig per `[gates.<name>]` the file has; a gate without one keeps its defaults."""
-    return {name: _read_gate(body, name, reader) for name, body in table.items()}
+@dataclass(frozen=True)
+class Gates(Mapping[str, GateConfig]):
+    """`[gates]`: a GateConfig per `[gates.<name>]` the file has (read like a dict), and the GPU
+    the gates are pinned to."""
+
+    by_name: Mapping[str, GateConfig] = field(default_factory=dict)
+    device: DeviceSpec | None = None
+    """`device = "GPU-…"`: every gate's child gets CUDA_VISIBLE_DEVICES set to this GPU's UUID."""
+    device_where: str = field(default="", compare=False)
+    """Where `device` was set ("…/cockpit.toml:LINE"), for the error when no GPU matches it."""
+
+    def __getitem__(self, name: str) -> GateConfig:
+        return self.by_name[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.by_name)
+
+    def __len__(self) -> int:
+        return len(self.by_name)
+
+
+def read_gates(table: Mapping[str, Any], reader: ConfigReader) -> Gates:
+    """One GateConfig per `[gates.<name>]` the file has (a gate without one keeps its defaults),
+    and `device`, checked to name a GPU the way `nvidia-smi` does."""
+    device: DeviceSpec | None = None
+    if "device" in table:
+        try:
+            device = parse_device(table["device"])
+        except ValueError as exc:
+            raise reader.fail("gates.device", str(exc)) from None
+    return Gates({name: _read_gate(body, name, reader) for name, body in table.items() if name != "device"},
+                 device, reader.lines.where("gates.device") if device is not None else "")
 
 
 def _read_gate(body: Any, name: str, reader: ConfigReader) -> GateConfig:
     key_path = f"gates.{name}"
     if name not in GATE_NAMES:
-        raise reader.fail(key_path, f"unknown gate (allowed: {', '.join(GATE_NAMES)})")
+        raise reader.fail(key_path, f"unknown gate (allowed: device, {', '.join(GATE_NAMES)})")
     if not isinstance(body, dict):
         raise reader.fail(key_path, f"must be a table: [{key_path}]")
     reader.check_keys(body, key_path, ("command", "env", "shell", "stall_after_s", "timeout_s"))

@@ -13,7 +13,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
-from cockpit.config.gates import GateConfig, read_gates
+from cockpit.config.gates import GateConfig, Gates, read_gates
 from cockpit.config.phases import DEFAULT_TEMPLATES, Template, read_templates
 from cockpit.config.profile import ProfileSettings, read_profile
 from cockpit.config.reader import (
@@ -25,6 +25,7 @@ from cockpit.config.reader import (
 )
 from cockpit.config.thresholds import Thresholds, read_thresholds
 from cockpit.config.workload import Workload, read_workload
+from cockpit.telemetry.identity import DeviceSpec
 
 CONFIG_NAME = "cockpit.toml"
 
@@ -49,8 +50,19 @@ class Config:
     workload: Workload = section(read_workload, Workload)
     profile: ProfileSettings = section(read_profile, ProfileSettings)
     templates: Mapping[str, Template] = section(read_templates, lambda: dict(DEFAULT_TEMPLATES))
-    gates: Mapping[str, GateConfig] = section(read_gates, dict)
+    gates: Mapping[str, GateConfig] = section(read_gates, Gates)
+    """A `Gates` when read from cockpit.toml (a plain {name: GateConfig} has no pin): see `pinned_gpu`."""
     source: Path | None = None
+
+    @property
+    def pinned_gpu(self) -> DeviceSpec | None:
+        """`[gates] device`: the GPU every gate's child runs on, named by UUID, PCI bus id or index."""
+        return self.gates.device if isinstance(self.gates, Gates) else None
+
+    @property
+    def pinned_gpu_where(self) -> str:
+        """Where `[gates] device` is set ("…/cockpit.toml:LINE"), for an error about it."""
+        return self.gates.device_where if isinstance(self.gates, Gates) else ""
 
     @property
     def phase_warn_fraction(self) -> float:

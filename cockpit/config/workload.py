@@ -1,4 +1,5 @@
-"""`[workload]`: the attention configs the correctness and bench gates run."""
+"""`[workload]`: the attention configs the correctness and bench gates run. The bench times the
+round sizes; correctness also checks ragged ones, where tiled kernels break."""
 
 from __future__ import annotations
 
@@ -30,24 +31,37 @@ class Workload:
     own steady clock: a power-capped GPU needs ~100 ms to settle after a lighter kernel."""
     rounds: int = 2
     """Timed blocks per implementation and config, in alternating order (drift hits all alike)."""
+    ragged_seq_lens: tuple[int, ...] = (1, 17, 65, 127, 1000, 4097)
+    """Correctness only: sequence lengths that are not multiples of any tile (a last partial
+    tile, a single row, one past a power of two)."""
+    ragged_batch: int = 3
+    ragged_heads: int = 5
+    """Odd batch and head counts for the ragged configs, so no grid dimension is a power of two."""
 
     def configs(self) -> list[dict[str, object]]:
-        """Every config, smallest first."""
+        """The round configs, smallest first: what the bench times."""
         out: list[dict[str, object]] = []
         for s in sorted(self.seq_lens):
-            for d in self.head_dims:
-                for dtype in self.dtypes:
-                    for causal in self.causal:
-                        b = self.large_batch if s >= self.large_seq else self.batch
-                        out.append({"B": b, "H": self.heads, "S": s, "D": d, "dtype": dtype,
-                                    "causal": causal})
+            b = self.large_batch if s >= self.large_seq else self.batch
+            out += self._each_kind(b, self.heads, s)
         return out
+
+    def correctness_configs(self) -> list[dict[str, object]]:
+        """The round configs and the ragged ones: what correctness checks."""
+        ragged = [c for s in sorted(self.ragged_seq_lens)
+                  for c in self._each_kind(self.ragged_batch, self.ragged_heads, s)]
+        return self.configs() + ragged
+
+    def _each_kind(self, b: int, h: int, s: int) -> list[dict[str, object]]:
+        return [{"B": b, "H": h, "S": s, "D": d, "dtype": dtype, "causal": causal}
+                for d in self.head_dims for dtype in self.dtypes for causal in self.causal]
 
 
 def read_workload(table: Mapping[str, Any], reader: ConfigReader) -> Workload:
     d = Workload()
     keys = ("batch", "heads", "head_dims", "seq_lens", "dtypes", "causal", "large_seq",
-            "large_batch", "tolerance", "reps", "warmup", "settle_ms", "rounds")
+            "large_batch", "tolerance", "reps", "warmup", "settle_ms", "rounds", "ragged_seq_lens",
+            "ragged_batch", "ragged_heads")
     reader.check_keys(table, "workload", keys)
 
     def count(key: str, low: int) -> int:
@@ -55,9 +69,9 @@ def read_workload(table: Mapping[str, Any], reader: ConfigReader) -> Workload:
                                  lambda v: v >= low and float(v).is_integer(),
                                  f"a whole number >= {low}"))
 
-    def ints(key: str, allowed: tuple[int, ...] | None) -> tuple[int, ...]:
+    def ints(key: str, allowed: tuple[int, ...] | None, may_be_empty: bool = False) -> tuple[int, ...]:
         value = table.get(key, list(getattr(d, key)))
-        ok = isinstance(value, list) and value and all(
+        ok = isinstance(value, list) and (value or may_be_empty) and all(
             isinstance(v, int) and not isinstance(v, bool) and v > 0
             and (allowed is None or v in allowed) for v in value)
         if not ok:
@@ -83,4 +97,6 @@ def read_workload(table: Mapping[str, Any], reader: ConfigReader) -> Workload:
         settle_ms=reader.number(table.get("settle_ms", d.settle_ms), "workload.settle_ms",
                                 lambda v: 0 <= v <= 5000, "milliseconds from 0 to 5000"),
         rounds=count("rounds", 1),
+        ragged_seq_lens=ints("ragged_seq_lens", None, may_be_empty=True),
+        ragged_batch=count("ragged_batch", 1), ragged_heads=count("ragged_heads", 1),
     )

@@ -21,6 +21,8 @@ from cockpit.analysis.keep import (
 )
 from cockpit.config import Thresholds
 from cockpit.errors import CockpitError
+from cockpit.gates.bench_validity import judge_probe_window, validity_words
+from cockpit.gates.bench_validity import probe_snapshots as probe_snapshots  # the report reads it here
 from cockpit.gates.gate import GateContext, GateStatus, Progress, Verdict
 from cockpit.session.paths import stored_path
 
@@ -54,8 +56,9 @@ class ConfigCounter:
 
 def _probe_argv(ctx: GateContext, mode: str) -> tuple[str, ...]:
     w = ctx.config.workload
+    configs = w.configs() if mode == "bench" else w.correctness_configs()
     argv = [ctx.python, str(PROBE), mode, "--workspace", str(ctx.workspace), "--out",
-            str(ctx.result_path), "--configs", json.dumps(w.configs()),
+            str(ctx.result_path), "--configs", json.dumps(configs),
             "--tolerance", json.dumps({"fp16": w.tolerance, "bf16": w.tolerance})]
     if mode == "bench":
         argv += ["--reps", str(w.reps), "--warmup", str(w.warmup), "--settle-ms", f"{w.settle_ms:g}",
@@ -86,15 +89,15 @@ class CorrectnessGate:
         return _probe_argv(ctx, "correctness")
 
     def tracker(self, ctx: GateContext) -> ConfigCounter:
-        return ConfigCounter(len(ctx.config.workload.configs()), ("PASS ", "FAIL "))
+        return ConfigCounter(len(ctx.config.workload.correctness_configs()), ("PASS ", "FAIL "))
 
     def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
-        return judge_correctness(_read(ctx, exit_code, tail), len(ctx.config.workload.configs()))
+        return judge_correctness(_read(ctx, exit_code, tail), len(ctx.config.workload.correctness_configs()))
 
 
 def judge_correctness(data: dict[str, Any], planned: int) -> Verdict:
     rows = data["rows"]
-    result = {"rows": rows, "device": data.get("device")}
+    result = {"rows": rows, "device": data.get("device"), "gpu": data.get("gpu")}
     failed = next((r for r in rows if not r.get("ok")), None)
     if failed is not None:
         why = (f"{failed['nonfinite']} NaN/Inf" if failed["nonfinite"]
@@ -143,44 +146,6 @@ class BenchGate:
                            stored_path(record_path, ctx.workspace))
 
 
-POWER_CAP_HINT = ('this card sits at its power cap under load; if that is its normal state, '
-                  'set [thresholds] tolerated_clock_events = ["power cap"] in cockpit.toml')
-
-
-def judge_probe_window(data: dict[str, Any], thresholds: Thresholds | None = None) -> dict[str, Any]:
-    """Validity of the timed window from the NVML samples the probe took while it ran."""
-    from cockpit.telemetry.validity import judge_window
-
-    thresholds = thresholds or Thresholds()
-    samples = data.get("gpu_samples") or []
-    if not samples:
-        why = data.get("gpu_watch_error") or "no NVML samples"
-        return {"valid": False, "checked": False, "reasons": [f"the GPU was not watched ({why})"],
-                "evidence": {}}
-    validity = judge_window(probe_snapshots(samples), float(data["started"]),
-                            float(data["finished"]), own_pids={int(data["pid"])},
-                            sm_clock_fraction=thresholds.sm_clock_fraction,
-                            tolerate=thresholds.tolerated_clock_events)
-    out = {"valid": validity.valid, "checked": validity.checked, "reasons": list(validity.reasons),
-           "notes": list(validity.notes), "evidence": validity.evidence}
-    if any(t["reason"] == "power cap" and not t["tolerated"] for t in validity.evidence["throttle"]):
-        out["hint"] = POWER_CAP_HINT
-    return out
-
-
-def probe_snapshots(samples: list[dict[str, Any]]) -> list[Any]:
-    """The probe's raw NVML samples as telemetry snapshots (one GPU, index 0)."""
-    from cockpit.telemetry.sample import GpuProcess, GpuSample, GpuStatic, Snapshot
-
-    static = GpuStatic(0, max_sm_clock_mhz=samples[0].get("max_sm_clock"))
-    return [Snapshot(s["t"], (GpuSample(0, s["t"], util_gpu=s.get("util"),
-                                        sm_clock_mhz=s.get("sm_clock"), temp_c=s.get("temp"),
-                                        power_w=s.get("power_w"), throttle_mask=s.get("throttle"),
-                                        processes=tuple(GpuProcess(pid, None, mib)
-                                                        for pid, mib in s.get("pids", []))),),
-                     (static,)) for s in samples]
-
-
 def judge_bench(data: dict[str, Any], validity: dict[str, Any], keep: dict[str, Any],
                 thresholds: Thresholds, record_path: str) -> Verdict:
     rows = data["rows"]
@@ -201,13 +166,8 @@ def judge_bench(data: dict[str, Any], validity: dict[str, Any], keep: dict[str, 
     summary = f"{geomean:.2f}x vs SDPA ({d.level}) over {len(speedups)} configs"
     if flash:
         summary += f", {math.exp(sum(math.log(s) for s in flash) / len(flash)):.2f}x vs FLASH"
-    if validity["valid"]:
-        throttle = validity.get("evidence", {}).get("throttle", [])
-        tolerated = [t["reason"] for t in throttle if t.get("tolerated")]
-        summary += "; valid" + (f" ({', '.join(sorted(set(tolerated)))} tolerated)" if tolerated else "")
-    else:
-        summary += "; SUSPECT: " + "; ".join(validity["reasons"])
-    result = {"rows": rows, "device": data.get("device"), "geomean_speedup": geomean,
+    summary += "; " + validity_words(validity)
+    result = {"rows": rows, "device": data.get("device"), "gpu": data.get("gpu"), "geomean_speedup": geomean,
               "level": d.level, "next_step": d.next_step, "tool": d.tool,
               "profile_first": d.profile_first, "validity": validity, "keep": keep,
               "record": record_path}

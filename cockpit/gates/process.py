@@ -225,6 +225,8 @@ def _open_log(path: Path, command: GateCommand) -> _Log:
         raise CockpitError(f"{path}: cannot write the gate log ({exc.strerror})") from exc
     shown = command.argv[0] if command.shell else shlex.join(command.argv)
     log.write(f"# {shown.replace(chr(10), ' ')}\n# cwd {command.cwd}\n")
+    if "CUDA_VISIBLE_DEVICES" in command.env:  # which GPU it ran on, when cockpit.toml chose it
+        log.write(f"# CUDA_VISIBLE_DEVICES={command.env['CUDA_VISIBLE_DEVICES']}\n")
     return log
 
 

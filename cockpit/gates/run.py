@@ -7,14 +7,16 @@ The child's callbacks arrive on the runner thread; `post` hands each to the owne
 
 from __future__ import annotations
 
+import os
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from cockpit.clock import Clock
 from cockpit.config import GateConfig
 from cockpit.errors import CockpitError
+from cockpit.gates.device import GateDevice, command_device, needs_nvml, nvml_gpus, pin_command
 from cockpit.gates.gate import Gate, GateContext, Verdict, exit_code_verdict
 from cockpit.gates.process import GateCommand, GateProcess, ProcessOutcome
 from cockpit.session import events as ev
@@ -22,6 +24,7 @@ from cockpit.session.live import LiveSession
 from cockpit.session.paths import stored_path
 from cockpit.session.state import SessionState
 from cockpit.session.status import Activity
+from cockpit.telemetry.sample import GpuStatic
 
 Post = Callable[[Callable[[], None]], None]
 
@@ -65,7 +68,8 @@ class _Progress:
 
 class GateRun:
     def __init__(self, gate: Gate, command: GateCommand, ctx: GateContext, session: LiveSession,
-                 clock: Clock, listener: RunListener, post: Post, custom_command: bool) -> None:
+                 clock: Clock, listener: RunListener, post: Post, custom_command: bool,
+                 gpus: Callable[[], Sequence[GpuStatic] | None] = nvml_gpus) -> None:
         self.gate = gate
         self.command = command
         self.ctx = ctx
@@ -82,6 +86,7 @@ class GateRun:
         self._expected_s = previous.duration_s if previous and previous.status in (
             "pass", "warn", "fail") else None
         self._tracker = gate.tracker(ctx)
+        self._gpus = gpus
         self._process = GateProcess(command, ctx.log_path, self)
 
     @property
@@ -97,10 +102,19 @@ class GateRun:
     def running(self) -> bool:
         return self.verdict is None
 
+    @property
+    def device(self) -> GateDevice:
+        """The GPU the child runs on (by UUID once `[gates] device` is applied at start)."""
+        return command_device(self.command, os.environ, self.gate.name)
+
     def start(self) -> None:
         """Spawn the child and journal the start; a child that cannot start is a finished
         run with status `error` (the reason is its summary)."""
         try:
+            # `[gates] device`: the child sees that GPU alone, named by UUID.
+            gpus = self._gpus() if needs_nvml(self.ctx.config) else ()
+            self.command = pin_command(self.command, self.ctx.config, gpus)
+            self._process = GateProcess(self.command, self.ctx.log_path, self)
             pid = self._process.spawn()
         except CockpitError as exc:
             self.session.append([ev.gate_started(self.started_t, self.run_id, self.gate.name,

@@ -10,9 +10,10 @@ Bench: ours and SDPA's default backend plus FLASH / CUDNN / EFFICIENT where they
 process, interleaved in blocks (each block after ~100 ms untimed, so every implementation is
 timed at its own power-capped clock, as triton's do_bench times it), CUDA events around the call
 only, L2 flushed before every call (outside the events), inputs rotated over several sets;
-median and p20/p80 per implementation. The GPU's
-clocks, throttle reasons and processes are sampled through NVML while it runs, for the validity
-verdict. Exit 0 ok, 1 a config failed, 2 it could not run.
+median and p20/p80 per implementation, and each timed block's span in wall-clock time. The GPU
+torch runs on is named by UUID and PCI bus id (CUDA's ordinal is not NVML's index), and NVML
+watches that GPU every 50 ms while it runs: clocks, throttle reasons, processes, for the validity
+verdict and the clock each implementation ran at. Exit 0 ok, 1 a config failed, 2 it could not run.
 """
 
 from __future__ import annotations
@@ -208,9 +209,16 @@ def bench(impls: dict[str, Impl], configs: Sequence[dict[str, Any]], reps: int, 
         n = max(reps, min(1000, int(budget_s * 1000 / max(sum(estimate_ms.values()), 1e-3))))
         call_ms = {name: ms + flush_ms for name, ms in estimate_ms.items()}
         events: dict[str, list[tuple[Any, Any]]] = {name: [] for name in runnable}
+        # The GPU's timeline in wall-clock time: an event the host waited for, and the time then.
+        anchor = torch.cuda.Event(enable_timing=True)
+        anchor.record()
+        anchor.synchronize()
+        anchor_t = time.time()
+        spans: list[tuple[str, Any, Any, int]] = []
         rep = 0
         for name, settle, timed in block_plan(call_ms, n, rounds, settle_ms, index):
             fn = runnable[name]
+            first = len(events[name])
             for i in range(settle + timed):
                 q, k, v = sets[rep % input_sets]
                 rep += 1
@@ -223,8 +231,10 @@ def bench(impls: dict[str, Impl], configs: Sequence[dict[str, Any]], reps: int, 
                 fn(q, k, v, cfg["causal"])
                 end.record()
                 events[name].append((start, end))
+            spans.append((name, events[name][first][0], events[name][-1][1], timed))
         torch.cuda.synchronize()
         row: dict[str, Any] = {"config": config_name(cfg), **cfg, "flops": flops(cfg), "impl": {}}
+        row["blocks"] = block_spans(anchor, anchor_t, spans)
         for name, pairs in events.items():
             samples = [s.elapsed_time(e) for s, e in pairs]
             median = statistics.median(samples)
@@ -243,6 +253,16 @@ def bench(impls: dict[str, Impl], configs: Sequence[dict[str, Any]], reps: int, 
     return rows
 
 
+def block_spans(anchor: Any, anchor_t: float, spans: Sequence[tuple[str, Any, Any, int]]
+                ) -> list[dict[str, Any]]:
+    """When each timed block ran, in wall-clock seconds, so the NVML samples inside it tell the
+    clock it ran at: (implementation, its first start event, its last end event, timed calls),
+    placed on the GPU's timeline by `anchor`, an event the host saw complete at `anchor_t`."""
+    return [{"impl": name, "t0": round(anchor_t + anchor.elapsed_time(start) / 1e3, 4),
+             "t1": round(anchor_t + anchor.elapsed_time(end) / 1e3, 4), "calls": timed}
+            for name, start, end, timed in spans]
+
+
 def _flush_ms(flush: torch.Tensor) -> float:
     """What one L2 flush costs on the GPU, so settling is sized in GPU time, flushes included."""
     for _ in range(3):
@@ -256,14 +276,61 @@ def _flush_ms(flush: torch.Tensor) -> float:
     return start.elapsed_time(end) / 10
 
 
-class GpuWatch:
-    """NVML samples every 100 ms in a thread: clocks, throttle reasons, utilization, processes."""
+def device_identity(ordinal: int) -> dict[str, Any]:
+    """The GPU behind CUDA ordinal `ordinal`, named so NVML finds it: UUID and PCI bus id."""
+    props = torch.cuda.get_device_properties(ordinal)
+    raw = str(getattr(props, "uuid", "") or "")
+    uuid = raw if raw.startswith(("GPU-", "MIG-")) or not raw else f"GPU-{raw}"
+    pci = None
+    if hasattr(props, "pci_bus_id"):  # "00000000:1B:00.0", as NVML writes it
+        pci = f"{props.pci_domain_id:08X}:{props.pci_bus_id:02X}:{props.pci_device_id:02X}.0"
+    return {"cuda_ordinal": ordinal, "name": props.name, "uuid": uuid, "pci_bus_id": pci,
+            "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES")}
 
-    def __init__(self, index: int) -> None:
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def nvml_handle(nv: Any, gpu: dict[str, Any]) -> Any:
+    """NVML's handle for the GPU torch runs on: by UUID, else by PCI bus id; never by ordinal
+    (with CUDA_VISIBLE_DEVICES=1, torch's cuda:0 is NVML's GPU 1). A MIG slice is watched
+    through its GPU."""
+    uuid, pci = gpu.get("uuid"), gpu.get("pci_bus_id")
+    handle = None
+    tried = []
+    for name in ([uuid, "MIG-" + uuid[4:]] if uuid and uuid.startswith("GPU-") else [uuid]):
+        if name and handle is None:
+            try:
+                handle = nv.nvmlDeviceGetHandleByUUID(name)
+            except nv.NVMLError as exc:
+                tried.append(f"UUID {name}: {exc}")
+    if handle is None and pci:
+        try:
+            handle = nv.nvmlDeviceGetHandleByPciBusId(pci)
+        except nv.NVMLError as exc:
+            tried.append(f"PCI bus id {pci}: {exc}")
+    if handle is None:
+        raise LookupError("NVML does not know the GPU torch runs on (" + "; ".join(tried) + ")")
+    try:
+        mig = nv.nvmlDeviceIsMigDeviceHandle(handle)
+    except nv.NVMLError:  # a driver without MIG: no slices to unwrap
+        mig = False
+    return nv.nvmlDeviceGetDeviceHandleFromMigDeviceHandle(handle) if mig else handle
+
+
+class GpuWatch:
+    """NVML samples every 50 ms in a thread, of the GPU behind CUDA ordinal `ordinal` (found in
+    NVML by UUID): clocks, throttle reasons, utilization, processes. `gpu` names it, NVML's
+    index and UUID added once the watch has found it."""
+
+    def __init__(self, ordinal: int, every_s: float = 0.05) -> None:
         self.samples: list[dict[str, Any]] = []
         self.error: str | None = None
+        self.gpu = device_identity(ordinal)
+        self._every_s = every_s
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(index,), daemon=True)
+        self._thread = threading.Thread(target=self._run, daemon=True)
 
     def __enter__(self) -> GpuWatch:
         self._thread.start()
@@ -273,17 +340,19 @@ class GpuWatch:
         self._stop.set()
         self._thread.join(5)
 
-    def _run(self, index: int) -> None:
+    def _run(self) -> None:
         try:
             import pynvml as nv
 
             nv.nvmlInit()
-            h = nv.nvmlDeviceGetHandleByIndex(index)
+            h = nvml_handle(nv, self.gpu)
             max_sm = nv.nvmlDeviceGetMaxClockInfo(h, nv.NVML_CLOCK_SM)
-        except Exception as exc:  # no NVML: the verdict says the run could not be watched
+            self.gpu.update(nvml_index=int(nv.nvmlDeviceGetIndex(h)),
+                            nvml_uuid=_text(nv.nvmlDeviceGetUUID(h)), max_sm_clock=max_sm)
+        except Exception as exc:  # no NVML, or no such GPU: the verdict says it was not watched
             self.error = f"{type(exc).__name__}: {exc}"
             return
-        while not self._stop.wait(0.1):
+        while not self._stop.wait(self._every_s):
             try:
                 procs = nv.nvmlDeviceGetComputeRunningProcesses(h)
                 self.samples.append({
@@ -353,7 +422,8 @@ def main(argv: list[str] | None = None) -> int:
         say(f"cannot load the extension: {exc}")
         return 2
     started = time.time()
-    result: dict[str, Any] = {"mode": args.mode, "device": torch.cuda.get_device_name(),
+    gpu = device_identity(torch.cuda.current_device())
+    result: dict[str, Any] = {"mode": args.mode, "device": gpu["name"], "gpu": gpu,
                               "torch": torch.__version__, "started": started,
                               "pid": os.getpid()}
     if args.mode == "correctness":
@@ -362,13 +432,14 @@ def main(argv: list[str] | None = None) -> int:
             rows, ok = correctness(ours(ext), configs, "cuda", json.loads(args.tolerance))
         result.update(rows=rows, ok=ok, gpu_samples=watch.samples, gpu_watch_error=watch.error)
     else:
-        say(f"timing on {result['device']}: {args.reps}+ reps in {args.rounds} blocks per "
-            f"implementation, each after {args.settle_ms:g} ms untimed; {args.warmup} warm-up, "
+        say(f"timing on {result['device']} ({gpu['uuid']}): {args.reps}+ reps in {args.rounds} blocks "
+            f"per implementation, each after {args.settle_ms:g} ms untimed; {args.warmup} warm-up, "
             f"{args.input_sets} input sets, L2 flushed before each call")
         with GpuWatch(torch.cuda.current_device()) as watch:
             rows = bench({"ours": ours(ext), **sdpa_impls()}, configs, args.reps, args.warmup,
                          args.input_sets, settle_ms=args.settle_ms, rounds=args.rounds)
-        result.update(rows=rows, ok=True, gpu_samples=watch.samples, gpu_watch_error=watch.error)
+        result.update(rows=rows, ok=True, gpu=watch.gpu, gpu_samples=watch.samples,
+                      gpu_watch_error=watch.error)
         ok = True
     result["finished"] = time.time()
     tmp = args.out.with_suffix(".tmp")

@@ -1,4 +1,5 @@
-"""GPU telemetry over NVML: samples, the sampler, history, validity verdicts, recordings.
+"""GPU telemetry over NVML: samples, the sampler, history, recordings, which GPU is meant (by
+UUID), and the validity verdict: clean conditions, and the clock each implementation ran at.
 
 Importing this package imports nothing heavy: `nvml` loads pynvml only when it opens, and only
 `history` needs numpy, so the UI's first frame can import `sample` for its types.

@@ -16,6 +16,7 @@ from typing import Any
 from cockpit.telemetry.nvml import (
     NVML_CLOCK_SM,
     NVML_ERROR_GPU_IS_LOST,
+    NVML_ERROR_NOT_FOUND,
     NVML_ERROR_NOT_SUPPORTED,
     NVML_MEMORY_ERROR_TYPE_CORRECTED,
     NVML_PCIE_UTIL_RX_BYTES,
@@ -23,7 +24,8 @@ from cockpit.telemetry.nvml import (
 
 _MIB = 1 << 20
 _MESSAGES = {
-    1: "Uninitialized", 3: "Not Supported", 4: "Insufficient Permissions", 9: "Driver Not Loaded",
+    1: "Uninitialized", 3: "Not Supported", 4: "Insufficient Permissions", 6: "Not Found",
+    9: "Driver Not Loaded",
     10: "Timeout", 12: "NVML Shared Library Not Found", 15: "GPU is lost", 999: "Unknown Error",
 }
 
@@ -44,7 +46,8 @@ class FakeGpu:
     """One fake GPU: an idle H200 unless told otherwise. Power in W, memory in MiB."""
 
     name: str = "NVIDIA H200"
-    uuid: str = "GPU-00000000-fake-0000-0000-000000000000"
+    uuid: str = "GPU-0000fa4e-0000-0000-0000-000000000000"
+    pci_bus_id: str = "00000000:1B:00.0"
     compute_capability: tuple[int, int] = (9, 0)
     memory_total_mib: int = 143771
     memory_used_mib: int = 512
@@ -79,6 +82,8 @@ class FakePynvml:
     """The slice of pynvml that `Nvml` uses. `init_error` makes nvmlInit fail with that code."""
 
     NVMLError = FakeNvmlError
+    NVML_CLOCK_SM = NVML_CLOCK_SM
+    NVML_TEMPERATURE_GPU = 0
 
     def __init__(self, gpus: list[FakeGpu] | None = None, init_error: int | None = None,
                  driver_version: str = "580.159.03", cuda_version: int = 13000) -> None:
@@ -117,6 +122,25 @@ class FakePynvml:
             raise FakeNvmlError(NVML_ERROR_GPU_IS_LOST)
         return index
 
+    def nvmlDeviceGetHandleByUUID(self, uuid: str) -> int:
+        return self._find("nvmlDeviceGetHandleByUUID", lambda g: g.uuid == uuid)
+
+    def nvmlDeviceGetHandleByPciBusId(self, bus_id: str) -> int:
+        return self._find("nvmlDeviceGetHandleByPciBusId", lambda g: g.pci_bus_id == bus_id)
+
+    def _find(self, name: str, match: Callable[[FakeGpu], bool]) -> int:
+        self.calls[name] += 1
+        index = next((i for i, g in enumerate(self.gpus) if match(g)), None)
+        if index is None:
+            raise FakeNvmlError(NVML_ERROR_NOT_FOUND)
+        return index
+
+    def nvmlDeviceGetIndex(self, h: int) -> int:
+        return h
+
+    def nvmlDeviceIsMigDeviceHandle(self, h: int) -> bool:
+        return False
+
     def nvmlSystemGetDriverVersion(self) -> str:
         return self.driver_version
 
@@ -130,6 +154,9 @@ class FakePynvml:
 
     def nvmlDeviceGetUUID(self, h: int) -> str:
         return str(self._gpu("nvmlDeviceGetUUID", h, lambda g: g.uuid))
+
+    def nvmlDeviceGetPciInfo(self, h: int) -> Any:
+        return self._gpu("nvmlDeviceGetPciInfo", h, lambda g: SimpleNamespace(busId=g.pci_bus_id))
 
     def nvmlDeviceGetCudaComputeCapability(self, h: int) -> tuple[int, int]:
         return self._gpu("nvmlDeviceGetCudaComputeCapability", h,  # type: ignore[no-any-return]

@@ -6,6 +6,7 @@ the throttle mask), so a sparkline shows a gap rather than a false zero.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any, Literal
 
 import numpy as np
@@ -23,10 +24,11 @@ _NO_MASK = -1
 class GpuHistory:
     """One GPU's ring buffers, one array per field, all written at the same slot."""
 
-    def __init__(self, index: int, capacity: int = DEFAULT_CAPACITY) -> None:
+    def __init__(self, index: int, capacity: int = DEFAULT_CAPACITY, uuid: str | None = None) -> None:
         if capacity < 1:
             raise ValueError("a history needs at least one slot")
         self.index = index
+        self.uuid = uuid
         self.capacity = capacity
         self._columns: dict[Field, npt.NDArray[Any]] = {
             name: (np.full(capacity, _NO_MASK, dtype=np.int64) if name == "throttle_mask"
@@ -81,6 +83,7 @@ class GpuHistory:
         throttled = throttled_seconds(points, t0, t1)
         return {
             "gpu": self.index,
+            "uuid": self.uuid,
             "samples": int(inside.sum()),
             "util_mean": _stat(np.mean, self.values("util_gpu")[inside]),
             "util_max": _stat(np.max, self.values("util_gpu")[inside]),
@@ -110,7 +113,8 @@ class History:
         for sample in snapshot.samples:
             ring = self._gpus.get(sample.index)
             if ring is None:
-                ring = self._gpus[sample.index] = GpuHistory(sample.index, self.capacity)
+                ring = self._gpus[sample.index] = GpuHistory(sample.index, self.capacity,
+                                                             snapshot.uuid(sample.index))
             ring.append(sample)
 
     @property
@@ -127,6 +131,10 @@ class History:
             return np.empty(0, dtype=np.int64 if field == "throttle_mask" else np.float64)
         return ring.values(field, last_n)
 
-    def phase_summary(self, t0: float, t1: float) -> dict[str, Any]:
-        """What the GPUs did during a phase, as one JSON-ready dict for the phase_ended event."""
-        return {"t0": t0, "t1": t1, "gpus": [self._gpus[i].phase_summary(t0, t1) for i in self.indices]}
+    def phase_summary(self, t0: float, t1: float, uuids: Collection[str] | None = None) -> dict[str, Any]:
+        """What the GPUs did during a phase, as one JSON-ready dict for the gpu_summary event:
+        every GPU, or only those with these UUIDs (the GPUs the session's gates ran on)."""
+        wanted = None if uuids is None else {u.lower() for u in uuids}
+        rings = [self._gpus[i] for i in self.indices
+                 if wanted is None or (self._gpus[i].uuid or "").lower() in wanted]
+        return {"t0": t0, "t1": t1, "gpus": [ring.phase_summary(t0, t1) for ring in rings]}

@@ -20,6 +20,7 @@ from cockpit.telemetry.sample import NvmlProblem
 # NVML's return codes and enum values (nvml.h), named as in pynvml; fixed by NVML's ABI.
 NVML_ERROR_NO_PERMISSION = 4
 NVML_ERROR_NOT_SUPPORTED = 3
+NVML_ERROR_NOT_FOUND = 6
 NVML_ERROR_DRIVER_NOT_LOADED = 9
 NVML_ERROR_LIBRARY_NOT_FOUND = 12
 NVML_ERROR_FUNCTION_NOT_FOUND = 13
@@ -181,6 +182,11 @@ class Nvml:
 
     def uuid(self, index: int) -> str | None:
         return _text(self._device(index, "uuid", "nvmlDeviceGetUUID"))
+
+    def pci_bus_id(self, index: int) -> str | None:
+        """"00000000:1B:00.0": the GPU's place on the bus, which no enumeration order changes."""
+        info = self._device(index, "PCI info", "nvmlDeviceGetPciInfo")
+        return _text(getattr(info, "busId", None)) if info is not None else None
 
     def compute_capability(self, index: int) -> tuple[int, int] | None:
         cc = self._device(index, "compute capability", "nvmlDeviceGetCudaComputeCapability")

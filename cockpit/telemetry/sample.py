@@ -58,6 +58,10 @@ class GpuStatic:
     index: int
     name: str | None = None
     uuid: str | None = None
+    """"GPU-…" as `nvidia-smi -L` prints it: how the cockpit names a GPU (NVML's index is not
+    CUDA's ordinal)."""
+    pci_bus_id: str | None = None
+    """"00000000:1B:00.0" (recordings made before it was read have none)."""
     compute_capability: tuple[int, int] | None = None
     driver_version: str | None = None
     cuda_driver_version: str | None = None
@@ -145,6 +149,11 @@ class Snapshot:
 
     def static(self, index: int) -> GpuStatic | None:
         return next((g for g in self.gpus if g.index == index), None)
+
+    def uuid(self, index: int) -> str | None:
+        """The UUID of the GPU NVML numbers `index` in this snapshot."""
+        static = self.static(index)
+        return static.uuid if static is not None else None
 
 
 def throttled_seconds(

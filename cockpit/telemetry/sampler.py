@@ -126,7 +126,8 @@ class Sampler:
         if nv.is_lost(i):
             return GpuStatic(i, lost=True)
         return GpuStatic(
-            index=i, name=nv.name(i), uuid=nv.uuid(i), compute_capability=nv.compute_capability(i),
+            index=i, name=nv.name(i), uuid=nv.uuid(i), pci_bus_id=nv.pci_bus_id(i),
+            compute_capability=nv.compute_capability(i),
             driver_version=nv.driver_version(), cuda_driver_version=nv.cuda_driver_version(),
             memory_total_mib=nv.memory_total_mib(i), max_sm_clock_mhz=nv.max_sm_clock_mhz(i),
             max_mem_clock_mhz=nv.max_mem_clock_mhz(i), power_limit_w=nv.power_limit_w(i),

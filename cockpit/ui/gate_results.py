@@ -135,17 +135,29 @@ def speedup_chart(speedups: list[float]) -> Text:
 
 
 def bench_table(result: dict[str, Any], speedups: list[float] | None = None) -> Table | None:
+    """Each config's times, speedup and the SM clocks ours and SDPA ran at; below them the
+    verdict: comparable or suspect and why, and what was seen that does not make it suspect."""
+    from cockpit.gates.bench_validity import validity_words
+
     rows = result.get("rows") or []
     if not rows:
         return None
-    valid = (result.get("validity") or {}).get("valid", False)
+    validity = result.get("validity") or {}
+    clocks = validity.get("config_clocks") or {}
     table = Table(box=None, padding=(0, 1), expand=True, header_style="dim",
                   caption=speedup_chart(speedups) if speedups else None, caption_justify="left")
     table.add_column("config", ratio=2, no_wrap=True, overflow="ellipsis")
-    for name in ("ours ms", "SDPA ms", "FLASH ms", "speedup", "TF/s", "valid"):
+    for name in ("ours ms", "SDPA ms", "FLASH ms", "speedup", "TF/s", "MHz ours/SDPA"):
         table.add_column(name, justify="right", no_wrap=True)
     def ms(impl: dict[str, Any], name: str) -> str:
         return f"{impl[name]['median_ms']:.3f}" if name in impl else "n/a"
+
+    def mhz(config: str) -> str:
+        c = clocks.get(config) or {}
+        return "/".join(f"{c[k]:.0f}" if k in c else "–" for k in ("ours", "sdpa")) if c else ""
+
+    def line(text: Text) -> None:
+        table.add_row(text, "", "", "", "", "", "")
 
     for r in rows:
         impl = r.get("impl", {})
@@ -153,17 +165,21 @@ def bench_table(result: dict[str, Any], speedups: list[float] | None = None) -> 
         style = "" if speed is None else "red" if speed < 0.5 else "yellow" if speed < 1 else "green"
         table.add_row(r["config"], ms(impl, "ours"), ms(impl, "sdpa"), ms(impl, "flash"),
                       Text(f"{speed:.2f}x" if speed else "n/a", style=style),
-                      f"{impl['ours']['tflops']:.0f}" if "ours" in impl else "n/a",
-                      Text("✓" if valid else "suspect", style="green" if valid else "yellow"))
+                      f"{impl['ours']['tflops']:.0f}" if "ours" in impl else "n/a", mhz(r["config"]))
     keep = result.get("keep") or {}
     if result.get("next_step"):
-        table.add_row(Text(f"{result.get('level')}: {result['next_step']}", style="bold"),
-                      "", "", "", "", "", "")
+        line(Text(f"{result.get('level')}: {result['next_step']}", style="bold"))
     if keep.get("summary"):
-        table.add_row(Text(keep["summary"], style="italic"), "", "", "", "", "", "")
-    hint = (result.get("validity") or {}).get("hint")
-    if hint:
-        table.add_row(Text(f"suspect: {hint}", style="yellow"), "", "", "", "", "", "")
+        line(Text(keep["summary"], style="italic"))
+    if validity:
+        if validity.get("valid"):
+            line(Text(validity_words(validity), style="green"))
+        for reason in validity.get("reasons", []):
+            line(Text(f"suspect: {reason}", style="bold yellow"))
+        for note in validity.get("notes", []):
+            line(Text(note, style="dim"))
+        if validity.get("hint"):
+            line(Text(f"suspect: {validity['hint']}", style="yellow"))
     return table
 
 

@@ -1,5 +1,6 @@
 """The GPU panel: one compact block per GPU from NVML (or a recording), with sparklines, clock
-events in words, and a warning when a process that is not the cockpit's own uses the GPU."""
+events in words, the GPU the gates run on (found by UUID, never by CUDA ordinal), and a warning
+when a process that is not the cockpit's own uses that GPU."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from rich.text import Text
 from cockpit.ui.lines import TextLines
 
 if TYPE_CHECKING:
+    from cockpit.gates.device import GateDevice
     from cockpit.telemetry.history import History
+    from cockpit.telemetry.identity import GpuChoice
     from cockpit.telemetry.sample import GpuSample, GpuStatic, Snapshot
 
 SPARK = "▁▂▃▄▅▆▇█"
@@ -42,9 +45,21 @@ def is_ours(pid: int, ancestors: tuple[int, ...], own: int) -> bool:
     return pid == own or own in ancestors
 
 
+def gate_mark(choice: GpuChoice | None, running: str | None) -> Text:
+    """After the GPU's name: which gate runs on it now, or that the gates would."""
+    if choice is None:
+        return Text("")
+    guess = "" if choice.exact else " (assumed: CUDA's order)"
+    if running:
+        return Text(f"  ◆ {running} gate runs here{guess}", style="bold cyan")
+    return Text(f"  ◇ gates run here{guess}", style="cyan")
+
+
 def gpu_block(static: GpuStatic | None, sample: GpuSample, history: History | None,
-              width: int, own_pid: int) -> list[Text]:
-    """The lines for one GPU: numbers, clock events, sparklines, processes."""
+              width: int, own_pid: int, gate_gpu: bool | None = True, running: str | None = None,
+              choice: GpuChoice | None = None) -> list[Text]:
+    """The lines for one GPU: numbers, clock events, sparklines, processes. `gate_gpu`: whether
+    the gates run on this GPU (None: cannot be told), which decides what a foreign process means."""
     name = (static.name or "GPU").replace("NVIDIA ", "") if static else "GPU"
     if sample.lost:
         return [Text(f"GPU{sample.index} {name}: fell off the bus (NVML: GPU is lost) — "
@@ -55,6 +70,8 @@ def gpu_block(static: GpuStatic | None, sample: GpuSample, history: History | No
         (f"GPU{sample.index} {name}  ", "bold"), (f"{_n(sample.util_gpu)}%", "bold cyan"),
         f"  {_n(sample.temp_c)}°C  {_n(sample.power_w)}/{_n(sample.power_limit_w)} W",
     )
+    if gate_gpu:
+        head.append_text(gate_mark(choice, running))
     sizes = Text(f"mem {_n(sample.memory_used_mib)}/{_n(mem_total)} MiB  "
                  f"SM {_n(sample.sm_clock_mhz)}/{_n(max_sm)} MHz  P{_n(sample.pstate)}")
     reasons = sample.throttle_reasons
@@ -77,12 +94,15 @@ def gpu_block(static: GpuStatic | None, sample: GpuSample, history: History | No
             (" mem", "dim"), (sparkline(list(mem), w, float(mem_total) if mem_total else None), "blue"),
         ))
     for proc in sample.processes:
-        ours = is_ours(proc.pid, proc.ancestors, own_pid)
         who = f"pid {proc.pid} {proc.name or '?'} {_n(proc.used_mib)} MiB"
-        if ours:
+        if is_ours(proc.pid, proc.ancestors, own_pid):
             lines.append(Text(f"  {who} (ours)", style="dim"))
-        else:
+        elif gate_gpu:
             lines.append(Text(f"⚠ {who}: not ours, bench suspect", style="bold yellow"))
+        elif gate_gpu is None:
+            lines.append(Text(f"  {who}: not ours (which GPU the gates use is not known)", style="yellow"))
+        else:
+            lines.append(Text(f"  {who}: not ours, on a GPU the gates do not use", style="dim yellow"))
     return lines
 
 
@@ -103,6 +123,28 @@ class GpuPanel(TextLines):
         self._own_pid = os.getpid()
         self._tick_us: deque[float] = deque(maxlen=self.TICK_COST_OVER)
         self._ticks = 0
+        self._gate_device: GateDevice | None = None
+
+    def watch_gate(self, device: GateDevice | None) -> None:
+        """Mark the GPU the gates run on (`gates.device.gate_device`, `GateRun.device`,
+        `result_device`); None: the GPU the cockpit's own CUDA_VISIBLE_DEVICES names."""
+        self._gate_device = device
+        self.rebuild()
+
+    @property
+    def gpus(self) -> tuple[GpuStatic, ...]:
+        """The GPUs of the last snapshot (their UUIDs), empty before the first."""
+        return self._snapshot.gpus if self._snapshot is not None else ()
+
+    def gate_choice(self) -> GpuChoice | None:
+        """The GPU the gates run on among the last snapshot's, when it can be told."""
+        from cockpit.gates.device import GateDevice
+
+        if self._snapshot is None:
+            return None
+        pci_order = os.environ.get("CUDA_DEVICE_ORDER") == "PCI_BUS_ID"
+        device = self._gate_device or GateDevice(os.environ.get("CUDA_VISIBLE_DEVICES"), pci_order=pci_order)
+        return device.choose(self._snapshot.gpus)
 
     def show(self, snapshot: Snapshot, history: History | None) -> None:
         self._snapshot, self._history = snapshot, history
@@ -122,7 +164,14 @@ class GpuPanel(TextLines):
         if not snapshot.available:
             return [Text(f"No GPU telemetry: {snapshot.reason}", style="yellow")]
         lines: list[Text] = []
+        choice = self.gate_choice()
+        running = self._gate_device.gate if self._gate_device is not None else None
+        known = choice is not None and choice.uuid is not None
         for sample in snapshot.samples:
+            uuid = snapshot.uuid(sample.index)
+            gate_gpu = (uuid is not None and uuid == choice.uuid) if known and choice else None
+            one = len(snapshot.samples) == 1  # whatever the gates run on, it is this one: no mark
             lines.extend(gpu_block(snapshot.static(sample.index), sample, self._history,
-                                   max(40, width), self._own_pid))
+                                   max(40, width), self._own_pid, True if one else gate_gpu, running,
+                                   choice if known and not one else None))
         return lines or [Text("NVML sees no GPU", style="yellow")]

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .extension import check_extension
+from .gpus import check_gpu_mapping
 from .probe import Check, Probe, one_line
 from .profiler import check_ncu, check_ncu_counters, check_persistence_mode
 from .toolchain import (
@@ -43,6 +44,7 @@ CHECKS: tuple[tuple[str, Callable[[Probe], Check]], ...] = (
     ("python", check_python),
     ("torch", check_torch),
     ("cuda_available", check_cuda_available),
+    ("gpu_mapping", check_gpu_mapping),
     ("numpy", check_numpy),
     ("nvcc", check_nvcc),
     ("cuda_home", check_cuda_home),
