@@ -57,8 +57,8 @@ async def drive(root: Path, objective: str, gates: list[str], notes: list[str]) 
         await app.workers.wait_for_complete()
         await pilot.pause(0.5)
         track = app.track.rows_written if app.track else 0
-        say(f"ended; telemetry rows written {track}; report files: "
-            f"{sorted(p.name for p in ref.path.glob('*report*')) + sorted(p.name for p in ref.path.glob('REPORT*'))}")
+        written = sorted(p.name for p in ref.path.iterdir() if p.name.lower().startswith("report"))
+        say(f"ended; telemetry rows written {track}; report files: {written}")
     return 0
 
 

@@ -131,6 +131,9 @@ class CockpitApp(App[int]):
 
     def start(self) -> None:
         """The main screen is up (MainScreen.on_mount): open the session, start the clocks."""
+        from cockpit.gates.device import gate_device
+
+        self.gpu_panel.watch_gate(gate_device(self.config, "bench", os.environ))
         self.load_patterns()
         if self._initial is not None:
             self.open_session(self._initial)
@@ -320,8 +323,13 @@ class CockpitApp(App[int]):
         if ended:
             self.editor.flush()  # a phase change is a natural checkpoint for the log
         if ok and ended and run is not None and self.gpu.history and self.gpu.history.indices:
-            self.append([ev.gpu_summary(ended["t"], run.phase,
-                                         self.gpu.history.phase_summary(run.started_t, ended["t"]))])
+            from cockpit.gates.device import gate_device, phase_gpu_uuids
+
+            # The GPUs this phase's gates ran on, by UUID (every GPU when none is known).
+            uuids = phase_gpu_uuids(self.live.state.gate_runs, run.started_t, ended["t"],
+                                    gate_device(self.config, "bench", os.environ), self.gpu_panel.gpus)
+            self.append([ev.gpu_summary(ended["t"], run.phase, self.gpu.history.phase_summary(
+                run.started_t, ended["t"], uuids))])
         self._render(self.clock.now())
         return ok
 

@@ -95,6 +95,8 @@ class GateBoard:
         except CockpitError as exc:  # the journal could not be written
             self.run = None
             self.app.notify(str(exc), severity="error", markup=False)
+        else:
+            self.app.gpu_panel.watch_gate(run.device)  # the panel marks the GPU this gate uses
         self.refresh()
 
     def _post(self, fn: Callable[[], None]) -> None:
@@ -119,6 +121,10 @@ class GateBoard:
         self.refresh()
 
     def gate_finished(self, run: GateRun, verdict: Verdict) -> None:
+        from cockpit.gates.device import gate_device, result_device
+
+        self.app.gpu_panel.watch_gate(result_device(verdict.result, run.gate.name)
+                                      or gate_device(self.app.config, "bench", os.environ))
         severity = {"pass": "information", "warn": "warning"}.get(verdict.status, "error")
         self.app.notify(f"{run.gate.name}: {verdict.status.upper()} — {verdict.summary}",
                         severity=severity, markup=False)  # type: ignore[arg-type]

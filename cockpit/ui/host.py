@@ -18,6 +18,7 @@ from cockpit.workspace import SessionRef, Workspace
 if TYPE_CHECKING:
     from cockpit.patterns.library import Pattern
     from cockpit.ui.gate_panel import GateDetail, GatePanel
+    from cockpit.ui.gpu_panel import GpuPanel
 
 
 class CockpitHost(Protocol):
@@ -27,6 +28,7 @@ class CockpitHost(Protocol):
     live: LiveSession | None
     gate_panel: GatePanel
     gate_detail: GateDetail
+    gpu_panel: GpuPanel
 
     @property
     def push_screen(self) -> Callable[..., Any]:  # App.push_screen, with its overloads
