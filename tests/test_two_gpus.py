@@ -1,7 +1,8 @@
 """On a box with two GPUs the bench is judged on the GPU it ran on, found by UUID: a foreign load
 on that GPU makes it suspect, a foreign load on the other GPU does not; the GPU panel marks the
 GPU the gates use. Driven by tests/two_gpu_scaffold.py (one real H200 recording placed as both
-GPUs, with made-up UUIDs) until the real 2×H200 capture is committed."""
+GPUs, with made-up UUIDs) for the cases the real 2×H200 capture
+(test_two_gpus_recorded.py) cannot replay, such as the panel's marks."""
 
 from __future__ import annotations
 
