@@ -91,6 +91,20 @@ def _parser() -> argparse.ArgumentParser:
     dec.add_argument("kernel_ms", type=float, nargs="?", help="our kernel's time per call in ms")
     dec.add_argument("--json", action="store_true", help="print one JSON object")
 
+    tune = sub.add_parser("tune", parents=[common],
+                          help="search the kernel's configurations within the GPU's limits ([tune])")
+    tune.add_argument("--dry-run", action="store_true",
+                      help="print the space: total, rejected by which limit, left to search")
+    tune.add_argument("--budget", type=float, metavar="MIN", help="wall time for the search (default [tune])")
+    tune.add_argument("--trials", type=int, metavar="N", help="most configurations measured per head dim")
+    tune.add_argument("--resume", action="store_true", help="continue the session's stopped search")
+    tune.add_argument("--gpus", metavar="LIST", help="nvidia-smi indices or UUIDs (default: all, or "
+                      "CUDA_VISIBLE_DEVICES)")
+    tune.add_argument("--arch", metavar="X", help="target GPU's arch, e.g. 8.9 for an L4 (default: "
+                      "TORCH_CUDA_ARCH_LIST, else the GPU present)")
+    tune.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS)
+    tune.add_argument("--json", action="store_true", help="print one JSON object")
+
     shot = sub.add_parser("screenshot", parents=[common], help="SVG screenshots of the main screens")
     shot.add_argument("--out", type=Path, default=Path("screenshots"), metavar="DIR")
     shot.add_argument("--size", default="160x48", metavar="COLSxROWS")
@@ -317,6 +331,12 @@ def cmd_decide(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tune(args: argparse.Namespace) -> int:
+    from cockpit.tune.command import tune_command
+
+    return tune_command(args)
+
+
 def cmd_screenshot(args: argparse.Namespace) -> int:
     from cockpit.ui.screenshot import parse_size, take_screenshots
 
@@ -338,4 +358,5 @@ _COMMANDS = {
     "gpu": cmd_gpu,
     "telemetry": cmd_telemetry,
     "screenshot": cmd_screenshot,
+    "tune": cmd_tune,
 }

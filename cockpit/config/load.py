@@ -24,6 +24,7 @@ from cockpit.config.reader import (
     strip_position,
 )
 from cockpit.config.thresholds import Thresholds, read_thresholds
+from cockpit.config.tune import TuneConfig, read_tune
 from cockpit.config.workload import Workload, read_workload
 
 CONFIG_NAME = "cockpit.toml"
@@ -50,6 +51,7 @@ class Config:
     profile: ProfileSettings = section(read_profile, ProfileSettings)
     templates: Mapping[str, Template] = section(read_templates, lambda: dict(DEFAULT_TEMPLATES))
     gates: Mapping[str, GateConfig] = section(read_gates, dict)
+    tune: TuneConfig = section(read_tune, TuneConfig)
     source: Path | None = None
 
     @property
