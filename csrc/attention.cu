@@ -44,6 +44,11 @@ namespace {
 // whose per-block opt-in limit is 99 KB (101376 bytes): checked by static_assert below unless
 // COCKPIT_ATTN_MAX_SMEM names another GPU's limit (H100/H200 allow 227 KB per block).
 // ---------------------------------------------------------------------------------------------
+// `cockpit tune`'s kept winner, when there is one: its knobs below, and COCKPIT_ATTN_MAX_SMEM when
+// it needs more than the L4 allows.
+#if __has_include("tuned_config.h")
+#include "tuned_config.h"
+#endif
 #ifndef COCKPIT_ATTN_MAX_SMEM
 #define COCKPIT_ATTN_MAX_SMEM (99 * 1024)
 #endif
@@ -53,7 +58,7 @@ constexpr int kDefaultSmemPerBlock = 48 * 1024;  // without the opt-in, on every
 constexpr bool needs_smem_opt_in(int bytes) { return bytes > kDefaultSmemPerBlock; }
 
 // Tuning knobs, per head dim: -DCOCKPIT_ATTN_D64_BM=64 etc. `cockpit tune` searches them and
-// writes its winner to tuned_config.h (next to this file); a -D on the command line still wins.
+// writes its winner to tuned_config.h (included above); a -D on the command line still wins.
 //   BM      query rows per block
 //   BN      keys per K/V tile
 //   WARPS   warps per block; each owns BM / WARPS query rows: 16 or 32 (one or two MMA row tiles,
@@ -64,9 +69,6 @@ constexpr bool needs_smem_opt_in(int bytes) { return bytes > kDefaultSmemPerBloc
 //           stream in while all of tile j is computed, one barrier per tile
 //   O_SMEM  1 = O staged through shared memory for 128-bit stores; 0 = each thread stores its
 //           own 32-bit pairs straight from registers
-#if __has_include("tuned_config.h")
-#include "tuned_config.h"
-#endif
 #ifndef COCKPIT_ATTN_D64_BM
 #define COCKPIT_ATTN_D64_BM 128
 #endif

@@ -95,8 +95,8 @@ def judge(head_dim: int, times: Mapping[str, Sequence[Sequence[float]]], params:
                             f"the best, {best.params.label}, is {best.vs_current.value:.2f}x the current "
                             f"configuration, under the {bar:.0%} bar")
     return Confirmation(head_dim, current, others, best,
-                        f"{best.params.label}: {best.vs_current} x the current configuration "
-                        f"(bar {1 + bar:.2f}x), {best.vs_flash} x FLASH")
+                        f"{best.params.label}: {_ci(best.vs_current)} the current configuration "
+                        f"(bar {1 + bar:.2f}x), {_ci(best.vs_flash)} FLASH")
 
 
 def describe(c: Confirmation) -> list[str]:

@@ -54,6 +54,8 @@ class TuneProgress:
     summary: str = ""
     last_t: float = 0.0
     recent: tuple[str, ...] = field(default=())
+    searching: int | None = None
+    """The head dim of the latest trial."""
 
     @property
     def running(self) -> bool:
@@ -72,9 +74,11 @@ class TuneProgress:
         if not self.running:
             return f"tuned: {self.summary}" if self.summary else "tuned"
         text = f"tuning: {self.measured}/{self.planned}"
-        ratios = [b.vs_flash for b in self.best if b.vs_flash]
-        if ratios:
-            text += f", best {min(ratios):.2f}× FLASH"
+        # The head dim being searched now; its best against FLASH is what is moving.
+        best = next((b for b in self.best if b.head_dim == self.searching), None)
+        if best is not None and best.vs_flash:
+            which = f" (D={best.head_dim})" if len(self.best) > 1 else ""
+            text += f", best {best.vs_flash:.2f}× FLASH{which}"
         return text
 
 
@@ -117,6 +121,7 @@ def tune_progress(journal: Iterable[Event]) -> TuneProgress | None:
         finished=float(finished["t"]) if finished else None,
         summary=str(finished.get("summary", "")) if finished is not None else "",
         last_t=float(trials[-1]["t"]) if trials else float(started["t"]),
+        searching=int(trials[-1]["d"]) if trials else None,
         recent=tuple(f"D={t['d']} {t['config']}: {t['outcome']}"
                      + (f" {t['tflops']:.1f} TFLOP/s" if "tflops" in t else "") for t in trials[-3:]),
     )

@@ -23,7 +23,7 @@ from cockpit.errors import CockpitError
 from cockpit.hardware.limits import limits_for
 from cockpit.session.journal import Event, JournalWriter
 from cockpit.tune.compile import Compiled, CompilePool, Toolchain, compile_config, find_toolchain
-from cockpit.tune.measure import ProbeMeasurer
+from cockpit.tune.measure import MeasureCrashed, ProbeMeasurer
 from cockpit.tune.runplan import RunPlan, read_plan
 from cockpit.tune.search import SearchContext, search
 from cockpit.tune.space import KernelParams
@@ -70,9 +70,14 @@ def run(args: argparse.Namespace) -> int:
 
     deadlines = plan.deadlines(args.start, args.spent)
     total = 0
+    print(f"worker {args.worker}: GPU {args.gpu} (nvidia-smi {args.nvml_index}), "
+          f"CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES')}", flush=True)
     try:
-        device = measurer.start()
-        print(f"worker {args.worker}: {device}", flush=True)
+        try:
+            device = measurer.start()
+        except MeasureCrashed as exc:
+            raise CockpitError(f"cannot measure on this GPU: {exc}") from exc
+        print(f"worker {args.worker}: measuring on {device}", flush=True)
         for head in plan.head_dims:
             study = open_study(plan.journal, head.head_dim, head.options, head.current, len(head.seeds),
                                plan.prune_slower)
