@@ -37,7 +37,7 @@ class TuneConfig:
     occupancy_floor: float = 0.125
     confirm_top: int = 3
     """How many of the best configurations per head dim the confirmation re-measures."""
-    where: Mapping[str, str] = field(default_factory=dict)
+    where: Mapping[str, str] = field(default_factory=dict, compare=False)
     """`cockpit.toml:LINE` of each key as written, for errors found later (an empty space on
     the target GPU, a budget too small for the seed)."""
 

@@ -30,25 +30,32 @@ import time
 import traceback
 from typing import Any
 
-from attention_probe import (
-    GpuWatch,
-    bench,
-    compare,
-    config_name,
-    make_inputs,
-    no_cuda_device,
-    reference,
-    run_poisoned,
-    sdpa_impls,
-)
+if __package__:  # imported (python -m, or the core's import checks)
+    from .attention_probe import (
+        GpuWatch,
+        bench,
+        compare,
+        config_name,
+        make_inputs,
+        no_cuda_device,
+        reference,
+        run_poisoned,
+        sdpa_impls,
+    )
+else:  # run by path, as the tuner does: this folder is sys.path[0]
+    from attention_probe import (
+        GpuWatch,
+        bench,
+        compare,
+        config_name,
+        make_inputs,
+        no_cuda_device,
+        reference,
+        run_poisoned,
+        sdpa_impls,
+    )
 
-try:
-    import torch
-except ImportError as missing:
-    traceback.print_exc()
-    print(f"torch does not import in {sys.executable} ({missing}): install torch's CUDA build in this "
-          "python, or start the cockpit from the environment that has it", file=sys.stderr, flush=True)
-    raise SystemExit(2) from None
+import torch  # attention_probe imported it, or said what to do when it is missing
 
 CONFIG_FIELDS = ("block_m", "block_n", "warps", "min_blocks", "stages", "o_smem", "smem_bytes", "threads")
 

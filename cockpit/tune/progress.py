@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from cockpit.session.journal import Event
+from cockpit.session.status import Activity
 from cockpit.tune import events as tev
 from cockpit.tune.stats import Estimate
 
@@ -138,3 +139,11 @@ def _best(head_dim: int, trials: list[Event], flash: float | None) -> Best | Non
         return Best(head_dim, str(top["config"]), estimate, None, flash, False)
     return Best(head_dim, str(top["config"]), estimate, float(current["tflops"]), flash,
                 top is not current and estimate.lo > float(current["hi"]))
+
+
+def tune_activity(progress: TuneProgress | None, now: float) -> Activity | None:
+    """The phase timer's status-line activity while a search runs; None when none does."""
+    if progress is None or not progress.running:
+        return None
+    return Activity(progress.activity(), progress.eta_s(now),
+                    min(1.0, progress.measured / progress.planned) if progress.planned else None)
