@@ -76,3 +76,15 @@ def test_progress_counts_trials_rejections_and_eta_and_says_when_it_is_done() ->
     again = tune_progress([*events, tev.tune_started(t0 + 1000, "tune-2", "H100 (sm_90)", ["GPU-a"], 60.0, 5,
                                                      spaces, "LHS", False)])
     assert again is not None and again.run == "tune-2" and again.measured == 0 and again.best == ()
+
+
+def test_a_search_on_a_machine_without_a_gpu_stops_before_anything_starts(tmp_path: Path) -> None:
+    import subprocess
+
+    (tmp_path / "cockpit.toml").write_text("")
+    out = subprocess.run([sys.executable, "-m", "cockpit", "--workspace", str(tmp_path), "tune", "--arch", "9.0"],
+                         capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parent.parent)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.strip() == ("cockpit: no GPU to tune on (NVML sees none); `cockpit tune --dry-run --arch 8.9` "
+                                  "examines a space without one")
+    assert not (tmp_path / "sessions").exists() and not (tmp_path / "build").exists()

@@ -24,7 +24,7 @@ from cockpit.telemetry.nvml import Nvml
 from cockpit.tune import events as tev
 from cockpit.tune.finish import finish_run
 from cockpit.tune.header import read_current
-from cockpit.tune.launch import new_run, resume_run, run_workers
+from cockpit.tune.launch import new_run, resume_run, run_workers, spent_s
 from cockpit.tune.plan import TunePlan, describe, make_plan
 from cockpit.tune.progress import tune_progress
 from cockpit.tune.target import list_gpus, pick_gpus, resolve_target
@@ -64,14 +64,23 @@ def tune_command(args: argparse.Namespace) -> int:
     for note in notes:
         _say(note)
     writer = JournalWriter(ref.journal)
-    writer.append(tev.tune_started(time.time(), run.run, run.target, [g.uuid for g in picked], run.budget_s,
+    left_s = max(0.0, run.budget_s - spent_s(run))
+    writer.append(tev.tune_started(time.time(), run.run, run.target, [g.uuid for g in picked], left_s,
                                    run.trials, _spaces(plan), run.seed_how, args.resume))
     _say(f"{run.run}: {run.target}, {len(picked)} GPU(s) "
          f"({', '.join(f'{g.index}: {g.name}' for g in picked)}), budget {run.budget_s / 60:g} min or "
          f"{run.trials} trials per head dim; seed: {run.seed_how}; study {run.journal}")
-    codes = run_workers(run, picked, ref.path / "logs", lambda: _tick(ref.journal))
-    if any(code not in (0, None) for code in codes):
-        _say(f"a worker exited {codes}: see {ref.path / 'logs'}")
+    try:
+        codes = run_workers(run, picked, ref.path / "logs", lambda: _tick(ref.journal))
+    except KeyboardInterrupt:
+        _say(f"stopped; `cockpit tune --resume` continues {run.run} where it stopped")
+        raise
+    if all(code != 0 for code in codes):
+        log = ref.path / "logs" / f"{run.run}-gpu{picked[0].index}.log"
+        last = (log.read_text(errors="replace").strip().splitlines() or ["no output"])[-1]
+        raise CockpitError(f"every worker failed (exit {codes}): {last} (logs in {ref.path / 'logs'})")
+    if any(code != 0 for code in codes):
+        _say(f"a worker exited {codes}: see {ref.path / 'logs'}; the others finished the search")
     result = finish_run(config, run, picked[0], _say)
     keep = result["keep"]
     writer.append(tev.tune_finished(time.time(), run.run, keep["action"], keep["summary"], keep=keep))
