@@ -68,7 +68,7 @@ def summarize(session: Path, result: dict[str, Any] | None, telemetry: Path | No
     outcomes: dict[str, int] = {}
     for t in trials:
         outcomes[t["outcome"]] = outcomes.get(t["outcome"], 0) + 1
-    measured = sum(outcomes.get(k, 0) for k in ("timed", "pruned", "incorrect", "crashed"))
+    measured = sum(outcomes.get(k, 0) for k in ("timed", "pruned", "incorrect", "crashed", "failed"))
     rejected = {}
     for space in start.get("spaces", []):
         for limit, n in space.get("rejected_by", {}).items():

@@ -72,6 +72,8 @@ def test_a_wrong_configuration_is_rejected_before_timing_and_a_crash_is_survived
     assert ("short", "BM128 BN16 4w mb1 1st O:reg") not in gpu.calls  # never timed
     crashed = [e for e in outcomes.values() if e["outcome"] == "crashed"]
     assert crashed and "illegal memory access" in crashed[0]["detail"] and gpu.restarts == len(crashed)
+    refused = outcomes["BM128 BN64 4w mb1 2st O:reg"]
+    assert refused["outcome"] == "failed" and refused["detail"].startswith("ours did not run")
     assert len(outcomes) == 16 + 1, "the search stopped before the space (and the current) was done"
 
 

@@ -148,6 +148,10 @@ class Server:
         else:
             rows = bench(impls, self.shapes[head_dim], a.reps, a.warmup, a.input_sets,
                          settle_ms=a.settle_ms, rounds=a.rounds, keep_times=True)
+        for row in rows:
+            missing = [name for name in impls if name not in row["impl"]]
+            if missing:  # bench() left out what raised on its first call; the log says why
+                raise RuntimeError(f"{', '.join(missing)} did not run on {row['config']} (see the log)")
         return {name: [row["impl"][name]["times_ms"] for row in rows] for name in impls}
 
 

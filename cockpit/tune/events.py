@@ -28,7 +28,7 @@ def tune_baseline(t: float, run: str, head_dim: int, flash: dict[str, float]) ->
 
 def tune_trial(t: float, run: str, head_dim: int, number: int, config: str, outcome: str,
                **fields: Any) -> Event:
-    """One configuration: timed | pruned | incorrect | crashed | rejected (+ tflops, lo, hi,
+    """One configuration: timed | pruned | incorrect | crashed | failed | rejected (+ tflops, lo, hi,
     compile_s, cached, queued, gpu, limit, detail where they apply)."""
     return event(TUNE_TRIAL, t, run=run, d=head_dim, n=number, config=config, outcome=outcome, **fields)
 

@@ -29,6 +29,10 @@ class MeasureCrashed(Exception):
     """The measuring child died or hung; its last words are the message."""
 
 
+class MeasureFailed(Exception):
+    """The child could not measure this library (a launch it refused, say) and lives on."""
+
+
 @dataclass(frozen=True)
 class Check:
     ok: bool
@@ -154,7 +158,7 @@ class ProbeMeasurer:
         if reply.get("fatal"):
             raise self._crashed(str(reply.get("error")))
         if reply.get("error"):
-            raise RuntimeError(str(reply["error"]))
+            raise MeasureFailed(str(reply["error"]))
         return reply
 
     def _crashed(self, why: str) -> MeasureCrashed:

@@ -12,7 +12,7 @@ from cockpit.session.status import Activity
 from cockpit.tune import events as tev
 from cockpit.tune.stats import Estimate
 
-MEASURED = ("timed", "pruned", "incorrect", "crashed")
+MEASURED = ("timed", "pruned", "incorrect", "crashed", "failed")
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ one, so the GPU does not wait for nvcc. A configuration the sampler proposes tha
 reject, or one already measured or in flight, is told as skipped (the sampler never counts it)
 and replaced by the nearest configuration not yet seen, enqueued for the next ask: the search
 keeps the sampler's intent and never spends a trial twice. Every outcome becomes a
-`tune_trial` event; only measured ones (timed, pruned, incorrect, crashed) count as trials.
+`tune_trial` event; only measured ones (timed, pruned, incorrect, crashed, failed) count as trials.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from cockpit.session.journal import Event
 from cockpit.tune import events
 from cockpit.tune.compile import Compiled, CompilePool
 from cockpit.tune.feasibility import after_compile
-from cockpit.tune.measure import MeasureCrashed, Measurer
+from cockpit.tune.measure import MeasureCrashed, MeasureFailed, Measurer
 from cockpit.tune.runplan import HeadDimPlan, RunPlan
 from cockpit.tune.space import TUNABLE_NAMES, KernelParams
 from cockpit.tune.stats import Estimate, flops, geomean_tflops
@@ -147,6 +147,8 @@ def _run_trial(study: optuna.Study, ctx: SearchContext, trial: optuna.Trial, par
     except MeasureCrashed as exc:
         ctx.measurer.restart()
         return _finish(study, ctx, trial, params, state.FAIL, "crashed", facts, detail=str(exc)[:300])
+    except MeasureFailed as exc:
+        return _finish(study, ctx, trial, params, state.FAIL, "failed", facts, detail=str(exc)[:300])
     return _finish(study, ctx, trial, params, state.COMPLETE, "timed", facts, estimate=full)
 
 

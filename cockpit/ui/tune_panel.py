@@ -42,10 +42,11 @@ def tune_lines(progress: TuneProgress | None, now: float) -> Text:
     if progress.rejected:
         out.append("\nrejected: " + ", ".join(f"{n} {limit}" for limit, n in progress.rejected.items()),
                    style="dim")
-    outcomes = {k: v for k, v in progress.outcomes.items() if k in ("pruned", "incorrect", "crashed") and v}
+    outcomes = {k: v for k, v in progress.outcomes.items()
+                if k in ("pruned", "incorrect", "crashed", "failed") and v}
     if outcomes:
         out.append("\n" + ", ".join(f"{n} {k}" for k, n in outcomes.items()),
-                   style="yellow" if "crashed" in outcomes or "incorrect" in outcomes else "dim")
+                   style="dim" if set(outcomes) == {"pruned"} else "yellow")
     for line in progress.recent:
         out.append(f"\n  {line}", style="dim")
     return out
