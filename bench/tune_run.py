@@ -170,9 +170,18 @@ def session_of(ws: Path) -> Path:
     return sorted((ws / "sessions").glob("*/journal.jsonl"))[-1].parent
 
 
-def report(ws: Path, check_json: dict[str, Any] | None = None) -> dict[str, Any]:
-    result = json.loads((ws / "tune.json").read_text() or "null")
-    return summarize(session_of(ws), result, ws / "nvml.jsonl", check_json)
+def report(ws: Path, check_json: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[str]]:
+    """The run's summary and its table; a run that never started says why (its log's end)."""
+    try:
+        result = json.loads((ws / "tune.json").read_text() or "null")
+        summary = summarize(session_of(ws), result, ws / "nvml.jsonl", check_json)
+    except (SystemExit, OSError, ValueError, IndexError) as exc:
+        tune_log = ws / "tune.log"
+        log = tune_log.read_text(errors="replace").strip().splitlines() if tune_log.exists() else []
+        summary = {"error": str(exc), "rc": (ws / "tune.rc").read_text().strip(), "log_tail": log[-20:],
+                   "trials_per_min": None, "gpus": []}
+        return summary, [f"{ws.name}: no summary ({exc}); cockpit tune said:", *log[-20:]]
+    return summary, table(summary)
 
 
 def collect() -> None:
@@ -183,21 +192,22 @@ def collect() -> None:
     if (RUN / "single" / "tune.rc").exists():
         ws = RUN / "single"
         swept = json.loads((RUN / "check.json").read_text()) if (RUN / "check.json").exists() else None
-        summary = report(ws, swept)
+        summary, lines = report(ws, swept)
         (OUT / "tune-summary.json").write_text(json.dumps(summary, indent=1))
-        (OUT / "tune-report.txt").write_text("\n".join(table(summary)) + "\n")
-        say("\n".join(table(summary)))
+        (OUT / "tune-report.txt").write_text("\n".join(lines) + "\n")
+        say("\n".join(lines))
         if (ws / "csrc" / "tuned_config.h").exists():
             shutil.copy(ws / "csrc" / "tuned_config.h", OUT / "tuned_config.h")
         _tar(OUT / "tune-logs.tar.gz", [ws / "sessions", ws / "tune.log", ws / "tune.json", ws / "nvml.jsonl",
                                         RUN / "single.log", RUN / "check-probe.log"])
     if (RUN / "two" / "tune.rc").exists():
-        one, two = report(RUN / "one"), report(RUN / "two")
-        ratio = (two["trials_per_min"] / one["trials_per_min"]) if one["trials_per_min"] else None
+        (one, one_lines), (two, two_lines) = report(RUN / "one"), report(RUN / "two")
+        ratio = (two["trials_per_min"] / one["trials_per_min"]) \
+            if one["trials_per_min"] and two["trials_per_min"] else None
         scale = {"one_gpu": one, "two_gpus": two,
                  "trials_per_min": [one["trials_per_min"], two["trials_per_min"]],
                  "speedup": round(ratio, 2) if ratio else None}
-        lines = ["== 1 GPU", *table(one), "== all GPUs", *table(two),
+        lines = ["== 1 GPU", *one_lines, "== all GPUs", *two_lines,
                  f"trials per minute: {one['trials_per_min']} on 1 GPU, {two['trials_per_min']} on "
                  f"{len(two['gpus'])}: {scale['speedup']}x"]
         (OUT / "scale-summary.json").write_text(json.dumps(scale, indent=1))

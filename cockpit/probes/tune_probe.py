@@ -31,29 +31,9 @@ import traceback
 from typing import Any
 
 if __package__:  # imported (python -m, or the core's import checks)
-    from .attention_probe import (
-        GpuWatch,
-        bench,
-        compare,
-        config_name,
-        make_inputs,
-        no_cuda_device,
-        reference,
-        run_poisoned,
-        sdpa_impls,
-    )
+    from . import attention_probe as bench_gate
 else:  # run by path, as the tuner does: this folder is sys.path[0]
-    from attention_probe import (
-        GpuWatch,
-        bench,
-        compare,
-        config_name,
-        make_inputs,
-        no_cuda_device,
-        reference,
-        run_poisoned,
-        sdpa_impls,
-    )
+    import attention_probe as bench_gate
 
 import torch  # attention_probe imported it, or said what to do when it is missing
 
@@ -111,12 +91,13 @@ class Server:
             return {"times_ms": self.time({"ours": self.library(req["library"], req["D"])}, req["D"],
                                           req["short"])["ours"]}
         if op == "flash":
-            return {"times_ms": self.time({"flash": sdpa_impls()["flash"]}, req["D"], False)["flash"]}
+            flash = bench_gate.sdpa_impls()["flash"]
+            return {"times_ms": self.time({"flash": flash}, req["D"], False)["flash"]}
         if op == "confirm":
             impls = {name: self.library(path, req["D"]) for name, path in req["libraries"].items()}
-            sdpa = sdpa_impls()
+            sdpa = bench_gate.sdpa_impls()
             started = time.time()
-            with GpuWatch(self.args.nvml_index) as watch:
+            with bench_gate.GpuWatch(self.args.nvml_index) as watch:
                 times = self.time({**impls, "sdpa": sdpa["sdpa"], "flash": sdpa["flash"]}, req["D"], False)
             return {"times_ms": times, "configs": {n: lib.config for n, lib in impls.items()},
                     "started": started, "finished": time.time(), "pid": os.getpid(),
@@ -126,14 +107,14 @@ class Server:
     def check(self, lib: Library, head_dim: int) -> dict[str, Any]:
         shapes = sorted(self.checks[head_dim], key=lambda c: (c["B"] * c["H"] * c["S"], c["D"]))
         for index, cfg in enumerate(shapes):
-            name = config_name(cfg)
+            name = bench_gate.config_name(cfg)
             if name not in self.references:
-                q, k, v = make_inputs(cfg, "cuda", seed=1000 + index)
-                self.references[name] = (q, k, v, reference(q, k, v, cfg["causal"]))
+                q, k, v = bench_gate.make_inputs(cfg, "cuda", seed=1000 + index)
+                self.references[name] = (q, k, v, bench_gate.reference(q, k, v, cfg["causal"]))
             q, k, v, ref = self.references[name]
-            out = run_poisoned(lib, q, k, v, cfg["causal"])
+            out = bench_gate.run_poisoned(lib, q, k, v, cfg["causal"])
             torch.cuda.synchronize()
-            stats = compare(out, ref)
+            stats = bench_gate.compare(out, ref)
             if stats["nonfinite"] or stats["rel_l2"] > self.args.tolerance:
                 why = (f"{stats['nonfinite']} NaN/Inf" if stats["nonfinite"]
                        else f"rel L2 {stats['rel_l2']:.2e} > {self.args.tolerance:g}")
@@ -143,11 +124,11 @@ class Server:
     def time(self, impls: dict[str, Any], head_dim: int, short: bool) -> dict[str, list[list[float]]]:
         a = self.args
         if short:  # the first look a pruner decides on: one block per shape, a third of the calls
-            rows = bench(impls, self.shapes[head_dim], max(5, a.reps // 3), 2, a.input_sets, budget_s=0.1,
-                         settle_ms=a.settle_ms, rounds=1, keep_times=True)
+            rows = bench_gate.bench(impls, self.shapes[head_dim], max(5, a.reps // 3), 2, a.input_sets,
+                                    budget_s=0.1, settle_ms=a.settle_ms, rounds=1, keep_times=True)
         else:
-            rows = bench(impls, self.shapes[head_dim], a.reps, a.warmup, a.input_sets,
-                         settle_ms=a.settle_ms, rounds=a.rounds, keep_times=True)
+            rows = bench_gate.bench(impls, self.shapes[head_dim], a.reps, a.warmup, a.input_sets,
+                                    settle_ms=a.settle_ms, rounds=a.rounds, keep_times=True)
         for row in rows:
             missing = [name for name in impls if name not in row["impl"]]
             if missing:  # bench() left out what raised on its first call; the log says why
@@ -176,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
     sys.stdout = sys.stderr  # the bench's own lines go to the log, never into a reply
     if not torch.cuda.is_available():
-        replies.write(json.dumps({"fatal": True, "error": no_cuda_device()}) + "\n")
+        replies.write(json.dumps({"fatal": True, "error": bench_gate.no_cuda_device()}) + "\n")
         return 2
     server = Server(args)
     for line in sys.stdin:
