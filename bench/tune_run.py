@@ -114,7 +114,7 @@ def check(ws: Path) -> dict[str, Any]:
     wall = time.time() - started
     shapes = {s.head_dim: [config.tune.shapes(s.head_dim)[0]] for s in plan.spaces}
     settings = ProbeSettings(shapes, {d: check_shapes(config, d) for d in shapes}, config.workload.tolerance,
-                             5, 2, 0.0, 1, gpus[0].index)
+                             reps=5, warmup=2, settle_ms=0.0, rounds=1)
     env = dict(os.environ, CUDA_VISIBLE_DEVICES=gpus[0].uuid)
     measurer = ProbeMeasurer(settings, RUN / "check-probe.log", env=env)
     rows = []

@@ -1,6 +1,6 @@
 """Correctness and timing of tuned kernel libraries, in a CHILD python that holds the CUDA context.
 
-    python tune_probe.py serve --shapes JSON --checks JSON [--nvml-index I] ...
+    python tune_probe.py serve --shapes JSON --checks JSON [--tolerance X --reps N ...]
 
 Reads one JSON request per line on stdin and answers one JSON line on stdout (its own chatter,
 the bench's lines included, goes to stderr, the log):
@@ -88,19 +88,21 @@ class Server:
         if op == "check":
             return self.check(self.library(req["library"], req["D"]), req["D"])
         if op == "time":
-            return {"times_ms": self.time({"ours": self.library(req["library"], req["D"])}, req["D"],
-                                          req["short"])["ours"]}
+            rows = self.rows({"ours": self.library(req["library"], req["D"])}, req["D"], req["short"])
+            return {"times_ms": self.times(rows, ["ours"])["ours"]}
         if op == "flash":
-            flash = bench_gate.sdpa_impls()["flash"]
-            return {"times_ms": self.time({"flash": flash}, req["D"], False)["flash"]}
+            rows = self.rows({"flash": bench_gate.sdpa_impls()["flash"]}, req["D"], False)
+            return {"times_ms": self.times(rows, ["flash"])["flash"]}
         if op == "confirm":
             impls = {name: self.library(path, req["D"]) for name, path in req["libraries"].items()}
             sdpa = bench_gate.sdpa_impls()
             started = time.time()
-            with bench_gate.GpuWatch(self.args.nvml_index) as watch:
-                times = self.time({**impls, "sdpa": sdpa["sdpa"], "flash": sdpa["flash"]}, req["D"], False)
-            return {"times_ms": times, "configs": {n: lib.config for n, lib in impls.items()},
-                    "started": started, "finished": time.time(), "pid": os.getpid(),
+            # The one GPU this process sees (pinned by UUID): the watch finds it in NVML itself.
+            with bench_gate.GpuWatch(torch.cuda.current_device()) as watch:
+                rows = self.rows({**impls, "sdpa": sdpa["sdpa"], "flash": sdpa["flash"]}, req["D"], False)
+            return {"times_ms": self.times(rows, [*impls, "sdpa", "flash"]), "rows": rows,
+                    "configs": {n: lib.config for n, lib in impls.items()}, "started": started,
+                    "finished": time.time(), "pid": os.getpid(), "gpu": getattr(watch, "gpu", None),
                     "gpu_samples": watch.samples, "gpu_watch_error": watch.error}
         raise ValueError(f"unknown op {op!r}")
 
@@ -121,7 +123,8 @@ class Server:
                 return {"ok": False, "detail": f"FAILS at {name}: {why}"}
         return {"ok": True, "detail": f"{len(shapes)} shapes correct"}
 
-    def time(self, impls: dict[str, Any], head_dim: int, short: bool) -> dict[str, list[list[float]]]:
+    def rows(self, impls: dict[str, Any], head_dim: int, short: bool) -> list[dict[str, Any]]:
+        """The bench gate's rows for these implementations on the tuning shapes, per-call times kept."""
         a = self.args
         if short:  # the first look a pruner decides on: one block per shape, a third of the calls
             rows = bench_gate.bench(impls, self.shapes[head_dim], max(5, a.reps // 3), 2, a.input_sets,
@@ -129,11 +132,15 @@ class Server:
         else:
             rows = bench_gate.bench(impls, self.shapes[head_dim], a.reps, a.warmup, a.input_sets,
                                     settle_ms=a.settle_ms, rounds=a.rounds, keep_times=True)
+        return rows
+
+    @staticmethod
+    def times(rows: list[dict[str, Any]], names: list[str]) -> dict[str, list[list[float]]]:
         for row in rows:
-            missing = [name for name in impls if name not in row["impl"]]
+            missing = [name for name in names if name not in row["impl"]]
             if missing:  # bench() left out what raised on its first call; the log says why
                 raise RuntimeError(f"{', '.join(missing)} did not run on {row['config']} (see the log)")
-        return {name: [row["impl"][name]["times_ms"] for row in rows] for name in impls}
+        return {name: [row["impl"][name]["times_ms"] for row in rows] for name in names}
 
 
 def fatal(exc: BaseException) -> bool:
@@ -152,7 +159,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--input-sets", type=int, default=4)
     p.add_argument("--settle-ms", type=float, default=100.0)
     p.add_argument("--rounds", type=int, default=2)
-    p.add_argument("--nvml-index", type=int, default=0, help="this GPU's NVML index, for the watch")
     args = p.parse_args(argv)
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
     sys.stdout = sys.stderr  # the bench's own lines go to the log, never into a reply

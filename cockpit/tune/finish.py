@@ -13,7 +13,6 @@ import os
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +48,7 @@ def top_configurations(run: RunPlan, head: HeadDimPlan, k: int) -> list[KernelPa
 
 def finish_run(config: Config, run: RunPlan, gpu: Gpu, say: Callable[[str], None]) -> dict[str, Any]:
     toolchain = find_toolchain()
-    measurer = ProbeMeasurer(replace(run.probe, nvml_index=gpu.index), run.run_dir / "confirm.log",
+    measurer = ProbeMeasurer(run.probe, run.run_dir / "confirm.log",
                              env=dict(os.environ, CUDA_VISIBLE_DEVICES=gpu.uuid))
     results: list[tuple[Confirmation, dict[str, Any], dict[str, Any]]] = []
     try:

@@ -66,7 +66,7 @@ def new_run(config: Config, tune_plan: TunePlan, run_dir: Path, session_journal:
                             checks={h.head_dim: check_shapes(config, h.head_dim) for h in heads},
                             tolerance=config.workload.tolerance, reps=config.workload.reps,
                             warmup=config.workload.warmup, settle_ms=config.workload.settle_ms,
-                            rounds=config.workload.rounds, nvml_index=None))
+                            rounds=config.workload.rounds))
     if plan.journal.exists():
         raise CockpitError(f"{plan.journal} holds an earlier search: `cockpit tune --resume` continues it; "
                            "to start over, move that folder away or start a new session")

@@ -67,14 +67,12 @@ class ProbeSettings:
     warmup: int
     settle_ms: float
     rounds: int
-    nvml_index: int | None
 
     def argv(self, python: str = sys.executable) -> list[str]:
         return [python, str(PROBE), "serve", "--shapes", json.dumps(self.shapes),
                 "--checks", json.dumps(self.checks), "--tolerance", str(self.tolerance),
                 "--reps", str(self.reps), "--warmup", str(self.warmup), "--settle-ms", f"{self.settle_ms:g}",
-                "--rounds", str(self.rounds),
-                *(["--nvml-index", str(self.nvml_index)] if self.nvml_index is not None else [])]
+                "--rounds", str(self.rounds)]
 
 
 class ProbeMeasurer:

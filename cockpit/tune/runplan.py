@@ -104,7 +104,7 @@ def read_plan(path: Path) -> RunPlan:
                 shapes={int(k): tuple(v) for k, v in probe["shapes"].items()},
                 checks={int(k): tuple(v) for k, v in probe["checks"].items()},
                 tolerance=float(probe["tolerance"]), reps=int(probe["reps"]), warmup=int(probe["warmup"]),
-                settle_ms=float(probe["settle_ms"]), rounds=int(probe["rounds"]), nvml_index=None),
+                settle_ms=float(probe["settle_ms"]), rounds=int(probe["rounds"])),
             head_dims=tuple(HeadDimPlan(
                 head_dim=int(h["head_dim"]),
                 feasible=tuple(KernelParams.from_dict(p) for p in h["feasible"]),

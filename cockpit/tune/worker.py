@@ -16,7 +16,6 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
 from cockpit.errors import CockpitError
@@ -58,8 +57,7 @@ def run(args: argparse.Namespace) -> int:
     for head in plan.head_dims:
         for params in head.seeds[args.worker::args.workers]:
             pool.submit(params, head.head_dim)
-    measurer = ProbeMeasurer(replace(plan.probe, nvml_index=args.nvml_index),
-                             plan.run_dir / f"probe-{args.worker}.log")
+    measurer = ProbeMeasurer(plan.probe, plan.run_dir / f"probe-{args.worker}.log")
     writer = JournalWriter(plan.session_journal)
     short_gpu = args.gpu[:12] or f"worker {args.worker}"
 
