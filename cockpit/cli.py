@@ -100,6 +100,19 @@ def _parser() -> argparse.ArgumentParser:
 
     his = sub.add_parser("history", parents=[common], help="every session side by side, and the trend")
     his.add_argument("--json", action="store_true", help="print one JSON object")
+    tune = sub.add_parser("tune", parents=[common],
+                          help="search the kernel's configurations within the GPU's limits ([tune])")
+    tune.add_argument("--dry-run", action="store_true",
+                      help="print the space: total, rejected by which limit, left to search")
+    tune.add_argument("--budget", type=float, metavar="MIN", help="wall time for the search (default [tune])")
+    tune.add_argument("--trials", type=int, metavar="N", help="most configurations measured per head dim")
+    tune.add_argument("--resume", action="store_true", help="continue the session's stopped search")
+    tune.add_argument("--gpus", metavar="LIST", help="nvidia-smi indices or UUIDs (default: all, or "
+                      "CUDA_VISIBLE_DEVICES)")
+    tune.add_argument("--arch", metavar="X", help="target GPU's arch, e.g. 8.9 for an L4 (default: "
+                      "TORCH_CUDA_ARCH_LIST, else the GPU present)")
+    tune.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS)
+    tune.add_argument("--json", action="store_true", help="print one JSON object")
 
     shot = sub.add_parser("screenshot", parents=[common], help="SVG screenshots of the main screens")
     shot.add_argument("--out", type=Path, default=Path("screenshots"), metavar="DIR")
@@ -339,6 +352,12 @@ def cmd_history(args: argparse.Namespace) -> int:
     return history_command(_workspace(args), args.json, time.time())
 
 
+def cmd_tune(args: argparse.Namespace) -> int:
+    from cockpit.tune.command import tune_command
+
+    return tune_command(args)
+
+
 def cmd_screenshot(args: argparse.Namespace) -> int:
     from cockpit.ui.screenshot import parse_size, take_screenshots
 
@@ -362,4 +381,5 @@ _COMMANDS = {
     "screenshot": cmd_screenshot,
     "export": cmd_export,
     "history": cmd_history,
+    "tune": cmd_tune,
 }

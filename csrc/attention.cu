@@ -36,28 +36,56 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Tile configuration per head dim (measured on an H200, fp16, B=4 H=16 S=1k-8k: these beat
 // BM=64 tiles and, for D=128, BN=64/32; see csrc/README.md).
-// Shared memory per block: Q (kBlockM x D) + K (kBlockN x D) + V (kBlockN x D), fp16/bf16.
-//   D = 64 : BM=128, BN=64  -> 16 + 8 + 8   = 32 KB
-//   D = 128: BM=128, BN=128 -> 32 + 32 + 32 = 96 KB
+// Shared memory per block: Q (kBlockM x D) + kStages x (K + V) (kBlockN x D each), fp16/bf16.
+//   D = 64 : BM=128, BN=64,  1 stage -> 16 + 8 + 8   = 32 KB
+//   D = 128: BM=128, BN=128, 1 stage -> 32 + 32 + 32 = 96 KB
 // Both use dynamic shared memory; above 48 KB the launcher opts in with
 // cudaFuncSetAttribute(MaxDynamicSharedMemorySize). The smallest target is the L4 (sm_89),
-// whose per-block opt-in limit is 99 KB (101376 bytes): checked by static_assert below.
-// (H100/H200 allow 227 KB per block.)
+// whose per-block opt-in limit is 99 KB (101376 bytes): checked by static_assert below unless
+// COCKPIT_ATTN_MAX_SMEM names another GPU's limit (H100/H200 allow 227 KB per block).
 // ---------------------------------------------------------------------------------------------
-constexpr int kL4MaxSmemPerBlock = 99 * 1024;
+// `cockpit tune`'s kept winner, when there is one: its knobs below, and COCKPIT_ATTN_MAX_SMEM when
+// it needs more than the L4 allows.
+#if __has_include("tuned_config.h")
+#include "tuned_config.h"
+#endif
+#ifndef COCKPIT_ATTN_MAX_SMEM
+#define COCKPIT_ATTN_MAX_SMEM (99 * 1024)
+#endif
+constexpr int kMaxSmemPerBlock = COCKPIT_ATTN_MAX_SMEM;
 constexpr int kDefaultSmemPerBlock = 48 * 1024;  // without the opt-in, on every arch
 
 constexpr bool needs_smem_opt_in(int bytes) { return bytes > kDefaultSmemPerBlock; }
 
-// Tuning knobs: -DCOCKPIT_ATTN_D64_BM=... etc. override the defaults (warps = BM / 16).
+// Tuning knobs, per head dim: -DCOCKPIT_ATTN_D64_BM=64 etc. `cockpit tune` searches them and
+// writes its winner to tuned_config.h (included above); a -D on the command line still wins.
+//   BM      query rows per block
+//   BN      keys per K/V tile
+//   WARPS   warps per block; each owns BM / WARPS query rows: 16 or 32 (one or two MMA row tiles,
+//           two share every K and V fragment they load)
+//   MINB    __launch_bounds__ minimum blocks per SM: caps registers at 64K / (threads x MINB)
+//   STAGES  K/V buffers: 1 = V_j streams in while S_j is computed and K_{j+1} while P_j V_j is
+//           (FlashAttention-2's order, one K and one V tile); 2 = double buffered: K/V_{j+1}
+//           stream in while all of tile j is computed, one barrier per tile
+//   O_SMEM  1 = O staged through shared memory for 128-bit stores; 0 = each thread stores its
+//           own 32-bit pairs straight from registers
 #ifndef COCKPIT_ATTN_D64_BM
 #define COCKPIT_ATTN_D64_BM 128
 #endif
 #ifndef COCKPIT_ATTN_D64_BN
 #define COCKPIT_ATTN_D64_BN 64
 #endif
+#ifndef COCKPIT_ATTN_D64_WARPS
+#define COCKPIT_ATTN_D64_WARPS (COCKPIT_ATTN_D64_BM / 16)
+#endif
 #ifndef COCKPIT_ATTN_D64_MINB
 #define COCKPIT_ATTN_D64_MINB 2  // 2 blocks/SM: caps registers at 128/thread
+#endif
+#ifndef COCKPIT_ATTN_D64_STAGES
+#define COCKPIT_ATTN_D64_STAGES 1
+#endif
+#ifndef COCKPIT_ATTN_D64_O_SMEM
+#define COCKPIT_ATTN_D64_O_SMEM 1
 #endif
 #ifndef COCKPIT_ATTN_D128_BM
 #define COCKPIT_ATTN_D128_BM 128
@@ -65,8 +93,17 @@ constexpr bool needs_smem_opt_in(int bytes) { return bytes > kDefaultSmemPerBloc
 #ifndef COCKPIT_ATTN_D128_BN
 #define COCKPIT_ATTN_D128_BN 128
 #endif
+#ifndef COCKPIT_ATTN_D128_WARPS
+#define COCKPIT_ATTN_D128_WARPS (COCKPIT_ATTN_D128_BM / 16)
+#endif
 #ifndef COCKPIT_ATTN_D128_MINB
 #define COCKPIT_ATTN_D128_MINB 1  // 255 registers/thread, no spills (ptxas -v, sm_89 and sm_90)
+#endif
+#ifndef COCKPIT_ATTN_D128_STAGES
+#define COCKPIT_ATTN_D128_STAGES 1
+#endif
+#ifndef COCKPIT_ATTN_D128_O_SMEM
+#define COCKPIT_ATTN_D128_O_SMEM 1
 #endif
 
 template <int D>
@@ -76,29 +113,52 @@ template <>
 struct KernelConfig<64> {
   static constexpr int kBlockM = COCKPIT_ATTN_D64_BM;
   static constexpr int kBlockN = COCKPIT_ATTN_D64_BN;
-  static constexpr int kWarps = kBlockM / 16;  // each warp owns 16 query rows
+  static constexpr int kWarps = COCKPIT_ATTN_D64_WARPS;
   static constexpr int kMinBlocksPerSM = COCKPIT_ATTN_D64_MINB;
+  static constexpr int kStages = COCKPIT_ATTN_D64_STAGES;
+  static constexpr bool kStageOInSmem = COCKPIT_ATTN_D64_O_SMEM != 0;
 };
 
 template <>
 struct KernelConfig<128> {
   static constexpr int kBlockM = COCKPIT_ATTN_D128_BM;
   static constexpr int kBlockN = COCKPIT_ATTN_D128_BN;
-  static constexpr int kWarps = kBlockM / 16;
+  static constexpr int kWarps = COCKPIT_ATTN_D128_WARPS;
   static constexpr int kMinBlocksPerSM = COCKPIT_ATTN_D128_MINB;
+  static constexpr int kStages = COCKPIT_ATTN_D128_STAGES;
+  static constexpr bool kStageOInSmem = COCKPIT_ATTN_D128_O_SMEM != 0;
 };
 
-template <int D, int BM, int BN>
+template <int D>
 constexpr int smem_bytes() {
-  return (BM + 2 * BN) * D * 2;  // 2 bytes per fp16/bf16 element
+  using Cfg = KernelConfig<D>;
+  return (Cfg::kBlockM + 2 * Cfg::kStages * Cfg::kBlockN) * D * 2;  // 2 bytes per element
 }
 
-static_assert(smem_bytes<64, KernelConfig<64>::kBlockM, KernelConfig<64>::kBlockN>() <=
-                  kL4MaxSmemPerBlock,
-              "D=64 tile exceeds the L4's 99 KB opt-in shared memory per block");
-static_assert(smem_bytes<128, KernelConfig<128>::kBlockM, KernelConfig<128>::kBlockN>() <=
-                  kL4MaxSmemPerBlock,
-              "D=128 tile exceeds the L4's 99 KB opt-in shared memory per block");
+// What the kernel accepts; `cockpit tune` checks the same rules before it compiles anything
+// (cockpit/tune/space.py), so a configuration that fails here is never handed to nvcc by it.
+template <int D>
+constexpr bool config_ok() {
+  using Cfg = KernelConfig<D>;
+  constexpr int kThreads = Cfg::kWarps * 32;
+  return Cfg::kWarps >= 1 && kThreads <= 1024 && Cfg::kBlockN % 16 == 0 &&
+         (Cfg::kBlockM == 16 * Cfg::kWarps || Cfg::kBlockM == 32 * Cfg::kWarps) &&
+         (Cfg::kBlockM * D / 8) % kThreads == 0 && (Cfg::kBlockN * D / 8) % kThreads == 0 &&
+         (Cfg::kStages == 1 || Cfg::kStages == 2) && Cfg::kMinBlocksPerSM >= 1;
+}
+
+static_assert(config_ok<64>(),
+              "D=64 config: BM = 16 or 32 x WARPS, BN a multiple of 16, tiles split evenly over "
+              "the threads, STAGES 1 or 2");
+static_assert(config_ok<128>(),
+              "D=128 config: BM = 16 or 32 x WARPS, BN a multiple of 16, tiles split evenly over "
+              "the threads, STAGES 1 or 2");
+static_assert(smem_bytes<64>() <= kMaxSmemPerBlock,
+              "D=64 tile exceeds the opt-in shared memory per block (the L4's 99 KB unless "
+              "COCKPIT_ATTN_MAX_SMEM says otherwise)");
+static_assert(smem_bytes<128>() <= kMaxSmemPerBlock,
+              "D=128 tile exceeds the opt-in shared memory per block (the L4's 99 KB unless "
+              "COCKPIT_ATTN_MAX_SMEM says otherwise)");
 
 // ---------------------------------------------------------------------------------------------
 // Element types.
@@ -208,16 +268,24 @@ __device__ __forceinline__ void load_tile(T* dst, const T* src, int64_t ld, int 
 template <typename T, int D, int BM, int BN, int kWarps, int kMinBlocks, bool kCausal>
 __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
     attn_fwd_kernel(const AttnParams p, const float scale_log2) {
+  // The pipeline depth and O's store path come from the head dim's config rather than from
+  // template arguments: the kernel keeps the name ptxas, ncu and the launch table pair it by.
+  using Cfg = KernelConfig<D>;
+  constexpr int kStages = Cfg::kStages;
   constexpr int kThreads = kWarps * 32;
   constexpr int kChunks = D / 8;
   constexpr bool kBF16 = ElemTraits<T>::kIsBF16;
-  static_assert(BM == 16 * kWarps, "each warp owns 16 query rows");
+  constexpr int kRowTiles = BM / (16 * kWarps);  // 16-row MMA tiles per warp
+  constexpr int kWarpRows = 16 * kRowTiles;
+  static_assert(BM == kWarpRows * kWarps && (kRowTiles == 1 || kRowTiles == 2),
+                "each warp owns 16 or 32 query rows");
   static_assert(D % 16 == 0 && BN % 16 == 0, "tile dims must be multiples of 16");
+  static_assert(kStages == 1 || kStages == 2, "one or two K/V stages");
 
   extern __shared__ __align__(128) unsigned char smem_raw[];
   T* sQ = reinterpret_cast<T*>(smem_raw);
-  T* sK = sQ + BM * D;
-  T* sV = sK + BN * D;
+  T* sK = sQ + BM * D;             // kStages K tiles
+  T* sV = sK + kStages * BN * D;   // kStages V tiles
 
   const int S = p.seqlen;
   // Heaviest blocks first: under causal masking the last query tiles do the most work.
@@ -231,7 +299,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
   const int t = lane & 3;   // thread in group: column pair
 
   const int m0 = m_block * BM;
-  const int row_base = m0 + warp * 16;  // this warp's first query row
+  const int row_base = m0 + warp * kWarpRows;  // this warp's first query row
 
   const T* q = static_cast<const T*>(p.q) + b * p.q_stride.batch + h * p.q_stride.head;
   const T* k = static_cast<const T*>(p.k) + b * p.k_stride.batch + h * p.k_stride.head;
@@ -241,50 +309,78 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
   const int n_end = kCausal ? min(S, m0 + BM) : S;
   const int n_tiles = (n_end + BN - 1) / BN;
 
-  // Prologue: Q tile and the first K tile.
+  // Prologue: Q tile and the first K tile (and V tile, when double buffered).
   load_tile<T, D, BM, kThreads>(sQ, q, p.q_stride.row, m0, S, tid);
   load_tile<T, D, BN, kThreads>(sK, k, p.k_stride.row, 0, S, tid);
+  if constexpr (kStages == 2) load_tile<T, D, BN, kThreads>(sV, v, p.v_stride.row, 0, S, tid);
   cp_async_commit();
   cp_async_wait<0>();
   __syncthreads();
 
-  // Q fragments for this warp's 16 rows stay in registers for the whole loop.
-  uint32_t qf[D / 16][4];
+  // Q fragments for this warp's rows stay in registers for the whole loop.
+  uint32_t qf[kRowTiles][D / 16][4];
 #pragma unroll
-  for (int kk = 0; kk < D / 16; ++kk) {
-    const int r = warp * 16 + (lane & 15);
-    const int c = kk * 2 + (lane >> 4);
-    ldmatrix_x4(qf[kk], smem_u32(sQ + swz<D>(r, c)));
+  for (int mt = 0; mt < kRowTiles; ++mt) {
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+      const int r = warp * kWarpRows + mt * 16 + (lane & 15);
+      const int c = kk * 2 + (lane >> 4);
+      ldmatrix_x4(qf[mt][kk], smem_u32(sQ + swz<D>(r, c)));
+    }
   }
 
-  float acc_o[D / 8][4];
+  float acc_o[kRowTiles][D / 8][4];
 #pragma unroll
-  for (int i = 0; i < D / 8; ++i) {
+  for (int mt = 0; mt < kRowTiles; ++mt) {
 #pragma unroll
-    for (int e = 0; e < 4; ++e) acc_o[i][e] = 0.f;
+    for (int i = 0; i < D / 8; ++i) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc_o[mt][i][e] = 0.f;
+    }
   }
-  float row_max[2] = {-INFINITY, -INFINITY};
-  float row_sum[2] = {0.f, 0.f};  // per-thread partial sums; reduced over the quad at the end
+  float row_max[kRowTiles][2];
+  float row_sum[kRowTiles][2];  // per-thread partial sums; reduced over the quad at the end
+#pragma unroll
+  for (int mt = 0; mt < kRowTiles; ++mt) {
+    row_max[mt][0] = row_max[mt][1] = -INFINITY;
+    row_sum[mt][0] = row_sum[mt][1] = 0.f;
+  }
 
   for (int j = 0; j < n_tiles; ++j) {
     const int n0 = j * BN;
-
-    // V_j streams in while S_j is computed.
-    load_tile<T, D, BN, kThreads>(sV, v, p.v_stride.row, n0, S, tid);
+    // This tile's K and V buffers; when double buffered, K/V_{j+1} stream into the others,
+    // which every warp finished reading in the last tile.
+    const T* sKj = sK;
+    const T* sVj = sV;
+    if constexpr (kStages == 1) {
+      // V_j streams in while S_j is computed.
+      load_tile<T, D, BN, kThreads>(sV, v, p.v_stride.row, n0, S, tid);
+    } else {
+      const int cur = (j & 1) * BN * D;
+      sKj += cur;
+      sVj += cur;
+      if (j + 1 < n_tiles) {
+        load_tile<T, D, BN, kThreads>(sK + (BN * D - cur), k, p.k_stride.row, n0 + BN, S, tid);
+        load_tile<T, D, BN, kThreads>(sV + (BN * D - cur), v, p.v_stride.row, n0 + BN, S, tid);
+      }
+    }
     cp_async_commit();
 
     // Warp-uniform: under causal masking a tile wholly above this warp's rows contributes 0.
-    const bool warp_skip = kCausal && (n0 > row_base + 15);
+    const bool warp_skip = kCausal && (n0 > row_base + kWarpRows - 1);
 
-    uint32_t pf[BN / 16][4];  // P as the A operand of P V
+    uint32_t pf[kRowTiles][BN / 16][4];  // P as the A operand of P V
     if (!warp_skip) {
-      float acc_s[BN / 8][4];
+      float acc_s[kRowTiles][BN / 8][4];
 #pragma unroll
-      for (int i = 0; i < BN / 8; ++i) {
+      for (int mt = 0; mt < kRowTiles; ++mt) {
 #pragma unroll
-        for (int e = 0; e < 4; ++e) acc_s[i][e] = 0.f;
+        for (int i = 0; i < BN / 8; ++i) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc_s[mt][i][e] = 0.f;
+        }
       }
-      // S = Q K^T
+      // S = Q K^T; each K fragment serves every row tile of the warp.
 #pragma unroll
       for (int kk = 0; kk < D / 16; ++kk) {
 #pragma unroll
@@ -292,82 +388,91 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
           uint32_t kb[4];
           const int r = nn * 16 + (lane & 7) + ((lane >> 4) << 3);
           const int c = kk * 2 + ((lane >> 3) & 1);
-          ldmatrix_x4(kb, smem_u32(sK + swz<D>(r, c)));
-          mma_16816<kBF16>(acc_s[2 * nn], qf[kk], kb[0], kb[1]);
-          mma_16816<kBF16>(acc_s[2 * nn + 1], qf[kk], kb[2], kb[3]);
-        }
-      }
-
-      // Scale into the log2 domain, then mask (after scaling, so any sign of scale is safe).
+          ldmatrix_x4(kb, smem_u32(sKj + swz<D>(r, c)));
 #pragma unroll
-      for (int i = 0; i < BN / 8; ++i) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc_s[i][e] *= scale_log2;
-      }
-      const bool need_mask = (n0 + BN > S) || (kCausal && n0 + BN - 1 > row_base);
-      if (need_mask) {
-#pragma unroll
-        for (int i = 0; i < BN / 8; ++i) {
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const int col = n0 + i * 8 + 2 * t + (e & 1);
-            const int row = row_base + g + ((e >> 1) << 3);
-            const bool masked = (col >= S) || (kCausal && col > row);
-            if (masked) acc_s[i][e] = -INFINITY;
+          for (int mt = 0; mt < kRowTiles; ++mt) {
+            mma_16816<kBF16>(acc_s[mt][2 * nn], qf[mt][kk], kb[0], kb[1]);
+            mma_16816<kBF16>(acc_s[mt][2 * nn + 1], qf[mt][kk], kb[2], kb[3]);
           }
         }
       }
 
-      // Online softmax for the two rows this thread holds (g and g + 8).
 #pragma unroll
-      for (int hr = 0; hr < 2; ++hr) {
-        float mx = row_max[hr];
-#pragma unroll
-        for (int i = 0; i < BN / 8; ++i) {
-          mx = fmaxf(mx, fmaxf(acc_s[i][2 * hr], acc_s[i][2 * hr + 1]));
-        }
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        // A row with every key masked so far keeps max -inf: subtract 0 instead (no NaN).
-        const float m_use = (mx == -INFINITY) ? 0.f : mx;
-        const float alpha = exp2f(row_max[hr] - m_use);
-        row_max[hr] = mx;
-        float sum = 0.f;
+      for (int mt = 0; mt < kRowTiles; ++mt) {
+        const int tile_row = row_base + mt * 16;
+        // Scale into the log2 domain, then mask (after scaling, so any sign of scale is safe).
 #pragma unroll
         for (int i = 0; i < BN / 8; ++i) {
-          const float p0 = exp2f(acc_s[i][2 * hr] - m_use);
-          const float p1 = exp2f(acc_s[i][2 * hr + 1] - m_use);
-          acc_s[i][2 * hr] = p0;
-          acc_s[i][2 * hr + 1] = p1;
-          sum += p0 + p1;
-        }
-        row_sum[hr] = row_sum[hr] * alpha + sum;
 #pragma unroll
-        for (int i = 0; i < D / 8; ++i) {
-          acc_o[i][2 * hr] *= alpha;
-          acc_o[i][2 * hr + 1] *= alpha;
+          for (int e = 0; e < 4; ++e) acc_s[mt][i][e] *= scale_log2;
         }
-      }
+        const bool need_mask = (n0 + BN > S) || (kCausal && n0 + BN - 1 > tile_row);
+        if (need_mask) {
+#pragma unroll
+          for (int i = 0; i < BN / 8; ++i) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+              const int col = n0 + i * 8 + 2 * t + (e & 1);
+              const int row = tile_row + g + ((e >> 1) << 3);
+              const bool masked = (col >= S) || (kCausal && col > row);
+              if (masked) acc_s[mt][i][e] = -INFINITY;
+            }
+          }
+        }
 
-      // The S accumulators of n-tiles 2kk and 2kk+1 are exactly the A fragment of k-step kk.
+        // Online softmax for the two rows this thread holds (g and g + 8).
 #pragma unroll
-      for (int kk = 0; kk < BN / 16; ++kk) {
-        pf[kk][0] = ElemTraits<T>::pack(acc_s[2 * kk][0], acc_s[2 * kk][1]);
-        pf[kk][1] = ElemTraits<T>::pack(acc_s[2 * kk][2], acc_s[2 * kk][3]);
-        pf[kk][2] = ElemTraits<T>::pack(acc_s[2 * kk + 1][0], acc_s[2 * kk + 1][1]);
-        pf[kk][3] = ElemTraits<T>::pack(acc_s[2 * kk + 1][2], acc_s[2 * kk + 1][3]);
+        for (int hr = 0; hr < 2; ++hr) {
+          float mx = row_max[mt][hr];
+#pragma unroll
+          for (int i = 0; i < BN / 8; ++i) {
+            mx = fmaxf(mx, fmaxf(acc_s[mt][i][2 * hr], acc_s[mt][i][2 * hr + 1]));
+          }
+          mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+          mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+          // A row with every key masked so far keeps max -inf: subtract 0 instead (no NaN).
+          const float m_use = (mx == -INFINITY) ? 0.f : mx;
+          const float alpha = exp2f(row_max[mt][hr] - m_use);
+          row_max[mt][hr] = mx;
+          float sum = 0.f;
+#pragma unroll
+          for (int i = 0; i < BN / 8; ++i) {
+            const float p0 = exp2f(acc_s[mt][i][2 * hr] - m_use);
+            const float p1 = exp2f(acc_s[mt][i][2 * hr + 1] - m_use);
+            acc_s[mt][i][2 * hr] = p0;
+            acc_s[mt][i][2 * hr + 1] = p1;
+            sum += p0 + p1;
+          }
+          row_sum[mt][hr] = row_sum[mt][hr] * alpha + sum;
+#pragma unroll
+          for (int i = 0; i < D / 8; ++i) {
+            acc_o[mt][i][2 * hr] *= alpha;
+            acc_o[mt][i][2 * hr + 1] *= alpha;
+          }
+        }
+
+        // The S accumulators of n-tiles 2kk and 2kk+1 are exactly the A fragment of k-step kk.
+#pragma unroll
+        for (int kk = 0; kk < BN / 16; ++kk) {
+          pf[mt][kk][0] = ElemTraits<T>::pack(acc_s[mt][2 * kk][0], acc_s[mt][2 * kk][1]);
+          pf[mt][kk][1] = ElemTraits<T>::pack(acc_s[mt][2 * kk][2], acc_s[mt][2 * kk][3]);
+          pf[mt][kk][2] = ElemTraits<T>::pack(acc_s[mt][2 * kk + 1][0], acc_s[mt][2 * kk + 1][1]);
+          pf[mt][kk][3] = ElemTraits<T>::pack(acc_s[mt][2 * kk + 1][2], acc_s[mt][2 * kk + 1][3]);
+        }
       }
     }
 
-    // V_j has landed and every warp is done reading K_j: start K_{j+1}.
-    cp_async_wait<0>();
-    __syncthreads();
-    if (j + 1 < n_tiles) {
-      load_tile<T, D, BN, kThreads>(sK, k, p.k_stride.row, n0 + BN, S, tid);
+    if constexpr (kStages == 1) {
+      // V_j has landed and every warp is done reading K_j: start K_{j+1}.
+      cp_async_wait<0>();
+      __syncthreads();
+      if (j + 1 < n_tiles) {
+        load_tile<T, D, BN, kThreads>(sK, k, p.k_stride.row, n0 + BN, S, tid);
+      }
+      cp_async_commit();
     }
-    cp_async_commit();
 
-    // O += P V
+    // O += P V; each V fragment serves every row tile of the warp.
     if (!warp_skip) {
 #pragma unroll
       for (int kk = 0; kk < BN / 16; ++kk) {
@@ -376,47 +481,77 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
           uint32_t vb[4];
           const int r = kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3);
           const int c = dd * 2 + (lane >> 4);
-          ldmatrix_x4_trans(vb, smem_u32(sV + swz<D>(r, c)));
-          mma_16816<kBF16>(acc_o[2 * dd], pf[kk], vb[0], vb[1]);
-          mma_16816<kBF16>(acc_o[2 * dd + 1], pf[kk], vb[2], vb[3]);
+          ldmatrix_x4_trans(vb, smem_u32(sVj + swz<D>(r, c)));
+#pragma unroll
+          for (int mt = 0; mt < kRowTiles; ++mt) {
+            mma_16816<kBF16>(acc_o[mt][2 * dd], pf[mt][kk], vb[0], vb[1]);
+            mma_16816<kBF16>(acc_o[mt][2 * dd + 1], pf[mt][kk], vb[2], vb[3]);
+          }
         }
       }
     }
 
-    // K_{j+1} has landed and every warp is done reading V_j.
+    // The next tile has landed (K_{j+1}, or K/V_{j+1}) and every warp is done reading this one.
     cp_async_wait<0>();
     __syncthreads();
   }
 
-  // Epilogue: O / l, staged through this warp's own 16 rows of sQ (read only by this warp,
-  // and only before the loop), then 128-bit coalesced stores of the in-range rows.
-  float inv[2];
+  // Epilogue: O / l.
+  float inv[kRowTiles][2];
 #pragma unroll
-  for (int hr = 0; hr < 2; ++hr) {
-    float l = row_sum[hr];
-    l += __shfl_xor_sync(0xffffffffu, l, 1);
-    l += __shfl_xor_sync(0xffffffffu, l, 2);
-    inv[hr] = (l > 0.f) ? 1.f / l : 0.f;
-  }
-#pragma unroll
-  for (int i = 0; i < D / 8; ++i) {
+  for (int mt = 0; mt < kRowTiles; ++mt) {
 #pragma unroll
     for (int hr = 0; hr < 2; ++hr) {
-      const int r = warp * 16 + g + hr * 8;
-      uint32_t* dst = reinterpret_cast<uint32_t*>(sQ + swz<D>(r, i) + 2 * t);
-      *dst = ElemTraits<T>::pack(acc_o[i][2 * hr] * inv[hr], acc_o[i][2 * hr + 1] * inv[hr]);
+      float l = row_sum[mt][hr];
+      l += __shfl_xor_sync(0xffffffffu, l, 1);
+      l += __shfl_xor_sync(0xffffffffu, l, 2);
+      inv[mt][hr] = (l > 0.f) ? 1.f / l : 0.f;
     }
   }
-  __syncwarp();
+  if constexpr (Cfg::kStageOInSmem) {
+    // Staged through this warp's own rows of sQ (read only by this warp, and only before the
+    // loop), then 128-bit coalesced stores of the in-range rows.
 #pragma unroll
-  for (int it = 0; it < 16 * kChunks / 32; ++it) {
-    const int i = it * 32 + lane;
-    const int r = i / kChunks;
-    const int c = i % kChunks;
-    const int gr = row_base + r;
-    if (gr < S) {
-      const uint4 val = *reinterpret_cast<const uint4*>(sQ + swz<D>(warp * 16 + r, c));
-      *reinterpret_cast<uint4*>(o + static_cast<int64_t>(gr) * p.o_stride.row + c * 8) = val;
+    for (int mt = 0; mt < kRowTiles; ++mt) {
+#pragma unroll
+      for (int i = 0; i < D / 8; ++i) {
+#pragma unroll
+        for (int hr = 0; hr < 2; ++hr) {
+          const int r = warp * kWarpRows + mt * 16 + g + hr * 8;
+          uint32_t* dst = reinterpret_cast<uint32_t*>(sQ + swz<D>(r, i) + 2 * t);
+          *dst = ElemTraits<T>::pack(acc_o[mt][i][2 * hr] * inv[mt][hr],
+                                     acc_o[mt][i][2 * hr + 1] * inv[mt][hr]);
+        }
+      }
+    }
+    __syncwarp();
+#pragma unroll
+    for (int it = 0; it < kWarpRows * kChunks / 32; ++it) {
+      const int i = it * 32 + lane;
+      const int r = i / kChunks;
+      const int c = i % kChunks;
+      const int gr = row_base + r;
+      if (gr < S) {
+        const uint4 val = *reinterpret_cast<const uint4*>(sQ + swz<D>(warp * kWarpRows + r, c));
+        *reinterpret_cast<uint4*>(o + static_cast<int64_t>(gr) * p.o_stride.row + c * 8) = val;
+      }
+    }
+  } else {
+    // Straight from the accumulators: each thread its two adjacent elements per 8 columns.
+#pragma unroll
+    for (int mt = 0; mt < kRowTiles; ++mt) {
+#pragma unroll
+      for (int hr = 0; hr < 2; ++hr) {
+        const int gr = row_base + mt * 16 + g + hr * 8;
+        if (gr < S) {
+          T* dst = o + static_cast<int64_t>(gr) * p.o_stride.row + 2 * t;
+#pragma unroll
+          for (int i = 0; i < D / 8; ++i) {
+            *reinterpret_cast<uint32_t*>(dst + i * 8) = ElemTraits<T>::pack(
+                acc_o[mt][i][2 * hr] * inv[mt][hr], acc_o[mt][i][2 * hr + 1] * inv[mt][hr]);
+          }
+        }
+      }
     }
   }
 }
@@ -428,7 +563,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
 template <typename T, int D, bool kCausal>
 struct Forward {
   using Cfg = KernelConfig<D>;
-  static constexpr int kSmem = smem_bytes<D, Cfg::kBlockM, Cfg::kBlockN>();
+  static constexpr int kSmem = smem_bytes<D>();
   static constexpr int kThreads = Cfg::kWarps * 32;
   static constexpr auto kernel = attn_fwd_kernel<T, D, Cfg::kBlockM, Cfg::kBlockN, Cfg::kWarps,
                                                  Cfg::kMinBlocksPerSM, kCausal>;
@@ -475,8 +610,16 @@ KernelLaunch describe() {
   std::snprintf(k.template_args, sizeof k.template_args, "%s, %d, %d, %d, %d, %d, %s",
                 TypeName<T>::kCxx, D, Cfg::kBlockM, Cfg::kBlockN, Cfg::kWarps,
                 Cfg::kMinBlocksPerSM, kCausal ? "true" : "false");
-  std::snprintf(k.label, sizeof k.label, "attn_fwd<%s, D=%d, BM=%d, BN=%d%s>",
-                TypeName<T>::kShort, D, Cfg::kBlockM, Cfg::kBlockN, kCausal ? ", causal" : "");
+  // The other knobs are named only where they leave the hand-picked shape (16 rows per warp,
+  // one K/V stage, O staged through shared memory), so the default labels read as they did.
+  char knobs[48] = "";
+  if (Cfg::kBlockM != 16 * Cfg::kWarps || Cfg::kStages != 1 || !Cfg::kStageOInSmem) {
+    std::snprintf(knobs, sizeof knobs, ", warps=%d, stages=%d%s", Cfg::kWarps, Cfg::kStages,
+                  Cfg::kStageOInSmem ? "" : ", O direct");
+  }
+  std::snprintf(k.label, sizeof k.label, "attn_fwd<%s, D=%d, BM=%d, BN=%d%s%s>",
+                TypeName<T>::kShort, D, Cfg::kBlockM, Cfg::kBlockN, kCausal ? ", causal" : "",
+                knobs);
   k.threads_per_block = F::kThreads;
   k.dynamic_smem_bytes = F::kSmem;
   k.smem_opt_in = needs_smem_opt_in(F::kSmem);
@@ -512,9 +655,9 @@ bool strides_ok(const Strides& s) {
 int attention_smem_bytes(int head_dim) {
   switch (head_dim) {
     case 64:
-      return smem_bytes<64, KernelConfig<64>::kBlockM, KernelConfig<64>::kBlockN>();
+      return smem_bytes<64>();
     case 128:
-      return smem_bytes<128, KernelConfig<128>::kBlockM, KernelConfig<128>::kBlockN>();
+      return smem_bytes<128>();
     default:
       return 0;
   }
@@ -580,3 +723,54 @@ cudaError_t attention_forward(const AttnParams& p, cudaStream_t stream) {
 }
 
 }  // namespace cockpit_attn
+
+// The C entry points `cockpit tune` calls through ctypes, in a library built from this file
+// alone (no torch binding to compile per configuration).
+namespace {
+
+template <int D>
+int kernel_config_of(int* out, int capacity) {
+  using Cfg = cockpit_attn::KernelConfig<D>;
+  const int values[] = {Cfg::kBlockM,  Cfg::kBlockN,          Cfg::kWarps,
+                        Cfg::kMinBlocksPerSM, Cfg::kStages,  Cfg::kStageOInSmem ? 1 : 0,
+                        cockpit_attn::smem_bytes<D>(), Cfg::kWarps * 32};
+  const int n = static_cast<int>(sizeof values / sizeof values[0]);
+  for (int i = 0; i < n && i < capacity; ++i) out[i] = values[i];
+  return n;
+}
+
+}  // namespace
+
+extern "C" int cockpit_attn_forward_contiguous(const void* q, const void* k, const void* v,
+                                               void* o, int batch, int heads, int seqlen,
+                                               int head_dim, float scale, int causal, int dtype,
+                                               void* stream) {
+  cockpit_attn::AttnParams p;
+  p.q = q;
+  p.k = k;
+  p.v = v;
+  p.o = o;
+  const cockpit_attn::Strides strides{static_cast<int64_t>(heads) * seqlen * head_dim,
+                                      static_cast<int64_t>(seqlen) * head_dim, head_dim};
+  p.q_stride = p.k_stride = p.v_stride = p.o_stride = strides;
+  p.batch = batch;
+  p.heads = heads;
+  p.seqlen = seqlen;
+  p.head_dim = head_dim;
+  p.scale = scale;
+  p.causal = causal != 0;
+  p.dtype = dtype == 1 ? cockpit_attn::DType::kBFloat16 : cockpit_attn::DType::kFloat16;
+  return static_cast<int>(
+      cockpit_attn::attention_forward(p, static_cast<cudaStream_t>(stream)));
+}
+
+extern "C" int cockpit_attn_kernel_config(int head_dim, int* out, int capacity) {
+  switch (head_dim) {
+    case 64:
+      return kernel_config_of<64>(out, capacity);
+    case 128:
+      return kernel_config_of<128>(out, capacity);
+    default:
+      return 0;
+  }
+}

@@ -150,14 +150,14 @@ def test_the_reference_cockpit_toml_in_the_repository_is_exactly_the_defaults() 
     loaded = load_config(Path(__file__).resolve().parents[1])
     defaults = Config()
     for name in ("templates", "default_template", "status_every_s", "thresholds", "workload",
-                 "profile", "gpu_cost_per_hour", "gates"):
+                 "profile", "gpu_cost_per_hour", "gates", "tune"):
         assert getattr(loaded, name) == getattr(defaults, name), name
 
 
 def test_a_table_cockpit_does_not_know_lists_every_top_level_key(tmp_path: Path) -> None:
     write(tmp_path, "gpu_cost_per_hour = 1\n\n[tuning]\ntrials = 3\n")
     with pytest.raises(ConfigError, match=r"cockpit\.toml:3: tuning: unknown key \(allowed here: cadence, "
-                       r"default_template, gates, gpu_cost_per_hour, profile, templates, thresholds, workload\)"):
+                       r"default_template, gates, gpu_cost_per_hour, profile, templates, thresholds, tune, workload\)"):
         load_config(tmp_path)
 
 

@@ -24,6 +24,7 @@ from cockpit.config.reader import (
     strip_position,
 )
 from cockpit.config.thresholds import Thresholds, read_thresholds
+from cockpit.config.tune import TuneConfig, read_tune
 from cockpit.config.workload import Workload, read_workload
 from cockpit.telemetry.identity import DeviceSpec
 
@@ -52,6 +53,7 @@ class Config:
     templates: Mapping[str, Template] = section(read_templates, lambda: dict(DEFAULT_TEMPLATES))
     gates: Mapping[str, GateConfig] = section(read_gates, Gates)
     """A `Gates` when read from cockpit.toml (a plain {name: GateConfig} has no pin): see `pinned_gpu`."""
+    tune: TuneConfig = section(read_tune, TuneConfig)
     source: Path | None = None
 
     @property

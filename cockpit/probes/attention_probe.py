@@ -176,14 +176,15 @@ def block_plan(call_ms: dict[str, float], n: int, rounds: int, settle_ms: float,
 
 def bench(impls: dict[str, Impl], configs: Sequence[dict[str, Any]], reps: int, warmup: int,
           input_sets: int, budget_s: float = 0.5, settle_ms: float = 100.0,
-          rounds: int = 2) -> list[dict[str, Any]]:
+          rounds: int = 2, keep_times: bool = False) -> list[dict[str, Any]]:
     """Time every implementation on every config, in blocks interleaved by implementation.
 
     No host sync inside a block: events are recorded in stream order and read at the end, so the
     GPU runs back to back as it does in real use (a sync after each call leaves it idle between
     calls, and an idle GPU boosts above its power-capped steady state). Timed calls get at least
     `reps` and grow for short kernels up to `budget_s` of GPU time per config; see `block_plan`
-    for the order and the untimed settling before each block.
+    for the order and the untimed settling before each block. `keep_times`: every call's time
+    too (`times_ms`), for confidence intervals (the tune gate bootstraps them).
     """
     flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")  # > any L2 (50 MB H100)
     flush_ms = _flush_ms(flush)
@@ -241,6 +242,8 @@ def bench(impls: dict[str, Impl], configs: Sequence[dict[str, Any]], reps: int, 
             row["impl"][name] = {"median_ms": median, "p20_ms": percentile(samples, 0.2),
                                  "p80_ms": percentile(samples, 0.8),
                                  "tflops": flops(cfg) / (median * 1e-3) / 1e12, "samples": len(samples)}
+            if keep_times:
+                row["impl"][name]["times_ms"] = samples
         ours = row["impl"].get("ours")
         for base in ("sdpa", "flash"):
             if ours and base in row["impl"]:

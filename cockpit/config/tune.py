@@ -1,0 +1,119 @@
+"""`[tune]` and `[tune.space]`: what `cockpit tune` searches, on which shapes, for how long."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cockpit.config.reader import ConfigReader
+from cockpit.tune.space import DEFAULT_SPACE, HEAD_DIMS, TUNABLE_NAMES, TUNABLES, Value
+
+
+@dataclass(frozen=True)
+class TuneConfig:
+    """`[tune]`: the search. Shapes are every `seq_lens` x `head_dims` at `batch`, `heads`,
+    `dtype` and `causal`; each head dim is searched on its own (its own kernel configuration)."""
+
+    space: Mapping[str, tuple[Value, ...]] = field(default_factory=lambda: dict(DEFAULT_SPACE))
+    head_dims: tuple[int, ...] = HEAD_DIMS
+    seq_lens: tuple[int, ...] = (1024, 2048, 4096, 8192)
+    batch: int = 4
+    heads: int = 16
+    dtype: str = "fp16"
+    causal: bool = False
+    budget_min: float = 15.0
+    """Wall time for the whole search, every head dim, the confirmation excluded."""
+    trials: int = 100
+    """The most configurations measured per head dim (whichever of this and the budget ends first)."""
+    seed_trials: int = 20
+    """Space-filling configurations measured first per head dim, the current one among them."""
+    prune_slower: float = 0.10
+    """After its short first measurement, a configuration whose confidence interval lies wholly
+    more than this fraction below the best so far is not measured further."""
+    keep_improvement: float = 0.10
+    """The bar: the winner is kept when it is this much faster than the current configuration,
+    with the lower end of its confidence interval above it."""
+    occupancy_floor: float = 0.125
+    confirm_top: int = 3
+    """How many of the best configurations per head dim the confirmation re-measures."""
+    where: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """`cockpit.toml:LINE` of each key as written, for errors found later (an empty space on
+    the target GPU, a budget too small for the seed)."""
+
+    def shapes(self, head_dim: int) -> list[dict[str, Any]]:
+        """The shapes a head dim is tuned on, as the probes take them."""
+        return [{"B": self.batch, "H": self.heads, "S": s, "D": head_dim, "dtype": self.dtype,
+                 "causal": self.causal} for s in self.seq_lens]
+
+    def line(self, key: str) -> str:
+        return self.where.get(key) or self.where.get("tune") or "cockpit.toml"
+
+
+def read_tune(table: Mapping[str, Any], reader: ConfigReader) -> TuneConfig:
+    d = TuneConfig()
+    keys = ("space", "head_dims", "seq_lens", "batch", "heads", "dtype", "causal", "budget_min",
+            "trials", "seed_trials", "prune_slower", "keep_improvement", "occupancy_floor",
+            "confirm_top")
+    reader.check_keys(table, "tune", keys)
+
+    def whole(key: str, low: int) -> int:
+        return int(reader.number(table.get(key, getattr(d, key)), f"tune.{key}",
+                                 lambda v: v >= low and float(v).is_integer(), f"a whole number >= {low}"))
+
+    def fraction(key: str, rule: str) -> float:
+        return reader.number(table.get(key, getattr(d, key)), f"tune.{key}", lambda v: 0 <= v < 1, rule)
+
+    head_dims = table.get("head_dims", list(d.head_dims))
+    if not isinstance(head_dims, list) or not head_dims or not all(h in HEAD_DIMS for h in head_dims):
+        raise reader.fail("tune.head_dims", f"{head_dims!r} is not allowed (expected a list drawn from "
+                          f"{list(HEAD_DIMS)})")
+    seq_lens = table.get("seq_lens", list(d.seq_lens))
+    if not isinstance(seq_lens, list) or not seq_lens or not all(
+            isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in seq_lens):
+        raise reader.fail("tune.seq_lens", f"{seq_lens!r} is not allowed (expected a list of lengths > 0)")
+    dtype = table.get("dtype", d.dtype)
+    if dtype not in ("fp16", "bf16"):
+        raise reader.fail("tune.dtype", f"{dtype!r} is not allowed (expected \"fp16\" or \"bf16\")")
+    causal = table.get("causal", d.causal)
+    if not isinstance(causal, bool):
+        raise reader.fail("tune.causal", f"{causal!r} is not allowed (expected true or false)")
+    out = TuneConfig(
+        space=_read_space(table.get("space", {}), reader), head_dims=tuple(dict.fromkeys(head_dims)),
+        seq_lens=tuple(seq_lens), batch=whole("batch", 1), heads=whole("heads", 1), dtype=dtype,
+        causal=causal,
+        budget_min=reader.number(table.get("budget_min", d.budget_min), "tune.budget_min",
+                                 lambda v: v > 0, "minutes > 0"),
+        trials=whole("trials", 1), seed_trials=whole("seed_trials", 1),
+        prune_slower=fraction("prune_slower", "a fraction such as 0.1 for 10 % slower"),
+        keep_improvement=fraction("keep_improvement", "a fraction such as 0.1 for 10 % faster"),
+        occupancy_floor=fraction("occupancy_floor", "a share of the SM's warp slots such as 0.125"),
+        confirm_top=whole("confirm_top", 1),
+        where={key: reader.lines.where(f"tune.{key}") for key in ("tune", *keys)}
+        | {f"space.{name}": reader.lines.where(f"tune.space.{name}") for name in TUNABLE_NAMES},
+    )
+    if out.seed_trials > out.trials:
+        raise reader.fail("tune.seed_trials", f"{out.seed_trials} seed configurations do not fit in "
+                          f"trials = {out.trials}; lower seed_trials or raise trials")
+    return out
+
+
+def _read_space(space: Any, reader: ConfigReader) -> dict[str, tuple[Value, ...]]:
+    if not isinstance(space, dict):
+        raise reader.fail("tune.space", "must be a table, e.g. [tune.space]")
+    for name in space:
+        if name not in TUNABLE_NAMES:
+            raise reader.fail(f"tune.space.{name}", f"unknown tunable (the kernel's tunables: "
+                              f"{', '.join(TUNABLE_NAMES)})")
+    out: dict[str, tuple[Value, ...]] = {}
+    for tunable in TUNABLES:
+        values = space.get(tunable.name, list(DEFAULT_SPACE[tunable.name]))
+        key = f"tune.space.{tunable.name}"
+        if not isinstance(values, list) or not values:
+            raise reader.fail(key, f"{values!r} is not allowed (expected a non-empty list of values)")
+        wrong = [v for v in values if not tunable.accepts(v)]
+        if wrong:
+            raise reader.fail(key, f"{wrong[0]!r} is not a value the kernel accepts for "
+                              f"{tunable.meaning} (expected {tunable.rule})")
+        out[tunable.name] = tuple(dict.fromkeys(values))
+    return out

@@ -1,0 +1,128 @@
+"""`cockpit tune`: the search headless, from the dry run to the kept winner.
+
+Exit 0 when a winner was kept (csrc/tuned_config.h written), 1 when nothing beat the current
+configuration, 2 on a usage or environment error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from cockpit.config import Config, ConfigError, load_config
+from cockpit.errors import CockpitError
+from cockpit.session.events import decision
+from cockpit.session.journal import JournalWriter, read_journal
+from cockpit.telemetry.nvml import Nvml
+from cockpit.tune import events as tev
+from cockpit.tune.finish import finish_run
+from cockpit.tune.header import read_current
+from cockpit.tune.launch import new_run, resume_run, run_workers, spent_s
+from cockpit.tune.plan import TunePlan, describe, make_plan
+from cockpit.tune.progress import tune_progress
+from cockpit.tune.target import list_gpus, pick_gpus, resolve_target
+
+
+def tune_command(args: argparse.Namespace) -> int:
+    from cockpit.workspace import find_workspace, resolve_session
+
+    ws = find_workspace(getattr(args, "workspace", None))
+    config = _with_flags(load_config(ws.root), args)
+    gpus = list_gpus(Nvml())
+    target = resolve_target(args.arch, os.environ, gpus)
+    csrc = ws.root / "csrc"
+    plan = make_plan(config.tune, config.workload, target, read_current(csrc))
+    if args.dry_run:
+        if args.json:
+            print(json.dumps(plan.as_json()))
+        else:
+            print("\n".join(describe(plan, config.tune)))
+        return 0
+    if importlib.util.find_spec("optuna") is None:
+        raise CockpitError("optuna is not installed: pip install -e '.[tune]' (the search library)")
+    picked = pick_gpus(gpus, args.gpus, os.environ)
+    if not picked:
+        raise CockpitError("no GPU to tune on (NVML sees none); `cockpit tune --dry-run --arch 8.9` "
+                           "examines a space without one")
+    ref = resolve_session(ws, getattr(args, "session", None))
+    if ref is None:
+        raise CockpitError('no open session to record the search in; start one with: cockpit new "OBJECTIVE"')
+    run_dir = ref.path / "tune"
+    if args.resume:
+        budget = args.budget * 60 if args.budget is not None else None
+        run, notes = resume_run(run_dir, budget, args.trials)
+    else:
+        cache = ws.root / "build" / "tune"
+        run, notes = new_run(config, plan, run_dir, ref.journal, csrc, cache, time.time()), []
+    for note in notes:
+        _say(note)
+    writer = JournalWriter(ref.journal)
+    left_s = max(0.0, run.budget_s - spent_s(run))
+    writer.append(tev.tune_started(time.time(), run.run, run.target, [g.uuid for g in picked], left_s,
+                                   run.trials, _spaces(plan), run.seed_how, args.resume))
+    _say(f"{run.run}: {run.target}, {len(picked)} GPU(s) "
+         f"({', '.join(f'{g.index}: {g.name}' for g in picked)}), budget {run.budget_s / 60:g} min or "
+         f"{run.trials} trials per head dim; seed: {run.seed_how}; study {run.journal}")
+    try:
+        codes = run_workers(run, picked, ref.path / "logs", lambda: _tick(ref.journal))
+    except KeyboardInterrupt:
+        _say(f"stopped; `cockpit tune --resume` continues {run.run} where it stopped")
+        raise
+    if all(code != 0 for code in codes):
+        log = ref.path / "logs" / f"{run.run}-gpu{picked[0].index}.log"
+        last = (log.read_text(errors="replace").strip().splitlines() or ["no output"])[-1]
+        raise CockpitError(f"every worker failed (exit {codes}): {last} (logs in {ref.path / 'logs'})")
+    if any(code != 0 for code in codes):
+        _say(f"a worker exited {codes}: see {ref.path / 'logs'}; the others finished the search")
+    result = finish_run(config, run, picked[0], _say)
+    keep = result["keep"]
+    writer.append(tev.tune_finished(time.time(), run.run, keep["action"], keep["summary"], keep=keep))
+    writer.append(decision(time.time(), keep["action"], keep["summary"], True, source="tune",
+                           header=keep.get("header"), improvement=keep.get("improvement")))
+    writer.close()
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print("\n".join(result["lines"]))
+    return 0 if keep["action"] == "keep" else 1
+
+
+def _with_flags(config: Config, args: argparse.Namespace) -> Config:
+    tune = config.tune
+    if args.budget is not None:
+        if args.budget <= 0:
+            raise CockpitError(f"--budget {args.budget:g}: give minutes > 0")
+        tune = replace(tune, budget_min=args.budget)
+    if args.trials is not None:
+        if args.trials < tune.seed_trials:
+            raise ConfigError(f"{tune.line('seed_trials')}: --trials {args.trials} is fewer than the seed's "
+                              f"{tune.seed_trials} configurations (tune.seed_trials); lower seed_trials or "
+                              "raise --trials")
+        tune = replace(tune, trials=args.trials)
+    return replace(config, tune=tune)
+
+
+def _spaces(plan: TunePlan) -> list[dict[str, Any]]:
+    return [{"head_dim": s.head_dim, "total": s.total, "left": len(s.feasible),
+             "rejected_by": s.rejected_by()} for s in plan.spaces]
+
+
+def _tick(journal: Path) -> None:
+    progress = tune_progress(read_journal(journal).events)
+    if progress is None:
+        return
+    best = "; ".join(f"D={b.head_dim} {b.config} {b.tflops}" for b in progress.best) or "none yet"
+    eta = progress.eta_s(time.time()) / 60
+    _say(f"{progress.activity()} | queue {progress.queued} | ETA {eta:.1f} min | best {best}")
+
+
+def _say(line: str) -> None:
+    print(f"cockpit tune: {line}", file=sys.stderr, flush=True)
+

@@ -1,0 +1,38 @@
+"""The tune gate's events in the session journal: small, one per trial, so the panel, the
+status line and the report read a search from the journal like everything else."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cockpit.session.events import event
+from cockpit.session.journal import Event
+
+TUNE_STARTED = "tune_started"
+TUNE_BASELINE = "tune_baseline"
+TUNE_TRIAL = "tune_trial"
+TUNE_FINISHED = "tune_finished"
+
+
+def tune_started(t: float, run: str, target: str, gpus: list[str], budget_s: float, trials: int,
+                 spaces: list[dict[str, Any]], seed: str, resumed: bool) -> Event:
+    """`spaces`: per head dim, total / left / rejected by limit (the dry run's numbers)."""
+    return event(TUNE_STARTED, t, run=run, target=target, gpus=gpus, budget_s=budget_s, trials=trials,
+                 spaces=spaces, seed=seed, resumed=resumed)
+
+
+def tune_baseline(t: float, run: str, head_dim: int, flash: dict[str, float]) -> Event:
+    """SDPA FLASH's geometric-mean TFLOP/s on the tuning shapes (value, lo, hi)."""
+    return event(TUNE_BASELINE, t, run=run, d=head_dim, flash=flash)
+
+
+def tune_trial(t: float, run: str, head_dim: int, number: int, config: str, outcome: str,
+               **fields: Any) -> Event:
+    """One configuration: timed | pruned | incorrect | crashed | failed | rejected (+ tflops, lo, hi,
+    compile_s, cached, queued, gpu, limit, detail where they apply)."""
+    return event(TUNE_TRIAL, t, run=run, d=head_dim, n=number, config=config, outcome=outcome, **fields)
+
+
+def tune_finished(t: float, run: str, outcome: str, summary: str, **fields: Any) -> Event:
+    """outcome: keep | revert | stopped."""
+    return event(TUNE_FINISHED, t, run=run, outcome=outcome, summary=summary, **fields)

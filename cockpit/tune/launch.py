@@ -1,0 +1,149 @@
+"""Starting a search and its workers: the run plan, the studies with their seeds, one worker
+process per GPU pinned by UUID, and the wait for them, resumable after any stop."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import cockpit
+from cockpit.config import Config
+from cockpit.errors import CockpitError
+from cockpit.tune.measure import ProbeSettings
+from cockpit.tune.plan import TunePlan
+from cockpit.tune.runplan import PLAN_NAME, HeadDimPlan, RunPlan, read_plan, write_plan
+from cockpit.tune.study import choices, cut_torn_tail, fail_interrupted, open_study, seed_configurations
+from cockpit.tune.target import Gpu
+
+# Sequence lengths off every tile edge, odd batch and head counts: where a tile configuration
+# breaks (the correctness gate's ragged sizes), checked for every configuration before it is timed.
+RAGGED_SEQ_LENS = (1, 17, 65, 127, 1000, 4097)
+RAGGED_BATCH, RAGGED_HEADS = 3, 5
+MONITOR_EVERY_S = 2.0
+
+
+def check_shapes(config: Config, head_dim: int) -> list[dict[str, Any]]:
+    """What a configuration must get right before it is timed: the correctness gate's configs of
+    this head dim and the ragged sizes, in both dtypes, causal or not."""
+    w = config.workload
+    shapes = [c for c in w.configs() if c["D"] == head_dim]
+    names = {(c["B"], c["H"], c["S"], c["dtype"], c["causal"]) for c in shapes}
+    for s in RAGGED_SEQ_LENS:
+        for dtype in w.dtypes:
+            for causal in (False, True):
+                if (RAGGED_BATCH, RAGGED_HEADS, s, dtype, causal) not in names:
+                    shapes.append({"B": RAGGED_BATCH, "H": RAGGED_HEADS, "S": s, "D": head_dim,
+                                   "dtype": dtype, "causal": causal})
+    return shapes
+
+
+def new_run(config: Config, tune_plan: TunePlan, run_dir: Path, session_journal: Path, csrc: Path,
+            cache: Path, now: float) -> RunPlan:
+    """Lay out a new search and create its studies, each seeded with the current configuration
+    and a Latin hypercube of the feasible ones."""
+    tune = config.tune
+    heads, how = [], ""
+    for space in tune_plan.spaces:
+        options = choices(tune.space, space.current)
+        seeds, how = seed_configurations(space.feasible, options, space.current,
+                                         min(tune.seed_trials, len(space.feasible) + 1))
+        heads.append(HeadDimPlan(space.head_dim, space.feasible, options, space.current, tuple(seeds),
+                                 tuple(tune.shapes(space.head_dim))))
+    plan = RunPlan(
+        run=time.strftime("tune-%Y%m%d-%H%M%S", time.localtime(now)), run_dir=run_dir,
+        session_journal=session_journal, csrc=csrc, cache=cache, arch=tune_plan.target.limits.arch,
+        target=tune_plan.target.limits.label, max_smem=tune_plan.target.limits.smem_per_block_optin,
+        occupancy_floor=tune.occupancy_floor, trials=tune.trials, prune_slower=tune.prune_slower,
+        budget_s=tune.budget_min * 60, seed_how=how, head_dims=tuple(heads),
+        probe=ProbeSettings(shapes={h.head_dim: h.shapes for h in heads},
+                            checks={h.head_dim: check_shapes(config, h.head_dim) for h in heads},
+                            tolerance=config.workload.tolerance, reps=config.workload.reps,
+                            warmup=config.workload.warmup, settle_ms=config.workload.settle_ms,
+                            rounds=config.workload.rounds))
+    if plan.journal.exists():
+        raise CockpitError(f"{plan.journal} holds an earlier search: `cockpit tune --resume` continues it; "
+                           "to start over, move that folder away or start a new session")
+    for head in heads:
+        study = open_study(plan.journal, head.head_dim, head.options, head.current, len(head.seeds),
+                           plan.prune_slower)
+        for params in head.seeds:
+            study.enqueue_trial(params.as_dict())
+    write_plan(plan)
+    return plan
+
+
+def resume_run(run_dir: Path, budget_s: float | None, trials: int | None) -> tuple[RunPlan, list[str]]:
+    """The stopped search again: a write cut off mid-line is dropped, trials left running by the
+    dead run are failed and their configurations queued again. Returns what was repaired."""
+    path = run_dir / PLAN_NAME
+    if not path.exists():
+        raise CockpitError(f"no search to resume in {run_dir} (no {PLAN_NAME}); "
+                           "start one with `cockpit tune`")
+    plan = read_plan(path)
+    if budget_s is not None:
+        plan = replace(plan, budget_s=budget_s)
+    if trials is not None:
+        plan = replace(plan, trials=trials)
+    notes = []
+    dropped = cut_torn_tail(plan.journal)
+    if dropped:
+        notes.append(f"{plan.journal}: dropped a write cut off mid-line ({dropped} bytes)")
+    for head in plan.head_dims:
+        study = open_study(plan.journal, head.head_dim, head.options, head.current, len(head.seeds),
+                           plan.prune_slower)
+        again = fail_interrupted(study)
+        if again:
+            notes.append(f"D={head.head_dim}: {len(again)} configurations interrupted mid-measurement, "
+                         "queued again")
+    write_plan(plan)
+    return plan, notes
+
+
+def spent_s(plan: RunPlan) -> float:
+    return sum(max(0.0, end - start) for start, end in plan.segments)
+
+
+def run_workers(plan: RunPlan, gpus: list[Gpu], logs: Path, on_tick: Callable[[], None],
+                clock: Callable[[], float] = time.time) -> list[int]:
+    """One worker per GPU, each pinned with CUDA_VISIBLE_DEVICES=<UUID>; waits for all of them,
+    calling `on_tick` every couple of seconds. Returns their exit codes. Ctrl-C stops them (the
+    search resumes with --resume)."""
+    start = clock()
+    spent = spent_s(plan)
+    plan = replace(plan, segments=(*plan.segments, (start, start)))
+    write_plan(plan)
+    package_root = str(Path(cockpit.__file__).resolve().parent.parent)
+    children = []
+    for i, gpu in enumerate(gpus):
+        env = dict(os.environ, CUDA_VISIBLE_DEVICES=gpu.uuid, PYTHONUNBUFFERED="1",
+                   PYTHONPATH=os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p))
+        argv = [sys.executable, "-m", "cockpit.tune.worker", "--plan", str(plan.run_dir / PLAN_NAME),
+                "--worker", str(i), "--workers", str(len(gpus)), "--gpu", gpu.uuid,
+                "--nvml-index", str(gpu.index), "--start", f"{start:.3f}", "--spent", f"{spent:.3f}"]
+        logs.mkdir(parents=True, exist_ok=True)
+        with (logs / f"{plan.run}-gpu{gpu.index}.log").open("a", encoding="utf-8") as log:
+            children.append(subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                             start_new_session=True))
+    try:
+        while any(c.poll() is None for c in children):
+            time.sleep(MONITOR_EVERY_S)
+            plan = replace(plan, segments=(*plan.segments[:-1], (start, clock())))
+            write_plan(plan)  # a hard stop loses at most a couple of seconds of the budget's count
+            on_tick()
+    except KeyboardInterrupt:
+        for c in children:
+            if c.poll() is None:
+                os.killpg(c.pid, signal.SIGTERM)
+        for c in children:
+            c.wait()
+        raise
+    finally:
+        write_plan(replace(plan, segments=(*plan.segments[:-1], (start, clock()))))
+    return [c.returncode for c in children]

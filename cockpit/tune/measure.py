@@ -1,0 +1,182 @@
+"""The measurement boundary: "is this library correct, and how fast is it", answered by a child
+python (cockpit/probes/tune_probe.py) that holds the CUDA context.
+
+The child lives for many trials (torch's import and the float32 references are paid once) and
+answers one JSON line per request. A configuration that kills the CUDA context (an illegal
+address) kills the child: the request raises `MeasureCrashed`, the trial is recorded as failed,
+and `restart()` starts a fresh child for the next one. A request that hangs past its time limit
+is treated the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Protocol
+
+PROBE = Path(__file__).resolve().parent.parent / "probes" / "tune_probe.py"
+REQUEST_TIMEOUT_S = 600.0
+
+
+class MeasureCrashed(Exception):
+    """The measuring child died or hung; its last words are the message."""
+
+
+class MeasureFailed(Exception):
+    """The child could not measure this library (a launch it refused, say) and lives on."""
+
+
+@dataclass(frozen=True)
+class Check:
+    ok: bool
+    detail: str
+    """The first shape that failed and how, or how many passed."""
+
+
+class Measurer(Protocol):
+    def correctness(self, library: Path, head_dim: int) -> Check: ...
+
+    def timing(self, library: Path, head_dim: int, short: bool) -> list[list[float]]:
+        """Per tuning shape, the per-call times in ms (the bench gate's method)."""
+        ...
+
+    def flash(self, head_dim: int) -> list[list[float]]:
+        """SDPA's FLASH backend on the tuning shapes, timed the same way."""
+        ...
+
+    def restart(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class ProbeSettings:
+    """What the child needs to know, all of it from cockpit.toml."""
+
+    shapes: Mapping[int, Sequence[Mapping[str, Any]]]
+    checks: Mapping[int, Sequence[Mapping[str, Any]]]
+    tolerance: float
+    reps: int
+    warmup: int
+    settle_ms: float
+    rounds: int
+
+    def argv(self, python: str = sys.executable) -> list[str]:
+        return [python, str(PROBE), "serve", "--shapes", json.dumps(self.shapes),
+                "--checks", json.dumps(self.checks), "--tolerance", str(self.tolerance),
+                "--reps", str(self.reps), "--warmup", str(self.warmup), "--settle-ms", f"{self.settle_ms:g}",
+                "--rounds", str(self.rounds)]
+
+
+class ProbeMeasurer:
+    """The real measurer: tune_probe.py in a child python, its chatter into `log`."""
+
+    def __init__(self, settings: ProbeSettings, log: Path, env: Mapping[str, str] | None = None,
+                 timeout_s: float = REQUEST_TIMEOUT_S) -> None:
+        self.settings = settings
+        self.log = log
+        self.env = dict(env if env is not None else os.environ)
+        self.timeout_s = timeout_s
+        self._child: subprocess.Popen[str] | None = None
+        self._replies: queue.Queue[str | None] = queue.Queue()
+        self.device: dict[str, Any] = {}
+
+    def start(self) -> dict[str, Any]:
+        """Start the child and wait for it to say which GPU it holds."""
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        with self.log.open("a", encoding="utf-8") as log:
+            self._child = subprocess.Popen(self.settings.argv(), stdin=subprocess.PIPE,
+                                           stdout=subprocess.PIPE, stderr=log, text=True, env=self.env,
+                                           start_new_session=True)
+        self._replies = queue.Queue()
+        assert self._child.stdout is not None
+        threading.Thread(target=_pump, args=(self._child.stdout, self._replies), daemon=True).start()
+        self.device = self._reply({"op": "hello"})
+        return self.device
+
+    def correctness(self, library: Path, head_dim: int) -> Check:
+        reply = self._request({"op": "check", "library": str(library), "D": head_dim})
+        return Check(bool(reply["ok"]), str(reply["detail"]))
+
+    def timing(self, library: Path, head_dim: int, short: bool) -> list[list[float]]:
+        reply = self._request({"op": "time", "library": str(library), "D": head_dim, "short": short})
+        return [list(map(float, t)) for t in reply["times_ms"]]
+
+    def flash(self, head_dim: int) -> list[list[float]]:
+        reply = self._request({"op": "flash", "D": head_dim})
+        return [list(map(float, t)) for t in reply["times_ms"]]
+
+    def confirm(self, libraries: Mapping[str, Path], head_dim: int) -> dict[str, Any]:
+        """Every library with SDPA's default and FLASH, interleaved; times and the NVML window."""
+        return self._request({"op": "confirm", "D": head_dim,
+                              "libraries": {k: str(v) for k, v in libraries.items()}})
+
+    def restart(self) -> None:
+        self.close()
+        self.start()
+
+    def close(self) -> None:
+        child, self._child = self._child, None
+        if child is None:
+            return
+        if child.stdin is not None:
+            child.stdin.close()
+        try:
+            child.wait(10)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+    def _request(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self._child is None:
+            self.start()
+        assert self._child is not None and self._child.stdin is not None
+        try:
+            self._child.stdin.write(json.dumps(request) + "\n")
+            self._child.stdin.flush()
+        except OSError as exc:
+            raise self._crashed(f"the probe stopped reading ({exc})") from exc
+        return self._reply(request)
+
+    def _reply(self, request: dict[str, Any]) -> dict[str, Any]:
+        try:
+            line = self._replies.get(timeout=self.timeout_s)
+        except queue.Empty:
+            raise self._crashed(f"no answer to {request['op']} in {self.timeout_s:.0f} s") from None
+        if line is None:
+            raise self._crashed("the probe exited")
+        reply: dict[str, Any] = json.loads(line)
+        if reply.get("fatal"):
+            raise self._crashed(str(reply.get("error")))
+        if reply.get("error"):
+            raise MeasureFailed(str(reply["error"]))
+        return reply
+
+    def _crashed(self, why: str) -> MeasureCrashed:
+        child, self._child = self._child, None
+        if child is not None:
+            child.kill()
+            child.wait()
+        return MeasureCrashed(f"{why}; last lines in {self.log}: {' | '.join(_tail(self.log))}")
+
+
+def _pump(stream: IO[str], replies: queue.Queue[str | None]) -> None:
+    for line in stream:
+        if line.startswith("{"):
+            replies.put(line)
+    replies.put(None)
+
+
+def _tail(path: Path, n: int = 2) -> list[str]:
+    try:
+        lines = [line.strip() for line in path.read_text(encoding="utf-8", errors="replace").splitlines()]
+    except OSError:
+        return []
+    return [line for line in lines if line][-n:]

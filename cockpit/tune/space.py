@@ -1,0 +1,116 @@
+"""The kernel's tunables, one configuration of them, and the space a search walks.
+
+Each tunable is a compile-time knob of csrc/attention.cu (`COCKPIT_ATTN_D<D>_<MACRO>`), per
+head dim: every head dim has its own tile configuration, so each is searched on its own.
+`accepts` is what the kernel's own `config_ok<D>()` static_assert allows for that knob alone;
+the rules that join knobs (tile divisibility) and the GPU's limits are in `feasibility`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
+
+Value = int | bool
+
+
+@dataclass(frozen=True)
+class Tunable:
+    name: str
+    """The key in `[tune.space]`."""
+    macro: str
+    """The kernel's knob: COCKPIT_ATTN_D64_<macro>."""
+    meaning: str
+    accepts: Callable[[Value], bool]
+    rule: str
+    """What `accepts` allows, for error messages."""
+
+
+def _whole(low: int, high: int, step: int = 1) -> Callable[[Value], bool]:
+    return lambda v: (isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
+                      and v % step == 0)
+
+
+TUNABLES: tuple[Tunable, ...] = (
+    Tunable("block_m", "BM", "query rows per block", _whole(16, 256, 16),
+            "a multiple of 16 from 16 to 256"),
+    Tunable("block_n", "BN", "keys per K/V tile", _whole(16, 256, 16),
+            "a multiple of 16 from 16 to 256"),
+    Tunable("warps", "WARPS", "warps per block (each owns 16 or 32 query rows)",
+            lambda v: v in (1, 2, 4, 8, 16) and not isinstance(v, bool), "1, 2, 4, 8 or 16"),
+    Tunable("min_blocks", "MINB", "__launch_bounds__ minimum blocks per SM", _whole(1, 8),
+            "a whole number from 1 to 8"),
+    Tunable("stages", "STAGES", "K/V shared-memory buffers (2 = double buffered)",
+            lambda v: v in (1, 2) and not isinstance(v, bool), "1 or 2"),
+    Tunable("o_smem", "O_SMEM", "O staged through shared memory (else stored from registers)",
+            lambda v: isinstance(v, bool), "true or false"),
+)
+TUNABLE_NAMES = tuple(t.name for t in TUNABLES)
+HEAD_DIMS = (64, 128)
+
+
+@dataclass(frozen=True, order=True)
+class KernelParams:
+    """One configuration of the kernel for one head dim."""
+
+    block_m: int
+    block_n: int
+    warps: int
+    min_blocks: int
+    stages: int
+    o_smem: bool
+
+    @property
+    def threads(self) -> int:
+        return self.warps * 32
+
+    @property
+    def rows_per_warp(self) -> float:
+        return self.block_m / self.warps
+
+    def smem_bytes(self, head_dim: int) -> int:
+        """Dynamic shared memory per block as launched: Q + stages x (K + V), 2-byte elements
+        (the kernel's smem_bytes<D>())."""
+        return (self.block_m + 2 * self.stages * self.block_n) * head_dim * 2
+
+    def macros(self, head_dim: int) -> tuple[str, ...]:
+        """`-D` flags that build this configuration for `head_dim`."""
+        values = {t.macro: int(getattr(self, t.name)) for t in TUNABLES}
+        return tuple(f"-DCOCKPIT_ATTN_D{head_dim}_{macro}={value}" for macro, value in values.items())
+
+    @property
+    def label(self) -> str:
+        """Short, for tables and the journal: `BM128 BN64 8w mb2 1st O:smem`."""
+        return (f"BM{self.block_m} BN{self.block_n} {self.warps}w mb{self.min_blocks} "
+                f"{self.stages}st O:{'smem' if self.o_smem else 'reg'}")
+
+    def as_dict(self) -> dict[str, Value]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Value]) -> KernelParams:
+        return cls(**{f.name: values[f.name] for f in fields(cls)})  # type: ignore[arg-type]
+
+
+# The hand-picked configurations (csrc/attention.cu's defaults, csrc/README.md's table).
+DEFAULTS: dict[int, KernelParams] = {
+    64: KernelParams(128, 64, 8, 2, 1, True),
+    128: KernelParams(128, 128, 8, 1, 1, True),
+}
+
+DEFAULT_SPACE: dict[str, tuple[Value, ...]] = {
+    "block_m": (64, 128, 256),
+    "block_n": (16, 32, 64, 128, 256),
+    "warps": (2, 4, 8, 16),
+    "min_blocks": (1, 2),
+    "stages": (1, 2),
+    "o_smem": (True, False),
+}
+
+
+def configurations(values: Mapping[str, Sequence[Value]]) -> list[KernelParams]:
+    """Every combination of the values, in a stable order."""
+    names = [f.name for f in fields(KernelParams)]
+    return [KernelParams(**dict(zip(names, combo, strict=True)))  # type: ignore[arg-type]
+            for combo in itertools.product(*(values[n] for n in names))]

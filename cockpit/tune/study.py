@@ -1,0 +1,191 @@
+"""The search, in Optuna's terms: one study per head dim, stored in the session folder.
+
+- Storage: Optuna's JournalStorage on a JournalFileBackend (`sessions/<ID>/tune/journal.log`),
+  Optuna's own multi-process storage: every worker (one per GPU) shares the study through it, and
+  a crash or an SSH drop leaves a log that `cockpit tune --resume` replays. Its lock is a file
+  created with O_EXCL; a killed process can leave it behind, so the lock is taken with a grace
+  period (`LOCK_GRACE_S`) after which Optuna releases a lock nobody touched. A write cut off
+  mid-line is cut back to the last whole line before the study is opened again.
+- Seed: the current configuration, then a Latin hypercube over the tunables' value indices,
+  each point moved to the nearest configuration the limits let through, enqueued as fixed
+  trials. Not Optuna's QMCSampler: it samples the whole box, and most of the box is rejected
+  by the limits, so its seed trials would be spent on configurations never compiled.
+  scipy.stats.qmc's LatinHypercube (centered-discrepancy optimised) when scipy imports, else a
+  plain Latin hypercube drawn here.
+- Then TPE, multivariate (the tunables interact: tile sizes and warps set the registers) with
+  the constant liar, so parallel workers do not all ask for the same configuration.
+- Pruning: after the short first measurement, a configuration whose interval lies wholly more
+  than `prune_slower` below the best so far is stopped (`SlowerThanBest`).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cockpit.tune.space import TUNABLE_NAMES, KernelParams, Value
+
+if TYPE_CHECKING:
+    import optuna
+
+LOCK_GRACE_S = 10
+"""A lock is held for the milliseconds of one append; one untouched for 10 s is a dead run's."""
+
+
+def study_name(head_dim: int) -> str:
+    return f"attn-d{head_dim}"
+
+
+def cut_torn_tail(path: Path) -> int:
+    """Truncate a journal whose last write was cut off mid-line; returns the bytes dropped."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return 0
+    if not data or data.endswith(b"\n"):
+        return 0
+    keep = data.rfind(b"\n") + 1
+    with path.open("r+b") as f:
+        f.truncate(keep)
+    return len(data) - keep
+
+
+def storage(path: Path) -> optuna.storages.JournalStorage:
+    from optuna.storages import JournalStorage
+    from optuna.storages.journal import JournalFileBackend, JournalFileOpenLock
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = JournalFileOpenLock(str(path), grace_period=LOCK_GRACE_S)
+    return JournalStorage(JournalFileBackend(str(path), lock_obj=lock))
+
+
+def choices(space: Mapping[str, Sequence[Value]], current: KernelParams) -> dict[str, tuple[Value, ...]]:
+    """Each tunable's values as the sampler sees them: the space's, plus the current one's."""
+    out = {}
+    for name in TUNABLE_NAMES:
+        values = list(space[name])
+        if getattr(current, name) not in values:
+            values.append(getattr(current, name))
+        out[name] = tuple(values)
+    return out
+
+
+def open_study(path: Path, head_dim: int, space: Mapping[str, Sequence[Value]], current: KernelParams,
+               n_seed: int, prune_slower: float, seed: int = 0) -> optuna.Study:
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    sampler = optuna.samplers.TPESampler(multivariate=True, constant_liar=True, n_startup_trials=n_seed,
+                                         seed=seed + head_dim)
+    return optuna.create_study(storage=storage(path), study_name=study_name(head_dim),
+                               direction="maximize", sampler=sampler,
+                               pruner=slower_than_best(prune_slower), load_if_exists=True)
+
+
+def suggest(trial: optuna.Trial, options: Mapping[str, Sequence[Value]]) -> KernelParams:
+    return KernelParams.from_dict({name: trial.suggest_categorical(name, list(options[name]))
+                                   for name in TUNABLE_NAMES})
+
+
+def seed_configurations(feasible: Sequence[KernelParams], options: Mapping[str, Sequence[Value]],
+                        current: KernelParams, n: int, seed: int = 0) -> tuple[list[KernelParams], str]:
+    """`n` configurations spread over the space, the current one first; and how they were drawn."""
+    points, how = _latin_hypercube(max(0, n - 1), len(TUNABLE_NAMES), seed)
+    chosen = [current]
+    coords = {p: _coords(p, options) for p in feasible}
+    for point in points:
+        free = [p for p in feasible if p not in chosen]
+        if not free:
+            break
+        chosen.append(min(free, key=lambda p: math.dist(coords[p], point)))
+    return chosen, how
+
+
+def _coords(params: KernelParams, options: Mapping[str, Sequence[Value]]) -> tuple[float, ...]:
+    out = []
+    for name in TUNABLE_NAMES:
+        values = list(options[name])
+        ordered = sorted(values, key=float)
+        out.append((ordered.index(getattr(params, name)) + 0.5) / len(ordered))
+    return tuple(out)
+
+
+def _latin_hypercube(n: int, dims: int, seed: int) -> tuple[list[tuple[float, ...]], str]:
+    if n == 0:
+        return [], "no seed beyond the current configuration"
+    try:
+        from scipy.stats import qmc
+    except ImportError:
+        rng = random.Random(seed)
+        columns = []
+        for _ in range(dims):
+            strata = list(range(n))
+            rng.shuffle(strata)
+            columns.append([(s + rng.random()) / n for s in strata])
+        return [tuple(c[i] for c in columns) for i in range(n)], "Latin hypercube (plain, scipy absent)"
+    try:
+        sampler = qmc.LatinHypercube(d=dims, optimization="random-cd", rng=seed)
+    except TypeError:  # scipy < 1.15 names it `seed`
+        sampler = qmc.LatinHypercube(d=dims, optimization="random-cd", seed=seed)
+    sample = sampler.random(n)
+    return [tuple(float(x) for x in row) for row in sample], \
+        "Latin hypercube (scipy.stats.qmc, centered-discrepancy optimised)"
+
+
+def slower_than_best(margin: float) -> optuna.pruners.BasePruner:
+    import optuna
+
+    class SlowerThanBest(optuna.pruners.BasePruner):
+        """Prunes a trial whose short measurement's interval top (user attr `short_hi`) is more
+        than `margin` below the best value so far."""
+
+        def prune(self, study: optuna.Study, trial: optuna.trial.FrozenTrial) -> bool:
+            from cockpit.tune.stats import Estimate, clearly_slower
+
+            short = trial.user_attrs.get("short")
+            done = [t.value for t in study.get_trials(deepcopy=False,
+                                                      states=(optuna.trial.TrialState.COMPLETE,))
+                    if t.value is not None]
+            if not short or not done:
+                return False
+            return clearly_slower(Estimate(**short), max(done), margin)
+
+    return SlowerThanBest()
+
+
+def measured(trials: Sequence[optuna.trial.FrozenTrial]) -> list[optuna.trial.FrozenTrial]:
+    """Trials that cost GPU time (timed, pruned, incorrect or crashed), not the rejected ones."""
+    return [t for t in trials if t.user_attrs.get("measured")]
+
+
+def params_of(trial: optuna.trial.FrozenTrial) -> KernelParams | None:
+    try:
+        return KernelParams.from_dict(trial.params)
+    except KeyError:
+        return None
+
+
+def fail_interrupted(study: optuna.Study) -> list[KernelParams]:
+    """A run that died leaves its trials RUNNING: mark them failed and enqueue their
+    configurations again, so the resumed run measures them."""
+    import optuna
+
+    again = []
+    for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
+        study.tell(t.number, state=optuna.trial.TrialState.FAIL)
+        params = params_of(t) or _fixed_params(t)
+        if params is not None:
+            study.enqueue_trial(params.as_dict(), skip_if_exists=True)
+            again.append(params)
+    return again
+
+
+def _fixed_params(trial: optuna.trial.FrozenTrial) -> KernelParams | None:
+    fixed: Any = trial.system_attrs.get("fixed_params")
+    try:
+        return KernelParams.from_dict(fixed) if isinstance(fixed, dict) else None
+    except KeyError:
+        return None

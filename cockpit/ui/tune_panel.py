@@ -1,0 +1,77 @@
+"""The tune panel: where a search stands (trial N of M, the best so far with its interval and
+speedups, the compile queue, rejections by limit, ETA against the budget) and a sparkline of
+every timed configuration's TFLOP/s. It renders a `TuneProgress`; the host folds that from the
+session journal and calls `show` (text at most twice a second, the chart only when a trial
+lands)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Sparkline, Static
+
+from cockpit.session.status import fmt_duration
+from cockpit.tune.progress import TuneProgress
+
+
+def tune_lines(progress: TuneProgress | None, now: float) -> Text:
+    """The panel's text for this moment."""
+    if progress is None:
+        return Text("no search in this session: cockpit tune --dry-run shows the space", style="dim")
+    out = Text()
+    if progress.running:
+        out.append("tuning ", style="bold cyan")
+        out.append(f"trial {progress.measured} of {progress.planned}")
+        out.append(f"  ETA {fmt_duration(progress.eta_s(now))}", style="dim")
+        left = max(0.0, progress.started + progress.budget_s - now)
+        out.append(f" · budget left {fmt_duration(left)}", style="dim")
+    else:
+        out.append("tuned ", style="bold green")
+        out.append(f"{progress.measured} configurations measured; {progress.summary}")
+    out.append(f"\n{progress.target}  compile queue {progress.queued}", style="dim")
+    for best in progress.best:
+        out.append(f"\nD={best.head_dim} best ", style="bold")
+        out.append(best.config)
+        out.append(f"  {best.tflops.value:.1f} TFLOP/s [{best.tflops.lo:.1f}, {best.tflops.hi:.1f}]")
+        if best.vs_current is not None:
+            style = "green" if best.beats_current else "yellow"
+            out.append(f"  {best.vs_current:.2f}× current", style=style)
+        if best.vs_flash is not None:
+            out.append(f"  {best.vs_flash:.2f}× FLASH", style="green" if best.vs_flash >= 1 else "")
+    if progress.rejected:
+        out.append("\nrejected: " + ", ".join(f"{n} {limit}" for limit, n in progress.rejected.items()),
+                   style="dim")
+    outcomes = {k: v for k, v in progress.outcomes.items()
+                if k in ("pruned", "incorrect", "crashed", "failed") and v}
+    if outcomes:
+        out.append("\n" + ", ".join(f"{n} {k}" for k, n in outcomes.items()),
+                   style="dim" if set(outcomes) == {"pruned"} else "yellow")
+    for line in progress.recent:
+        out.append(f"\n  {line}", style="dim")
+    return out
+
+
+class TunePanel(Vertical):
+    """A search's progress and its chart."""
+
+    DEFAULT_CSS = """
+    TunePanel { height: auto; }
+    TunePanel > #tune-text { height: auto; }
+    TunePanel > Sparkline { height: 2; margin-top: 1; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._chart: tuple[float, ...] = ()
+
+    def compose(self) -> ComposeResult:
+        yield Static(tune_lines(None, 0.0), id="tune-text")
+        yield Sparkline([], summary_function=max)
+
+    def show(self, progress: TuneProgress | None, now: float) -> None:
+        self.query_one("#tune-text", Static).update(tune_lines(progress, now))
+        chart = progress.chart if progress is not None else ()
+        if chart != self._chart:
+            self._chart = chart
+            self.query_one(Sparkline).data = list(chart)
