@@ -88,3 +88,45 @@ def test_a_search_on_a_machine_without_a_gpu_stops_before_anything_starts(tmp_pa
     assert out.stderr.strip() == ("cockpit: no GPU to tune on (NVML sees none); `cockpit tune --dry-run --arch 8.9` "
                                   "examines a space without one")
     assert not (tmp_path / "sessions").exists() and not (tmp_path / "build").exists()
+
+
+FAKE_PROBE = Path(__file__).parent / "fixtures" / "tune" / "fake_probe.py"
+
+
+def _fake_measurer(tmp_path: Path, mode: str, timeout_s: float = 30.0) -> ProbeMeasurer:
+    _, run = start_run(tmp_path)
+    return ProbeMeasurer(run.probe, tmp_path / "probe.log", env={"FAKE_PROBE": mode, "PATH": "/usr/bin:/bin"},
+                         timeout_s=timeout_s, probe=FAKE_PROBE)
+
+
+def test_the_worker_asks_the_measuring_child_which_gpu_it_holds_and_gets_an_answer(tmp_path: Path) -> None:
+    # On the H100 the first real search measured 0 of 40 trials: the worker waited for the
+    # answer to a hello it never sent. The child speaks only when spoken to.
+    measurer = _fake_measurer(tmp_path, "")
+    try:
+        assert measurer.start()["device"] == "Fake H100"
+        assert measurer.correctness(Path("/x.so"), 64).detail == "64 shapes correct"
+        assert measurer.timing(Path("/x.so"), 64, short=True) == [[0.5, 0.5]]
+    finally:
+        measurer.close()
+
+
+def test_a_child_that_never_answers_is_a_crash_with_its_last_words_not_a_hang(tmp_path: Path) -> None:
+    measurer = _fake_measurer(tmp_path, "silent", timeout_s=1.0)
+    with pytest.raises(MeasureCrashed) as err:
+        measurer.start()
+    assert "no answer to hello in 1 s" in str(err.value) and "fake probe up" in str(err.value)
+
+
+def test_a_child_killed_by_a_configuration_is_a_crash_and_the_next_request_starts_a_fresh_one(
+        tmp_path: Path) -> None:
+    measurer = _fake_measurer(tmp_path, "crash-on-check")
+    try:
+        first = measurer.start()["pid"]
+        with pytest.raises(MeasureCrashed) as err:
+            measurer.correctness(Path("/bad.so"), 64)
+        assert "illegal memory access" in str(err.value)
+        assert measurer.timing(Path("/ok.so"), 64, short=False) == [[0.5, 0.5]]
+        assert measurer.device["pid"] != first
+    finally:
+        measurer.close()

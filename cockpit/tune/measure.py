@@ -68,8 +68,8 @@ class ProbeSettings:
     settle_ms: float
     rounds: int
 
-    def argv(self, python: str = sys.executable) -> list[str]:
-        return [python, str(PROBE), "serve", "--shapes", json.dumps(self.shapes),
+    def argv(self, python: str = sys.executable, probe: Path = PROBE) -> list[str]:
+        return [python, str(probe), "serve", "--shapes", json.dumps(self.shapes),
                 "--checks", json.dumps(self.checks), "--tolerance", str(self.tolerance),
                 "--reps", str(self.reps), "--warmup", str(self.warmup), "--settle-ms", f"{self.settle_ms:g}",
                 "--rounds", str(self.rounds)]
@@ -79,8 +79,9 @@ class ProbeMeasurer:
     """The real measurer: tune_probe.py in a child python, its chatter into `log`."""
 
     def __init__(self, settings: ProbeSettings, log: Path, env: Mapping[str, str] | None = None,
-                 timeout_s: float = REQUEST_TIMEOUT_S) -> None:
+                 timeout_s: float = REQUEST_TIMEOUT_S, probe: Path = PROBE) -> None:
         self.settings = settings
+        self.probe = probe
         self.log = log
         self.env = dict(env if env is not None else os.environ)
         self.timeout_s = timeout_s
@@ -92,13 +93,13 @@ class ProbeMeasurer:
         """Start the child and wait for it to say which GPU it holds."""
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with self.log.open("a", encoding="utf-8") as log:
-            self._child = subprocess.Popen(self.settings.argv(), stdin=subprocess.PIPE,
+            self._child = subprocess.Popen(self.settings.argv(probe=self.probe), stdin=subprocess.PIPE,
                                            stdout=subprocess.PIPE, stderr=log, text=True, env=self.env,
                                            start_new_session=True)
         self._replies = queue.Queue()
         assert self._child.stdout is not None
         threading.Thread(target=_pump, args=(self._child.stdout, self._replies), daemon=True).start()
-        self.device = self._reply({"op": "hello"})
+        self.device = self._request({"op": "hello"})
         return self.device
 
     def correctness(self, library: Path, head_dim: int) -> Check:
@@ -141,8 +142,8 @@ class ProbeMeasurer:
         try:
             self._child.stdin.write(json.dumps(request) + "\n")
             self._child.stdin.flush()
-        except OSError as exc:
-            raise self._crashed(f"the probe stopped reading ({exc})") from exc
+        except OSError:
+            pass  # it exited: its last reply (a fatal error, say) or its end is already on the way
         return self._reply(request)
 
     def _reply(self, request: dict[str, Any]) -> dict[str, Any]:
