@@ -31,6 +31,12 @@ class Target:
     limits: GpuLimits
     source: str
     """How it was chosen, for the report: `--arch 8.9`, `TORCH_CUDA_ARCH_LIST=8.9`, `the GPU present`."""
+    gpu_name: str | None = None
+    """The card itself when it is the GPU present: an H200 is not called an H100 for sharing its arch."""
+
+    @property
+    def label(self) -> str:
+        return f"{self.gpu_name} ({self.limits.arch})" if self.gpu_name else self.limits.label
 
 
 def list_gpus(nvml: Nvml) -> list[Gpu]:
@@ -86,7 +92,7 @@ def resolve_target(arch_flag: str | None, env: Mapping[str, str], gpus: list[Gpu
     first = gpus[0]
     if first.arch is None:
         raise CockpitError(f"NVML did not give {first.name}'s compute capability: name it with --arch")
-    return Target(_limits(first.arch, "the GPU present"), f"the GPU present ({first.name})")
+    return Target(_limits(first.arch, "the GPU present"), f"the GPU present ({first.name})", first.name)
 
 
 def _limits(text: str, source: str) -> GpuLimits:
