@@ -66,7 +66,7 @@ def test_an_l4s_space_is_smaller_than_an_h100s_and_every_configuration_is_accoun
     h100 = make_plan(config.tune, config.workload, resolve_target(None, {"TORCH_CUDA_ARCH_LIST": "9.0"}, []))
     for plan in (l4, h100):
         for space in plan.spaces:
-            assert space.total == len(space.feasible) + len(space.rejected) == 480
+            assert space.total == len(space.feasible) + len(space.rejected) == 960
             assert sum(space.rejected_by().values()) == len(space.rejected)
     assert len(l4.space(128).feasible) < len(h100.space(128).feasible)
     assert l4.space(128).rejected_by()["shared memory"] > h100.space(128).rejected_by().get("shared memory", 0)
@@ -86,7 +86,7 @@ def test_a_dry_run_for_an_l4_prints_the_space_and_its_json_from_a_machine_withou
     assert text.returncode == 0, text.stderr
     lines = text.stdout.splitlines()
     assert lines[0].startswith("target: L4 (sm_89) (--arch 8.9); budget 15 min or 100 trials per head dim")
-    assert any(line.startswith("D=128: 480 configurations, ") and "left to search" in line for line in lines)
+    assert any(line.startswith("D=128: 960 configurations, ") and "left to search" in line for line in lines)
     out = run_cli("tune", "--dry-run", "--json", env={"TORCH_CUDA_ARCH_LIST": "8.9"})
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
@@ -119,7 +119,7 @@ def test_gpus_are_picked_by_nvidia_smi_index_or_uuid_never_by_cuda_ordinal() -> 
 @pytest.mark.parametrize(("toml", "message"), [
     ("[tune.space]\nblock_k = [32]\n",
      "cockpit.toml:2: tune.space.block_k: unknown tunable (the kernel's tunables: block_m, block_n, warps, "
-     "min_blocks, stages, o_smem)"),
+     "min_blocks, stages, o_smem, q_regs)"),
     ("[tune.space]\nblock_m = [64, 40]\n",
      "cockpit.toml:2: tune.space.block_m: 40 is not a value the kernel accepts for query rows per block "
      "(expected a multiple of 16 from 16 to 256)"),
@@ -162,3 +162,11 @@ def test_trials_on_the_command_line_below_the_seed_is_a_usage_error(tmp_path: Pa
     assert out.returncode == 2
     assert out.stderr.strip().endswith("--trials 5 is fewer than the seed's 20 configurations "
                                        "(tune.seed_trials); lower seed_trials or raise --trials")
+
+
+def test_a_search_on_an_h200_says_h200_not_the_first_card_of_its_arch() -> None:
+    # The 2xH200 run's report said "H100 (sm_90)": the arch's limits are shared, the name is not.
+    present = resolve_target(None, {}, [Gpu(0, "GPU-aaaa-1111", "H200", "sm_90")])
+    assert present.label == "H200 (sm_90)" and present.limits.arch == "sm_90"
+    assert resolve_target("9.0", {}, []).label == "H100 (sm_90)"
+    assert resolve_target("8.9", {}, []).label == "L4 (sm_89)"

@@ -80,9 +80,14 @@ def search(study: optuna.Study, ctx: SearchContext) -> int:
 
 
 def _seen(study: optuna.Study, asking: int) -> set[KernelParams]:
-    """Configurations measured or in flight in any worker (the trial being asked aside)."""
+    """Configurations measured or in flight in any worker (the trial being asked aside). A trial
+    failed without an outcome was cut off by a dead run (`fail_interrupted`): not seen, so its
+    configuration, queued again, is measured."""
+    import optuna
+
     return {p for t in study.get_trials(deepcopy=False)
             if t.number != asking and t.user_attrs.get("outcome") not in ("skipped", "unused", "interrupted")
+            and not (t.state == optuna.trial.TrialState.FAIL and "outcome" not in t.user_attrs)
             and (p := params_of(t)) is not None}
 
 

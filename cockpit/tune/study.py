@@ -173,12 +173,19 @@ def fail_interrupted(study: optuna.Study) -> list[KernelParams]:
     configurations again, so the resumed run measures them."""
     import optuna
 
+    # Not Optuna's skip_if_exists: it counts the failed trial itself as the configuration
+    # existing, and nothing would be queued. Skipped only when another trial finished it or
+    # already waits for it.
+    State = optuna.trial.TrialState
+    settled = {params_of(t) for t in study.get_trials(deepcopy=False, states=(State.COMPLETE, State.PRUNED))}
+    settled |= {_fixed_params(t) for t in study.get_trials(deepcopy=False, states=(State.WAITING,))}
     again = []
-    for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
-        study.tell(t.number, state=optuna.trial.TrialState.FAIL)
+    for t in study.get_trials(deepcopy=False, states=(State.RUNNING,)):
+        study.tell(t.number, state=State.FAIL)
         params = params_of(t) or _fixed_params(t)
-        if params is not None:
-            study.enqueue_trial(params.as_dict(), skip_if_exists=True)
+        if params is not None and params not in settled:
+            study.enqueue_trial(params.as_dict())
+            settled.add(params)
             again.append(params)
     return again
 
