@@ -95,15 +95,19 @@ def check_correctness(mod) -> int:
                         f"  {'PASS' if ok else 'FAIL'}",
                         flush=True,
                     )
-    # An explicit scale, and keyword arguments.
+    # Explicit scales, and keyword arguments: the kernel folds the scale into its exp2 FMAs, so a
+    # negative scale (Q negated in shared memory) and zero (uniform weights) are checked too.
     g = torch.Generator(device="cuda").manual_seed(1)
     q, k, v = (torch.randn(1, 2, 200, 64, device="cuda", dtype=torch.float16, generator=g) for _ in range(3))
-    out = mod.forward(q, k, v, causal=True, scale=0.3)
-    ref = reference(q, k, v, True, 0.3)
-    rel = ((out.float() - ref).norm() / ref.norm()).item()
-    ok = bool(torch.isfinite(out).all()) and rel <= REL_TOL
-    failures += not ok
-    print(f"explicit scale=0.3, S=200, causal: rel_l2 {rel:.3e}  {'PASS' if ok else 'FAIL'}")
+    for scale in (0.3, -0.3, 0.0):
+        for causal in (True, False):
+            out = mod.forward(q, k, v, causal=causal, scale=scale)
+            ref = reference(q, k, v, causal, scale)
+            rel = ((out.float() - ref).norm() / ref.norm()).item()
+            ok = bool(torch.isfinite(out).all()) and rel <= REL_TOL
+            failures += not ok
+            verdict = "PASS" if ok else "FAIL"
+            print(f"explicit scale={scale}, S=200, causal={causal}: rel_l2 {rel:.3e}  {verdict}")
     print(f"correctness: {'all passed' if failures == 0 else f'{failures} FAILED'}", flush=True)
     return failures
 

@@ -69,6 +69,10 @@ constexpr bool needs_smem_opt_in(int bytes) { return bytes > kDefaultSmemPerBloc
 //           stream in while all of tile j is computed, one barrier per tile
 //   O_SMEM  1 = O staged through shared memory for 128-bit stores; 0 = each thread stores its
 //           own 32-bit pairs straight from registers
+//   Q_REGS  1 = the warp's Q fragments stay in registers for the whole K/V loop; 0 = they are
+//           read again from shared memory (ldmatrix) at every K tile, which frees D/4 registers
+//           per 16 rows: what lets a warp own 32 rows (every K and V fragment it loads serves
+//           two MMA row tiles, half the shared-memory traffic per MMA) without spilling
 #ifndef COCKPIT_ATTN_D64_BM
 #define COCKPIT_ATTN_D64_BM 128
 #endif
@@ -86,6 +90,9 @@ constexpr bool needs_smem_opt_in(int bytes) { return bytes > kDefaultSmemPerBloc
 #endif
 #ifndef COCKPIT_ATTN_D64_O_SMEM
 #define COCKPIT_ATTN_D64_O_SMEM 1
+#endif
+#ifndef COCKPIT_ATTN_D64_Q_REGS
+#define COCKPIT_ATTN_D64_Q_REGS 1
 #endif
 #ifndef COCKPIT_ATTN_D128_BM
 #define COCKPIT_ATTN_D128_BM 128
@@ -105,6 +112,9 @@ constexpr bool needs_smem_opt_in(int bytes) { return bytes > kDefaultSmemPerBloc
 #ifndef COCKPIT_ATTN_D128_O_SMEM
 #define COCKPIT_ATTN_D128_O_SMEM 1
 #endif
+#ifndef COCKPIT_ATTN_D128_Q_REGS
+#define COCKPIT_ATTN_D128_Q_REGS 1
+#endif
 
 template <int D>
 struct KernelConfig;
@@ -117,6 +127,7 @@ struct KernelConfig<64> {
   static constexpr int kMinBlocksPerSM = COCKPIT_ATTN_D64_MINB;
   static constexpr int kStages = COCKPIT_ATTN_D64_STAGES;
   static constexpr bool kStageOInSmem = COCKPIT_ATTN_D64_O_SMEM != 0;
+  static constexpr bool kQInRegs = COCKPIT_ATTN_D64_Q_REGS != 0;
 };
 
 template <>
@@ -127,6 +138,7 @@ struct KernelConfig<128> {
   static constexpr int kMinBlocksPerSM = COCKPIT_ATTN_D128_MINB;
   static constexpr int kStages = COCKPIT_ATTN_D128_STAGES;
   static constexpr bool kStageOInSmem = COCKPIT_ATTN_D128_O_SMEM != 0;
+  static constexpr bool kQInRegs = COCKPIT_ATTN_D128_Q_REGS != 0;
 };
 
 template <int D>
@@ -242,6 +254,29 @@ __device__ __forceinline__ int swz(int row, int chunk) {
   return row * D + ((chunk ^ (row & 7)) << 3);
 }
 
+// Shared-memory addresses of one lane's ldmatrix rows in a swizzled [rows][D] tile, for every
+// k-step of 16 columns. The lane reads row R + rl, chunk 2 * ks + b, where R (a multiple of 8
+// rows) and ks are compile-time after unrolling and rl, b are the lane's own. Since R keeps
+// rl & 7 and 2 * ks leaves bit 0 to b, the swizzled chunk is 8 * (ks / 4) + ((2 * (ks % 4)) ^ c0)
+// with c0 = b ^ (rl & 7): four registers hold every address, the rest is an immediate offset
+// (instead of ptxas keeping one computed address per (row tile, k-step) live across the loop).
+template <int D>
+struct LaneRows {
+  static_assert(D % 64 == 0, "the swizzle spans 8 chunks: D is a multiple of 64");
+  uint32_t addr[4];
+
+  __device__ __forceinline__ LaneRows(const void* tile, int rl, int b) {
+    const uint32_t base = smem_u32(tile);
+    const int c0 = b ^ (rl & 7);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) addr[i] = base + 2u * static_cast<uint32_t>(rl * D + (((2 * i) ^ c0) << 3));
+  }
+  // Row R (a multiple of 8), k-step ks: both compile-time constants once the loops unroll.
+  __device__ __forceinline__ uint32_t at(int R, int ks) const {
+    return addr[ks & 3] + 2u * static_cast<uint32_t>(R * D + (ks >> 2) * 64);
+  }
+};
+
 // cp.async ROWS x D elements, rows [row0, row0 + ROWS) of `src` (row stride `ld` elements),
 // into the swizzled smem tile `dst`; rows at or past `nrows` are zero-filled.
 template <typename T, int D, int ROWS, int kThreads>
@@ -316,16 +351,31 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
   cp_async_commit();
   cp_async_wait<0>();
   __syncthreads();
+  if (p.scale < 0.f) {
+    // softmax(scale Q K^T) = softmax(|scale| (-Q) K^T): flipping the sign bits negates fp16 and
+    // bf16 exactly, and the softmax below may then assume a positive scale (scale_log2 > 0).
+    uint32_t* q32 = reinterpret_cast<uint32_t*>(sQ);
+    for (int i = tid; i < BM * D / 2; i += kThreads) q32[i] ^= 0x80008000u;
+    __syncthreads();
+  }
 
-  // Q fragments for this warp's rows stay in registers for the whole loop.
-  uint32_t qf[kRowTiles][D / 16][4];
+  // Q fragments of this warp's rows: in registers for the whole loop (kQInRegs), else read
+  // again from shared memory at every K tile, one k-step at a time. Only this warp reads its
+  // rows of sQ, so nothing else needs to wait for them.
+  constexpr bool kQInRegs = Cfg::kQInRegs;
+  uint32_t qf[kRowTiles][kQInRegs ? D / 16 : 1][4];
+  // ldmatrix rows: Q (A operand) rows lane & 15, chunk 2kk + lane / 16; K (B operand, n-major)
+  // rows lane & 7 + 8 (lane / 16), chunk 2kk + (lane / 8) & 1; V (B operand, transposed) rows
+  // lane & 7 + 8 ((lane / 8) & 1), chunk 2dd + lane / 16.
+  const LaneRows<D> q_rows(sQ + warp * kWarpRows * D, lane & 15, lane >> 4);
+  const LaneRows<D> k_rows(sK, (lane & 7) + ((lane >> 4) << 3), (lane >> 3) & 1);
+  const LaneRows<D> v_rows(sV, (lane & 7) + (((lane >> 3) & 1) << 3), lane >> 4);
+  auto load_q = [&](uint32_t(&frag)[4], int mt, int kk) { ldmatrix_x4(frag, q_rows.at(mt * 16, kk)); };
+  if constexpr (kQInRegs) {
 #pragma unroll
-  for (int mt = 0; mt < kRowTiles; ++mt) {
+    for (int mt = 0; mt < kRowTiles; ++mt) {
 #pragma unroll
-    for (int kk = 0; kk < D / 16; ++kk) {
-      const int r = warp * kWarpRows + mt * 16 + (lane & 15);
-      const int c = kk * 2 + (lane >> 4);
-      ldmatrix_x4(qf[mt][kk], smem_u32(sQ + swz<D>(r, c)));
+      for (int kk = 0; kk < D / 16; ++kk) load_q(qf[mt][kk], mt, kk);
     }
   }
 
@@ -350,15 +400,13 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
     const int n0 = j * BN;
     // This tile's K and V buffers; when double buffered, K/V_{j+1} stream into the others,
     // which every warp finished reading in the last tile.
-    const T* sKj = sK;
-    const T* sVj = sV;
+    int stage_rows = 0;  // this tile's buffer, in rows of the K and V tiles
     if constexpr (kStages == 1) {
       // V_j streams in while S_j is computed.
       load_tile<T, D, BN, kThreads>(sV, v, p.v_stride.row, n0, S, tid);
     } else {
       const int cur = (j & 1) * BN * D;
-      sKj += cur;
-      sVj += cur;
+      stage_rows = (j & 1) * BN;
       if (j + 1 < n_tiles) {
         load_tile<T, D, BN, kThreads>(sK + (BN * D - cur), k, p.k_stride.row, n0 + BN, S, tid);
         load_tile<T, D, BN, kThreads>(sV + (BN * D - cur), v, p.v_stride.row, n0 + BN, S, tid);
@@ -383,16 +431,20 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
       // S = Q K^T; each K fragment serves every row tile of the warp.
 #pragma unroll
       for (int kk = 0; kk < D / 16; ++kk) {
+        constexpr int kq = 0;  // the one k-step slot when Q is read from shared memory
+        if constexpr (!kQInRegs) {
+#pragma unroll
+          for (int mt = 0; mt < kRowTiles; ++mt) load_q(qf[mt][kq], mt, kk);
+        }
+        const int qk = kQInRegs ? kk : kq;
 #pragma unroll
         for (int nn = 0; nn < BN / 16; ++nn) {
           uint32_t kb[4];
-          const int r = nn * 16 + (lane & 7) + ((lane >> 4) << 3);
-          const int c = kk * 2 + ((lane >> 3) & 1);
-          ldmatrix_x4(kb, smem_u32(sKj + swz<D>(r, c)));
+          ldmatrix_x4(kb, k_rows.at(stage_rows + nn * 16, kk));
 #pragma unroll
           for (int mt = 0; mt < kRowTiles; ++mt) {
-            mma_16816<kBF16>(acc_s[mt][2 * nn], qf[mt][kk], kb[0], kb[1]);
-            mma_16816<kBF16>(acc_s[mt][2 * nn + 1], qf[mt][kk], kb[2], kb[3]);
+            mma_16816<kBF16>(acc_s[mt][2 * nn], qf[mt][qk], kb[0], kb[1]);
+            mma_16816<kBF16>(acc_s[mt][2 * nn + 1], qf[mt][qk], kb[2], kb[3]);
           }
         }
       }
@@ -400,12 +452,9 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
 #pragma unroll
       for (int mt = 0; mt < kRowTiles; ++mt) {
         const int tile_row = row_base + mt * 16;
-        // Scale into the log2 domain, then mask (after scaling, so any sign of scale is safe).
-#pragma unroll
-        for (int i = 0; i < BN / 8; ++i) {
-#pragma unroll
-          for (int e = 0; e < 4; ++e) acc_s[mt][i][e] *= scale_log2;
-        }
+        // Raw scores are masked and their row max taken; the scale goes into the exp2's FMA
+        // (p = 2^(s c - m c)), which needs c > 0: a negative scale negated Q above, and the
+        // launcher keeps c away from 0.
         const bool need_mask = (n0 + BN > S) || (kCausal && n0 + BN - 1 > tile_row);
         if (need_mask) {
 #pragma unroll
@@ -431,14 +480,14 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
           mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
           mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
           // A row with every key masked so far keeps max -inf: subtract 0 instead (no NaN).
-          const float m_use = (mx == -INFINITY) ? 0.f : mx;
-          const float alpha = exp2f(row_max[mt][hr] - m_use);
+          const float m_use = (mx == -INFINITY) ? 0.f : mx * scale_log2;
+          const float alpha = exp2f(row_max[mt][hr] * scale_log2 - m_use);
           row_max[mt][hr] = mx;
           float sum = 0.f;
 #pragma unroll
           for (int i = 0; i < BN / 8; ++i) {
-            const float p0 = exp2f(acc_s[mt][i][2 * hr] - m_use);
-            const float p1 = exp2f(acc_s[mt][i][2 * hr + 1] - m_use);
+            const float p0 = exp2f(fmaf(acc_s[mt][i][2 * hr], scale_log2, -m_use));
+            const float p1 = exp2f(fmaf(acc_s[mt][i][2 * hr + 1], scale_log2, -m_use));
             acc_s[mt][i][2 * hr] = p0;
             acc_s[mt][i][2 * hr + 1] = p1;
             sum += p0 + p1;
@@ -479,9 +528,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
 #pragma unroll
         for (int dd = 0; dd < D / 16; ++dd) {
           uint32_t vb[4];
-          const int r = kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3);
-          const int c = dd * 2 + (lane >> 4);
-          ldmatrix_x4_trans(vb, smem_u32(sVj + swz<D>(r, c)));
+          ldmatrix_x4_trans(vb, v_rows.at(stage_rows + kk * 16, dd));
 #pragma unroll
           for (int mt = 0; mt < kRowTiles; ++mt) {
             mma_16816<kBF16>(acc_o[mt][2 * dd], pf[mt][kk], vb[0], vb[1]);
@@ -509,8 +556,8 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
     }
   }
   if constexpr (Cfg::kStageOInSmem) {
-    // Staged through this warp's own rows of sQ (read only by this warp, and only before the
-    // loop), then 128-bit coalesced stores of the in-range rows.
+    // Staged through this warp's own rows of sQ (read only by this warp, and its last read
+    // was in the loop above), then 128-bit coalesced stores of the in-range rows.
 #pragma unroll
     for (int mt = 0; mt < kRowTiles; ++mt) {
 #pragma unroll
@@ -583,7 +630,10 @@ cudaError_t launch(const AttnParams& p, cudaStream_t stream) {
   if (err != cudaSuccess) return err;
   const dim3 grid((p.seqlen + F::Cfg::kBlockM - 1) / F::Cfg::kBlockM, p.heads, p.batch);
   const dim3 block(F::kThreads);
-  const float scale_log2 = p.scale * 1.4426950408889634f;  // log2(e)
+  // The kernel folds |scale| log2(e) into its exp2 FMAs and negates Q itself for a negative
+  // scale. A zero scale (uniform weights) runs as 1e-30: every exponent is then 0 to fp32's
+  // precision, so the weights are exactly uniform, while masked keys still give 2^-inf = 0.
+  const float scale_log2 = fmaxf(fabsf(p.scale) * 1.4426950408889634f, 1e-30f);
   F::kernel<<<grid, block, F::kSmem, stream>>>(p, scale_log2);
   return cudaGetLastError();
 }
@@ -613,9 +663,10 @@ KernelLaunch describe() {
   // The other knobs are named only where they leave the hand-picked shape (16 rows per warp,
   // one K/V stage, O staged through shared memory), so the default labels read as they did.
   char knobs[48] = "";
-  if (Cfg::kBlockM != 16 * Cfg::kWarps || Cfg::kStages != 1 || !Cfg::kStageOInSmem) {
-    std::snprintf(knobs, sizeof knobs, ", warps=%d, stages=%d%s", Cfg::kWarps, Cfg::kStages,
-                  Cfg::kStageOInSmem ? "" : ", O direct");
+  if (Cfg::kBlockM != 16 * Cfg::kWarps || Cfg::kStages != 1 || !Cfg::kStageOInSmem ||
+      !Cfg::kQInRegs) {
+    std::snprintf(knobs, sizeof knobs, ", warps=%d, stages=%d%s%s", Cfg::kWarps, Cfg::kStages,
+                  Cfg::kStageOInSmem ? "" : ", O direct", Cfg::kQInRegs ? "" : ", Q smem");
   }
   std::snprintf(k.label, sizeof k.label, "attn_fwd<%s, D=%d, BM=%d, BN=%d%s%s>",
                 TypeName<T>::kShort, D, Cfg::kBlockM, Cfg::kBlockN, kCausal ? ", causal" : "",
@@ -733,7 +784,7 @@ int kernel_config_of(int* out, int capacity) {
   using Cfg = cockpit_attn::KernelConfig<D>;
   const int values[] = {Cfg::kBlockM,  Cfg::kBlockN,          Cfg::kWarps,
                         Cfg::kMinBlocksPerSM, Cfg::kStages,  Cfg::kStageOInSmem ? 1 : 0,
-                        cockpit_attn::smem_bytes<D>(), Cfg::kWarps * 32};
+                        cockpit_attn::smem_bytes<D>(), Cfg::kWarps * 32, Cfg::kQInRegs ? 1 : 0};
   const int n = static_cast<int>(sizeof values / sizeof values[0]);
   for (int i = 0; i < n && i < capacity; ++i) out[i] = values[i];
   return n;

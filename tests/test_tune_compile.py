@@ -18,7 +18,7 @@ from cockpit.tune.space import DEFAULTS, KernelParams
 
 REPO = Path(__file__).resolve().parent.parent
 CSRC = REPO / "csrc"
-FIELDS = ("block_m", "block_n", "warps", "min_blocks", "stages", "o_smem", "smem_bytes", "threads")
+FIELDS = ("block_m", "block_n", "warps", "min_blocks", "stages", "o_smem", "smem_bytes", "threads", "q_regs")
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def test_each_configuration_compiles_alone_into_its_own_library_and_says_what_it
         toolchain, tmp_path: Path, arch: str) -> None:  # type: ignore[no-untyped-def]
     limits = LIMITS[arch]
     configs = [(DEFAULTS[64], 64), (KernelParams(128, 64, 4, 1, 2, False), 64),
-               (KernelParams(64, 64, 4, 2, 1, True), 128)]
+               (KernelParams(64, 64, 4, 2, 1, True), 128), (KernelParams(128, 32, 4, 1, 1, True, False), 128)]
     for params, head_dim in configs:
         built = compile_config(toolchain, CSRC, tmp_path, params, head_dim, arch, limits.smem_per_block_optin)
         assert built.library is not None and built.library.exists(), built.error
@@ -49,7 +49,7 @@ def test_each_configuration_compiles_alone_into_its_own_library_and_says_what_it
         assert library_config(built.library, head_dim) == {
             "block_m": params.block_m, "block_n": params.block_n, "warps": params.warps,
             "min_blocks": params.min_blocks, "stages": params.stages, "o_smem": int(params.o_smem),
-            "smem_bytes": params.smem_bytes(head_dim), "threads": params.threads}
+            "smem_bytes": params.smem_bytes(head_dim), "threads": params.threads, "q_regs": int(params.q_regs)}
         assert min(k.registers for k in built.kernels) >= register_estimate(params, head_dim) - 16
     default = compile_config(toolchain, CSRC, tmp_path, DEFAULTS[64], 64, arch, limits.smem_per_block_optin)
     assert default.cached and default.seconds == 0 and len(default.kernels) == 4

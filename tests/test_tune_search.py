@@ -63,7 +63,7 @@ def test_a_wrong_configuration_is_rejected_before_timing_and_a_crash_is_survived
     toml = (Path(__file__).parent / "tune_fakes.py").read_text().split('TOML = """')[1].split('"""')[0]
     toml = toml.replace("trials = 14", "trials = 40").replace("budget_min = 5", "budget_min = 30")
     _, run = start_run(tmp_path, toml + "\n[tune.space]\nblock_m = [64, 128]\nblock_n = [16, 64]\n"
-                       "warps = [4]\nmin_blocks = [1]\nstages = [1, 2]\no_smem = [true, false]\n")
+                       "warps = [4]\nmin_blocks = [1]\nstages = [1, 2]\no_smem = [true, false]\nq_regs = [true]\n")
     gpu, recorded = FakeGpu(list(run.head_dims[0].shapes)), []
     search(study_of(run), context(run, gpu, recorded.append))
     outcomes = {e["config"]: e for e in recorded if e["type"] == "tune_trial"}
@@ -124,14 +124,15 @@ def test_a_search_cut_off_mid_write_resumes_where_it_stopped(tmp_path: Path) -> 
     with pytest.raises(ValueError):  # JSONDecodeError: the next write was glued onto the torn line
         open_study(spoiled, 64, head.options, head.current, 1, 0.1).enqueue_trial(head.current.as_dict())
         open_study(spoiled, 64, head.options, head.current, 1, 0.1).get_trials()
-    resumed, notes = resume_run(run.run_dir, None, None)
+    # Room for the seeds still queued before it and for the interrupted configuration itself.
+    resumed, notes = resume_run(run.run_dir, None, run.trials + 8)
     assert any("cut off mid-line" in n for n in notes)
     assert read_plan(run.run_dir / "plan.json").run == resumed.run
     assert any("1 configurations interrupted mid-measurement, queued again" in n for n in notes)
     assert study_of(run).get_trials()[dying.number].state == optuna.trial.TrialState.FAIL
     search(study_of(run), context(resumed, gpu, lambda e: None))
     after = study_of(run).get_trials()
-    assert len(measured(after)) >= run.trials > before
+    assert len(measured(after)) >= resumed.trials > before
     timed = [params_of(t) for t in measured(after)]
     assert len(timed) == len(set(timed)), "the resumed search measured a configuration again"
     assert lost in timed or lost not in run.head_dims[0].feasible

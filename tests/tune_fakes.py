@@ -60,6 +60,7 @@ def model_tflops(params: KernelParams) -> float:
     tflops *= 1.08 if params.block_m // params.warps == 32 else 1.0
     tflops *= 1.1 if params.stages == 2 else 1.0
     tflops *= 1.0 if params.o_smem else 0.97
+    tflops *= 1.0 if params.q_regs else 0.99
     return tflops
 
 
@@ -79,8 +80,9 @@ class FakeGpu:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def _params(self, library: Path) -> KernelParams:
-        bm, bn, warps, mb, st, o = library.stem.split()
-        return KernelParams(int(bm[2:]), int(bn[2:]), int(warps[:-1]), int(mb[2:]), int(st[:-2]), o == "O:smem")
+        bm, bn, warps, mb, st, o, *q = library.stem.split()
+        return KernelParams(int(bm[2:]), int(bn[2:]), int(warps[:-1]), int(mb[2:]), int(st[:-2]), o == "O:smem",
+                            q != ["Q:smem"])
 
     def correctness(self, library: Path, head_dim: int) -> Check:
         params = self._params(library)

@@ -37,7 +37,8 @@ else:  # run by path, as the tuner does: this folder is sys.path[0]
 
 import torch  # attention_probe imported it, or said what to do when it is missing
 
-CONFIG_FIELDS = ("block_m", "block_n", "warps", "min_blocks", "stages", "o_smem", "smem_bytes", "threads")
+CONFIG_FIELDS = ("block_m", "block_n", "warps", "min_blocks", "stages", "o_smem", "smem_bytes", "threads",
+                 "q_regs")
 
 
 class Library:

@@ -40,9 +40,11 @@ class Rejection:
 
 def register_estimate(params: KernelParams, head_dim: int) -> int:
     """Registers a thread keeps live at the least: per 16-row tile it owns, the Q fragments
-    (D/16 x 4), the S accumulators (BN/8 x 4) and the O accumulators (D/8 x 4)."""
+    (D/16 x 4 held for the whole loop, or one k-step's 4 when read from shared memory), the S
+    accumulators (BN/8 x 4) and the O accumulators (D/8 x 4)."""
     row_tiles = max(1, params.block_m // (16 * params.warps))
-    per_tile = head_dim // 16 * 4 + params.block_n // 8 * 4 + head_dim // 8 * 4
+    q = head_dim // 16 * 4 if params.q_regs else 4
+    per_tile = q + params.block_n // 8 * 4 + head_dim // 8 * 4
     return row_tiles * per_tile + REGISTER_ALLOWANCE
 
 

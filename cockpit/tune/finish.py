@@ -18,7 +18,8 @@ from typing import Any
 
 from cockpit.analysis.keep import bench_record_json, head_commit
 from cockpit.config import Config
-from cockpit.gates.attention import config_name, judge_probe_window
+from cockpit.gates.attention import config_name
+from cockpit.gates.bench_validity import judge_probe_window
 from cockpit.tune.compile import compile_config, find_toolchain
 from cockpit.tune.confirm import CURRENT, Confirmation, describe, judge
 from cockpit.tune.header import read_current, render, write_header

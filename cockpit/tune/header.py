@@ -37,7 +37,8 @@ def read_current(csrc: Path) -> dict[int, KernelParams]:
             base = current[d].as_dict()
             for t in TUNABLES:
                 if t.macro in macros:
-                    base[t.name] = bool(macros[t.macro]) if t.name == "o_smem" else macros[t.macro]
+                    flag = t.name in ("o_smem", "q_regs")
+                    base[t.name] = bool(macros[t.macro]) if flag else macros[t.macro]
             current[d] = KernelParams.from_dict(base)
     return current
 

@@ -59,7 +59,7 @@ def new_run(config: Config, tune_plan: TunePlan, run_dir: Path, session_journal:
     plan = RunPlan(
         run=time.strftime("tune-%Y%m%d-%H%M%S", time.localtime(now)), run_dir=run_dir,
         session_journal=session_journal, csrc=csrc, cache=cache, arch=tune_plan.target.limits.arch,
-        target=tune_plan.target.limits.label, max_smem=tune_plan.target.limits.smem_per_block_optin,
+        target=tune_plan.target.label, max_smem=tune_plan.target.limits.smem_per_block_optin,
         occupancy_floor=tune.occupancy_floor, trials=tune.trials, prune_slower=tune.prune_slower,
         budget_s=tune.budget_min * 60, seed_how=how, head_dims=tuple(heads),
         probe=ProbeSettings(shapes={h.head_dim: h.shapes for h in heads},

@@ -72,7 +72,7 @@ def make_plan(tune: TuneConfig, workload: Workload, target: Target,
                                 HeadDimSpace(head_dim, len(every), (), rejected, current[head_dim])
                                 .rejected_by().items())
             raise ConfigError(f"{tune.line('space')}: tune.space: no configuration for D={head_dim} fits "
-                              f"{target.limits.label} ({reasons}); widen the values or check --arch")
+                              f"{target.label} ({reasons}); widen the values or check --arch")
         spaces.append(HeadDimSpace(head_dim, len(every), feasible, rejected, current[head_dim]))
     plan = TunePlan(target, tuple(spaces), min_trial_seconds(tune, workload))
     seed_s = plan.min_trial_s * min(tune.seed_trials, min(len(s.feasible) for s in spaces)) * len(spaces)
@@ -93,7 +93,7 @@ def min_trial_seconds(tune: TuneConfig, workload: Workload) -> float:
 
 def describe(plan: TunePlan, tune: TuneConfig) -> list[str]:
     """The dry run's lines."""
-    lines = [f"target: {plan.target.limits.label} ({plan.target.source}); "
+    lines = [f"target: {plan.target.label} ({plan.target.source}); "
              f"budget {tune.budget_min:g} min or {tune.trials} trials per head dim, seed {tune.seed_trials}"]
     for s in plan.spaces:
         by = ", ".join(f"{n} {limit}" for limit, n in s.rejected_by().items()) or "none"

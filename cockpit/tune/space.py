@@ -45,6 +45,9 @@ TUNABLES: tuple[Tunable, ...] = (
             lambda v: v in (1, 2) and not isinstance(v, bool), "1 or 2"),
     Tunable("o_smem", "O_SMEM", "O staged through shared memory (else stored from registers)",
             lambda v: isinstance(v, bool), "true or false"),
+    Tunable("q_regs", "Q_REGS",
+            "Q fragments held in registers (else read from shared memory at every K tile)",
+            lambda v: isinstance(v, bool), "true or false"),
 )
 TUNABLE_NAMES = tuple(t.name for t in TUNABLES)
 HEAD_DIMS = (64, 128)
@@ -60,6 +63,7 @@ class KernelParams:
     min_blocks: int
     stages: int
     o_smem: bool
+    q_regs: bool = True
 
     @property
     def threads(self) -> int:
@@ -81,16 +85,19 @@ class KernelParams:
 
     @property
     def label(self) -> str:
-        """Short, for tables and the journal: `BM128 BN64 8w mb2 1st O:smem`."""
+        """Short, for tables and the journal: `BM128 BN64 8w mb2 1st O:smem` (`Q:smem` added when
+        Q is read from shared memory, so the hand-picked labels read as they always did)."""
         return (f"BM{self.block_m} BN{self.block_n} {self.warps}w mb{self.min_blocks} "
-                f"{self.stages}st O:{'smem' if self.o_smem else 'reg'}")
+                f"{self.stages}st O:{'smem' if self.o_smem else 'reg'}{'' if self.q_regs else ' Q:smem'}")
 
     def as_dict(self) -> dict[str, Value]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Value]) -> KernelParams:
-        return cls(**{f.name: values[f.name] for f in fields(cls)})  # type: ignore[arg-type]
+        """From a study's or a header's values; a knob they predate takes the kernel's default."""
+        return cls(**{f.name: values[f.name] for f in fields(cls)  # type: ignore[arg-type]
+                      if f.name in values or f.name != "q_regs"})
 
 
 # The hand-picked configurations (csrc/attention.cu's defaults, csrc/README.md's table).
@@ -106,6 +113,7 @@ DEFAULT_SPACE: dict[str, tuple[Value, ...]] = {
     "min_blocks": (1, 2),
     "stages": (1, 2),
     "o_smem": (True, False),
+    "q_regs": (True, False),
 }
 
 
