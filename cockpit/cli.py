@@ -55,12 +55,24 @@ def _parser() -> argparse.ArgumentParser:
     gate.add_argument("--json", action="store_true",
                       help="print one JSON object on stdout (the live log still goes to stderr)")
 
+    phase = sub.add_parser("phase", parents=[common],
+                           help="move the phase timer without the TUI: next, skip, pause, or a phase name")
+    phase.add_argument("move", metavar="next|skip|pause|PHASE")
+    phase.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS)
+
+    end = sub.add_parser("end", parents=[common], help="end the session and write its report (as E does)")
+    end.add_argument("--reason", default="ended by the engineer", help="said in the journal and the report")
+    end.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS)
+
     gpu = sub.add_parser("gpu", parents=[common], help="GPU snapshot(s) over NVML")
     gpu.add_argument("--json", action="store_true", help="print one JSON object")
     gpu.add_argument("--watch", type=float, metavar="SECONDS", help="repeat every SECONDS until ctrl-c")
 
     tel = sub.add_parser("telemetry", parents=[common], help="record real NVML samples for replay")
-    tel_sub = tel.add_subparsers(dest="telemetry_command", metavar="record", required=True)
+    tel_sub = tel.add_subparsers(dest="telemetry_command", metavar="record|track", required=True)
+    trk = tel_sub.add_parser("track", help="keep the open session's telemetry track without the TUI, "
+                             "until the session ends")
+    trk.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS)
     rec = tel_sub.add_parser("record", help="record samples to a JSONL file")
     rec.add_argument("--seconds", type=float, required=True)
     rec.add_argument("-o", "--out", type=Path, required=True, metavar="FILE.jsonl")
@@ -291,6 +303,18 @@ def cmd_gate(args: argparse.Namespace) -> int:
     return {"pass": 0, "warn": 0, "error": 2}.get(verdict.status, 1)
 
 
+def cmd_phase(args: argparse.Namespace) -> int:
+    from cockpit.session.commands import phase_command
+
+    return phase_command(_workspace(args), getattr(args, "session", None), args.move)
+
+
+def cmd_end(args: argparse.Namespace) -> int:
+    from cockpit.session.commands import end_command
+
+    return end_command(_workspace(args), getattr(args, "session", None), args.reason)
+
+
 def cmd_gpu(args: argparse.Namespace) -> int:
     from cockpit.telemetry.commands import gpu_command
 
@@ -298,6 +322,10 @@ def cmd_gpu(args: argparse.Namespace) -> int:
 
 
 def cmd_telemetry(args: argparse.Namespace) -> int:
+    if args.telemetry_command == "track":
+        from cockpit.telemetry.session_track import track_command
+
+        return track_command(_workspace(args), getattr(args, "session", None))
     from cockpit.telemetry.commands import record_command
 
     return record_command(args.seconds, args.out, args.interval, args.pcie)
@@ -373,6 +401,8 @@ _COMMANDS = {
     "new": cmd_new,
     "status": cmd_status,
     "gate": cmd_gate,
+    "phase": cmd_phase,
+    "end": cmd_end,
     "decide": cmd_decide,
     "analyze": cmd_analyze,
     "pattern": cmd_pattern,
