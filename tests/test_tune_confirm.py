@@ -81,6 +81,7 @@ def test_a_kept_winner_goes_into_the_header_and_a_bench_record_the_next_keep_rev
     result = _decide(Config(), run, [(confirmation, {"valid": True, "reasons": []}, {"times_ms": times})])
     assert result["keep"]["action"] == "keep" and result["keep"]["summary"].startswith("KEEP: D=64 BM128 BN128 4w")
     assert read_current(run.csrc)[64] == params["top1"] and read_current(run.csrc)[128] == DEFAULTS[128]
+    assert result["keep"]["header"] == "csrc/tuned_config.h"  # the journal's paths are the workspace's
     [record] = bench_history(tmp_path / "sessions")
     assert record.valid and set(record.ours_ms) == {"B4 H16 S1024 D64 fp16 full", "B4 H16 S4096 D64 fp16 full"}
     lost = _decide(Config(), run, [(judge(64, {**times, "top1": calls(251.0, seed=2)}, params, shapes, 0.10, True),

@@ -95,7 +95,7 @@ def _decide(config: Config, run: RunPlan,
         summary = "KEEP: " + "; ".join(f"D={d} {w.params.label} {w.vs_current.value:.2f}x "
                                        f"[{w.vs_current.lo:.2f}, {w.vs_current.hi:.2f}] vs current, "
                                        f"{w.vs_flash.value:.2f}x FLASH" for d, w in winners.items())
-        keep = {"action": "keep", "summary": summary, "improvement": improvement, "header": str(header),
+        keep = {"action": "keep", "summary": summary, "improvement": improvement, "header": _relative(header, run.csrc.parent),
                 "commit_message": f"csrc: tuned configuration from {run.run} "
                                   f"({summary.removeprefix('KEEP: ')})"}
         lines.append(f"{summary}\nwritten: {header} (commit csrc/ to keep it)")
@@ -109,6 +109,14 @@ def _decide(config: Config, run: RunPlan,
     return {"run": run.run, "target": run.target, "keep": keep, "lines": lines,
             "record": str(record) if record else None,
             "confirmations": [dict(c.as_json(), validity=v) for c, v, _ in results]}
+
+
+def _relative(path: Path, workspace: Path) -> str:
+    """Paths in the journal are the workspace's (a committed session must read on another box)."""
+    try:
+        return str(path.resolve().relative_to(workspace.resolve()))
+    except ValueError:
+        return str(path)
 
 
 def _bench_record(run: RunPlan, results: list[tuple[Confirmation, dict[str, Any], dict[str, Any]]],
