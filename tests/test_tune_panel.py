@@ -63,3 +63,34 @@ def test_the_status_line_says_tuning_n_of_m_and_the_best_against_flash() -> None
     assert activity.text == "tuning: 3/100, best 1.04× FLASH"  # the incorrect one cost GPU time too
     assert activity.fraction == 0.03 and activity.eta_s is not None and activity.eta_s > 0
     assert tune_activity(None, T0) is None
+
+
+async def test_in_the_cockpit_the_panel_appears_when_a_search_starts_and_the_status_line_says_so(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # `cockpit tune` runs in another pane and journals into the open session: the TUI, following
+    # the journal, shows the panel (hidden before) and its status line names the search.
+    from cockpit.clock import FakeClock
+    from cockpit.config import load_config
+    from cockpit.session.journal import JournalWriter
+    from cockpit.ui.app import CockpitApp
+    from cockpit.workspace import Workspace, create_session
+
+    (tmp_path / "cockpit.toml").write_text("")
+    ws, config = Workspace(tmp_path), load_config(tmp_path)
+    ref = create_session(ws, config, "tile sizes", "optimize", T0 - 100)
+    clock = FakeClock(T0 - 50)
+    app = CockpitApp(ws, config, ref, clock=clock, typing_gap_s=0)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        panel = app.query_one(TunePanel)
+        assert not panel.display
+        writer = JournalWriter(ref.journal)
+        for event in EVENTS:
+            writer.append(event)
+        writer.close()
+        clock.set(T0 + 60)
+        app.tick()
+        await pilot.pause()
+        assert panel.display
+        assert "trial 3 of 100" in str(panel.query_one("#tune-text", Static).render())
+        assert "tuning: 3/100, best 1.04× FLASH" in app.status_line()

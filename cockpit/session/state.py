@@ -81,6 +81,8 @@ class SessionState:
     """pid of a cockpit that opened the session and has not closed it (still running, or crashed)."""
     last_event_t: float = 0.0
     event_count: int = 0
+    tune_events: tuple[Event, ...] = ()
+    """The `cockpit tune` events (tune_*), as journaled: the tune panel folds its progress from them."""
 
     @property
     def is_open(self) -> bool:
@@ -147,6 +149,7 @@ class _Fold:
         self.gate_runs: list[GateRunRecord] = []
         self.applied: list[int] = []
         self.gate_index: dict[str, int] = {}
+        self.tune: list[Event] = []
         self.ended_t: float | None = None
         self.attached_pid: int | None = None
         self.last_t = float(first["t"])
@@ -192,6 +195,8 @@ class _Fold:
         elif kind == ev.APP_CLOSED:
             if event.get("pid") == self.attached_pid:
                 self.attached_pid = None
+        elif str(kind).startswith("tune_"):
+            self.tune.append(event)
         elif kind == ev.SESSION_ENDED:
             self._close_pause(t)
             self._close_run(t, "done")
@@ -221,7 +226,7 @@ class _Fold:
             notes=tuple(self.notes), gate_runs=tuple(self.gate_runs),
             applied_patterns=tuple(self.applied), overrun_runs=frozenset(self.overrun),
             ended_t=self.ended_t, attached_pid=self.attached_pid, last_event_t=self.last_t,
-            event_count=self.count,
+            event_count=self.count, tune_events=tuple(self.tune),
         )
 
 

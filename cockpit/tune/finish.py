@@ -95,7 +95,8 @@ def _decide(config: Config, run: RunPlan,
         summary = "KEEP: " + "; ".join(f"D={d} {w.params.label} {w.vs_current.value:.2f}x "
                                        f"[{w.vs_current.lo:.2f}, {w.vs_current.hi:.2f}] vs current, "
                                        f"{w.vs_flash.value:.2f}x FLASH" for d, w in winners.items())
-        keep = {"action": "keep", "summary": summary, "improvement": improvement, "header": _relative(header, run.csrc.parent),
+        keep = {"action": "keep", "summary": summary, "improvement": improvement,
+                "header": _relative(header, run.csrc.parent),
                 "commit_message": f"csrc: tuned configuration from {run.run} "
                                   f"({summary.removeprefix('KEEP: ')})"}
         lines.append(f"{summary}\nwritten: {header} (commit csrc/ to keep it)")

@@ -44,6 +44,8 @@ from cockpit.ui.patterns import PatternProvider
 from cockpit.ui.phases import PhasePanel
 from cockpit.ui.status_history import StatusHistory
 from cockpit.ui.tick_pacer import TickPacer
+from cockpit.ui.tune_feed import TuneFeed
+from cockpit.ui.tune_panel import TunePanel
 from cockpit.ui.typing_guard import TYPING_GAP_S
 from cockpit.workspace import SessionRef, Workspace
 
@@ -98,6 +100,7 @@ class CockpitApp(App[int]):
         self.gate_panel = GatePanel(list(GATES), id="gates")
         self.gate_detail = GateDetail(id="gate-detail")
         self.status_history = StatusHistory(id="status-history")
+        self.tune = TuneFeed(TunePanel(id="tune"))
         self.editor = SessionEditor(id="editor")
         self.gates = GateBoard(self)
         self.pattern_desk = PatternDesk(self, self.gates)
@@ -105,7 +108,7 @@ class CockpitApp(App[int]):
                            self._gpu_frame)
         self.track: TrackWriter | None = None  # the session's telemetry.jsonl
         # What runs now, for the status line; the first source that reports something wins.
-        self.activity_sources: list[ActivitySource] = [self.gates.activity]
+        self.activity_sources: list[ActivitySource] = [self.gates.activity, self.tune.activity]
 
     def _gpu_frame(self, snapshot: Snapshot) -> None:
         """A GPU poll was rendered: keep it in the session's track, tick the clock in its frame."""
@@ -255,6 +258,7 @@ class CockpitApp(App[int]):
         self.header.show(state, view, now, operational)
         self.phase_panel.show(view)
         self.status_history.show(state.statuses)
+        self.tune.show(state, now)
         self.gates.refresh()
 
     def current_activity(self) -> Activity | None:

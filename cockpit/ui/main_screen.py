@@ -72,6 +72,7 @@ class MainScreen(Screen[None]):
                 yield app.phase_panel
             with Column(id="quiet"):
                 yield app.gate_panel
+                yield app.tune.panel  # shown once the session holds a search
                 yield app.status_history
         with Column(id="right"):
             yield app.editor

@@ -56,13 +56,14 @@ class TunePanel(Vertical):
     """A search's progress and its chart."""
 
     DEFAULT_CSS = """
-    TunePanel { height: auto; }
+    TunePanel { height: auto; border: round $primary; padding: 0 1; }
     TunePanel > #tune-text { height: auto; }
     TunePanel > Sparkline { height: 2; margin-top: 1; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.border_title = "Tune"
         self._chart: tuple[float, ...] = ()
 
     def compose(self) -> ComposeResult:
