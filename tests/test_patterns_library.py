@@ -316,14 +316,16 @@ def test_close_matches_catch_typos() -> None:
 
 # The library that ships ----------------------------------------------------------------------
 
-def test_the_library_ships_ten_operational_and_two_planned_patterns() -> None:
+def test_the_library_ships_eleven_operational_and_two_planned_patterns() -> None:
+    # 13 was learned in the example session (sessions/20261123-0849-...): the tune gate's kept
+    # Hopper tile failed the build gate's L4 check.
     patterns, problems = load_library(LIBRARY)
     assert problems == ()
-    assert [p.id for p in patterns] == list(range(1, 13))
-    assert [p.status for p in patterns].count("operational") == 10
+    assert [p.id for p in patterns] == list(range(1, 14))
+    assert [p.status for p in patterns].count("operational") == 11
     assert [p.id for p in patterns if p.status == "planned"] == [11, 12]
     assert {p.id: p.time_saved_min for p in patterns} == {
-        1: 60, 2: 90, 3: 30, 4: 45, 5: 20, 6: 55, 7: 0, 8: 40, 9: 50, 10: 30, 11: 0, 12: 0}
+        1: 60, 2: 90, 3: 30, 4: 45, 5: 20, 6: 55, 7: 0, 8: 40, 9: 50, 10: 30, 11: 0, 12: 0, 13: 20}
     assert all(p.evidence for p in patterns)
     assert all(p.body.strip() for p in patterns)
 
@@ -338,4 +340,6 @@ def test_the_library_cites_the_teams_sessions_never_the_documents_it_was_made_fr
             if re.search(r"(?i)\bseeds? \d", line)]
     assert said == []
     patterns, _ = load_library(LIBRARY)
-    assert all(re.match(r"(Session N(\+\d)?, |Loop 1 session, |The team's )", e) for p in patterns for e in p.evidence)
+    # ... or a session committed in this repository, by its id ("Session 20261123-0849 (H100, ...").
+    assert all(re.match(r"(Session N(\+\d)?, |Session \d{8}-\d{4} |Loop 1 session, |The team's )", e)
+               for p in patterns for e in p.evidence)
