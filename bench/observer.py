@@ -1,0 +1,151 @@
+"""Observer effect where it is hardest: does a busy cockpit TUI move what the GPU measures?
+
+    python3 bench/observer.py [--pairs 6]        (on the GPU box; textual importable)
+
+Two kernels, each timed with the bench gate's own method (cockpit/probes/attention_probe.py:
+blocks after a settle, CUDA events around the call only, L2 flushed before each call):
+  short  SDPA FLASH, fp16, B1 H8 S512 D64     (tens of microseconds: host jitter shows here)
+  long   SDPA FLASH, fp16, B4 H16 S8192 D128  (milliseconds)
+A = nothing else running; B = a cockpit TUI (the real app, headless under Textual's Pilot, in
+its own process) streaming a gate's log at full speed (a build command that prints without end)
+while recorded tune trials are appended to its session journal ten times a second, so the tune
+panel and the status line update on every tick. A and B interleave (ABAB...), `--pairs` pairs.
+Prints, per kernel, the median of each condition's medians, the difference, and the spread of
+the A runs; and the TUI process's CPU % while it is loaded. Exit 0 when both kernels are within
+0.5 % and within the spread of A.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SESSIONS = REPO / "sessions"
+FLOOD = "import sys\nfor i in range(10**9): sys.stdout.write('line %d ' % i + 'x' * 80 + '\\n')"
+KERNELS = {"short": {"B": 1, "H": 8, "S": 512, "D": 64, "dtype": "fp16", "causal": False},
+           "long": {"B": 4, "H": 16, "S": 8192, "D": 128, "dtype": "fp16", "causal": False}}
+
+
+def recorded_tune_events() -> list[dict]:
+    """The tune events of the committed example session (real trials from the H100)."""
+    events = []
+    for journal in sorted(SESSIONS.glob("*/journal.jsonl")):
+        for line in journal.read_text().splitlines():
+            e = json.loads(line)
+            if str(e.get("type", "")).startswith("tune_") and e["type"] != "tune_finished":
+                events.append(e)
+    if not events:
+        sys.exit(f"no recorded tune events under {SESSIONS}")
+    return events
+
+
+async def load(ws: Path) -> None:
+    """The loaded TUI: runs until SIGTERM."""
+    sys.path.insert(0, str(REPO))
+    from cockpit.config import load_config
+    from cockpit.session.journal import JournalWriter
+    from cockpit.ui.app import CockpitApp
+    from cockpit.workspace import Workspace, create_session
+
+    config = load_config(ws)
+    ref = create_session(Workspace(ws), config, "observer load", "optimize", time.time())
+    app = CockpitApp(Workspace(ws), config, ref)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    events = recorded_tune_events()
+
+    def feed() -> None:
+        writer = JournalWriter(ref.journal)
+        for e in events * 100:
+            if stop.wait(0.1):
+                break
+            writer.append({**e, "t": time.time()})  # a search under way now: the panel counts from these
+        writer.close()
+
+    async with app.run_test(size=(160, 48)) as pilot:
+        threading.Thread(target=feed, daemon=True).start()
+        print("ready", flush=True)
+        while not stop.is_set():
+            if app.gates.run is None and not app.gates.queue:
+                app.gates.request("build")  # the flood again when a run ends
+            await pilot.pause(0.5)
+        if app.gates.run is not None:
+            app.gates.run.cancel()
+
+
+def start_load() -> tuple[subprocess.Popen[str], Path]:
+    ws = Path(tempfile.mkdtemp(prefix="observer-ws-"))
+    (ws / "cockpit.toml").write_text(
+        "[gates.build]\ncommand = [\"python3\", \"-c\", " + json.dumps(FLOOD) + "]\ntimeout_s = 100000\n")
+    child = subprocess.Popen([sys.executable, __file__, "--load", str(ws)], stdout=subprocess.PIPE, text=True,
+                             cwd=REPO)
+    assert child.stdout is not None
+    if child.stdout.readline().strip() != "ready":
+        sys.exit("the loaded TUI did not start")
+    return child, ws
+
+
+def measure(kernel: str) -> float:
+    import attention_probe as probe  # cockpit/probes is on sys.path
+
+    rows = probe.bench({"flash": probe.sdpa_impls()["flash"]}, [KERNELS[kernel]], reps=60 if kernel == "short"
+                       else 20, warmup=10, input_sets=4, settle_ms=100.0, rounds=2, keep_times=False)
+    return float(rows[0]["impl"]["flash"]["median_ms"])
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--pairs", type=int, default=6)
+    p.add_argument("--load", type=Path, help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.load:
+        asyncio.run(load(args.load))
+        return 0
+    import psutil
+
+    sys.path.insert(0, str(REPO / "cockpit" / "probes"))
+    results: dict[str, dict[str, list[float]]] = {k: {"A": [], "B": []} for k in KERNELS}
+    cpu: list[float] = []
+    for pair in range(args.pairs):
+        for cond in ("A", "B"):
+            child = None
+            if cond == "B":
+                child, _ = start_load()
+                proc = psutil.Process(child.pid)
+                proc.cpu_percent(None)
+                time.sleep(2.0)  # the flood and the panel running
+            for kernel in KERNELS:
+                results[kernel][cond].append(measure(kernel))
+            if child is not None:
+                cpu.append(proc.cpu_percent(None))
+                child.terminate()
+                child.wait(30)
+            print(f"pair {pair + 1} {cond}: " + "  ".join(f"{k} {results[k][cond][-1] * 1000:.2f} us"
+                                                          for k in KERNELS), flush=True)
+    ok = True
+    print(f"\n{'kernel':<6} {'A median':>12} {'B median':>12} {'B vs A':>8} {'A spread':>9}  verdict")
+    for kernel, r in results.items():
+        a, b = statistics.median(r["A"]), statistics.median(r["B"])
+        diff = (b - a) / a
+        spread = (max(r["A"]) - min(r["A"])) / a
+        good = abs(diff) <= 0.005 and abs(diff) <= spread
+        ok &= good
+        print(f"{kernel:<6} {a * 1000:>9.2f} us {b * 1000:>9.2f} us {diff:>+7.2%} {spread:>8.2%}  "
+              f"{'within' if good else 'OUTSIDE'}")
+    print(f"TUI process while loaded (log flood + tune panel): {statistics.median(cpu):.1f} % of one core "
+          f"(median of {len(cpu)} windows, {min(cpu):.1f}-{max(cpu):.1f})")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
