@@ -225,7 +225,8 @@ def _write_new(path: Path, text: str) -> None:
 def session_md(
     session_id: str, objective: str, template: str, phases: tuple[PhaseSpec, ...], now: float
 ) -> str:
-    """The session log an engineer fills in: objective, plan, and the four closing sections."""
+    """The session log an engineer fills in: objective, plan, the four closing sections, and the
+    log last, where the editor's cursor opens and where `>> SESSION.md` from a shell lands."""
     started = datetime.fromtimestamp(now, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     rows = "\n".join(f"| {i} | {p.name} | {p.budget_s / 60:g} min |" for i, p in enumerate(phases, 1))
     total = sum(p.budget_s for p in phases) / 60
@@ -242,8 +243,6 @@ def session_md(
 
 Total budget: {total:g} min. One change at a time; measure the baseline before touching code.
 
-## Log
-
 ## What worked
 
 ## What failed
@@ -251,4 +250,6 @@ Total budget: {total:g} min. One change at a time; measure the baseline before t
 ## Lessons (patterns to add or update)
 
 ## Next session
+
+## Log
 """

@@ -74,7 +74,7 @@ async def test_the_save_timer_is_armed_by_typing_and_not_while_idle(ws, session)
         clock.t += 1.5
         app.editor._save_timer.stop()
         app.editor._on_save_timer()
-        assert session.log_md.read_text().endswith("## Next session\nBN=64")
+        assert session.log_md.read_text().endswith("## Log\nBN=64")
         assert not app.editor.dirty and app.editor._save_timer is None
 
 
@@ -104,7 +104,7 @@ async def test_a_change_on_disk_is_noticed_and_the_engineer_chooses(ws, session)
         await pilot.press("y")  # take the disk version; keep mine aside
         await pilot.pause()
         assert app.editor.area.text == "# rewritten by git checkout\n"
-        assert (session.path / "SESSION.md.mine").read_text().endswith("## Next session\nmine")
+        assert (session.path / "SESSION.md.mine").read_text().endswith("## Log\nmine")
         session.log_md.write_text("# again, from vim\n")
         app.tick()
         await pilot.pause()
