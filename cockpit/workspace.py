@@ -8,13 +8,12 @@ This module finds, names and creates them, and orders them by when they started.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-import secrets
 import socket
 import unicodedata
+import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -210,8 +209,9 @@ def new_session_id(now: float, slug: str, tag: str | None = None) -> str:
 def session_tag() -> str:
     """Four hex digits from this host's name and chance: the host keeps two machines apart,
     chance keeps two `cockpit new` on one machine apart (a clash is drawn again)."""
-    seed = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(8)}"
-    return hashlib.sha256(seed.encode()).hexdigest()[:4]
+    # zlib, not hashlib: the TUI names sessions too, and hashlib loads OpenSSL's libcrypto.
+    seed = f"{socket.gethostname()}:{os.getpid()}:{os.urandom(8).hex()}"
+    return f"{zlib.crc32(seed.encode()) & 0xFFFF:04x}"
 
 
 def _write_new(path: Path, text: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import graphlib
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -82,3 +83,49 @@ def test_core_modules_never_import_in_a_circle_not_even_for_type_hints() -> None
         tuple(graphlib.TopologicalSorter(imports).static_order())
     except graphlib.CycleError as exc:
         pytest.fail("import circle: " + " -> ".join(exc.args[1]))
+
+
+HEADLESS_SESSION = """
+import asyncio, json, sys, tempfile
+from pathlib import Path
+from cockpit.clock import FakeClock
+from cockpit.config import Config
+from cockpit.telemetry.recording import ReplaySampler
+from cockpit.ui.app import CockpitApp
+from cockpit.workspace import Workspace, create_session
+
+async def main() -> None:
+    ws, clock = Workspace(Path(tempfile.mkdtemp())), FakeClock(1_795_000_000.0)
+    ref = create_session(ws, Config(), "Vectorize K loads", "optimize", clock.now())
+    replay = ReplaySampler.from_path(Path(sys.argv[1]), clock)
+    app = CockpitApp(ws, Config(status_every_s=10**6), ref, clock=clock, tick_s=3600, typing_gap_s=0,
+                     telemetry=replay, gpu_every_s=3600)
+    async with app.run_test(size=(160, 48)) as pilot:
+        for _ in range(12):
+            await app.gpu_polled()
+            await pilot.pause()
+            clock.advance(1)
+            app.gpu.poll()
+        await app.gpu_polled()
+        await pilot.press("n", "y", "o", "escape", "H")
+        await pilot.pause()
+        await pilot.press("escape")
+    types = [json.loads(line)["type"] for line in ref.journal.read_text().splitlines()]
+    print(json.dumps({"gpu_summary": types.count("gpu_summary"),
+                      "modules": sorted({m.split(".")[0] for m in sys.modules})}))
+
+asyncio.run(main())
+"""
+
+
+def test_a_headless_session_with_replayed_telemetry_never_loads_numpy_nor_the_report_stack() -> None:
+    # The TUI's own path: GPU panel and sparklines fed from a recording, a phase ended (its GPU
+    # summary journaled), the pattern browser and the History screen opened and closed.
+    recording = Path(__file__).parent / "fixtures" / "telemetry" / "loaded-h200.jsonl"
+    out = subprocess.run([sys.executable, "-c", HEADLESS_SESSION, str(recording)],
+                         capture_output=True, text=True, check=True, timeout=120).stdout
+    seen = json.loads(out.splitlines()[-1])
+    assert seen["gpu_summary"] == 1
+    loaded = set(seen["modules"])
+    assert "textual" in loaded and "cockpit" in loaded
+    assert sorted(loaded & {"numpy", "matplotlib", "jinja2", "optuna", "torch", "pynvml"}) == []

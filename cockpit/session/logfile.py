@@ -3,8 +3,8 @@ atomically (temp file, fsync, rename), and tell whether someone else changed it 
 
 from __future__ import annotations
 
-import hashlib
 import os
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +29,9 @@ class Loaded:
 
 
 def _digest(data: bytes) -> str:
-    return hashlib.sha1(data).hexdigest()
+    # Compared only when size or mtime moved, to tell a touch from an edit: a CRC is enough, and
+    # hashlib would load OpenSSL's libcrypto (~0.5 MiB resident) into the TUI for it.
+    return f"{zlib.crc32(data):08x}"
 
 
 def stamp_of(path: Path) -> Stamp | None:

@@ -1,22 +1,26 @@
-"""The last N samples of each GPU in fixed numpy ring buffers: sparklines and phase summaries.
+"""The last N samples of each GPU in fixed ring buffers: sparklines and phase summaries.
 
 At the default 900 slots and 1 Hz a ring holds 15 minutes. Missing readings are NaN (and -1 for
-the throttle mask), so a sparkline shows a gap rather than a false zero.
+the throttle mask), so a sparkline shows a gap rather than a false zero. The rings are the
+standard library's `array` (8 bytes a slot, ~50 KB per GPU): numpy would add 11 MiB and a BLAS
+thread per core to the UI process for a few hundred numbers per field.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from typing import Any, Literal
-
-import numpy as np
-import numpy.typing as npt
+import math
+import statistics
+from array import array
+from collections.abc import Callable, Collection, Sequence
+from typing import Any, Literal, overload
 
 from cockpit.telemetry.sample import GpuSample, Snapshot, throttled_seconds
 
 Field = Literal["t", "util_gpu", "memory_used_mib", "power_w", "temp_c", "sm_clock_mhz", "throttle_mask"]
-FIELDS: tuple[Field, ...] = ("t", "util_gpu", "memory_used_mib", "power_w", "temp_c", "sm_clock_mhz",
-                             "throttle_mask")
+FloatField = Literal["t", "util_gpu", "memory_used_mib", "power_w", "temp_c", "sm_clock_mhz"]
+FLOAT_FIELDS: tuple[FloatField, ...] = ("t", "util_gpu", "memory_used_mib", "power_w", "temp_c",
+                                        "sm_clock_mhz")
+FIELDS: tuple[Field, ...] = (*FLOAT_FIELDS, "throttle_mask")
 DEFAULT_CAPACITY = 900
 _NO_MASK = -1
 
@@ -30,11 +34,9 @@ class GpuHistory:
         self.index = index
         self.uuid = uuid
         self.capacity = capacity
-        self._columns: dict[Field, npt.NDArray[Any]] = {
-            name: (np.full(capacity, _NO_MASK, dtype=np.int64) if name == "throttle_mask"
-                   else np.full(capacity, np.nan, dtype=np.float64))
-            for name in FIELDS
-        }
+        self._floats: dict[FloatField, array[float]] = {
+            name: array("d", [math.nan]) * capacity for name in FLOAT_FIELDS}
+        self._masks: array[int] = array("q", [_NO_MASK]) * capacity
         self._next = 0
         self._count = 0
 
@@ -43,63 +45,68 @@ class GpuHistory:
 
     def append(self, sample: GpuSample) -> None:
         slot = self._next
-        for name in FIELDS:
+        for name in FLOAT_FIELDS:
             value = getattr(sample, name)
-            if name == "throttle_mask":
-                self._columns[name][slot] = _NO_MASK if value is None else value
-            else:
-                self._columns[name][slot] = np.nan if value is None else value
+            self._floats[name][slot] = math.nan if value is None else value
+        mask = sample.throttle_mask
+        self._masks[slot] = _NO_MASK if mask is None else mask
         self._next = (slot + 1) % self.capacity
         self._count = min(self._count + 1, self.capacity)
 
-    def values(self, field: Field, last_n: int | None = None) -> npt.NDArray[Any]:
+    @overload
+    def values(self, field: FloatField, last_n: int | None = None) -> array[float]: ...
+    @overload
+    def values(self, field: Literal["throttle_mask"], last_n: int | None = None) -> array[int]: ...
+
+    def values(self, field: Field, last_n: int | None = None) -> array[float] | array[int]:
         """The newest `last_n` values of `field` (all held when None), oldest first; a copy."""
+        column = self._masks if field == "throttle_mask" else self._floats[field]
+        return self._newest(column, last_n)
+
+    def _newest(self, column: array[Any], last_n: int | None) -> array[Any]:
         n = self._count if last_n is None else max(0, min(last_n, self._count))
-        column = self._columns[field]
         start = (self._next - n) % self.capacity
-        part: npt.NDArray[Any]
         if start + n <= self.capacity:
-            part = column[start:start + n].copy()
-        else:
-            part = np.concatenate((column[start:], column[:self._next]))
-        return part
+            return column[start:start + n]  # slicing an array copies it
+        return column[start:] + column[:self._next]
 
     def phase_summary(self, t0: float, t1: float) -> dict[str, Any]:
         """Mean/max utilization, power and temperature in [t0, t1], the lowest SM clock, and the
         seconds each clock-event reason was active (from consecutive samples)."""
         t = self.values("t")
-        inside = (t >= t0) & (t <= t1)
+        inside = [i for i, ti in enumerate(t) if t0 <= ti <= t1]
         # The samples just outside bound the edges: the one before t0 tells what held from t0 to
         # the first sample inside; the one after t1 ends the last inside sample's interval.
-        chosen = inside.copy()
-        before, after = np.flatnonzero(t < t0), np.flatnonzero(t > t1)
-        if before.size:
-            chosen[before[np.argmax(t[before])]] = True
-        if after.size:
-            chosen[after[np.argmin(t[after])]] = True
-        masks = self.values("throttle_mask")[chosen]
-        points = [(float(ti), int(m) if m != _NO_MASK else None) for ti, m in zip(t[chosen], masks,
-                                                                                     strict=True)]
+        chosen = set(inside)
+        before = [i for i, ti in enumerate(t) if ti < t0]
+        after = [i for i, ti in enumerate(t) if ti > t1]
+        if before:
+            chosen.add(max(before, key=t.__getitem__))
+        if after:
+            chosen.add(min(after, key=t.__getitem__))
+        masks = self.values("throttle_mask")
+        points = [(t[i], None if masks[i] == _NO_MASK else masks[i]) for i in sorted(chosen)]
         throttled = throttled_seconds(points, t0, t1)
+
+        def stat(fn: Callable[[Sequence[float]], float], field: FloatField) -> float | None:
+            column = self.values(field)
+            known = [v for v in (column[i] for i in inside) if not math.isnan(v)]
+            return round(float(fn(known)), 1) if known else None
+
         return {
             "gpu": self.index,
             "uuid": self.uuid,
-            "samples": int(inside.sum()),
-            "util_mean": _stat(np.mean, self.values("util_gpu")[inside]),
-            "util_max": _stat(np.max, self.values("util_gpu")[inside]),
-            "power_mean_w": _stat(np.mean, self.values("power_w")[inside]),
-            "power_max_w": _stat(np.max, self.values("power_w")[inside]),
-            "temp_mean_c": _stat(np.mean, self.values("temp_c")[inside]),
-            "temp_max_c": _stat(np.max, self.values("temp_c")[inside]),
-            "memory_max_mib": _stat(np.max, self.values("memory_used_mib")[inside]),
-            "sm_clock_min_mhz": _stat(np.min, self.values("sm_clock_mhz")[inside]),
+            "samples": len(inside),
+            "util_mean": stat(statistics.fmean, "util_gpu"),
+            "util_max": stat(max, "util_gpu"),
+            "power_mean_w": stat(statistics.fmean, "power_w"),
+            "power_max_w": stat(max, "power_w"),
+            "temp_mean_c": stat(statistics.fmean, "temp_c"),
+            "temp_max_c": stat(max, "temp_c"),
+            "memory_max_mib": stat(max, "memory_used_mib"),
+            "sm_clock_min_mhz": stat(min, "sm_clock_mhz"),
             "throttled_s": {word: round(s, 1) for word, s in throttled.items()},
         }
-
-
-def _stat(fn: Any, values: npt.NDArray[np.float64]) -> float | None:
-    known = values[~np.isnan(values)]
-    return round(float(fn(known)), 1) if known.size else None
 
 
 class History:
@@ -124,11 +131,17 @@ class History:
     def gpu(self, index: int) -> GpuHistory | None:
         return self._gpus.get(index)
 
-    def values(self, index: int, field: Field, last_n: int | None = None) -> npt.NDArray[Any]:
+    @overload
+    def values(self, index: int, field: FloatField, last_n: int | None = None) -> array[float]: ...
+    @overload
+    def values(self, index: int, field: Literal["throttle_mask"],
+               last_n: int | None = None) -> array[int]: ...
+
+    def values(self, index: int, field: Field, last_n: int | None = None) -> array[float] | array[int]:
         """`GpuHistory.values` of one GPU; empty for a GPU never seen."""
         ring = self._gpus.get(index)
         if ring is None:
-            return np.empty(0, dtype=np.int64 if field == "throttle_mask" else np.float64)
+            return array("q") if field == "throttle_mask" else array("d")
         return ring.values(field, last_n)
 
     def phase_summary(self, t0: float, t1: float, uuids: Collection[str] | None = None) -> dict[str, Any]:

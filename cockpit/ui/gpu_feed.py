@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
@@ -75,17 +74,8 @@ class GpuFeed:
     def _open(self) -> TelemetrySource:
         """In the poller's thread, on the first poll: NVML (or the recording) and the history."""
         if self.history is None:
-            # numpy: off the first frame's path, and without a BLAS thread per core (the TUI never
-            # multiplies matrices; gates started later get the engineer's own setting back).
-            saved = os.environ.get("OPENBLAS_NUM_THREADS")
-            os.environ["OPENBLAS_NUM_THREADS"] = "1"
-            try:
-                from cockpit.telemetry.history import History
-            finally:
-                if saved is None:
-                    os.environ.pop("OPENBLAS_NUM_THREADS", None)
-                else:
-                    os.environ["OPENBLAS_NUM_THREADS"] = saved
+            from cockpit.telemetry.history import History
+
             self.history = History()
         if self._telemetry is None:
             from cockpit.telemetry.nvml import Nvml
@@ -112,7 +102,7 @@ class GpuFeed:
             self._settled.set()
 
     def _show(self, snapshot: Snapshot) -> None:
-        if not self._trimmed:  # NVML and numpy are in: what startup freed goes back to the OS
+        if not self._trimmed:  # NVML is in: what startup freed goes back to the OS
             self._trimmed = True
             from cockpit.memory import release_free_memory
 

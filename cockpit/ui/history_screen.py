@@ -11,8 +11,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Label, Sparkline, Static
+from textual.widgets import DataTable, Label, Sparkline, Static
 
+from cockpit.ui.key_bar import KeyBar
 from cockpit.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ class HistoryScreen(Screen[None]):
                 yield Sparkline([], id="speedups")
             yield Static("", id="comparison")
             yield Static("", id="regressions")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.load()

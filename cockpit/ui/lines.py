@@ -85,7 +85,11 @@ class TextLines(Widget):
     # Textual's line API ---------------------------------------------------------------------
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self.lines)
+        if width != self._built_width:  # wrapped lines: their count depends on the width
+            self._built_width = width
+            self._lines = list(self.build(width))
+            self._strips.clear()
+        return len(self._lines)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width

@@ -11,9 +11,9 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer
 
 from cockpit.ui.commands import COMMANDS, bindings
+from cockpit.ui.key_bar import KeyBar
 from cockpit.ui.typing_guard import TYPING_GAP_S, Hold, KeyGuard, Type
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ class MainScreen(Screen[None]):
             yield app.editor
             yield app.gate_detail
         with Column(id="bottom"):
-            yield Footer()
+            yield KeyBar()
 
     def on_mount(self) -> None:
         self.cockpit.start()

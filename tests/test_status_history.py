@@ -1,0 +1,40 @@
+"""The status history pane: newest last and in view, long lines wrapped under their own column,
+and a long day kept to its newest statuses (the journal and the report keep them all)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from cockpit.config import Config
+from cockpit.session import events as ev
+from cockpit.session.live import LiveSession
+from cockpit.session.state import StatusEntry
+from cockpit.ui.app import CockpitApp
+from cockpit.ui.status_history import SHOWN, StatusHistory, status_lines
+
+T0 = 1_795_000_000.0  # 11:06:40 UTC
+
+
+def test_a_long_status_wraps_under_its_own_column() -> None:
+    entries = (StatusEntry(T0, "1:02:00 elapsed · FIX 12:00/90:00 · now: ncu on attn_fwd_kernel", False),
+               StatusEntry(T0 + 150, "1:04:30 elapsed", True))
+    lines = [line.plain for line in status_lines(entries, 40, Console(width=40))]
+    assert lines == ["11:06:40 you  1:02:00 elapsed · FIX",
+                     "              12:00/90:00 · now: ncu on",
+                     "              attn_fwd_kernel",
+                     "11:09:10 auto 1:04:30 elapsed"]
+
+
+async def test_a_day_of_statuses_shows_the_newest_and_says_where_the_rest_are(ws, session, clock) -> None:
+    live = LiveSession(session)
+    live.append([ev.status(T0 + 60 * i, f"status {i}", True) for i in range(SHOWN + 50)])
+    live.close()
+    app = CockpitApp(ws, Config(status_every_s=10**6), session, clock=clock, tick_s=3600, typing_gap_s=0)
+    async with app.run_test(size=(140, 36)) as pilot:
+        await pilot.pause()
+        pane = app.query_one(StatusHistory)
+        text = pane.query_one("#status-lines").plain  # type: ignore[attr-defined]
+        assert pane.border_subtitle == f"{SHOWN + 50} posted"
+        assert text.startswith("50 earlier: in the journal and the report (R)\n")
+        assert "status 49\n" not in text and text.endswith(f"status {SHOWN + 49}")
+        assert pane.scroll_y == pane.max_scroll_y > 0  # the newest in view
