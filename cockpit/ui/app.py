@@ -43,7 +43,7 @@ from cockpit.ui.pattern_desk import PatternDesk
 from cockpit.ui.patterns import PatternProvider
 from cockpit.ui.phases import PhasePanel
 from cockpit.ui.status_history import StatusHistory
-from cockpit.ui.textual_leaks import SWEEP_EVERY_S, forget_removed_widgets
+from cockpit.ui.textual_caches import SWEEP_EVERY_S, empty_textual_caches
 from cockpit.ui.tick_pacer import TickPacer
 from cockpit.ui.tune_feed import TuneFeed
 from cockpit.ui.tune_panel import TunePanel
@@ -92,7 +92,7 @@ class CockpitApp(App[int]):
         self._typing_gap_s = typing_gap_s
         self._attached_t = self.clock.now()
         self._reported: set[str] = set()
-        self._swept_t = self.clock.now()  # textual_leaks: the last sweep
+        self._swept_t = self.clock.now()  # textual_caches: the last sweep
         self.pacer = TickPacer(tick_s, self.tick)
         self._initial_gpu = initial_gpu
         # The main screen's widgets, held so updates never depend on which screen is on top.
@@ -226,7 +226,7 @@ class CockpitApp(App[int]):
         self.pacer.ticked()
         if self.clock.now() - self._swept_t >= SWEEP_EVERY_S:
             self._swept_t = self.clock.now()
-            forget_removed_widgets()
+            empty_textual_caches()
         live = self.live
         if live is None:
             return

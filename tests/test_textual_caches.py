@@ -1,15 +1,17 @@
-"""Widgets that come and go (a toast per status and per gate verdict) are not kept for the rest
-of the day by Textual's method cache (textual#6665): the TUI's sweep empties it."""
+"""A long day stays at its warm-up size: widgets that come and go (a toast per status and per gate
+verdict) are not kept by Textual's method cache (textual#6665), and the geometry memos that a
+scrolling log fills are emptied: the TUI's sweep, once a minute on its clock."""
 
 from __future__ import annotations
 
 from textual._styles_cache import StylesCache
 from textual.app import App
+from textual.geometry import Region
 from textual.widgets import Static
 
 from cockpit.config import Config
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.textual_leaks import SWEEP_EVERY_S, forget_removed_widgets
+from cockpit.ui.textual_caches import SWEEP_EVERY_S, empty_textual_caches
 
 
 async def test_the_sweep_empties_the_cache_that_holds_each_rendered_widget() -> None:
@@ -18,8 +20,16 @@ async def test_the_sweep_empties_the_cache_that_holds_each_rendered_widget() -> 
         await app.screen.mount(Static("bench: PASS — 1.07x geomean", classes="toast"))
         await pilot.pause()
         assert StylesCache.get_inner_outer.cache_info().currsize > 0  # keyed by each widget's cache
-        forget_removed_widgets()
+        empty_textual_caches()
         assert StylesCache.get_inner_outer.cache_info().currsize == 0
+
+
+def test_the_sweep_empties_the_geometry_memos_a_scrolling_log_fills() -> None:
+    for y in range(100):  # a log pane scrolled line by line
+        Region(0, y, 80, 20).intersection(Region(0, 10, 80, 20))
+    assert Region.intersection.cache_info().currsize >= 100
+    empty_textual_caches()
+    assert Region.intersection.cache_info().currsize == 0
 
 
 async def test_the_cockpit_sweeps_once_a_minute_on_its_clock(ws, session, clock) -> None:
@@ -28,6 +38,8 @@ async def test_the_cockpit_sweeps_once_a_minute_on_its_clock(ws, session, clock)
         await pilot.pause()
         app.tick()
         assert StylesCache.get_inner_outer.cache_info().currsize > 0
+        assert Region.intersection.cache_info().currsize > 0
         clock.advance(SWEEP_EVERY_S)
         app.tick()
         assert StylesCache.get_inner_outer.cache_info().currsize == 0
+        assert Region.intersection.cache_info().currsize == 0
