@@ -44,6 +44,7 @@ COCKPIT_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
                             "cockpit.ui.gpu_feed")),
     ("yaml", ("yaml",)),
     ("patterns", ("cockpit.patterns.library", "cockpit.ui.patterns", "cockpit.ui.pattern_desk")),
+    ("tune panel", ("cockpit.ui.tune_feed", "cockpit.ui.tune_panel")),
     ("ui app + cli + telemetry", ("cockpit.ui.app", "cockpit.cli", "cockpit.telemetry.recording",
                                   "cockpit.telemetry.history", "cockpit.telemetry.sampler",
                                   "cockpit.telemetry.nvml", "cockpit.telemetry.poller")),
