@@ -166,6 +166,11 @@ def judge_bench(data: dict[str, Any], validity: dict[str, Any], keep: dict[str, 
     summary = f"{geomean:.2f}x vs SDPA ({d.level}) over {len(speedups)} configs"
     if flash:
         summary += f", {math.exp(sum(math.log(s) for s in flash) / len(flash)):.2f}x vs FLASH"
+        # A geomean over small and large sizes can read as parity while the sizes that matter
+        # lose: the worst config is said with it.
+        worst = min((r for r in rows if r.get("speedup_vs_flash")), key=lambda r: r["speedup_vs_flash"])
+        if worst["speedup_vs_flash"] < 1.0:
+            summary += f" (worst {worst['speedup_vs_flash']:.2f}x at {worst['config']})"
     summary += "; " + validity_words(validity)
     result = {"rows": rows, "device": data.get("device"), "gpu": data.get("gpu"), "geomean_speedup": geomean,
               "level": d.level, "next_step": d.next_step, "tool": d.tool,
