@@ -5,12 +5,18 @@ the report. For the device tool (no terminal there):
 
     python3 bench/device/tui_session.py WORKSPACE "OBJECTIVE" GATE[,GATE...] [NOTE ...]
 
-Prints one line per step and leaves the session in WORKSPACE/sessions/.
+A step `tune` runs `cockpit tune` (TUNE_BUDGET minutes, default 1) in a second process, as an
+engineer would in another pane, while the TUI follows the journal and its tune panel updates.
+Each step says how much CPU the TUI process used meanwhile (% of one core: its own user + system
+time over the step's wall time). Prints one line per step and leaves the session in
+WORKSPACE/sessions/.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -36,6 +42,19 @@ async def drive(root: Path, objective: str, gates: list[str], notes: list[str]) 
         phase_for = {"env": "Environment", "build": "Baseline", "correctness": "Baseline",
                      "bench": "Baseline", "profile": "Profile"}
         for gate in gates:
+            cpu0, wall0 = sum(os.times()[:2]), time.monotonic()
+            if gate == "tune":
+                tune = subprocess.Popen([sys.executable, "-m", "cockpit", "--workspace", str(root), "tune",
+                                         "--budget", os.environ.get("TUNE_BUDGET", "1"), "--json"],
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                while tune.poll() is None:
+                    await pilot.pause(0.5)
+                out = (tune.stdout.read() if tune.stdout else "").strip()
+                panel = app.tune.progress.activity() if app.tune.progress else "no tune panel"
+                say(f"tune: exit {tune.returncode}; panel: {panel}; TUI CPU "
+                    f"{100 * (sum(os.times()[:2]) - cpu0) / (time.monotonic() - wall0):.1f} % of one core "
+                    f"over {time.monotonic() - wall0:.0f} s; {len(out)} bytes of JSON")
+                continue
             want = phase_for.get(gate)
             state = app.live.state
             if want and state.current_run and state.current_run.phase != want:
@@ -44,7 +63,9 @@ async def drive(root: Path, objective: str, gates: list[str], notes: list[str]) 
             while app.gates.run is not None or app.gates.queue:
                 await pilot.pause(0.5)
             run = app.live.state.last_run(gate, finished=True)
-            say(f"{gate}: {run.status if run else '?'} - {run.summary if run else ''}")
+            say(f"{gate}: {run.status if run else '?'} - {run.summary if run else ''}; TUI CPU "
+                f"{100 * (sum(os.times()[:2]) - cpu0) / (time.monotonic() - wall0):.1f} % of one core "
+                f"over {time.monotonic() - wall0:.0f} s")
             app.post_status(auto=False, doing=f"{gate} gate: {run.summary if run else 'no result'}")
         app.set_focus(app.editor.area)
         for note in notes:
