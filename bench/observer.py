@@ -38,12 +38,11 @@ KERNELS = {"short": {"B": 1, "H": 8, "S": 512, "D": 64, "dtype": "fp16", "causal
 
 def recorded_tune_events() -> list[dict]:
     """The tune events of the committed example session (real trials from the H100)."""
-    events = []
-    for journal in sorted(SESSIONS.glob("*/journal.jsonl")):
-        for line in journal.read_text().splitlines():
-            e = json.loads(line)
-            if str(e.get("type", "")).startswith("tune_") and e["type"] != "tune_finished":
-                events.append(e)
+    sys.path.insert(0, str(REPO))
+    from cockpit.session.journal import read_journal
+
+    events = [e for journal in sorted(SESSIONS.glob("*/journal.jsonl")) for e in read_journal(journal).events
+              if str(e["type"]).startswith("tune_") and e["type"] != "tune_finished"]
     if not events:
         sys.exit(f"no recorded tune events under {SESSIONS}")
     return events
@@ -83,7 +82,7 @@ async def load(ws: Path) -> None:
             app.gates.run.cancel()
 
 
-def start_load() -> tuple[subprocess.Popen[str], Path]:
+def start_load() -> subprocess.Popen[str]:
     ws = Path(tempfile.mkdtemp(prefix="observer-ws-"))
     (ws / "cockpit.toml").write_text(
         "[gates.build]\ncommand = [\"python3\", \"-c\", " + json.dumps(FLOOD) + "]\ntimeout_s = 100000\n")
@@ -92,7 +91,7 @@ def start_load() -> tuple[subprocess.Popen[str], Path]:
     assert child.stdout is not None
     if child.stdout.readline().strip() != "ready":
         sys.exit("the loaded TUI did not start")
-    return child, ws
+    return child
 
 
 def measure(kernel: str) -> float:
@@ -120,7 +119,7 @@ def main() -> int:
         for cond in ("A", "B"):
             child = None
             if cond == "B":
-                child, _ = start_load()
+                child = start_load()
                 proc = psutil.Process(child.pid)
                 proc.cpu_percent(None)
                 time.sleep(2.0)  # the flood and the panel running

@@ -27,6 +27,12 @@ from cockpit.ui.app import CockpitApp
 from cockpit.workspace import Workspace, create_session
 
 
+def tui_cpu(cpu0: float, wall0: float) -> str:
+    """This process's CPU since (cpu0, wall0): its user + system time over the wall time."""
+    wall = time.monotonic() - wall0
+    return f"TUI CPU {100 * (sum(os.times()[:2]) - cpu0) / wall:.1f} % of one core over {wall:.0f} s"
+
+
 def say(text: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {text}", flush=True)
 
@@ -51,9 +57,8 @@ async def drive(root: Path, objective: str, gates: list[str], notes: list[str]) 
                     await pilot.pause(0.5)
                 out = (tune.stdout.read() if tune.stdout else "").strip()
                 panel = app.tune.progress.activity() if app.tune.progress else "no tune panel"
-                say(f"tune: exit {tune.returncode}; panel: {panel}; TUI CPU "
-                    f"{100 * (sum(os.times()[:2]) - cpu0) / (time.monotonic() - wall0):.1f} % of one core "
-                    f"over {time.monotonic() - wall0:.0f} s; {len(out)} bytes of JSON")
+                say(f"tune: exit {tune.returncode}; panel: {panel}; {tui_cpu(cpu0, wall0)}; "
+                    f"{len(out)} bytes of JSON")
                 continue
             want = phase_for.get(gate)
             state = app.live.state
@@ -63,9 +68,8 @@ async def drive(root: Path, objective: str, gates: list[str], notes: list[str]) 
             while app.gates.run is not None or app.gates.queue:
                 await pilot.pause(0.5)
             run = app.live.state.last_run(gate, finished=True)
-            say(f"{gate}: {run.status if run else '?'} - {run.summary if run else ''}; TUI CPU "
-                f"{100 * (sum(os.times()[:2]) - cpu0) / (time.monotonic() - wall0):.1f} % of one core "
-                f"over {time.monotonic() - wall0:.0f} s")
+            say(f"{gate}: {run.status if run else '?'} - {run.summary if run else ''}; "
+                f"{tui_cpu(cpu0, wall0)}")
             app.post_status(auto=False, doing=f"{gate} gate: {run.summary if run else 'no result'}")
         app.set_focus(app.editor.area)
         for note in notes:

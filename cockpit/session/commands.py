@@ -31,36 +31,36 @@ def _open(ws: Workspace, spec: str | None) -> SessionRef:
     return ref
 
 
-def phase_command(ws: Workspace, spec: str | None, move: str, now: float | None = None) -> int:
+def _events_for(state: SessionState, move: str, now: float) -> list[Event]:
+    if move in MOVES:
+        return MOVES[move](state, now)
+    names = [p.name for p in state.phases]
+    for name in names:
+        if name.lower() == move.lower():
+            return timer.goto(state, now, name)
+    raise CockpitError(f"{move!r} is not a move or a phase of this session "
+                       f"(next, skip, pause, or one of: {', '.join(names)})")
+
+
+def phase_command(ws: Workspace, spec: str | None, move: str) -> int:
     """Apply one timer move and print where the session stands."""
     live = LiveSession(_open(ws, spec))
     try:
-        state = live.state
-        names = [p.name for p in state.phases]
-        if move in MOVES:
-            make = MOVES[move]
-        else:
-            match = [n for n in names if n.lower() == move.lower()]
-            if not match:
-                raise CockpitError(f"{move!r} is not a move or a phase of this session "
-                                   f"(next, skip, pause, or one of: {', '.join(names)})")
-            make = lambda s, t: timer.goto(s, t, match[0])  # noqa: E731
-        state = live.append(make(state, time.time() if now is None else now))
+        state = live.append(_events_for(live.state, move, time.time()))
     finally:
         live.close()
     run = state.current_run
-    where = f"{run.phase}" if run else "no phase running"
-    print(f"{state.id}: {'paused, ' if state.paused else ''}{where}")
+    print(f"{state.id}: {'paused, ' if state.paused else ''}{run.phase if run else 'no phase running'}")
     return 0
 
 
-def end_command(ws: Workspace, spec: str | None, reason: str, now: float | None = None) -> int:
+def end_command(ws: Workspace, spec: str | None, reason: str) -> int:
     """End the session (the running phase ends with it), then write its report."""
     from cockpit.report.commands import export_command
 
     ref = _open(ws, spec)
     live = LiveSession(ref)
-    stamp = time.time() if now is None else now
+    stamp = time.time()
     try:
         live.append(timer.end_session(live.state, stamp, reason))
     finally:

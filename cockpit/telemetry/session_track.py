@@ -11,11 +11,14 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from cockpit.errors import CockpitError
 from cockpit.telemetry.sampler import TelemetrySource
 from cockpit.telemetry.track import TRACK_NAME, TrackWriter
+
+if TYPE_CHECKING:
+    from cockpit.workspace import Workspace
 
 CHECK_OPEN_EVERY_S = 5.0
 
@@ -46,23 +49,26 @@ def keep_track(source: TelemetrySource, writer: TrackWriter, still_open: Callabl
     return ticks
 
 
-def track_command(ws: object, spec: str | None, out: TextIO = sys.stdout) -> int:
+def track_command(ws: Workspace, spec: str | None, out: TextIO = sys.stdout) -> int:
     from cockpit.clock import SystemClock
-    from cockpit.session.journal import read_journal
-    from cockpit.session.state import SessionFold
+    from cockpit.session.live import LiveSession
     from cockpit.telemetry.nvml import Nvml
     from cockpit.telemetry.sampler import Sampler
-    from cockpit.workspace import Workspace, resolve_session
+    from cockpit.workspace import resolve_session
 
-    assert isinstance(ws, Workspace)
     ref = resolve_session(ws, spec)
     if ref is None:
         raise CockpitError('no open session to keep a track for; start one with: cockpit new "OBJECTIVE"')
+    live = LiveSession(ref)  # follows what the gates and `cockpit end` append, a stat when nothing did
 
     def still_open() -> bool:
-        return SessionFold(read_journal(ref.journal).events, ref.workspace).state.is_open
+        live.refresh()
+        return live.state.is_open
 
     writer = TrackWriter(ref.path / TRACK_NAME)
-    ticks = keep_track(Sampler(Nvml(), SystemClock()), writer, still_open, time.monotonic, time.sleep)
+    try:
+        ticks = keep_track(Sampler(Nvml(), SystemClock()), writer, still_open, time.monotonic, time.sleep)
+    finally:
+        live.close()
     print(f"{ref.id}: {writer.rows_written} telemetry rows from {ticks} samples in {writer.path}", file=out)
     return 0

@@ -20,6 +20,7 @@ from cockpit.analysis.keep import bench_record_json, head_commit
 from cockpit.config import Config
 from cockpit.gates.attention import config_name
 from cockpit.gates.bench_validity import judge_probe_window
+from cockpit.session.paths import stored_path
 from cockpit.tune.compile import compile_config, find_toolchain
 from cockpit.tune.confirm import CURRENT, Confirmation, describe, judge
 from cockpit.tune.header import read_current, render, write_header
@@ -96,7 +97,7 @@ def _decide(config: Config, run: RunPlan,
                                        f"[{w.vs_current.lo:.2f}, {w.vs_current.hi:.2f}] vs current, "
                                        f"{w.vs_flash.value:.2f}x FLASH" for d, w in winners.items())
         keep = {"action": "keep", "summary": summary, "improvement": improvement,
-                "header": _relative(header, run.csrc.parent),
+                "header": stored_path(header, run.csrc.parent),
                 "commit_message": f"csrc: tuned configuration from {run.run} "
                                   f"({summary.removeprefix('KEEP: ')})"}
         lines.append(f"{summary}\nwritten: {header} (commit csrc/ to keep it)")
@@ -110,14 +111,6 @@ def _decide(config: Config, run: RunPlan,
     return {"run": run.run, "target": run.target, "keep": keep, "lines": lines,
             "record": str(record) if record else None,
             "confirmations": [dict(c.as_json(), validity=v) for c, v, _ in results]}
-
-
-def _relative(path: Path, workspace: Path) -> str:
-    """Paths in the journal are the workspace's (a committed session must read on another box)."""
-    try:
-        return str(path.resolve().relative_to(workspace.resolve()))
-    except ValueError:
-        return str(path)
 
 
 def _bench_record(run: RunPlan, results: list[tuple[Confirmation, dict[str, Any], dict[str, Any]]],

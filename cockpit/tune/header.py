@@ -37,8 +37,8 @@ def read_current(csrc: Path) -> dict[int, KernelParams]:
             base = current[d].as_dict()
             for t in TUNABLES:
                 if t.macro in macros:
-                    flag = t.name in ("o_smem", "q_regs")
-                    base[t.name] = bool(macros[t.macro]) if flag else macros[t.macro]
+                    value = macros[t.macro]
+                    base[t.name] = bool(value) if isinstance(base[t.name], bool) else value
             current[d] = KernelParams.from_dict(base)
     return current
 

@@ -26,7 +26,7 @@ from cockpit.tune.measure import MeasureCrashed, MeasureFailed, Measurer
 from cockpit.tune.runplan import HeadDimPlan, RunPlan
 from cockpit.tune.space import TUNABLE_NAMES, KernelParams
 from cockpit.tune.stats import Estimate, flops, geomean_tflops
-from cockpit.tune.study import measured, params_of, suggest
+from cockpit.tune.study import cut_off, measured, params_of, suggest
 
 if TYPE_CHECKING:
     import optuna
@@ -80,15 +80,11 @@ def search(study: optuna.Study, ctx: SearchContext) -> int:
 
 
 def _seen(study: optuna.Study, asking: int) -> set[KernelParams]:
-    """Configurations measured or in flight in any worker (the trial being asked aside). A trial
-    failed without an outcome was cut off by a dead run (`fail_interrupted`): not seen, so its
-    configuration, queued again, is measured."""
-    import optuna
-
+    """Configurations measured or in flight in any worker (the trial being asked aside, and
+    trials a dead run left behind, whose configurations are queued again)."""
     return {p for t in study.get_trials(deepcopy=False)
-            if t.number != asking and t.user_attrs.get("outcome") not in ("skipped", "unused", "interrupted")
-            and not (t.state == optuna.trial.TrialState.FAIL and "outcome" not in t.user_attrs)
-            and (p := params_of(t)) is not None}
+            if t.number != asking and t.user_attrs.get("outcome") not in ("skipped", "unused")
+            and not cut_off(t) and (p := params_of(t)) is not None}
 
 
 def _top_up(study: optuna.Study, ctx: SearchContext,

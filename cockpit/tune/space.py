@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 
 Value = int | bool
 
@@ -97,7 +97,7 @@ class KernelParams:
     def from_dict(cls, values: Mapping[str, Value]) -> KernelParams:
         """From a study's or a header's values; a knob they predate takes the kernel's default."""
         return cls(**{f.name: values[f.name] for f in fields(cls)  # type: ignore[arg-type]
-                      if f.name in values or f.name != "q_regs"})
+                      if f.name in values or f.default is MISSING})
 
 
 # The hand-picked configurations (csrc/attention.cu's defaults, csrc/README.md's table).

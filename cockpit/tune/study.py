@@ -168,6 +168,14 @@ def params_of(trial: optuna.trial.FrozenTrial) -> KernelParams | None:
         return None
 
 
+def cut_off(trial: optuna.trial.FrozenTrial) -> bool:
+    """A trial a dead run left behind, failed by `fail_interrupted`: it has no outcome (every trial
+    a search ends itself has one), and its configuration is queued again, so it counts as unseen."""
+    import optuna
+
+    return trial.state == optuna.trial.TrialState.FAIL and "outcome" not in trial.user_attrs
+
+
 def fail_interrupted(study: optuna.Study) -> list[KernelParams]:
     """A run that died leaves its trials RUNNING: mark them failed and enqueue their
     configurations again, so the resumed run measures them."""
