@@ -5,9 +5,11 @@
 // and must also build under torch's default nvcc flags (__CUDA_NO_HALF_OPERATORS__ and friends),
 // so it uses only the conversion intrinsics, never half/bfloat16 operators.
 //
-// Algorithm (per block): one tile of kBlockM query rows of one (batch, head); each warp owns 16
-// of those rows. Q is loaded once (cp.async -> smem -> ldmatrix into registers). The block then
-// walks the K/V tiles of kBlockN keys:
+// Algorithm (per block): one tile of kBlockM query rows of one (batch, head); each warp owns 32
+// of those rows (two MMA row tiles that share every K and V fragment they load; 16 with the
+// knobs below). Q is loaded once into shared memory, and read again (ldmatrix) at every K tile,
+// which keeps the registers for the accumulators. The block then walks the K/V tiles of kBlockN
+// keys:
 //   S = Q K^T             mma.sync m16n8k16, fp32 accumulators, K fragments by ldmatrix
 //   online softmax        running row max m and row sum l in fp32, exp2 with scale*log2(e)
 //   O = O * alpha + P V   P re-packed from the S accumulators as the A operand (no smem trip),
@@ -18,8 +20,8 @@
 // (chunk ^ (row & 7)) so cp.async stores and ldmatrix reads are bank-conflict free.
 // Edges: rows/keys past seqlen are zero-filled by cp.async (src-size 0, nothing read) and keys
 // past seqlen are masked to -inf; out-of-range rows are never stored. Causal: K/V tiles wholly
-// above the diagonal are never visited (the loop stops at the block's last row), a warp skips
-// the tiles wholly above its own 16 rows, and blocks are scheduled heaviest first.
+// above the diagonal are never visited (the loop stops at the block's last row), and blocks are
+// scheduled heaviest first.
 
 #include "attention.h"
 
@@ -34,11 +36,14 @@ namespace cockpit_attn {
 namespace {
 
 // ---------------------------------------------------------------------------------------------
-// Tile configuration per head dim (measured on an H200, fp16, B=4 H=16 S=1k-8k: these beat
-// BM=64 tiles and, for D=128, BN=64/32; see csrc/README.md).
+// Tile configuration per head dim: FlashAttention-2's own tiles for Hopper, 4 warps of 32 rows,
+// Q read from shared memory. Measured on an H100 against the other knob sets (fp16/bf16, causal
+// or not, B=4 H=16 S=1k-8k; bench/kernel_variants.py, csrc/README.md): 1.04-1.14x FLASH.
 // Shared memory per block: Q (kBlockM x D) + kStages x (K + V) (kBlockN x D each), fp16/bf16.
-//   D = 64 : BM=128, BN=64,  1 stage -> 16 + 8 + 8   = 32 KB
-//   D = 128: BM=128, BN=128, 1 stage -> 32 + 32 + 32 = 96 KB
+//   D = 64 : BM=128, BN=128, 1 stage -> 16 + 16 + 16 = 48 KB
+//   D = 128: BM=128, BN=64,  1 stage -> 32 + 16 + 16 = 64 KB
+// On an L4 (100 KB of shared memory per SM) the D=128 tile fits one block per SM: `cockpit tune
+// --arch 8.9` searches the L4's own configuration.
 // Both use dynamic shared memory; above 48 KB the launcher opts in with
 // cudaFuncSetAttribute(MaxDynamicSharedMemorySize). The smallest target is the L4 (sm_89),
 // whose per-block opt-in limit is 99 KB (101376 bytes): checked by static_assert below unless
@@ -77,31 +82,31 @@ constexpr bool needs_smem_opt_in(int bytes) { return bytes > kDefaultSmemPerBloc
 #define COCKPIT_ATTN_D64_BM 128
 #endif
 #ifndef COCKPIT_ATTN_D64_BN
-#define COCKPIT_ATTN_D64_BN 64
+#define COCKPIT_ATTN_D64_BN 128
 #endif
 #ifndef COCKPIT_ATTN_D64_WARPS
-#define COCKPIT_ATTN_D64_WARPS (COCKPIT_ATTN_D64_BM / 16)
+#define COCKPIT_ATTN_D64_WARPS (COCKPIT_ATTN_D64_BM / 32)
 #endif
 #ifndef COCKPIT_ATTN_D64_MINB
-#define COCKPIT_ATTN_D64_MINB 2  // 2 blocks/SM: caps registers at 128/thread
+#define COCKPIT_ATTN_D64_MINB 2  // 2 blocks/SM: caps registers at 255/thread (4 warps)
 #endif
 #ifndef COCKPIT_ATTN_D64_STAGES
 #define COCKPIT_ATTN_D64_STAGES 1
 #endif
 #ifndef COCKPIT_ATTN_D64_O_SMEM
-#define COCKPIT_ATTN_D64_O_SMEM 1
+#define COCKPIT_ATTN_D64_O_SMEM 0  // staged, it spills 24-32 bytes on sm_89
 #endif
 #ifndef COCKPIT_ATTN_D64_Q_REGS
-#define COCKPIT_ATTN_D64_Q_REGS 1
+#define COCKPIT_ATTN_D64_Q_REGS 0
 #endif
 #ifndef COCKPIT_ATTN_D128_BM
 #define COCKPIT_ATTN_D128_BM 128
 #endif
 #ifndef COCKPIT_ATTN_D128_BN
-#define COCKPIT_ATTN_D128_BN 128
+#define COCKPIT_ATTN_D128_BN 32
 #endif
 #ifndef COCKPIT_ATTN_D128_WARPS
-#define COCKPIT_ATTN_D128_WARPS (COCKPIT_ATTN_D128_BM / 16)
+#define COCKPIT_ATTN_D128_WARPS (COCKPIT_ATTN_D128_BM / 32)
 #endif
 #ifndef COCKPIT_ATTN_D128_MINB
 #define COCKPIT_ATTN_D128_MINB 1  // 255 registers/thread, no spills (ptxas -v, sm_89 and sm_90)
@@ -113,7 +118,7 @@ constexpr bool needs_smem_opt_in(int bytes) { return bytes > kDefaultSmemPerBloc
 #define COCKPIT_ATTN_D128_O_SMEM 1
 #endif
 #ifndef COCKPIT_ATTN_D128_Q_REGS
-#define COCKPIT_ATTN_D128_Q_REGS 1
+#define COCKPIT_ATTN_D128_Q_REGS 0
 #endif
 
 template <int D>
@@ -278,22 +283,27 @@ struct LaneRows {
 };
 
 // cp.async ROWS x D elements, rows [row0, row0 + ROWS) of `src` (row stride `ld` elements),
-// into the swizzled smem tile `dst`; rows at or past `nrows` are zero-filled.
+// into the swizzled smem tile `dst`; rows at or past `nrows` are zero-filled. Each thread copies
+// one 16-byte chunk column of every kThreads / (D / 8)-th row, stepping one global pointer. The
+// empty asm makes each step opaque: left to itself, ptxas hoists one 64-bit address per copy out
+// of the K/V loop and keeps them all live, and at 32 query rows per warp those registers spill.
 template <typename T, int D, int ROWS, int kThreads>
 __device__ __forceinline__ void load_tile(T* dst, const T* src, int64_t ld, int row0, int nrows,
                                           int tid) {
   constexpr int kChunks = D / 8;
-  constexpr int kTotal = ROWS * kChunks;
-  static_assert(kTotal % kThreads == 0, "tile chunks must divide evenly over the block");
+  constexpr int kRowStep = kThreads / kChunks;  // rows one pass of the block covers
+  static_assert(kThreads % kChunks == 0 && ROWS % kRowStep == 0,
+                "tile chunks must divide evenly over the block");
+  const int c = tid % kChunks;
+  const int r0 = tid / kChunks;
+  const T* g = src + static_cast<int64_t>(row0 + r0) * ld + c * 8;
+  const int64_t step = kRowStep * ld;
 #pragma unroll
-  for (int it = 0; it < kTotal / kThreads; ++it) {
-    const int i = it * kThreads + tid;
-    const int r = i / kChunks;
-    const int c = i % kChunks;
-    const int gr = row0 + r;
-    const bool pred = gr < nrows;
-    const T* g = src + (pred ? static_cast<int64_t>(gr) * ld : 0) + c * 8;
-    cp_async_16(smem_u32(dst + swz<D>(r, c)), g, pred);
+  for (int r = r0, it = 0; it < ROWS / kRowStep; ++it, r += kRowStep) {
+    const bool pred = row0 + r < nrows;
+    cp_async_16(smem_u32(dst + swz<D>(r, c)), pred ? g : src, pred);
+    g += step;
+    asm volatile("" : "+l"(g));
   }
 }
 
@@ -414,11 +424,11 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
     }
     cp_async_commit();
 
-    // Warp-uniform: under causal masking a tile wholly above this warp's rows contributes 0.
-    const bool warp_skip = kCausal && (n0 > row_base + kWarpRows - 1);
-
+    // Every warp computes every tile of its block, also one wholly above its own rows under
+    // causal masking (its scores are all masked: alpha 1, P 0): it would only wait at the
+    // tile's barrier, and skipping it cost registers that spilled at 32 rows per warp.
     uint32_t pf[kRowTiles][BN / 16][4];  // P as the A operand of P V
-    if (!warp_skip) {
+    {  // S_j = Q K_j^T, its online softmax, and P_j packed
       float acc_s[kRowTiles][BN / 8][4];
 #pragma unroll
       for (int mt = 0; mt < kRowTiles; ++mt) {
@@ -457,14 +467,16 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
         // launcher keeps c away from 0.
         const bool need_mask = (n0 + BN > S) || (kCausal && n0 + BN - 1 > tile_row);
         if (need_mask) {
+          // Key n0 + 2t + c is masked at or past the row's limit (S, or row + 1 when causal):
+          // one limit per row held, compared with compile-time column offsets c.
 #pragma unroll
-          for (int i = 0; i < BN / 8; ++i) {
+          for (int hr = 0; hr < 2; ++hr) {
+            const int row = tile_row + g + 8 * hr;
+            const int lim = (kCausal ? min(S, row + 1) : S) - (n0 + 2 * t);
 #pragma unroll
-            for (int e = 0; e < 4; ++e) {
-              const int col = n0 + i * 8 + 2 * t + (e & 1);
-              const int row = tile_row + g + ((e >> 1) << 3);
-              const bool masked = (col >= S) || (kCausal && col > row);
-              if (masked) acc_s[mt][i][e] = -INFINITY;
+            for (int i = 0; i < BN / 8; ++i) {
+              if (i * 8 >= lim) acc_s[mt][i][2 * hr] = -INFINITY;
+              if (i * 8 + 1 >= lim) acc_s[mt][i][2 * hr + 1] = -INFINITY;
             }
           }
         }
@@ -522,7 +534,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinBlocks)
     }
 
     // O += P V; each V fragment serves every row tile of the warp.
-    if (!warp_skip) {
+    {
 #pragma unroll
       for (int kk = 0; kk < BN / 16; ++kk) {
 #pragma unroll
@@ -660,13 +672,12 @@ KernelLaunch describe() {
   std::snprintf(k.template_args, sizeof k.template_args, "%s, %d, %d, %d, %d, %d, %s",
                 TypeName<T>::kCxx, D, Cfg::kBlockM, Cfg::kBlockN, Cfg::kWarps,
                 Cfg::kMinBlocksPerSM, kCausal ? "true" : "false");
-  // The other knobs are named only where they leave the hand-picked shape (16 rows per warp,
-  // one K/V stage, O staged through shared memory), so the default labels read as they did.
+  // The other knobs are named only where they leave the hand-picked shape (32 rows per warp,
+  // one K/V stage, Q read from shared memory), so the default labels stay short.
   char knobs[48] = "";
-  if (Cfg::kBlockM != 16 * Cfg::kWarps || Cfg::kStages != 1 || !Cfg::kStageOInSmem ||
-      !Cfg::kQInRegs) {
+  if (Cfg::kBlockM != 32 * Cfg::kWarps || Cfg::kStages != 1 || Cfg::kQInRegs) {
     std::snprintf(knobs, sizeof knobs, ", warps=%d, stages=%d%s%s", Cfg::kWarps, Cfg::kStages,
-                  Cfg::kStageOInSmem ? "" : ", O direct", Cfg::kQInRegs ? "" : ", Q smem");
+                  Cfg::kStageOInSmem ? "" : ", O direct", Cfg::kQInRegs ? ", Q regs" : "");
   }
   std::snprintf(k.label, sizeof k.label, "attn_fwd<%s, D=%d, BM=%d, BN=%d%s%s>",
                 TypeName<T>::kShort, D, Cfg::kBlockM, Cfg::kBlockN, kCausal ? ", causal" : "",

@@ -71,16 +71,17 @@ def test_every_compiled_kernel_is_judged_as_launched_on_an_l4_and_an_h100(
     report = report_kernels(parse_ptxas(lines), {"kernels": table, "gpu": None})
     assert report.launch_known and report.findings == ()
     rows = {r["label"]: r for r in report.rows}
-    assert len(rows) == 8 and {r["threads"] for r in rows.values()} == {256}
-    d64, d128 = rows["attn_fwd<half, D=64, BM=128, BN=64, causal>"], rows["attn_fwd<bf16, D=128, BM=128, BN=128>"]
-    assert (d64["smem_per_block"], d64["smem_opt_in"]) == (32 * 1024, False)
-    assert (d128["smem_per_block"], d128["smem_opt_in"]) == (96 * 1024, True)
+    assert len(rows) == 8 and {r["threads"] for r in rows.values()} == {128}
+    d64, d128 = rows["attn_fwd<half, D=64, BM=128, BN=128, causal>"], rows["attn_fwd<bf16, D=128, BM=128, BN=32>"]
+    assert (d64["smem_per_block"], d64["smem_opt_in"]) == (48 * 1024, False)
+    # The L4's tile: two blocks of 48 KB fit its 100 KB per SM (a 64 KB tile would leave one).
+    assert (d128["smem_per_block"], d128["smem_opt_in"]) == (48 * 1024, False)
     seen = {(t["arch"], t["source"]): (t["blocks_per_sm"], t["warps_per_sm"], t["limiter"])
             for t in d128["occupancy"]}
-    assert seen == {("sm_89", "limits table"): (1, 8, "registers + shared memory"),
-                    ("sm_90", "limits table"): (1, 8, "registers")}
+    assert seen == {("sm_89", "limits table"): (2, 8, "registers + shared memory"),
+                    ("sm_90", "limits table"): (2, 8, "registers")}
     assert [t["arch"] for t in d64["occupancy"]] == [arch, *({"sm_89", "sm_90"} - {arch})]
-    assert {t["blocks_per_sm"] for t in d64["occupancy"]} == {2}  # __launch_bounds__(256, 2)
+    assert {t["blocks_per_sm"] for t in d64["occupancy"]} == {2}  # __launch_bounds__(128, 2)
     other = next(t for t in d64["occupancy"] if t["arch"] != arch)
     assert other["note"] == f"with the {arch} build's {d64['registers']} registers"
 
@@ -93,13 +94,13 @@ def test_the_build_summary_names_registers_shared_memory_and_occupancy(
     verdict = judge_build(["[1/1] nvcc ...", *lines], 0, probe)
     assert verdict.status == "pass"
     l4, h100 = "8 on L4 (17%, registers + shared memory)", "8 on H100 (12%, registers)"
-    assert verdict.summary == ("built in 4.2 s (1 steps); 8 kernels: ≤255 regs, no spills, ≤96 KB smem/block; "
+    assert verdict.summary == ("built in 4.2 s (1 steps); 8 kernels: ≤255 regs, no spills, ≤48 KB smem/block; "
                                f"fewest warps/SM: {l4 + ', ' + h100 if arch == 'sm_89' else h100 + ', ' + l4}")
     strict = judge_build(lines, 0, probe, ResourcePolicy(occupancy_floor=0.25))
     assert strict.status == "warn"
-    assert strict.summary.startswith(f"attn_fwd<bf16, D=128, BM=128, BN=128, causal> keeps 8 warps/SM on "
+    assert strict.summary.startswith(f"attn_fwd<bf16, D=128, BM=128, BN=32, causal> keeps 8 warps/SM on "
                                      f"{'L4' if arch == 'sm_89' else 'H100'} ({arch}) ")
-    assert "under the 25.0% floor (+7 more); built in 4.2 s" in strict.summary
+    assert "under the 25.0% floor (+15 more); built in 4.2 s" in strict.summary  # 8 kernels x 2 GPUs
 
 
 def test_too_much_shared_memory_is_named_with_the_kernel(tmp_path: Path) -> None:
@@ -255,8 +256,8 @@ def test_the_build_panel_shows_each_kernel_as_launched_on_both_gpus(
     header = next(line for line in text.splitlines() if "kernel" in line)
     assert header.split() == ["kernel", "regs", arch, "spill/stack", "smem/blk",
                               *(["L4", "sm_89", "H100", "sm_90"] if arch == "sm_89" else ["H100", "sm_90", "L4", "sm_89"])]
-    row = next(line for line in text.splitlines() if "attn_fwd<half, D=128, BM=128, BN=128>" in line)
-    assert "0/0" in row and "96 KB" in row and "1×8w 17% regs+smem" in row and "1×8w 12% regs" in row
+    row = next(line for line in text.splitlines() if "attn_fwd<half, D=128, BM=128, BN=32>" in line)
+    assert "0/0" in row and "48 KB" in row and "2×4w 17% regs+smem" in row and "2×4w 12% regs" in row
     for name, line in [("ninja-compiler-not-found", "✗ attention.cuda.o failed: /bin/sh: 1: /opt/cuda-missing/"
                                                    "bin/nvcc: not found"),
                        ("ninja-link-missing-library", "✗ cockpit_attn.so failed: /usr/bin/ld: cannot find "
@@ -287,10 +288,10 @@ def test_on_a_gpu_the_runtimes_count_is_shown_with_the_limiter_when_the_table_ag
     recorded = Path(__file__).parent / "fixtures" / "gpu" / "launch" / "launch-table-h100.jsonl"
     answered = [json.loads(line) for line in recorded.read_text().splitlines()]
     report = report_kernels(parse_ptxas(lines), {"kernels": answered, "gpu": gpu})
-    row = next(r for r in report.rows if r["label"] == "attn_fwd<half, D=128, BM=128, BN=128>")
+    row = next(r for r in report.rows if r["label"] == "attn_fwd<half, D=128, BM=128, BN=32>")
     here = [t for t in row["occupancy"] if t["source"] == "CUDA runtime"]
     assert [(t["gpu"], t["arch"], t["blocks_per_sm"], t["warps_per_sm"], t["fraction"], t["limiter"])
-            for t in here] == [("H100 80GB HBM3", "sm_90", 1, 8, 0.125, "registers")]
+            for t in here] == [("H100 80GB HBM3", "sm_90", 2, 8, 0.125, "registers")]
     assert {t["arch"] for t in row["occupancy"]} == {"sm_89", "sm_90"} and report.notes == ()
     wrong = [dict(e, device=dict(e["device"], blocks_per_sm=3)) for e in answered]
     [note] = report_kernels(parse_ptxas(lines), {"kernels": wrong, "gpu": gpu}).notes[:1]
@@ -302,7 +303,7 @@ def test_a_kernel_missing_from_the_launch_table_is_a_warning_not_a_silence(
     arch, lines, table = kernel_build
     report = report_kernels(parse_ptxas(lines), {"kernels": table[1:], "gpu": None})
     assert [f.text for f in report.findings] == [
-        f"attn_fwd_kernel<half, 64, 128, 64, 8, 2, false> ({arch}) is not in launch_info(): its shared "
+        f"attn_fwd_kernel<half, 64, 128, 128, 4, 2, false> ({arch}) is not in launch_info(): its shared "
         "memory per block and occupancy are unknown (csrc/README.md)"]
 
 
@@ -312,8 +313,8 @@ def test_the_h100_build_gate_recording_shows_each_kernel_as_launched() -> None:
     gate = json.loads((Path(__file__).parent / "fixtures" / "gpu" / "launch" / "gate-build-h100.json").read_text())
     assert gate["status"] == "pass"
     rows = {k["label"]: k for k in gate["result"]["kernels"]}
-    d128 = rows["attn_fwd<bf16, D=128, BM=128, BN=128, causal>"]
-    assert (d128["dynamic_smem"], d128["smem_opt_in"], d128["registers"], d128["spill_stores"]) == (98304, True, 255, 0)
+    d128 = rows["attn_fwd<bf16, D=128, BM=128, BN=32, causal>"]
+    assert (d128["dynamic_smem"], d128["smem_opt_in"], d128["registers"], d128["spill_stores"]) == (49152, False, 238, 0)
     by_gpu = {o["gpu"]: (o["blocks_per_sm"], o["warps_per_sm"], o["limiter"]) for o in d128["occupancy"]}
-    assert by_gpu == {"H100 80GB HBM3": (1, 8, "registers"), "L4": (1, 8, "registers + shared memory")}
+    assert by_gpu == {"H100 80GB HBM3": (2, 8, "registers"), "L4": (2, 8, "registers + shared memory")}
     assert "8 on this H100 80GB HBM3 (12%, registers)" in gate["summary"]

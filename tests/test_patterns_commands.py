@@ -27,14 +27,14 @@ def test_list_shows_id_status_time_saved_and_title(workspace: Path, capsys: pyte
     assert lines[0].split() == ["ID", "STATUS", "SAVES", "TITLE"]
     assert lines[1].startswith("01  operational  60 min  Measure the PyTorch baseline")
     assert lines[11].startswith("11  planned      0 min   Run the compile-time gates in CI")
-    assert lines[-1] == "13 patterns: 11 operational, 2 planned; 440 min saved when all apply"
+    assert lines[-1] == "14 patterns: 12 operational, 2 planned; 500 min saved when all apply"
     assert err == ""
 
 
 def test_list_json_is_one_object(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert list_command(workspace, as_json=True) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["time_saved_min"] == 440
+    assert data["time_saved_min"] == 500
     assert data["problems"] == []
     first = data["patterns"][0]
     assert (first["id"], first["status"], first["time_saved_min"]) == (1, "operational", 60)
@@ -42,11 +42,11 @@ def test_list_json_is_one_object(workspace: Path, capsys: pytest.CaptureFixture[
 
 
 def test_list_names_broken_files_on_stderr_and_exits_1(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    broken = workspace / "patterns" / "13-broken.md"
-    broken.write_bytes(b"---\nid: 13\ntitle: caf\xe9\n---\n")
+    broken = workspace / "patterns" / "15-broken.md"
+    broken.write_bytes(b"---\nid: 15\ntitle: caf\xe9\n---\n")
     assert list_command(workspace, as_json=False) == 1
     out, err = capsys.readouterr()
-    assert "13 patterns" in out
+    assert "14 patterns" in out
     assert err == f"cockpit: {broken}:3: not UTF-8 (byte 0xe9); re-save the file as UTF-8\n"
 
 
@@ -92,8 +92,8 @@ def test_new_prints_the_path_of_the_next_pattern(workspace: Path, capsys: pytest
     assert new_command(workspace, "Stale lock hangs the JIT load", "A killed build leaves a lock.",
                        "A load prints nothing for a minute.", "Delete the lock when no build runs.", 25) == 0
     path = Path(capsys.readouterr().out.strip())
-    assert path == workspace / "patterns" / "14-stale-lock-hangs-the-jit-load.md"
-    assert show_command(workspace, "14", as_json=False) == 0
+    assert path == workspace / "patterns" / "15-stale-lock-hangs-the-jit-load.md"
+    assert show_command(workspace, "15", as_json=False) == 0
     assert "saves 25 min" in capsys.readouterr().out
 
 

@@ -316,16 +316,17 @@ def test_close_matches_catch_typos() -> None:
 
 # The library that ships ----------------------------------------------------------------------
 
-def test_the_library_ships_eleven_operational_and_two_planned_patterns() -> None:
+def test_the_library_ships_twelve_operational_and_two_planned_patterns() -> None:
     # 13 was learned in the example session (sessions/20261123-0849-...): the tune gate's kept
-    # Hopper tile failed the build gate's L4 check.
+    # Hopper tile failed the build gate's L4 check; 14 in sessions/20261123-1109-...: the spills
+    # at 32 rows per warp were hoisted addresses.
     patterns, problems = load_library(LIBRARY)
     assert problems == ()
-    assert [p.id for p in patterns] == list(range(1, 14))
-    assert [p.status for p in patterns].count("operational") == 11
+    assert [p.id for p in patterns] == list(range(1, 15))
+    assert [p.status for p in patterns].count("operational") == 12
     assert [p.id for p in patterns if p.status == "planned"] == [11, 12]
     assert {p.id: p.time_saved_min for p in patterns} == {
-        1: 60, 2: 90, 3: 30, 4: 45, 5: 20, 6: 55, 7: 0, 8: 40, 9: 50, 10: 30, 11: 0, 12: 0, 13: 20}
+        1: 60, 2: 90, 3: 30, 4: 45, 5: 20, 6: 55, 7: 0, 8: 40, 9: 50, 10: 30, 11: 0, 12: 0, 13: 20, 14: 60}
     assert all(p.evidence for p in patterns)
     assert all(p.body.strip() for p in patterns)
 

@@ -57,7 +57,8 @@ def test_each_configuration_compiles_alone_into_its_own_library_and_says_what_it
 
 
 def test_a_spilling_configuration_is_rejected_after_ptxas_says_so(toolchain, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    params = KernelParams(64, 64, 2, 1, 2, False)  # 32 rows per warp, two stages: over 255 registers
+    # The D=64 default with two K/V stages: 32 rows per warp, Q and two K/V tiles in flight.
+    params = KernelParams(128, 128, 4, 2, 2, False, q_regs=False)
     built = compile_config(toolchain, CSRC, tmp_path, params, 64, "sm_90", LIMITS["sm_90"].smem_per_block_optin)
     rejection = after_compile(params, 64, LIMITS["sm_90"], 0.125, list(built.kernels))
     assert rejection is not None and rejection.limit == "spills"

@@ -26,7 +26,7 @@ def test_the_hand_picked_configurations_pass_every_limit_on_an_l4_and_an_h100() 
     for limits in (L4, H100):
         for head_dim, params in DEFAULTS.items():
             assert check(params, head_dim, limits, 0.125) is None
-    assert DEFAULTS[64].smem_bytes(64) == 32 * 1024 and DEFAULTS[128].smem_bytes(128) == 96 * 1024
+    assert DEFAULTS[64].smem_bytes(64) == 48 * 1024 and DEFAULTS[128].smem_bytes(128) == 48 * 1024
 
 
 def test_shared_memory_is_counted_as_launched_with_its_stages_against_each_gpus_opt_in() -> None:
@@ -39,9 +39,10 @@ def test_shared_memory_is_counted_as_launched_with_its_stages_against_each_gpus_
 
 
 def test_registers_are_a_lower_bound_against_what_launch_bounds_leave() -> None:
-    # The defaults measured 126-128 and 253-255 registers (csrc/README.md): the estimate stays under.
-    assert register_estimate(DEFAULTS[64], 64) <= 126 and register_estimate(DEFAULTS[128], 128) <= 253
-    assert register_cap(DEFAULTS[64], H100) == 128 and register_cap(DEFAULTS[128], H100) == 255
+    # The defaults measured 255 and 236-237 registers (ptxas -v, sm_89 and sm_90): the estimate
+    # stays under.
+    assert register_estimate(DEFAULTS[64], 64) <= 255 and register_estimate(DEFAULTS[128], 128) <= 236
+    assert register_cap(DEFAULTS[64], H100) == 255 and register_cap(DEFAULTS[128], H100) == 255
     two_rows = KernelParams(128, 128, 4, 1, 1, True)  # 32 rows per warp at D=128: 2 x (32+64+64) + 24
     rejected = check(two_rows, 128, H100, 0.125)
     assert rejected is not None and rejected.limit == "registers"

@@ -15,12 +15,8 @@
 # Every stage leaves its log and the workspace's sessions (gate logs trimmed) in $OUT.
 set -u
 : "${OUT:?set OUT}" "${STAGE:?set STAGE=a|b|c|d|e}"
-. tests/fixtures/gpu/capture_common.sh
-export PATH=/usr/local/cuda/bin:$PATH
 ws=/tmp/real-ws
-c() { python3 -m cockpit --workspace "$ws" "$@"; }
-gate() { c gate "$1" --json > "$ws/last-$1.json" 2> "$ws/last-$1.log"; echo "$(date +%T) $1: exit $? $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['status'], '-', d['summary'])" "$ws/last-$1.json" 2>&1 | tail -1)"; }
-note() { printf '\n- %s %s\n' "$(date +%H:%M)" "$1" >> "$(ls -d "$ws"/sessions/*/ | tail -1)SESSION.md"; }
+. bench/device/session_common.sh
 log="$OUT/stage-$STAGE.txt"
 {
 case "$STAGE" in
@@ -39,7 +35,7 @@ a)
   gate bench
   ;;
 b)
-  [ -n "${NOTES:-}" ] && while IFS= read -r line; do [ -n "$line" ] && note "$line"; done <<< "$NOTES"
+  notes "${NOTES:-}"
   c phase next
   gate profile
   c phase next
@@ -69,7 +65,7 @@ d)
   gate profile
   ;;
 e)
-  [ -n "${NOTES:-}" ] && while IFS= read -r line; do [ -n "$line" ] && note "$line"; done <<< "$NOTES"
+  notes "${NOTES:-}"
   c phase next
   [ -n "${PATTERN:-}" ] && eval "c pattern new $PATTERN"
   c end --reason "${REASON:-session done}"

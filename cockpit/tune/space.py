@@ -102,8 +102,8 @@ class KernelParams:
 
 # The hand-picked configurations (csrc/attention.cu's defaults, csrc/README.md's table).
 DEFAULTS: dict[int, KernelParams] = {
-    64: KernelParams(128, 64, 8, 2, 1, True),
-    128: KernelParams(128, 128, 8, 1, 1, True),
+    64: KernelParams(128, 128, 4, 2, 1, False, q_regs=False),
+    128: KernelParams(128, 32, 4, 1, 1, True, q_regs=False),
 }
 
 DEFAULT_SPACE: dict[str, tuple[Value, ...]] = {
