@@ -94,7 +94,7 @@ def main() -> int:
         ok = True
         for d in (64, 128):
             rows, passed = bench_gate.correctness(by_d[d], [c for c in CHECKS if c["D"] == d], "cuda",
-                                                  {"fp16": 1e-2, "bf16": 2e-2})
+                                                  bench_gate.TOLERANCE)
             if not passed:
                 print(f"check {name} D{d}: FAIL at {rows[-1]['config']}")
                 ok = False

@@ -38,10 +38,10 @@ A)
   cp csrc/attention.cu "$ws/csrc/attention.cu"
   (cd "$ws" && git add csrc && git -c user.email=e@x -c user.name=engineer commit -qm "csrc: 32 rows per warp, loads that keep no hoisted addresses, FlashAttention-2's tiles")
   python3 - "$ws/cockpit.toml" <<'PY'
-import re, sys
+import os, re, sys
 p = sys.argv[1]; s = open(p).read()
 # The profile says registers and shared memory: search around 32 rows per warp, Q from shared memory.
-s = re.sub(r"budget_min = \d+", "budget_min = " + __import__("os").environ.get("BUDGET", "7"), s)
+s = re.sub(r"budget_min = \d+", "budget_min = " + os.environ.get("BUDGET", "7"), s)
 s = re.sub(r"q_regs = \[true, false\]", "q_regs = [false]", s)
 s = re.sub(r"block_n = \[16, 32, 64, 128, 256\]", "block_n = [32, 64, 128]", s)
 s = re.sub(r"warps = \[2, 4, 8, 16\]", "warps = [2, 4, 8]", s)
