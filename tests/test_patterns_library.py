@@ -84,6 +84,10 @@ def test_a_pattern_written_and_read_back_is_the_same_pattern(tmp_path: Path) -> 
     text = render_pattern(pattern)
     assert parse_pattern(text, path, 7) == pattern
     assert render_pattern(parse_pattern(text, path, 7)) == text
+    assert "triggers_mean" not in text  # the default (a firing is a mistake) is left unwritten
+    advice = sample(path, triggers_mean="advice")
+    assert "\ntriggers_mean: advice\n---\n" in render_pattern(advice)
+    assert parse_pattern(render_pattern(advice), path, 7) == advice
 
 
 def test_a_good_file_loads_with_all_its_fields(tmp_path: Path) -> None:
@@ -112,6 +116,8 @@ def test_a_good_file_loads_with_all_its_fields(tmp_path: Path) -> None:
     (GOOD.replace("id: 4\n", "id: 4\nid: 4\n"), 3, "id: given twice (first on line 2); keep one"),
     (GOOD.replace("---\n\n# Body", "\n# Body"), 1, "no closing '---' line"),
     (GOOD.replace("time_saved_min: 20", "time_saved_min: 020"), 5, "means different things to different YAML readers"),
+    (GOOD.replace("---\n\n# Body", "triggers_mean: blame\n---\n\n# Body"), 14,
+     "triggers_mean: 'blame' is not one of mistake, advice"),
 ])
 def test_a_malformed_file_is_reported_with_file_and_line_while_the_others_load(
     tmp_path: Path, text: str, line: int, says: str

@@ -83,6 +83,8 @@ def test_a_kept_winner_goes_into_the_header_and_a_bench_record_the_next_keep_rev
     assert read_current(run.csrc)[64] == params["top1"] and read_current(run.csrc)[128] == DEFAULTS[128]
     assert result["keep"]["header"] == "csrc/tuned_config.h"  # the journal's paths are the workspace's
     [record] = bench_history(tmp_path / "sessions")
+    assert result["record"] == f"sessions/{record.path.parent.parent.name}/results/{record.path.name}"
+    assert result["lines"][-1] == f"bench record: {result['record']}"
     assert record.valid and set(record.ours_ms) == {"B4 H16 S1024 D64 fp16 full", "B4 H16 S4096 D64 fp16 full"}
     lost = _decide(Config(), run, [(judge(64, {**times, "top1": calls(251.0, seed=2)}, params, shapes, 0.10, True),
                                     {"valid": True, "reasons": []}, {"times_ms": times})])

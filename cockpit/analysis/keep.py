@@ -68,6 +68,17 @@ def geomean_speedup(reference: dict[str, float], now: dict[str, float]) -> tuple
     return math.exp(sum(math.log(reference[c] / now[c]) for c in shared) / len(shared)), len(shared)
 
 
+def rows_geomean(rows: Any, key: str) -> tuple[float, int] | None:
+    """The geometric mean of one speedup column of a bench result's rows ("speedup_vs_sdpa",
+    "speedup_vs_flash"), and over how many configs; None when no row has a usable value."""
+    values = [r[key] for r in rows if isinstance(r, dict) and isinstance(r.get(key), (int, float))
+              and not isinstance(r.get(key), bool) and math.isfinite(r[key]) and r[key] > 0] \
+        if isinstance(rows, list) else []
+    if not values:
+        return None
+    return math.exp(sum(math.log(v) for v in values) / len(values)), len(values)
+
+
 def decide_keep(current: BenchRecord, history: Iterable[BenchRecord], objective: str,
                 keep_improvement: float = 0.2) -> KeepDecision:
     """KEEP, REVERT, or BASELINE (no earlier valid run of these configs to compare with)."""

@@ -4,7 +4,6 @@ against PyTorch's SDPA measured the same way in the same process."""
 from __future__ import annotations
 
 import json
-import math
 import statistics
 import time
 from collections.abc import Sequence
@@ -18,6 +17,7 @@ from cockpit.analysis.keep import (
     bench_record_json,
     decide_keep,
     head_commit,
+    rows_geomean,
 )
 from cockpit.config import Thresholds
 from cockpit.errors import CockpitError
@@ -149,12 +149,12 @@ class BenchGate:
 def judge_bench(data: dict[str, Any], validity: dict[str, Any], keep: dict[str, Any],
                 thresholds: Thresholds, record_path: str) -> Verdict:
     rows = data["rows"]
-    speedups = [r["speedup_vs_sdpa"] for r in rows if r.get("speedup_vs_sdpa")]
-    if not speedups:
+    vs_sdpa = rows_geomean(rows, "speedup_vs_sdpa")
+    if vs_sdpa is None:
         return Verdict("error", "no config produced a time for both ours and SDPA",
                        {"rows": rows, "validity": validity})
-    geomean = math.exp(sum(math.log(s) for s in speedups) / len(speedups))
-    flash = [r["speedup_vs_flash"] for r in rows if r.get("speedup_vs_flash")]
+    geomean, configs = vs_sdpa
+    vs_flash = rows_geomean(rows, "speedup_vs_flash")
     # The typical kernel of the sweep decides whether launches dominate (the smallest always will).
     typical_ms = statistics.median(r["impl"]["ours"]["median_ms"] for r in rows if "ours" in r["impl"])
     d = decide(geomean, typical_ms, SpeedupThresholds(thresholds.speedup_critical,
@@ -163,9 +163,9 @@ def judge_bench(data: dict[str, Any], validity: dict[str, Any], keep: dict[str, 
     status: GateStatus = "fail" if d.level == "CRITICAL" else "warn" if d.level == "HIGH" else "pass"
     if not validity["valid"] and status == "pass":
         status = "warn"
-    summary = f"{geomean:.2f}x vs SDPA ({d.level}) over {len(speedups)} configs"
-    if flash:
-        summary += f", {math.exp(sum(math.log(s) for s in flash) / len(flash)):.2f}x vs FLASH"
+    summary = f"{geomean:.2f}x vs SDPA ({d.level}) over {configs} configs"
+    if vs_flash is not None:
+        summary += f", {vs_flash[0]:.2f}x vs FLASH"
         # A geomean over small and large sizes can read as parity while the sizes that matter
         # lose: the worst config is said with it.
         worst = min((r for r in rows if r.get("speedup_vs_flash")), key=lambda r: r["speedup_vs_flash"])
@@ -173,6 +173,7 @@ def judge_bench(data: dict[str, Any], validity: dict[str, Any], keep: dict[str, 
             summary += f" (worst {worst['speedup_vs_flash']:.2f}x at {worst['config']})"
     summary += "; " + validity_words(validity)
     result = {"rows": rows, "device": data.get("device"), "gpu": data.get("gpu"), "geomean_speedup": geomean,
+              "geomean_vs_flash": vs_flash[0] if vs_flash else None,
               "level": d.level, "next_step": d.next_step, "tool": d.tool,
               "profile_first": d.profile_first, "validity": validity, "keep": keep,
               "record": record_path}

@@ -99,7 +99,9 @@ def details(p: Pattern) -> str:
     if p.evidence:
         lines.append("evidence: " + "; ".join(p.evidence))
     if p.triggers:
-        lines.append("triggers: " + " · ".join(describe(t) for t in p.triggers))
+        lines.append("triggers: " + " · ".join(describe(t) for t in p.triggers)
+                     + (" (advice: when to apply it, not a repeated mistake)"
+                        if p.triggers_mean == "advice" else ""))
     body = p.body.strip("\n")
     return "\n".join(lines) + (f"\n\n{body}" if body else "")
 
@@ -109,7 +111,7 @@ def pattern_json(p: Pattern) -> dict[str, Any]:
         "id": p.id, "title": p.title, "status": p.status, "time_saved_min": p.time_saved_min,
         "problem": p.problem, "when": p.when, "solution": p.solution,
         "evidence": list(p.evidence), "triggers": [trigger_to_mapping(t) for t in p.triggers],
-        "path": str(p.path),
+        "triggers_mean": p.triggers_mean, "path": str(p.path),
     }
 
 

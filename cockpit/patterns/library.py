@@ -22,7 +22,7 @@ from typing import Any
 
 from cockpit.errors import CockpitError
 from cockpit.patterns import frontmatter as fm
-from cockpit.patterns.pattern import FILE_NAME, STATUSES, Pattern, PatternStatus, Trigger
+from cockpit.patterns.pattern import FILE_NAME, MEANINGS, STATUSES, Pattern, PatternStatus, Trigger
 from cockpit.patterns.search import close_matches, find, rank
 from cockpit.patterns.triggers import TriggerError, trigger_from_mapping, trigger_to_mapping
 from cockpit.workspace import slugify
@@ -36,7 +36,8 @@ __all__ = [
     "render_pattern",
 ]
 
-KEYS = ("id", "title", "status", "time_saved_min", "problem", "when", "solution", "evidence", "triggers")
+KEYS = ("id", "title", "status", "time_saved_min", "problem", "when", "solution", "evidence", "triggers",
+        "triggers_mean")
 REQUIRED = ("id", "title", "status", "time_saved_min", "problem", "when", "solution")
 TEXT_KEYS = ("title", "problem", "when", "solution")
 _NUMBERED = re.compile(r"^(\d+)-")
@@ -150,6 +151,10 @@ def _validate(doc: fm.Document, path: Path, file_id: int | None) -> Pattern:
     status = fields["status"].value
     if status not in STATUSES:
         raise _Bad(fields["status"].line, f"status: {_shown(status)} is not one of {', '.join(STATUSES)}")
+    meaning = fields["triggers_mean"].value if "triggers_mean" in fields else "mistake"
+    if meaning not in MEANINGS:
+        raise _Bad(fields["triggers_mean"].line, f"triggers_mean: {_shown(meaning)} is not one of "
+                                                 f"{', '.join(MEANINGS)}")
     texts = {key: _text(fields[key]) for key in TEXT_KEYS}
     if len(texts["title"]) > TITLE_MAX:
         raise _Bad(fields["title"].line, f"title is {len(texts['title'])} characters; keep it under "
@@ -160,7 +165,7 @@ def _validate(doc: fm.Document, path: Path, file_id: int | None) -> Pattern:
         id=pid, title=texts["title"], status=status,
         time_saved_min=_whole_number(fields["time_saved_min"]),
         problem=texts["problem"], when=texts["when"], solution=texts["solution"],
-        evidence=evidence, triggers=triggers, body=doc.body, path=path,
+        evidence=evidence, triggers=triggers, body=doc.body, path=path, triggers_mean=meaning,
     )
 
 
@@ -281,11 +286,14 @@ def pattern_slug(title: str) -> str:
 def render_pattern(p: Pattern) -> str:
     """The file text of `p`, keys in the order of KEYS; `parse_pattern` reads it back as an
     equal pattern."""
-    return fm.render({
+    fields: dict[str, object] = {
         "id": p.id, "title": p.title, "status": p.status, "time_saved_min": p.time_saved_min,
         "problem": p.problem, "when": p.when, "solution": p.solution,
         "evidence": list(p.evidence), "triggers": [trigger_to_mapping(t) for t in p.triggers],
-    }, p.body)
+    }
+    if p.triggers_mean != "mistake":  # the default is left unwritten
+        fields["triggers_mean"] = p.triggers_mean
+    return fm.render(fields, p.body)
 
 
 def new_pattern(

@@ -13,6 +13,10 @@ from typing import Literal
 
 PatternStatus = Literal["operational", "planned"]
 STATUSES: tuple[PatternStatus, ...] = ("operational", "planned")
+TriggerMeaning = Literal["mistake", "advice"]
+MEANINGS: tuple[TriggerMeaning, ...] = ("mistake", "advice")
+"""What a firing trigger says: the mistake the pattern guards against happened again (a build
+error, a dropped connection), or it is the moment to apply the pattern (a speedup below 1.0)."""
 # `NN-slug.md`: the number is the pattern's id, the slug a name for people and `patterns show`.
 FILE_NAME = re.compile(r"^(\d{2,})-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
 
@@ -52,6 +56,7 @@ class Pattern:
     triggers: tuple[Trigger, ...]
     body: str
     path: Path
+    triggers_mean: TriggerMeaning = "mistake"
 
     @property
     def slug(self) -> str:

@@ -12,7 +12,14 @@ from typing import Any
 from cockpit.errors import CockpitError
 from cockpit.patterns.library import Pattern, load_library
 from cockpit.report.gate_details import details
-from cockpit.report.history import SessionSummary, best_valid, pattern_birth, summarize
+from cockpit.report.history import (
+    SessionSummary,
+    best_valid,
+    pattern_birth,
+    sessions_named,
+    summarize,
+    vs_flash,
+)
 from cockpit.report.jsonio import normalized
 from cockpit.report.model import (
     SCHEMA_VERSION,
@@ -96,8 +103,11 @@ def outcome(state: SessionState) -> Outcome:
         return Outcome(None, None, None, valid, len(benches) - valid, text)
     speedup = float(best.result["geomean_speedup"])
     level = clean_line(str(best.result.get("level", "")))
+    flash = vs_flash(best.result)
     return Outcome(speedup, level, best.run_id, valid, len(benches) - valid,
-                   f"{speedup:.2f}x vs SDPA ({level}), run {best.run_id}")
+                   f"{speedup:.2f}x vs SDPA ({level})"
+                   + (f", {flash:.2f}x vs FLASH" if flash is not None else "") + f", run {best.run_id}",
+                   flash)
 
 
 def machine(state: SessionState, track: Track) -> Machine | None:
@@ -297,7 +307,8 @@ def created(patterns: tuple[Pattern, ...], births: dict[int, float],
             state: SessionState) -> tuple[PatternRef, ...]:
     """Patterns whose evidence names this session first: the lessons it added."""
     return tuple(PatternRef(p.id, clean_line(p.title), clean_line(p.problem), None)
-                 for p in patterns if births.get(p.id) == state.created_t and state.id in p.evidence)
+                 for p in patterns if births.get(p.id) == state.created_t
+                 and state.id in sessions_named(p.evidence, (state.id,)))
 
 
 def _comparison(ws: Workspace, ref: SessionRef, refs: list[SessionRef], this: SessionSummary,

@@ -20,7 +20,7 @@ from cockpit.report.html import render_html
 from cockpit.report.jsonio import dumps, to_json
 from cockpit.report.markdown import render_markdown
 from cockpit.report.model import Report
-from cockpit.report.trend import HistoryTable, history_table, minutes, times
+from cockpit.report.trend import HistoryTable, history_table, minutes, pattern_ids, times
 from cockpit.session.live import atomic_write
 from cockpit.workspace import SessionRef, Workspace, list_sessions, resolve_session
 
@@ -109,13 +109,14 @@ def history_text(table: HistoryTable) -> str:
         return "no sessions yet; start one with: cockpit new \"OBJECTIVE\""
     from cockpit.report.formats import utc
 
-    head = ("SESSION", "DATE", "DURATION", "1ST VALID", "BEST", "PATTERNS", "MISTAKES", "OUTCOME",
-            "OBJECTIVE")
+    head = ("SESSION", "DATE", "DURATION", "1ST VALID", "VS SDPA", "VS FLASH", "PATTERNS",
+            "MISTAKES", "OUTCOME", "OBJECTIVE")
     rows: list[tuple[str, ...]] = [head]
     for s in table.sessions:
         rows.append((s.id, utc(s.started_t)[:16], minutes(s.duration_s), minutes(s.first_valid_s),
-                     times(s.best_speedup), ",".join(f"{p:02d}" for p in s.patterns_applied) or "—",
-                     ",".join(f"{m.id:02d}" for m in s.mistakes) or "0",
+                     times(s.best_speedup), times(s.best_vs_flash), pattern_ids(s.patterns_applied),
+                     f"{len(s.mistakes)} ({pattern_ids(m.id for m in s.mistakes)})" if s.mistakes
+                     else "0",
                      s.outcome + ("" if s.ended_t is not None else " (open)"), s.objective[:50]))
     widths = [max(len(r[i]) for r in rows) for i in range(len(head) - 1)]
     lines = ["  ".join([*(r[i].ljust(widths[i]) for i in range(len(head) - 1)), r[-1]]).rstrip()

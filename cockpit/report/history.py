@@ -2,20 +2,25 @@
 to session, repeated mistakes, and regressions — pure functions over journals and the library.
 
 A *repeated mistake* is a pattern whose trigger fires on a gate run of a session that started
-after the pattern was in the library. A pattern entered the library in the earliest session its
-evidence names; one whose evidence names no session of this workspace (the seed library) was
-there before all of them. A *regression* is a session whose best valid benchmark is slower, on
-the same GPU and configs, than an earlier session's best valid one.
+after the pattern was in the library, for patterns whose triggers mean the mistake happened
+again (a build error, a dropped connection). A trigger that only says when to apply a pattern
+(`triggers_mean: advice`, e.g. a speedup below 1.0) is not a mistake. A pattern entered the
+library in the earliest session its evidence names; one whose evidence names no session of this
+workspace (the seed library) was there before all of them. A *regression* is a session whose
+best valid benchmark is slower, on the same GPU and configs, than an earlier session's best
+valid one.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cockpit.analysis.keep import rows_geomean
 from cockpit.patterns.library import Pattern, load_library
 from cockpit.patterns.triggers import OutputTrigger, match_output, match_verdict
 from cockpit.report.model import PatternRef
@@ -45,6 +50,8 @@ class SessionSummary:
     best_speedup: float | None
     best_level: str | None
     best_run: str | None
+    best_vs_flash: float | None
+    """The same run against SDPA's FLASH backend (geometric mean), where it was measured."""
     device: str | None
     best_ms: tuple[tuple[str, float], ...]
     """Our median per config in the best valid run: what regressions compare."""
@@ -71,6 +78,16 @@ def _speedup(result: Mapping[str, Any]) -> float | None:
     return float(value)
 
 
+def vs_flash(result: Mapping[str, Any]) -> float | None:
+    """A bench result's geometric mean against SDPA's FLASH backend; journals from before the
+    gate stored it are read from their rows."""
+    value = result.get("geomean_vs_flash")
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    found = rows_geomean(result.get("rows"), "speedup_vs_flash")
+    return found[0] if found else None
+
+
 def best_valid(state: SessionState) -> GateRunRecord | None:
     runs = valid_bench_runs(state)
     return max(runs, key=lambda r: _speedup(r.result) or 0.0) if runs else None
@@ -88,12 +105,29 @@ def our_times(result: Mapping[str, Any]) -> tuple[tuple[str, float], ...]:
     return tuple(out)
 
 
+_SESSION_NAME = re.compile(r"(?<![\w-])\d{8}-\d{4}(?:-[0-9a-z]+)*")
+
+
+def sessions_named(evidence: Iterable[str], ids: Iterable[str]) -> set[str]:
+    """The sessions of this workspace that evidence lines name: by the whole id (what the
+    cockpit writes), or by a start of it that only one session has — "Session 20261123-0849
+    (H100, …)", as an engineer writes it by hand."""
+    known = list(ids)
+    named = set()
+    for line in evidence:
+        for token in _SESSION_NAME.findall(line):
+            matches = [i for i in known if i == token or i.startswith(token + "-")]
+            if len(matches) == 1:
+                named.add(matches[0])
+    return named
+
+
 def pattern_birth(patterns: Sequence[Pattern], started: Mapping[str, float]) -> dict[int, float]:
     """When each pattern entered the library: the start of the earliest session of this
     workspace its evidence names. Patterns naming none are absent (there from the beginning)."""
     births = {}
     for p in patterns:
-        times = [started[e.strip()] for e in p.evidence if e.strip() in started]
+        times = [started[i] for i in sessions_named(p.evidence, started)]
         if times:
             births[p.id] = min(times)
     return births
@@ -103,7 +137,8 @@ def mistakes_in(state: SessionState, workspace: Path, patterns: Sequence[Pattern
                 births: Mapping[int, float]) -> tuple[PatternRef, ...]:
     """Patterns already in the library when the session started whose triggers fired on one of
     its gate runs: each once, with the first run that fired it."""
-    known = [p for p in patterns if births.get(p.id, -math.inf) < state.created_t and p.triggers]
+    known = [p for p in patterns if births.get(p.id, -math.inf) < state.created_t and p.triggers
+             and p.triggers_mean == "mistake"]
     if not known:
         return ()
     found: dict[int, PatternRef] = {}
@@ -150,6 +185,7 @@ def summarize(state: SessionState, events: Sequence[Event], workspace: Path,
     applied = tuple(e["pattern"] for e in events if e.get("type") == ev.PATTERN_APPLIED
                     and isinstance(e.get("pattern"), int) and not isinstance(e.get("pattern"), bool))
     speedup = _speedup(best.result) if best else None
+    flash = vs_flash(best.result) if best else None
     level = clean_line(str(best.result.get("level", ""))) if best else None
     benches = sum(1 for r in state.gate_runs if r.gate == "bench" and r.finished)
     if speedup is not None:
@@ -163,6 +199,7 @@ def summarize(state: SessionState, events: Sequence[Event], workspace: Path,
         ended_t=state.ended_t, duration_s=round(total_elapsed(state, state.ended_t or now), 1),
         first_valid_s=None if first is None else round(first - state.created_t, 1),
         best_speedup=speedup, best_level=level, best_run=best.run_id if best else None,
+        best_vs_flash=flash,
         device=clean_line(str(best.result.get("device"))) if best and best.result.get("device")
         else None,
         best_ms=our_times(best.result) if best else (),

@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any, Union
 
 from cockpit.errors import CockpitError
-from cockpit.report.model import SCHEMA_VERSION, Report
+from cockpit.report.model import READS, SCHEMA_VERSION, Report
 
 
 class ReportFormatError(CockpitError):
@@ -41,10 +41,10 @@ def loads(text: str) -> Report:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ReportFormatError(f"line {exc.lineno}: not JSON ({exc.msg})") from exc
-    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
+    if not isinstance(data, dict) or data.get("schema_version") not in READS:
         found = data.get("schema_version") if isinstance(data, dict) else None
-        raise ReportFormatError(f"schema_version is {found!r}, this cockpit reads {SCHEMA_VERSION}; "
-                                "export the session again")
+        raise ReportFormatError(f"schema_version is {found!r}, this cockpit reads "
+                                f"{' and '.join(map(str, READS))}; export the session again")
     result: Report = from_json(Report, data, "")
     return result
 
@@ -57,7 +57,8 @@ def normalized(report: Report) -> Report:
 
 
 def from_json(kind: Any, data: Any, where: str) -> Any:
-    """`data` read as `kind` (a dataclass, tuple, union, or plain type)."""
+    """`data` read as `kind` (a dataclass, tuple, union, or plain type). A field with a default
+    may be absent (a file from an earlier schema version): it takes the default."""
     origin = typing.get_origin(kind)
     if kind is type(None):
         if data is not None:
@@ -86,13 +87,15 @@ def from_json(kind: Any, data: Any, where: str) -> Any:
         if not isinstance(data, dict):
             raise _wrong(where, "an object", data)
         hints = _hints(kind)
-        missing = [name for name in hints if name not in data]
+        optional = {f.name for f in dataclasses.fields(kind)
+                    if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING}
+        missing = [name for name in hints if name not in data and name not in optional]
         extra = [name for name in data if name not in hints]
         if missing or extra:
             what = f"missing {missing[0]!r}" if missing else f"unknown field {extra[0]!r}"
             raise ReportFormatError(f"{where or 'report'}: {what}")
         return kind(**{name: from_json(hint, data[name], f"{where}.{name}".lstrip("."))
-                       for name, hint in hints.items()})
+                       for name, hint in hints.items() if name in data})  # absent: its default
     if kind is float:
         if isinstance(data, bool) or not isinstance(data, (int, float)):
             raise _wrong(where, "a number", data)

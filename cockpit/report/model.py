@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READS = (1, 2)
+"""Versions `jsonio.loads` reads: 2 added `outcome.vs_flash` (null when read from a 1)."""
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,8 @@ class Outcome:
     valid_runs: int
     suspect_runs: int
     text: str
+    vs_flash: float | None = None
+    """The same run against SDPA's FLASH backend (geometric mean), where the bench measured it."""
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ mistakes — with regressions called out."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -20,6 +20,11 @@ def minutes(seconds: float | None) -> str:
 
 def times(speedup: float | None) -> str:
     return "—" if speedup is None else f"{speedup:.2f}x"
+
+
+def pattern_ids(ids: Iterable[int]) -> str:
+    """Pattern numbers as the library names its files: "#03,#10"; "—" for none."""
+    return ",".join(f"#{i:02d}" for i in ids) or "—"
 
 
 def change(now: float | None, before: float | None, lower_is_better: bool) -> str:
@@ -48,8 +53,10 @@ def compare(this: SessionSummary, previous: SessionSummary) -> Comparison:
         CompareRow("time to first valid baseline", minutes(this.first_valid_s),
                    minutes(previous.first_valid_s),
                    change(this.first_valid_s, previous.first_valid_s, lower_is_better=True)),
-        CompareRow("best valid speedup", times(this.best_speedup), times(previous.best_speedup),
+        CompareRow("best valid speedup vs SDPA", times(this.best_speedup), times(previous.best_speedup),
                    change(this.best_speedup, previous.best_speedup, lower_is_better=False)),
+        CompareRow("best valid run vs FLASH", times(this.best_vs_flash), times(previous.best_vs_flash),
+                   change(this.best_vs_flash, previous.best_vs_flash, lower_is_better=False)),
         CompareRow("patterns applied", str(len(this.patterns_applied)),
                    str(len(previous.patterns_applied)),
                    count_change(len(this.patterns_applied), len(previous.patterns_applied), False)),
@@ -122,9 +129,13 @@ def overall(sessions: Sequence[SessionSummary]) -> tuple[str, ...]:
     valid = [s for s in sessions if s.best_speedup is not None]
     if valid:
         best = max(valid, key=lambda s: s.best_speedup or 0.0)
-        lines.append(f"best valid speedup: {times(valid[0].best_speedup)} in {valid[0].id} → "
+        lines.append(f"best valid speedup vs SDPA: {times(valid[0].best_speedup)} in {valid[0].id} → "
                      f"{times(valid[-1].best_speedup)} in {valid[-1].id}; best {times(best.best_speedup)} "
                      f"in {best.id}")
+    flash = [s for s in sessions if s.best_vs_flash is not None]
+    if flash:
+        lines.append(f"best valid run vs FLASH: {times(flash[0].best_vs_flash)} in {flash[0].id} → "
+                     f"{times(flash[-1].best_vs_flash)} in {flash[-1].id}")
     firsts = [s.first_valid_s for s in sessions if s.first_valid_s is not None]
     if len(firsts) >= 2:
         lines.append(f"time to first valid baseline: {minutes(firsts[0])} → {minutes(firsts[-1])}")

@@ -105,11 +105,12 @@ def _decide(config: Config, run: RunPlan,
         summary = "REVERT: nothing beat the current configuration beyond the noise and the bar"
         keep = {"action": "revert", "summary": summary, "improvement": None, "commit_message": ""}
         lines.append(summary + "; csrc/ is unchanged")
-    record = _bench_record(run, results, winners)
+    saved = _bench_record(run, results, winners)
+    record = stored_path(saved, run.csrc.parent) if saved is not None else None  # journaled
     if record is not None:
         lines.append(f"bench record: {record}")
     return {"run": run.run, "target": run.target, "keep": keep, "lines": lines,
-            "record": str(record) if record else None,
+            "record": record,
             "confirmations": [dict(c.as_json(), validity=v) for c, v, _ in results]}
 
 

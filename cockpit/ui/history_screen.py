@@ -19,8 +19,8 @@ from cockpit.workspace import Workspace
 if TYPE_CHECKING:
     from cockpit.report.trend import HistoryTable
 
-COLUMNS = ("session", "date", "objective", "duration", "1st valid", "best", "patterns", "mistakes",
-           "outcome")
+COLUMNS = ("session", "date", "objective", "duration", "1st valid", "vs SDPA", "vs FLASH",
+           "patterns", "mistakes", "outcome")
 
 
 class HistoryScreen(Screen[None]):
@@ -50,7 +50,7 @@ class HistoryScreen(Screen[None]):
                 yield Label("duration (min)")
                 yield Sparkline([], id="durations")
             with Horizontal(classes="spark"):
-                yield Label("best valid speedup")
+                yield Label("best valid vs SDPA")
                 yield Sparkline([], id="speedups")
             yield Static("", id="comparison")
             yield Static("", id="regressions")
@@ -69,7 +69,7 @@ class HistoryScreen(Screen[None]):
 
     def show(self, table: HistoryTable) -> None:
         from cockpit.report.formats import utc
-        from cockpit.report.trend import minutes, times
+        from cockpit.report.trend import minutes, pattern_ids, times
 
         self.table = table
         n = len(table.sessions)
@@ -80,8 +80,8 @@ class HistoryScreen(Screen[None]):
         grid.add_columns(*COLUMNS)
         for s in table.sessions:
             grid.add_row(s.id, utc(s.started_t)[:16], s.objective[:40], minutes(s.duration_s),
-                         minutes(s.first_valid_s), times(s.best_speedup),
-                         ",".join(f"{p:02d}" for p in s.patterns_applied) or "—",
+                         minutes(s.first_valid_s), times(s.best_speedup), times(s.best_vs_flash),
+                         pattern_ids(s.patterns_applied),
                          Text(str(len(s.mistakes)), style="bold red" if s.mistakes else ""),
                          s.outcome + ("" if s.ended_t is not None else " (open)"))
         self.query_one("#durations", Sparkline).data = list(table.durations_min)

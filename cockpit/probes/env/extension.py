@@ -13,21 +13,23 @@ from .probe import Check, Probe, TorchUnavailable, find_files, format_age, one_l
 
 def check_extension(p: Probe) -> Check:
     name = p.extension
-    expected = f"{name}*.so in {p.build_dir} that imports"
+    build = p.shown(p.build_dir)
+    expected = f"{name}*.so in {build} that imports"
     build_fix = "cockpit gate build  # run the build gate"
     if not p.build_dir.is_dir():
-        return Check("extension", "warn", f"not built yet ({p.build_dir} does not exist)", expected,
+        return Check("extension", "warn", f"not built yet ({build} does not exist)", expected,
                      build_fix)
     libraries = find_files(p.build_dir, lambda f: f.startswith(name) and f.endswith(".so"))
     if not libraries:
-        return Check("extension", "warn", f"not built yet (no {name}*.so in {p.build_dir})", expected,
+        return Check("extension", "warn", f"not built yet (no {name}*.so in {build})", expected,
                      build_fix)
     library = max(libraries, key=lambda path: path.stat().st_mtime)
+    so = p.shown(library)
     rebuild = f"rm -rf {shell_quote(str(p.build_dir))} && cockpit gate build  # rebuild against this torch"
     try:
         p.torch()  # its libraries (libc10, libtorch) must be loaded before the extension's
     except TorchUnavailable:
-        return Check("extension", "fail", f"{library} found, but torch does not import", expected,
+        return Check("extension", "fail", f"{so} found, but torch does not import", expected,
                      "fix the torch check first")
     age = format_age(time.time() - library.stat().st_mtime)
     try:
@@ -37,14 +39,14 @@ def check_extension(p: Probe) -> Check:
         symbol = re.search(r"undefined symbol: (\S+)", str(exc))
         if symbol:
             return Check("extension", "fail",
-                         f"{library}: ABI/version mismatch, undefined symbol {_demangle(symbol.group(1))}",
+                         f"{so}: ABI/version mismatch, undefined symbol {_demangle(symbol.group(1))}",
                          expected,
                          f"{rebuild}: the extension was built for another torch/CUDA")
         if "cannot open shared object file" in str(exc):
-            return Check("extension", "fail", f"{library} does not load: {message}", expected,
+            return Check("extension", "fail", f"{so} does not load: {message}", expected,
                          "put the missing library's folder on LD_LIBRARY_PATH, or rebuild: " + rebuild)
-        return Check("extension", "fail", f"{library} does not load: {message}", expected, rebuild)
-    return Check("extension", "pass", f"{library} imports (built {age} ago)", expected)
+        return Check("extension", "fail", f"{so} does not load: {message}", expected, rebuild)
+    return Check("extension", "pass", f"{so} imports (built {age} ago)", expected)
 
 
 def _load_extension(path: Path) -> None:

@@ -124,6 +124,14 @@ class Probe:
             if tool:
                 self.tool_version(tool)
 
+    def shown(self, path: Path) -> str:
+        """`path` as a report shows it: relative to the workspace when inside it (what the
+        journal and an exported report keep), else as given."""
+        try:
+            return str(path.relative_to(self.workspace)) or "."
+        except ValueError:
+            return str(path)
+
     def close(self) -> None:
         for future in self._tools.values():
             future.cancel()  # (not shutdown's cancel_futures: a python < 3.9 must still get to say so)

@@ -58,8 +58,8 @@ def check_stale_lock(p: Probe) -> Check:
                 continue  # a build finished and removed it just now
             found.append((path, age))
     if not found:
-        return Check("stale_lock", "pass", "none in " + ", ".join(str(r) for r in roots), expected)
-    listed = "; ".join(f"{path}, {age} old" for path, age in found)
+        return Check("stale_lock", "pass", "none in " + ", ".join(p.shown(r) for r in roots), expected)
+    listed = "; ".join(f"{p.shown(path)}, {age} old" for path, age in found)
     rm = " ".join(shell_quote(str(path)) for path, _ in found)
     # Never deleted here: a build that is running right now holds it.
     return Check("stale_lock", "warn", listed, expected, f"if no build is running, delete it: rm {rm}")
