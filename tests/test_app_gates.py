@@ -7,13 +7,13 @@ import asyncio
 import json
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
 from cockpit.clock import FakeClock
 from cockpit.config import Config, GateConfig
 from cockpit.gates import catalog
-from cockpit.gates.catalog import EnvGate
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.ui.app import CockpitApp
@@ -84,12 +84,9 @@ async def test_a_silent_gate_is_flagged_but_left_running(ws, session) -> None:
 
 
 async def test_gates_queue_behind_the_running_one(ws, session, tmp_path) -> None:
-    class Second(EnvGate):
-        name = "second"
-
     saved = dict(catalog.GATES)  # restored in order afterwards: the panel lists gates in it
     catalog.GATES.clear()
-    catalog.GATES.update({"env": saved["env"], "second": Second()})
+    catalog.GATES.update({"env": saved["env"], "second": replace(saved["env"], name="second")})
     try:
         await _queue_behind_the_running_one(ws, session, tmp_path)
     finally:

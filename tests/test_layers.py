@@ -61,6 +61,21 @@ def test_the_ui_never_imports_torch_nor_heavy_modules_before_the_first_frame() -
     assert not loaded & {"numpy", "pynvml"}, "keep the first frame's import path light"
 
 
+def test_what_an_idle_cockpit_never_uses_loads_when_first_used() -> None:
+    # Each of these is code an idle session never runs; together ~1.5 MiB of the 10 MiB the
+    # cockpit may hold above Textual (bench/telemetry.py): gate parsers load with the first run,
+    # the pattern library (and YAML) with the first match or the browser, the tune's fold and
+    # its chart (and `statistics`) with the first search, the palette's pattern search with it.
+    out = subprocess.run(
+        [sys.executable, "-c", "import cockpit.ui.app, sys; print('\\n'.join(sys.modules))"],
+        capture_output=True, text=True, check=True, timeout=60).stdout.split()
+    lazy = {"cockpit.gates.attention", "cockpit.gates.build", "cockpit.gates.profile",
+            "cockpit.gates.env", "cockpit.hardware", "cockpit.telemetry.validity",
+            "cockpit.patterns.library", "yaml", "cockpit.ui.patterns", "cockpit.ui.gate_results",
+            "cockpit.tune.progress", "statistics", "textual.widgets._sparkline"}
+    assert "cockpit.ui.gate_board" in out and sorted(lazy & set(out)) == []
+
+
 def _module_name(path: Path) -> str:
     parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)

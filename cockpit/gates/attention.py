@@ -81,9 +81,7 @@ def _read(ctx: GateContext, exit_code: int, tail: Sequence[str]) -> dict[str, An
 
 
 class CorrectnessGate:
-    name = "correctness"
-    title = "Correctness"
-    timeout_s = 1800.0
+    """Every correctness config against a float32 reference, in a child python (the catalog names it)."""
 
     def argv(self, ctx: GateContext) -> tuple[str, ...]:
         return _probe_argv(ctx, "correctness")
@@ -112,9 +110,7 @@ def judge_correctness(data: dict[str, Any], planned: int) -> Verdict:
 
 
 class BenchGate:
-    name = "bench"
-    title = "Benchmark"
-    timeout_s = 3600.0
+    """Ours against SDPA (and FLASH, cuDNN) per config, timed the same way in one child python."""
 
     def argv(self, ctx: GateContext) -> tuple[str, ...]:
         return _probe_argv(ctx, "bench")

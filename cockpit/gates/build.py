@@ -56,9 +56,7 @@ class NinjaTracker:
 
 
 class BuildGate:
-    name = "build"
-    title = "Build"
-    timeout_s = 1800.0
+    """Build the extension with ninja, then read its kernels' resources and launch limits."""
 
     def argv(self, ctx: GateContext) -> tuple[str, ...]:
         return (ctx.python, str(PROBE), "--workspace", str(ctx.workspace),

@@ -1,46 +1,60 @@
-"""The gates the cockpit runs, in the order a session needs them."""
+"""The gates the cockpit runs, in the order a session needs them.
+
+The catalog names each gate and says where its code is; that code (log parsers, validity rules,
+kernel resources, ncu verdicts) loads when the gate first runs or judges a run. The TUI lists
+all five at start and an idle one runs none: ~0.6 MiB it need not hold.
+"""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import dataclass
+from functools import cache
+from typing import Protocol
 
-from cockpit.errors import CockpitError
-from cockpit.gates.attention import BenchGate, CorrectnessGate
-from cockpit.gates.build import BuildGate
-from cockpit.gates.gate import Gate, GateContext, NoProgress, ProgressTracker, Verdict
-from cockpit.gates.profile import ProfileGate
+from cockpit.gates.gate import GateContext, ProgressTracker, Verdict
 
 
-class EnvGate:
-    """Validate the environment before building: torch, CUDA, nvcc, numpy, ninja, ncu, locks."""
+class GateCode(Protocol):
+    def argv(self, ctx: GateContext) -> tuple[str, ...]: ...
+    def tracker(self, ctx: GateContext) -> ProgressTracker: ...
+    def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict: ...
 
-    name = "env"
-    title = "Environment"
-    timeout_s = 120.0
+
+@dataclass(frozen=True)
+class CatalogGate:
+    """A gate as the catalog names it; `code` is "module:Class" of what runs and judges it."""
+
+    name: str
+    title: str
+    timeout_s: float
+    code: str
 
     def argv(self, ctx: GateContext) -> tuple[str, ...]:
-        from cockpit.gates.env import env_argv  # gate modules load when a gate runs
-
-        return tuple(env_argv(ctx.python, ctx.result_path, ctx.workspace))
+        return _code(self.code).argv(ctx)
 
     def tracker(self, ctx: GateContext) -> ProgressTracker:
-        return NoProgress()  # one line per check, but how many depends on the box
+        return _code(self.code).tracker(ctx)
 
     def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
-        from cockpit.gates.env import env_verdict, read_env_result
-
-        try:
-            checks = read_env_result(ctx.result_path)
-        except CockpitError as exc:
-            last = next((line.strip() for line in reversed(tail) if line.strip()), "")
-            raise CockpitError(f"the env probe exited {exit_code} without a result: "
-                               f"{last or exc}") from exc
-        status, summary = env_verdict(checks)
-        return Verdict(status, summary, {"checks": [asdict(c) for c in checks]})
+        return _code(self.code).verdict(ctx, exit_code, tail)
 
 
-GATES: dict[str, Gate] = {
+@cache
+def _code(where: str) -> GateCode:
+    module, name = where.split(":")
+    code: GateCode = getattr(importlib.import_module(module), name)()
+    return code
+
+
+GATES: dict[str, CatalogGate] = {
     gate.name: gate
-    for gate in (EnvGate(), BuildGate(), CorrectnessGate(), BenchGate(), ProfileGate())
+    for gate in (
+        CatalogGate("env", "Environment", 120.0, "cockpit.gates.env:EnvGate"),
+        CatalogGate("build", "Build", 1800.0, "cockpit.gates.build:BuildGate"),
+        CatalogGate("correctness", "Correctness", 1800.0, "cockpit.gates.attention:CorrectnessGate"),
+        CatalogGate("bench", "Benchmark", 3600.0, "cockpit.gates.attention:BenchGate"),
+        CatalogGate("profile", "Profile", 600.0, "cockpit.gates.profile:ProfileGate"),
+    )
 }

@@ -7,12 +7,13 @@ child python because it imports torch; this module only reads what it wrote.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal, cast
 
 from cockpit.errors import CockpitError
+from cockpit.gates.gate import GateContext, NoProgress, ProgressTracker, Verdict
 
 EnvStatus = Literal["pass", "warn", "fail"]
 _STATUSES: tuple[EnvStatus, ...] = ("pass", "warn", "fail")
@@ -93,3 +94,24 @@ def env_verdict(checks: Iterable[EnvCheck]) -> tuple[EnvStatus, str]:
         parts.append(f"{warned} warning{'s' if warned != 1 else ''}")
     parts.append(f"{passed} passed")
     return ("fail" if failed else "warn"), ", ".join(parts)
+
+
+class EnvGate:
+    """Validate the environment before building: torch, CUDA, nvcc, numpy, ninja, ncu, locks."""
+
+    def argv(self, ctx: GateContext) -> tuple[str, ...]:
+        return tuple(env_argv(ctx.python, ctx.result_path, ctx.workspace))
+
+    def tracker(self, ctx: GateContext) -> ProgressTracker:
+        return NoProgress()  # one line per check, but how many depends on the box
+
+    def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
+        try:
+            checks = read_env_result(ctx.result_path)
+        except CockpitError as exc:
+            last = next((line.strip() for line in reversed(tail) if line.strip()), "")
+            raise CockpitError(f"the env probe exited {exit_code} without a result: "
+                               f"{last or exc}") from exc
+        status, summary = env_verdict(checks)
+        return Verdict(status, summary, {"checks": [asdict(c) for c in checks]})
+

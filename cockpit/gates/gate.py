@@ -64,9 +64,12 @@ class Verdict:
 
 
 class Gate(Protocol):
-    name: str
-    title: str
-    timeout_s: float
+    @property
+    def name(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def timeout_s(self) -> float: ...
 
     def argv(self, ctx: GateContext) -> tuple[str, ...]:
         """The default command (cockpit.toml's [gates.NAME] command replaces it)."""

@@ -30,9 +30,7 @@ def target_config(ctx: GateContext) -> dict[str, Any]:
 
 
 class ProfileGate:
-    name = "profile"
-    title = "Profile"
-    timeout_s = 600.0
+    """One config under ncu, and the bottleneck verdict with the one fix it points at."""
 
     def argv(self, ctx: GateContext) -> tuple[str, ...]:
         p = ctx.config.profile

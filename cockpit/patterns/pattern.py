@@ -21,6 +21,15 @@ error, a dropped connection), or it is the moment to apply the pattern (a speedu
 FILE_NAME = re.compile(r"^(\d{2,})-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
 
 
+def library_size(directory: Path) -> int:
+    """How many pattern files (`NN-slug.md`) the library folder holds, without reading them:
+    what the header counts before anything needs the patterns themselves."""
+    try:
+        return sum(1 for entry in directory.iterdir() if FILE_NAME.match(entry.name) and entry.is_file())
+    except OSError:
+        return 0
+
+
 @dataclass(frozen=True)
 class OutputTrigger:
     """Fires on an output line that `regex` finds (case-sensitive unless it starts with (?i))."""

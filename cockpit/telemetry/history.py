@@ -9,7 +9,6 @@ thread per core to the UI process for a few hundred numbers per field.
 from __future__ import annotations
 
 import math
-import statistics
 from array import array
 from collections.abc import Callable, Collection, Sequence
 from typing import Any, Literal, overload
@@ -24,6 +23,11 @@ FIELDS: tuple[Field, ...] = (*FLOAT_FIELDS, "throttle_mask")
 DEFAULT_CAPACITY = 900
 _NO_MASK = -1
 
+
+
+def mean(values: Sequence[float]) -> float:
+    """`statistics.fmean`'s definition, without loading `statistics` into the UI process."""
+    return math.fsum(values) / len(values)
 
 class GpuHistory:
     """One GPU's ring buffers, one array per field, all written at the same slot."""
@@ -97,11 +101,11 @@ class GpuHistory:
             "gpu": self.index,
             "uuid": self.uuid,
             "samples": len(inside),
-            "util_mean": stat(statistics.fmean, "util_gpu"),
+            "util_mean": stat(mean, "util_gpu"),
             "util_max": stat(max, "util_gpu"),
-            "power_mean_w": stat(statistics.fmean, "power_w"),
+            "power_mean_w": stat(mean, "power_w"),
             "power_max_w": stat(max, "power_w"),
-            "temp_mean_c": stat(statistics.fmean, "temp_c"),
+            "temp_mean_c": stat(mean, "temp_c"),
             "temp_max_c": stat(max, "temp_c"),
             "memory_max_mib": stat(max, "memory_used_mib"),
             "sm_clock_min_mhz": stat(min, "sm_clock_mhz"),

@@ -22,9 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from cockpit.telemetry.identity import short_uuid
+from cockpit.telemetry.rules import ValidityMode as ValidityMode
+from cockpit.telemetry.rules import ValidityRules
 from cockpit.telemetry.sample import (
     CLOCK_EVENT_GPU_IDLE,
     GpuSample,
@@ -33,24 +35,8 @@ from cockpit.telemetry.sample import (
     throttled_seconds,
 )
 
-ValidityMode = Literal["comparable", "strict"]
 SLOWDOWNS = frozenset({"SW thermal slowdown", "HW thermal slowdown", "HW slowdown", "HW power brake"})
 """Clock events that mean the card was held back by heat or hardware, not by its own power budget."""
-
-
-@dataclass(frozen=True)
-class ValidityRules:
-    """How strict the verdict is; `[thresholds]` in cockpit.toml sets each of these."""
-
-    mode: ValidityMode = "comparable"
-    slowdown_fraction: float = 0.02
-    """comparable: a slowdown active longer than this fraction of the window makes it suspect."""
-    clock_difference: float = 0.05
-    """Ours and the baseline ran at clocks further apart than this (0.05 = 5 %) → suspect,
-    unless the power cap explains it (see `block_clocks`)."""
-    sm_clock_fraction: float = 0.9
-    """strict: a busy SM clock below this fraction of the max makes it suspect."""
-    tolerate: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -34,13 +34,11 @@ from cockpit.ui.commands import COMMANDS
 from cockpit.ui.editor import SessionEditor
 from cockpit.ui.gate_board import GateBoard
 from cockpit.ui.gate_panel import GateDetail, GatePanel
-from cockpit.ui.gate_results import gate_markdown
 from cockpit.ui.gpu_feed import GpuFeed
 from cockpit.ui.gpu_panel import GpuPanel
 from cockpit.ui.header import SessionHeader
 from cockpit.ui.main_screen import MainScreen
 from cockpit.ui.pattern_desk import PatternDesk
-from cockpit.ui.patterns import PatternProvider
 from cockpit.ui.phases import PhasePanel
 from cockpit.ui.status_history import StatusHistory
 from cockpit.ui.textual_caches import SWEEP_EVERY_S, empty_textual_caches
@@ -51,6 +49,8 @@ from cockpit.ui.typing_guard import TYPING_GAP_S
 from cockpit.workspace import SessionRef, Workspace
 
 if TYPE_CHECKING:
+    from textual.command import Provider
+
     from cockpit.patterns.library import Pattern
     from cockpit.telemetry.history import History
     from cockpit.telemetry.sample import Snapshot
@@ -66,9 +66,16 @@ CONFIRM = {
 }
 
 
+def pattern_provider() -> type[Provider]:
+    """The palette's pattern search, loaded when the palette first opens."""
+    from cockpit.ui.patterns import PatternProvider
+
+    return PatternProvider
+
+
 class CockpitApp(App[int]):
     CSS_PATH = "cockpit.tcss"
-    COMMANDS = App.COMMANDS | {PatternProvider}
+    COMMANDS = App.COMMANDS | {pattern_provider}
     TITLE = "cockpit"
     def __init__(
         self,
@@ -139,7 +146,6 @@ class CockpitApp(App[int]):
         from cockpit.gates.device import gate_device
 
         self.gpu_panel.watch_gate(gate_device(self.config, "bench", os.environ))
-        self.load_patterns()
         if self._initial is not None:
             self.open_session(self._initial)
         else:
@@ -259,8 +265,7 @@ class CockpitApp(App[int]):
             return
         state = self.live.state
         view = self._view(now)
-        operational = sum(1 for p in self.patterns if p.status == "operational")
-        self.header.show(state, view, now, operational)
+        self.header.show(state, view, now, self.pattern_desk.size())
         self.phase_panel.show(view)
         self.status_history.show(state.statuses)
         self.tune.show(state, now)
@@ -376,16 +381,17 @@ class CockpitApp(App[int]):
         if self.live is None:
             return None
         run = next((r for r in reversed(self.live.state.gate_runs) if r.finished), None)
-        return gate_markdown(run) if run else None
+        if run is None:
+            return None
+        from cockpit.ui.gate_results import gate_markdown
+
+        return gate_markdown(run)
 
     # Patterns ---------------------------------------------------------------------------------
 
     @property
     def patterns(self) -> tuple[Pattern, ...]:
         return self.pattern_desk.patterns
-
-    def load_patterns(self) -> None:
-        self.pattern_desk.load()
 
     def open_patterns(self, select: int | None = None) -> None:
         self.pattern_desk.browse(select)

@@ -15,7 +15,6 @@ from cockpit.gates.catalog import GATES
 from cockpit.session.state import GateRunRecord
 from cockpit.session.status import Activity
 from cockpit.ui.gate_panel import GateRow
-from cockpit.ui.gate_results import render_result
 from cockpit.ui.host import CockpitHost
 
 if TYPE_CHECKING:
@@ -196,6 +195,8 @@ class GateBoard:
             head.append(f" ({why[:60]}) — o open · A applied", style="magenta")
         speedups = [r.result["geomean_speedup"] for r in live.state.gate_runs
                     if r.gate == "bench" and "geomean_speedup" in r.result] if live else []
+        from cockpit.ui.gate_results import render_result  # the first finished run loads it
+
         detail.show_run(gate, record, render_result(gate, record.result, speedups), head)
 
 

@@ -27,7 +27,7 @@ class SessionHeader(TextLines):
         self._text = Text()
 
     def show(self, state: SessionState, view: TimerView, now: float, patterns: int = 0) -> None:
-        """`patterns`: how many operational patterns the library holds (for "patterns k/N")."""
+        """`patterns`: how many patterns the library holds (for "patterns applied/N")."""
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(" cockpit ", style="bold reverse")
         text.append(f" {state.id} ", style="bold")

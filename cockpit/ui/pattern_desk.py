@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cockpit.errors import CockpitError
+from cockpit.patterns.pattern import library_size
 from cockpit.session import events as ev
 from cockpit.ui.host import CockpitHost
 
@@ -14,16 +15,36 @@ if TYPE_CHECKING:
 
 
 class PatternDesk:
+    """The library is read when something first needs it (a finished gate run to match, the
+    browser, the palette), not at start: it costs YAML and ~1 MiB an idle cockpit never uses."""
+
     def __init__(self, host: CockpitHost, gates: GateBoard) -> None:
         self.host = host
         self.gates = gates
-        self.patterns: tuple[Pattern, ...] = ()
+        self._patterns: tuple[Pattern, ...] | None = None
+        self._files: int | None = None
+
+    @property
+    def patterns(self) -> tuple[Pattern, ...]:
+        if self._patterns is None:
+            self.load()
+        return self._patterns or ()
+
+    def size(self) -> int:
+        """Patterns in the library: those read, else the files there (the header's count, read
+        once)."""
+        if self._patterns is not None:
+            return len(self._patterns)
+        if self._files is None:
+            self._files = library_size(self.host.workspace.patterns_dir)
+        return self._files
 
     def load(self) -> None:
         from cockpit.patterns.library import load_library
 
+        self._patterns = ()
         try:
-            self.patterns, problems = load_library(self.host.workspace.patterns_dir)
+            self._patterns, problems = load_library(self.host.workspace.patterns_dir)
         except CockpitError as exc:
             self.host.notify(str(exc), severity="warning", markup=False)
             return

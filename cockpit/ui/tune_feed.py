@@ -4,10 +4,14 @@ activity while it runs: "tuning: 37/100, best 1.04× FLASH"."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from cockpit.session.state import SessionState
 from cockpit.session.status import Activity
-from cockpit.tune.progress import TuneProgress, tune_activity, tune_progress
 from cockpit.ui.tune_panel import TunePanel
+
+if TYPE_CHECKING:
+    from cockpit.tune.progress import TuneProgress
 
 
 class TuneFeed:
@@ -21,6 +25,8 @@ class TuneFeed:
         self._now = now
         events = state.tune_events
         if len(events) != self._folded:  # fold again only when a trial landed
+            from cockpit.tune.progress import tune_progress  # a session that never tunes never loads it
+
             self._folded = len(events)
             self.progress = tune_progress(events)
         self.panel.display = self.progress is not None
@@ -28,4 +34,8 @@ class TuneFeed:
             self.panel.show(self.progress, now)
 
     def activity(self) -> Activity | None:
+        if self.progress is None:
+            return None
+        from cockpit.tune.progress import tune_activity
+
         return tune_activity(self.progress, self._now)

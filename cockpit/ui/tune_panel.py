@@ -6,13 +6,19 @@ lands)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Sparkline, Static
+from textual.widgets import Static
 
 from cockpit.session.status import fmt_duration
-from cockpit.tune.progress import TuneProgress
+
+if TYPE_CHECKING:
+    from textual.widgets import Sparkline
+
+    from cockpit.tune.progress import TuneProgress
 
 
 def tune_lines(progress: TuneProgress | None, now: float) -> Text:
@@ -65,14 +71,20 @@ class TunePanel(Vertical):
         super().__init__(id=id)
         self.border_title = "Tune"
         self._chart: tuple[float, ...] = ()
+        self._sparkline: Sparkline | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(tune_lines(None, 0.0), id="tune-text")
-        yield Sparkline([], summary_function=max)
 
     def show(self, progress: TuneProgress | None, now: float) -> None:
         self.query_one("#tune-text", Static).update(tune_lines(progress, now))
         chart = progress.chart if progress is not None else ()
         if chart != self._chart:
             self._chart = chart
-            self.query_one(Sparkline).data = list(chart)
+            if self._sparkline is None:  # the first chart mounts it: a session that never tunes
+                from textual.widgets import Sparkline  # never loads it (nor `statistics`)
+
+                self._sparkline = Sparkline(list(chart), summary_function=max)
+                self.mount(self._sparkline)
+            else:
+                self._sparkline.data = list(chart)
