@@ -29,12 +29,15 @@ class TickPacer:
 
     def on_gpu_frame(self, gpu_every_s: float) -> None:
         """A GPU poll was just rendered: tick the clock now too, so both go out in one frame.
-        Also when the timer ticked less than a tick ago (once, to take over from it), unless it
-        ticked just now."""
+        Also when the timer ticked less than a tick ago: once, to take over from it (the clock
+        shows whole seconds, so a second tick that soon redraws nothing). Without the takeover
+        a GPU frame landing just after the timer's tick left two frames a second."""
         now = self._now()
-        since = now - self._ticked_at
-        taking_over = now - self._gpu_ticked_at >= 1.5 * self.tick_s
-        if since >= 0.9 * self.tick_s or (taking_over and since >= 0.2 * self.tick_s):
+        due = now - self._ticked_at >= 0.9 * self.tick_s
+        if gpu_every_s > self.tick_s:  # slow polls: the timer keeps the clock; a due tick joins
+            if due:
+                self._tick()
+            return
+        if due or now - self._gpu_ticked_at >= 1.5 * self.tick_s:
             self._tick()
-            if gpu_every_s <= self.tick_s:
-                self._gpu_ticked_at = now
+            self._gpu_ticked_at = now
