@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# One device visit for issue 15's two lean-UI targets and the short-kernel observer A/B: the
+# cockpit next to nvitop and the stack's floor in one run, twice (bench/telemetry.py), where
+# each program's CPU goes by thread (bench/cpu_by_thread.py), then bench/observer.py. Outputs
+# in $OUT (about 12 minutes: run it alone in one call, or set SKIP_OBSERVER=1 and run
+# bench/device/visit_observer.sh in a second call).
+set -u
+: "${OUT:?set OUT}"
+. tests/fixtures/gpu/capture_common.sh
+export PATH=/usr/local/cuda/bin:$PATH
+nvidia-smi -L | tee "$OUT/gpus.txt"
+for i in 1 2; do
+  python3 bench/telemetry.py --seconds 60 2>&1 | tee "$OUT/telemetry-$i.txt" | tail -8
+done
+ws=$(mktemp -d); python3 -m cockpit --workspace "$ws" new "idle panel" > /dev/null
+python3 bench/cpu_by_thread.py --seconds 40 -- python3 -m cockpit --workspace "$ws" 2>&1 | tee "$OUT/threads-cockpit.txt"
+python3 bench/cpu_by_thread.py --seconds 40 -- python3 -m nvitop --monitor full 2>&1 | tee "$OUT/threads-nvitop.txt"
+if [ -z "${SKIP_OBSERVER:-}" ]; then
+  python3 bench/observer.py --pairs "${PAIRS:-5}" 2>&1 | tee "$OUT/observer.txt" | tail -14
+fi
