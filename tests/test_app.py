@@ -202,6 +202,27 @@ async def test_the_command_palette_lists_and_runs_every_action(ws, session, cloc
         assert "BASELINE" in header(app)
 
 
+async def test_the_palette_finds_a_pattern_by_title_and_reads_the_library_only_then(
+        ws, session, clock) -> None:
+    import shutil
+    from pathlib import Path
+
+    from textual.command import CommandList
+
+    shutil.copytree(Path(__file__).parent.parent / "patterns", ws.patterns_dir)
+    app = make_app(ws, session, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.pattern_desk._patterns is None  # an idle cockpit has not read it
+        assert "patterns 0/14" in header(app)  # the header counts the files
+        await pilot.press("ctrl+p")
+        await pilot.press(*"decision tree")
+        await app.workers.wait_for_complete()  # the palette searches in a worker
+        await pilot.pause()
+        found = [str(o.prompt) for o in app.screen.query_one(CommandList).options]
+        assert any(f.startswith("Pattern 10: Let the profiling decision tree") for f in found), found
+        assert len(app.pattern_desk.patterns) == 14
+
+
 async def test_sigterm_journals_the_close_and_exits(ws, session, clock) -> None:
     app = make_app(ws, session, clock)
     async with app.run_test(size=SIZE) as pilot:
