@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from cockpit.errors import CockpitError
+from cockpit.tune.stats import geomean
 
 Action = Literal["keep", "revert", "baseline"]
 
@@ -71,12 +72,17 @@ def geomean_speedup(reference: dict[str, float], now: dict[str, float]) -> tuple
 def rows_geomean(rows: Any, key: str) -> tuple[float, int] | None:
     """The geometric mean of one speedup column of a bench result's rows ("speedup_vs_sdpa",
     "speedup_vs_flash"), and over how many configs; None when no row has a usable value."""
-    values = [r[key] for r in rows if isinstance(r, dict) and isinstance(r.get(key), (int, float))
-              and not isinstance(r.get(key), bool) and math.isfinite(r[key]) and r[key] > 0] \
-        if isinstance(rows, list) else []
-    if not values:
+    cells = [number(r.get(key)) for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+    values = [v for v in cells if v is not None and v > 0]
+    return (geomean(values), len(values)) if values else None
+
+
+def number(value: object) -> float | None:
+    """`value` as a float when it is a finite number (not a bool), else None: what a result read
+    back from a journal may hold."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
-    return math.exp(sum(math.log(v) for v in values) / len(values)), len(values)
+    return float(value)
 
 
 def decide_keep(current: BenchRecord, history: Iterable[BenchRecord], objective: str,

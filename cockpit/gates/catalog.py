@@ -11,15 +11,8 @@ import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Protocol
 
-from cockpit.gates.gate import GateContext, ProgressTracker, Verdict
-
-
-class GateCode(Protocol):
-    def argv(self, ctx: GateContext) -> tuple[str, ...]: ...
-    def tracker(self, ctx: GateContext) -> ProgressTracker: ...
-    def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict: ...
+from cockpit.gates.gate import GateCode, GateContext, ProgressTracker, Verdict
 
 
 @dataclass(frozen=True)

@@ -114,4 +114,3 @@ class EnvGate:
                                f"{last or exc}") from exc
         status, summary = env_verdict(checks)
         return Verdict(status, summary, {"checks": [asdict(c) for c in checks]})
-

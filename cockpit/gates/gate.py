@@ -63,13 +63,8 @@ class Verdict:
     result: dict[str, Any] = field(default_factory=dict)
 
 
-class Gate(Protocol):
-    @property
-    def name(self) -> str: ...
-    @property
-    def title(self) -> str: ...
-    @property
-    def timeout_s(self) -> float: ...
+class GateCode(Protocol):
+    """What runs and judges a gate; the catalog (`catalog.py`) names it and loads it on first use."""
 
     def argv(self, ctx: GateContext) -> tuple[str, ...]:
         """The default command (cockpit.toml's [gates.NAME] command replaces it)."""
@@ -82,6 +77,15 @@ class Gate(Protocol):
     def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
         """The verdict of a run that exited by itself (not cancelled, not timed out)."""
         ...
+
+
+class Gate(GateCode, Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def timeout_s(self) -> float: ...
 
 
 def exit_code_verdict(exit_code: int, tail: Sequence[str]) -> Verdict:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cockpit.analysis.keep import rows_geomean
+from cockpit.analysis.keep import number, rows_geomean
 from cockpit.patterns.library import Pattern, load_library
 from cockpit.patterns.triggers import OutputTrigger, match_output, match_verdict
 from cockpit.report.model import PatternRef
@@ -72,18 +72,15 @@ def _valid(result: Mapping[str, Any]) -> bool:
 
 
 def _speedup(result: Mapping[str, Any]) -> float | None:
-    value = result.get("geomean_speedup")
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    return float(value)
+    return number(result.get("geomean_speedup"))
 
 
 def vs_flash(result: Mapping[str, Any]) -> float | None:
     """A bench result's geometric mean against SDPA's FLASH backend; journals from before the
     gate stored it are read from their rows."""
-    value = result.get("geomean_vs_flash")
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-        return float(value)
+    stored = number(result.get("geomean_vs_flash"))
+    if stored is not None:
+        return stored
     found = rows_geomean(result.get("rows"), "speedup_vs_flash")
     return found[0] if found else None
 

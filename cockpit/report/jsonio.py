@@ -87,9 +87,7 @@ def from_json(kind: Any, data: Any, where: str) -> Any:
         if not isinstance(data, dict):
             raise _wrong(where, "an object", data)
         hints = _hints(kind)
-        optional = {f.name for f in dataclasses.fields(kind)
-                    if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING}
-        missing = [name for name in hints if name not in data and name not in optional]
+        missing = [name for name in hints if name not in data and name not in _defaulted(kind)]
         extra = [name for name in data if name not in hints]
         if missing or extra:
             what = f"missing {missing[0]!r}" if missing else f"unknown field {extra[0]!r}"
@@ -132,6 +130,13 @@ def _plain_items(kind: Any, data: list[Any], where: str) -> tuple[Any, ...]:
 def _wrong(where: str, expected: str, data: Any) -> ReportFormatError:
     shown = json.dumps(data)[:40]
     return ReportFormatError(f"{where or 'report'}: expected {expected}, found {shown}")
+
+
+@cache
+def _defaulted(kind: Any) -> frozenset[str]:
+    """The fields of a dataclass that have a default: a file may leave them out."""
+    return frozenset(f.name for f in dataclasses.fields(kind)
+                     if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING)
 
 
 @cache

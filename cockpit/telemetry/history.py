@@ -24,10 +24,10 @@ DEFAULT_CAPACITY = 900
 _NO_MASK = -1
 
 
-
 def mean(values: Sequence[float]) -> float:
     """`statistics.fmean`'s definition, without loading `statistics` into the UI process."""
     return math.fsum(values) / len(values)
+
 
 class GpuHistory:
     """One GPU's ring buffers, one array per field, all written at the same slot."""

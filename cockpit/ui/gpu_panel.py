@@ -105,12 +105,12 @@ def gpu_block(static: GpuStatic | None, sample: GpuSample, history: History | No
     return lines
 
 
-
 def middle(values: Iterable[float]) -> float:
     """The median, without the `statistics` module (~0.2 MiB the UI process need not hold)."""
     ordered = sorted(values)
     half = len(ordered) // 2
     return ordered[half] if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2
+
 
 class GpuPanel(TextLines):
     DEFAULT_CSS = """
