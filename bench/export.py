@@ -29,16 +29,16 @@ from cockpit.config import Config  # noqa: E402
 from cockpit.gates.build import judge_build  # noqa: E402
 from cockpit.gates.env import env_verdict, read_env_result  # noqa: E402
 from cockpit.gates.profile import CLOCK_NOTE, judge_profile  # noqa: E402
-from cockpit.report.commands import DEFAULT_NAMES  # noqa: E402
+from cockpit.report.export import DEFAULT_NAMES  # noqa: E402
 from cockpit.session import events as ev  # noqa: E402
 from cockpit.session import timer  # noqa: E402
 from cockpit.session.journal import JournalWriter, read_journal  # noqa: E402
 from cockpit.session.state import fold  # noqa: E402
 from cockpit.session.status import compose_status  # noqa: E402
+from cockpit.session.workspace import SessionRef, Workspace, create_session  # noqa: E402
 from cockpit.telemetry.history import History  # noqa: E402
 from cockpit.telemetry.recording import read_recording, shift_snapshot  # noqa: E402
 from cockpit.telemetry.track import TrackWriter  # noqa: E402
-from cockpit.workspace import SessionRef, Workspace, create_session  # noqa: E402
 
 FIX = REPO / "tests" / "fixtures"
 T0 = 1_795_300_000.0

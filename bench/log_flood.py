@@ -22,9 +22,9 @@ import textual
 
 from cockpit.clock import SystemClock
 from cockpit.config import Config, GateConfig
+from cockpit.session.workspace import Workspace, create_session
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.gate_panel import GateDetail
-from cockpit.workspace import Workspace, create_session
 
 BEAT_S = 0.01
 

@@ -62,8 +62,8 @@ async def load(ws: Path) -> None:
     sys.path.insert(0, str(REPO))
     from cockpit.config import load_config
     from cockpit.session.journal import JournalWriter
+    from cockpit.session.workspace import Workspace, create_session
     from cockpit.ui.app import CockpitApp
-    from cockpit.workspace import Workspace, create_session
 
     config = load_config(ws)
     ref = create_session(Workspace(ws), config, "observer load", "optimize", time.time())

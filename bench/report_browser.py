@@ -25,8 +25,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from cockpit.report.build import build_report  # noqa: E402
-from cockpit.report.commands import export_files  # noqa: E402
-from cockpit.workspace import Workspace, list_sessions  # noqa: E402
+from cockpit.report.export import export_files  # noqa: E402
+from cockpit.session.workspace import Workspace, list_sessions  # noqa: E402
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run",

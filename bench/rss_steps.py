@@ -36,7 +36,8 @@ SHARE_MAX_MIB, RSS_MAX_MIB = 10.0, 72.0
 # The cockpit's modules in the order the TUI's first frame needs them, grouped by what they are.
 COCKPIT_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("config + session core", ("cockpit.config", "cockpit.session.live", "cockpit.session.status",
-                               "cockpit.session.timer", "cockpit.workspace", "cockpit.telemetry.track")),
+                               "cockpit.session.timer", "cockpit.session.workspace",
+                               "cockpit.telemetry.track")),
     ("gates (parsers, hardware)", ("cockpit.gates.catalog",)),
     ("TextArea + tree-sitter", ("textual.widgets._text_area", "textual._tree_sitter")),
     ("ui panels + editor", ("cockpit.ui.editor", "cockpit.ui.gate_board", "cockpit.ui.gpu_panel",
@@ -100,9 +101,9 @@ def run_app(seconds: float, replay: Path | None) -> None:
     """The TUI headless at 160x48 for `seconds`, its GPU panel at 1 Hz (NVML, or a recording)."""
     from cockpit.clock import SystemClock
     from cockpit.config import Config
+    from cockpit.session.workspace import Workspace, create_session
     from cockpit.telemetry.recording import ReplaySampler
     from cockpit.ui.app import CockpitApp
-    from cockpit.workspace import Workspace, create_session
 
     ws = Workspace(Path(tempfile.mkdtemp(prefix="rss-steps-")))
     clock = SystemClock()

@@ -37,10 +37,10 @@ from cockpit.config.gates import GATE_NAMES  # noqa: E402
 from cockpit.memory import limit_malloc_arenas  # noqa: E402
 from cockpit.session.journal import read_journal  # noqa: E402
 from cockpit.session.state import fold  # noqa: E402
+from cockpit.session.workspace import SessionRef, Workspace, create_session  # noqa: E402
 from cockpit.telemetry.recording import ReplaySampler  # noqa: E402
 from cockpit.telemetry.track import TRACK_NAME, read_track  # noqa: E402
 from cockpit.ui.app import CockpitApp  # noqa: E402
-from cockpit.workspace import SessionRef, Workspace, create_session  # noqa: E402
 
 RECORDING = REPO / "tests" / "fixtures" / "telemetry" / "loaded-h200.jsonl"
 GROWTH_MAX_MIB, LAG_P99_MAX_MS = 4.0, 50.0

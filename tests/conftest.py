@@ -11,7 +11,7 @@ import pytest
 
 from cockpit.clock import FakeClock
 from cockpit.config import Config
-from cockpit.workspace import SessionRef, Workspace, create_session
+from cockpit.session.workspace import SessionRef, Workspace, create_session
 
 os.environ["TZ"] = "UTC"
 time.tzset()
@@ -22,7 +22,7 @@ TAG = "c0de"
 
 @pytest.fixture(autouse=True)
 def pinned_session_tag(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("cockpit.workspace.session_tag", lambda: TAG)
+    monkeypatch.setattr("cockpit.session.workspace.session_tag", lambda: TAG)
 
 
 @pytest.fixture

@@ -13,11 +13,11 @@ from cockpit.clock import FakeClock
 from cockpit.config import Config
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
+from cockpit.session.workspace import SessionRef, Workspace, list_sessions
 from cockpit.ui import hangup
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.commands import COMMANDS
 from cockpit.ui.dialogs import NewSessionDialog
-from cockpit.workspace import SessionRef, Workspace, list_sessions
 
 SIZE = (140, 40)
 

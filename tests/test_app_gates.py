@@ -16,9 +16,9 @@ from cockpit.config import Config, GateConfig
 from cockpit.gates import catalog
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
+from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.gate_panel import GateDetail, GatePanel
-from cockpit.workspace import SessionRef, Workspace
 
 SIZE = (150, 44)
 

@@ -9,7 +9,10 @@ import torch
 import torch.nn.functional as F
 
 from cockpit.gates.attention import judge_correctness
-from cockpit.probes import attention_probe as ap
+from cockpit.probes.attention.configs import flops, make_inputs
+from cockpit.probes.attention.correctness import correctness, reference
+from cockpit.probes.attention.gpu_watch import GpuWatch, device_identity, nvml_handle
+from cockpit.probes.attention.timing import block_plan, block_spans, percentile
 
 CONFIGS = [
     {"B": 1, "H": 2, "S": 65, "D": 64, "dtype": "bf16", "causal": True},
@@ -24,7 +27,7 @@ def sdpa_into(q, k, v, causal, out):  # type: ignore[no-untyped-def]
 
 
 def test_a_correct_kernel_passes_every_config_smallest_first() -> None:
-    rows, ok = ap.correctness(sdpa_into, CONFIGS, "cpu", TOL)
+    rows, ok = correctness(sdpa_into, CONFIGS, "cpu", TOL)
     assert ok
     assert [r["S"] for r in rows] == [32, 65, 127]
     assert all(r["rel_l2"] < 1e-2 and r["nonfinite"] == 0 for r in rows)
@@ -37,7 +40,7 @@ def test_unwritten_output_fails_through_the_poison() -> None:
         s = q.shape[-2]
         out[..., : s // 2, :] = F.scaled_dot_product_attention(q, k, v, is_causal=causal)[..., : s // 2, :]
 
-    rows, ok = ap.correctness(half, CONFIGS, "cpu", TOL)
+    rows, ok = correctness(half, CONFIGS, "cpu", TOL)
     assert not ok and len(rows) == 1  # stops at the first (smallest) config
     assert rows[0]["nonfinite"] == 1 * 2 * 16 * 64  # the rows it never wrote are still NaN
     verdict = judge_correctness({"rows": rows}, len(CONFIGS))
@@ -49,27 +52,27 @@ def test_a_wrong_result_fails_and_names_its_config() -> None:
     def no_causal_mask(q, k, v, causal, out):  # type: ignore[no-untyped-def]
         out.copy_(F.scaled_dot_product_attention(q, k, v, is_causal=False))
 
-    rows, ok = ap.correctness(no_causal_mask, CONFIGS, "cpu", TOL)
+    rows, ok = correctness(no_causal_mask, CONFIGS, "cpu", TOL)
     assert not ok
     assert rows[-1]["config"] == "B1 H2 S65 D64 bf16 causal" and rows[-1]["rel_l2"] > 0.1
     assert [r["ok"] for r in rows] == [True, False]
 
 
 def test_the_chunked_reference_is_exact_attention() -> None:
-    q, k, v = ap.make_inputs({"B": 1, "H": 1, "S": 300, "D": 64, "dtype": "fp32", "causal": True},
-                             "cpu", seed=1)
+    q, k, v = make_inputs({"B": 1, "H": 1, "S": 300, "D": 64, "dtype": "fp32", "causal": True},
+                          "cpu", seed=1)
     for causal in (False, True):
         expected = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-        got = ap.reference(q, k, v, causal, chunk=128)
+        got = reference(q, k, v, causal, chunk=128)
         assert torch.allclose(got, expected, atol=1e-5)
 
 
 def test_flops_and_percentiles() -> None:
     cfg = {"B": 4, "H": 16, "S": 1024, "D": 64, "dtype": "fp16", "causal": False}
-    assert ap.flops(cfg) == 4 * 4 * 16 * 1024**2 * 64
-    assert ap.flops({**cfg, "causal": True}) == ap.flops(cfg) / 2
-    assert ap.percentile([1, 2, 3, 4, 5], 0.5) == 3
-    assert ap.percentile([1, 2, 3, 4, 5], 0.2) == pytest.approx(1.8)
+    assert flops(cfg) == 4 * 4 * 16 * 1024**2 * 64
+    assert flops({**cfg, "causal": True}) == flops(cfg) / 2
+    assert percentile([1, 2, 3, 4, 5], 0.5) == 3
+    assert percentile([1, 2, 3, 4, 5], 0.2) == pytest.approx(1.8)
 
 
 # The bench's timing plan: every implementation timed in blocks at its own steady clock ---------
@@ -79,7 +82,7 @@ def test_each_implementation_is_timed_in_blocks_after_settling_at_its_own_clock(
     # An H200 at its power cap: cuDNN's clock keeps falling for ~100 ms after a lighter kernel,
     # so each block starts with 100 ms of untimed calls (flush included in the call time).
     call_ms = {"ours": 2.0, "sdpa": 0.9, "flash": 1.6}
-    plan = ap.block_plan(call_ms, n=30, rounds=2, settle_ms=100.0, config_index=0)
+    plan = block_plan(call_ms, n=30, rounds=2, settle_ms=100.0, config_index=0)
     assert plan == [("ours", 50, 15), ("sdpa", 112, 15), ("flash", 63, 15),
                     ("flash", 0, 15), ("sdpa", 112, 15), ("ours", 50, 15)]
     # every implementation gets all its timed calls, in two blocks each
@@ -90,12 +93,12 @@ def test_each_implementation_is_timed_in_blocks_after_settling_at_its_own_clock(
 
 def test_the_order_alternates_from_config_to_config_and_tiny_kernels_settle_bounded() -> None:
     call_ms = {"ours": 0.06, "sdpa": 0.055}
-    first = [n for n, _, _ in ap.block_plan(call_ms, 31, 2, 100.0, config_index=0)]
-    second = [n for n, _, _ in ap.block_plan(call_ms, 31, 2, 100.0, config_index=1)]
+    first = [n for n, _, _ in block_plan(call_ms, 31, 2, 100.0, config_index=0)]
+    second = [n for n, _, _ in block_plan(call_ms, 31, 2, 100.0, config_index=1)]
     assert first == ["ours", "sdpa", "sdpa", "ours"] and second == ["sdpa", "ours", "ours", "sdpa"]
-    plan = ap.block_plan({"tiny": 0.0}, 31, 1, 100.0, 0, max_settle_calls=5000)
+    plan = block_plan({"tiny": 0.0}, 31, 1, 100.0, 0, max_settle_calls=5000)
     assert plan == [("tiny", 5000, 31)]  # a call that times as 0 ms cannot make settling endless
-    assert ap.block_plan(call_ms, 3, 1, 0.0, 0) == [("ours", 0, 3), ("sdpa", 0, 3)]  # settle off
+    assert block_plan(call_ms, 3, 1, 0.0, 0) == [("ours", 0, 3), ("sdpa", 0, 3)]  # settle off
 
 
 # Ragged sizes: where tiled kernels break ------------------------------------------------------
@@ -114,9 +117,9 @@ def test_a_kernel_that_drops_the_last_partial_tile_passes_the_round_sizes_and_fa
 
     w = Workload(batch=1, heads=2, head_dims=(64,), seq_lens=(64, 128), dtypes=("bf16",), causal=(True,),
                  ragged_seq_lens=(1, 17, 65))
-    rows, ok = ap.correctness(whole_tiles_only(64), w.configs(), "cpu", TOL)
+    rows, ok = correctness(whole_tiles_only(64), w.configs(), "cpu", TOL)
     assert ok and [r["S"] for r in rows] == [64, 128]
-    rows, ok = ap.correctness(whole_tiles_only(64), w.correctness_configs(), "cpu", TOL)
+    rows, ok = correctness(whole_tiles_only(64), w.correctness_configs(), "cpu", TOL)
     assert not ok
     assert rows[-1]["config"] == "B3 H5 S1 D64 bf16 causal"  # the smallest ragged config, first
     assert rows[-1]["nonfinite"] == 3 * 5 * 1 * 64  # the row it never wrote is still NaN
@@ -126,7 +129,7 @@ def test_a_correct_kernel_passes_the_ragged_sizes_with_odd_batch_and_heads() -> 
     from cockpit.config import Workload
 
     w = Workload(head_dims=(64,), seq_lens=(), dtypes=("bf16",), ragged_seq_lens=(1, 17, 65, 127))
-    rows, ok = ap.correctness(sdpa_into, w.correctness_configs(), "cpu", TOL)
+    rows, ok = correctness(sdpa_into, w.correctness_configs(), "cpu", TOL)
     assert ok and len(rows) == 8
     assert {(r["B"], r["H"]) for r in rows} == {(3, 5)} and sorted({r["S"] for r in rows}) == [1, 17, 65, 127]
 
@@ -148,8 +151,8 @@ def two_h200s():  # type: ignore[no-untyped-def]
 def test_the_probe_names_its_gpu_by_uuid_and_pci_bus_id(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(torch.cuda, "get_device_properties", cuda_device(H200_1[4:], 0x43))
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
-    assert ap.device_identity(0) == {"cuda_ordinal": 0, "name": "NVIDIA H200", "uuid": H200_1,
-                                     "pci_bus_id": "00000000:43:00.0", "cuda_visible_devices": "1"}
+    assert device_identity(0) == {"cuda_ordinal": 0, "name": "NVIDIA H200", "uuid": H200_1,
+                                  "pci_bus_id": "00000000:43:00.0", "cuda_visible_devices": "1"}
 
 
 def cuda_device(uuid: str | None, bus: int):  # type: ignore[no-untyped-def]
@@ -166,7 +169,7 @@ def test_with_cuda_visible_devices_1_the_watch_samples_nvmls_gpu_1(monkeypatch: 
 
     monkeypatch.setitem(sys.modules, "pynvml", two_h200s())
     monkeypatch.setattr(torch.cuda, "get_device_properties", cuda_device(H200_1[4:], 0x43))
-    with ap.GpuWatch(0, every_s=0.01) as watch:
+    with GpuWatch(0, every_s=0.01) as watch:
         time.sleep(0.1)
     assert watch.error is None and watch.gpu["nvml_index"] == 1 and watch.gpu["nvml_uuid"] == H200_1
     sample = watch.samples[0]
@@ -180,12 +183,12 @@ def test_without_a_uuid_the_watch_finds_the_gpu_by_pci_bus_id_and_never_by_ordin
 
     nv = two_h200s()
     monkeypatch.setitem(sys.modules, "pynvml", nv)
-    assert ap.nvml_handle(nv, {"uuid": None, "pci_bus_id": "00000000:43:00.0"}) == 1
+    assert nvml_handle(nv, {"uuid": None, "pci_bus_id": "00000000:43:00.0"}) == 1
     with pytest.raises(LookupError, match="NVML does not know the GPU torch runs on"):
-        ap.nvml_handle(nv, {"uuid": "GPU-00000000-0000-0000-0000-000000000000", "pci_bus_id": None})
+        nvml_handle(nv, {"uuid": "GPU-00000000-0000-0000-0000-000000000000", "pci_bus_id": None})
     monkeypatch.setattr(torch.cuda, "get_device_properties", cuda_device("00000000-0000-0000-0000-000000000000",
                                                                          0x99))
-    with ap.GpuWatch(0, every_s=0.01) as watch:
+    with GpuWatch(0, every_s=0.01) as watch:
         pass
     assert watch.samples == [] and watch.error is not None and watch.error.startswith("LookupError")
 
@@ -199,7 +202,7 @@ def test_each_timed_block_is_placed_in_wall_clock_time_from_the_gpus_events() ->
             return other.gpu_ms - self.gpu_ms
 
     anchor = Event(1000.0)
-    spans = ap.block_spans(anchor, 1_795_000_000.0, [("ours", Event(1100.0), Event(1150.5), 30),
-                                                     ("sdpa", Event(1250.0), Event(1275.25), 30)])
+    spans = block_spans(anchor, 1_795_000_000.0, [("ours", Event(1100.0), Event(1150.5), 30),
+                                                  ("sdpa", Event(1250.0), Event(1275.25), 30)])
     assert spans == [{"impl": "ours", "t0": 1_795_000_000.1, "t1": 1_795_000_000.1505, "calls": 30},
                      {"impl": "sdpa", "t0": 1_795_000_000.25, "t1": 1_795_000_000.2752, "calls": 30}]

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from cockpit.cli import main
-from cockpit.workspace import slugify
+from cockpit.slug import slugify
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

@@ -145,13 +145,19 @@ def test_an_unknown_template_lists_the_known_ones(tmp_path: Path) -> None:
 
 def test_the_reference_cockpit_toml_in_the_repository_is_exactly_the_defaults() -> None:
     """The committed cockpit.toml documents every key; it must stay equal to the defaults."""
+    from dataclasses import replace
+
     from cockpit.config import Config
+    from cockpit.tune.space import resolve_space
 
     loaded = load_config(Path(__file__).resolve().parents[1])
     defaults = Config()
     for name in ("templates", "default_template", "status_every_s", "thresholds", "workload",
-                 "profile", "gpu_cost_per_hour", "gates", "tune"):
+                 "profile", "gpu_cost_per_hour", "gates"):
         assert getattr(loaded, name) == getattr(defaults, name), name
+    # [tune.space] lists every knob's default values; the tuner fills in the knobs it does not name
+    assert resolve_space(loaded.tune) == resolve_space(defaults.tune)
+    assert replace(loaded.tune, space={}) == defaults.tune
 
 
 def test_a_table_cockpit_does_not_know_lists_every_top_level_key(tmp_path: Path) -> None:

@@ -11,10 +11,10 @@ from pathlib import Path
 
 from cockpit.clock import FakeClock
 from cockpit.config import Config, GateConfig
+from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.dialogs import ConfirmDialog
 from cockpit.ui.patterns import NewPatternDialog, PatternBrowser
-from cockpit.workspace import SessionRef, Workspace
 
 SIZE = (160, 48)
 REPO = Path(__file__).resolve().parent.parent
@@ -182,7 +182,7 @@ async def test_a_pattern_written_in_the_form_lands_in_patterns(ws, session) -> N
 async def test_a_failure_brings_its_pattern_and_a_key_marks_it_applied(tmp_path) -> None:
     ws = Workspace(tmp_path)
     shutil.copytree(REPO / "patterns", tmp_path / "patterns")
-    from cockpit.workspace import create_session
+    from cockpit.session.workspace import create_session
 
     ref = create_session(ws, Config(), "import the extension", "optimize", FakeClock().now())
     log = FAILURES / "import-undefined-symbol.log"

@@ -13,8 +13,8 @@ from cockpit.gates.attention import judge_bench, judge_correctness
 from cockpit.gates.bench_validity import judge_probe_window
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
+from cockpit.session.workspace import Workspace, create_session
 from cockpit.ui.screenshot import screenshot_app
-from cockpit.workspace import Workspace, create_session
 
 REC = Path(__file__).parent / "fixtures" / "gpu" / "gates"
 T0 = 1_795_000_000.0

@@ -7,15 +7,9 @@ from __future__ import annotations
 import pytest
 
 from cockpit.clock import FakeClock
+from cockpit.hardware.device_spec import normalise_pci_bus_id, parse_device, visible_devices
 from cockpit.telemetry.fake import FakeGpu, FakePynvml
-from cockpit.telemetry.identity import (
-    cuda_ordinal_gpu,
-    find_gpu,
-    normalise_pci_bus_id,
-    parse_device,
-    short_uuid,
-    visible_devices,
-)
+from cockpit.telemetry.identity import cuda_ordinal_gpu, find_gpu, short_uuid
 from cockpit.telemetry.nvml import Nvml
 from cockpit.telemetry.recording import read_recording
 from cockpit.telemetry.sample import GpuStatic

@@ -8,12 +8,12 @@ from pathlib import Path
 
 from cockpit.clock import FakeClock
 from cockpit.config import Config
+from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.telemetry.fake import FakeGpu, FakePynvml
 from cockpit.telemetry.nvml import NVML_ERROR_LIBRARY_NOT_FOUND, Nvml
 from cockpit.telemetry.recording import ReplaySampler, read_recording
 from cockpit.telemetry.sampler import Sampler
 from cockpit.ui.app import CockpitApp
-from cockpit.workspace import SessionRef, Workspace
 
 LOADED = Path(__file__).parent / "fixtures" / "telemetry" / "loaded-h200.jsonl"
 SIZE = (160, 48)
@@ -87,10 +87,11 @@ async def test_each_phase_end_journals_what_the_gpu_did(ws, session, clock) -> N
 
 
 async def test_cockpit_dash_dash_replay_drives_the_panel_from_the_recording(ws, session) -> None:
-    from cockpit import cli
+    from cockpit.cli.parser import build_parser
+    from cockpit.cli.tui import tui_app
 
-    args = cli._parser().parse_args(["--workspace", str(ws.root), "--replay", str(LOADED)])
-    app = cli.tui_app(args)
+    args = build_parser().parse_args(["--workspace", str(ws.root), "--replay", str(LOADED)])
+    app = tui_app(args)
     async with app.run_test(size=SIZE) as pilot:
         await app.gpu_polled()
         await pilot.pause()

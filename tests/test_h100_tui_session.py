@@ -10,9 +10,9 @@ import shutil
 from pathlib import Path
 
 from cockpit.report.build import build_report
-from cockpit.report.commands import FORMATS, export_files
+from cockpit.report.export import FORMATS, export_files
+from cockpit.session.workspace import Workspace, list_sessions
 from cockpit.telemetry.track import read_track
-from cockpit.workspace import Workspace, list_sessions
 
 FIXTURE = Path(__file__).parent / "fixtures" / "sessions" / "h100-tui"
 

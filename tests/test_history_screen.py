@@ -8,9 +8,9 @@ from pathlib import Path
 
 from cockpit.clock import FakeClock
 from cockpit.config import Config
+from cockpit.session.workspace import Workspace, list_sessions
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.history_screen import HistoryScreen
-from cockpit.workspace import Workspace, list_sessions
 
 FIXTURE = Path(__file__).parent / "fixtures" / "sessions" / "ws"
 

@@ -12,7 +12,7 @@ from cockpit.errors import CockpitError
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter, read_journal
 from cockpit.session.live import LiveSession
-from cockpit.workspace import SessionRef
+from cockpit.session.workspace import SessionRef
 
 
 def test_each_event_is_one_line_written_and_fsynced(tmp_path: Path, monkeypatch) -> None:

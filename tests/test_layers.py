@@ -1,5 +1,6 @@
-"""The layers of DESIGN.md: the core never imports Textual, nor itself in a circle; the UI never
-imports torch."""
+"""The house's layers (docs/architecture.md): declared as import-linter contracts in pyproject.toml
+and kept; the core never imports Textual, nor itself in a circle; the UI never imports torch; the
+TUI's first frame stays light."""
 
 from __future__ import annotations
 
@@ -15,7 +16,21 @@ import pytest
 import cockpit
 
 PACKAGE = Path(cockpit.__file__).parent
-CORE = sorted(p for p in PACKAGE.rglob("*.py") if "ui" not in p.relative_to(PACKAGE).parts)
+ROOT = PACKAGE.parent
+CORE = sorted(p for p in PACKAGE.rglob("*.py")
+              if not {"ui", "cli"} & set(p.relative_to(PACKAGE).parts) and p.name != "__main__.py")
+
+
+def test_the_package_layers_in_pyproject_are_kept() -> None:
+    # pyproject.toml's [tool.importlinter] contracts: a `layers` contract from cli down to the
+    # ground modules (every package named in it), no Textual in the core, no torch outside probes,
+    # probes on their own. `lint-imports` runs them in the README's test command too.
+    out = subprocess.run(
+        [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports; "
+         "sys.exit(lint_imports(no_cache=True, no_logo=True))"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
+    assert "4 kept, 0 broken" in out.stdout
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -35,10 +50,13 @@ def test_core_modules_never_import_textual_or_rich() -> None:
     assert offenders == {}
 
 
-def test_cli_imports_the_ui_only_inside_the_commands_that_draw() -> None:
-    tree = ast.parse((PACKAGE / "cli.py").read_text(encoding="utf-8"))
-    top_level = {n.module for n in tree.body if isinstance(n, ast.ImportFrom) and n.module}
-    assert not any(m.startswith(("cockpit.ui", "textual")) for m in top_level)
+def test_only_the_verbs_that_draw_import_the_ui() -> None:
+    drawing = {"tui.py", "screenshot.py"}
+    for path in sorted((PACKAGE / "cli").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        ui = sorted(m for m in modules if m.startswith(("cockpit.ui", "textual", "rich")))
+        assert bool(ui) == (path.name in drawing), (path.name, ui)
 
 
 def _modules_after(code: str) -> set[str]:
@@ -70,7 +88,8 @@ def test_what_an_idle_cockpit_never_uses_loads_when_first_used() -> None:
         [sys.executable, "-c", "import cockpit.ui.app, sys; print('\\n'.join(sys.modules))"],
         capture_output=True, text=True, check=True, timeout=60).stdout.split()
     lazy = {"cockpit.gates.attention", "cockpit.gates.build", "cockpit.gates.profile",
-            "cockpit.gates.env", "cockpit.hardware", "cockpit.telemetry.validity",
+            "cockpit.gates.env", "cockpit.hardware.limits", "cockpit.hardware.occupancy",
+            "cockpit.hardware.symbols", "cockpit.hardware.itanium", "cockpit.telemetry.validity",
             "cockpit.patterns.library", "yaml", "cockpit.ui.patterns", "cockpit.ui.gate_results",
             "cockpit.tune.progress", "statistics", "textual.widgets._sparkline"}
     assert "cockpit.ui.gate_board" in out and sorted(lazy & set(out)) == []
@@ -107,7 +126,7 @@ from cockpit.clock import FakeClock
 from cockpit.config import Config
 from cockpit.telemetry.recording import ReplaySampler
 from cockpit.ui.app import CockpitApp
-from cockpit.workspace import Workspace, create_session
+from cockpit.session.workspace import Workspace, create_session
 
 async def main() -> None:
     ws, clock = Workspace(Path(tempfile.mkdtemp())), FakeClock(1_795_000_000.0)

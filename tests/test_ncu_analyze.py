@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.analysis import analyze_command as command
-from cockpit.analysis.analyze_command import analyze_command
+from cockpit.analysis import ncu_report
+from cockpit.cli.analyze import analyze_file
 from cockpit.errors import CockpitError
 from tests.test_ncu_parse import NCU, RECORDED
 
 
 def run(capsys: pytest.CaptureFixture[str], path: Path, as_json: bool, **kw: float) -> str:
-    assert analyze_command(path, as_json, **kw) == 0
+    assert analyze_file(path, as_json, **kw) == 0
     out, err = capsys.readouterr()
     assert err == ""
     return out
@@ -92,22 +92,22 @@ def test_garbage_is_one_line_saying_what_to_do(tmp_path: Path, content: bytes, s
     path = tmp_path / "bad.csv"
     path.write_bytes(content)
     with pytest.raises(CockpitError) as err:
-        analyze_command(path, False)
+        analyze_file(path, False)
     assert says in str(err.value) and str(path) in str(err.value) and "\n" not in str(err.value)
 
 
 def test_a_missing_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(CockpitError, match="no such file"):
-        analyze_command(tmp_path / "nope.csv", True)
+        analyze_file(tmp_path / "nope.csv", True)
 
 
 def test_a_report_without_ncu_here_says_how_to_export_it(tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     rep = tmp_path / "ours.ncu-rep"
     rep.write_bytes(b"\x00binary")
-    monkeypatch.setattr(command.shutil, "which", lambda _: None)
+    monkeypatch.setattr(ncu_report.shutil, "which", lambda _: None)
     with pytest.raises(CockpitError) as err:
-        analyze_command(rep, False)
+        analyze_file(rep, False)
     message = str(err.value)
     assert "needs ncu to import a .ncu-rep" in message
     assert "ncu --import ours.ncu-rep --csv --page raw --print-units base > ours.csv" in message
@@ -138,4 +138,4 @@ def test_an_ncu_that_cannot_import_is_reported(tmp_path: Path, monkeypatch: pyte
     rep = tmp_path / "broken.ncu-rep"
     rep.write_bytes(b"\x00")
     with pytest.raises(CockpitError, match="Failed to open report file"):
-        analyze_command(rep, False)
+        analyze_file(rep, False)

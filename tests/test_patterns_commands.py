@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from cockpit.cli.pattern import list_command, new_command, show_command
 from cockpit.errors import CockpitError
-from cockpit.patterns.commands import list_command, new_command, show_command
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -106,7 +106,7 @@ def test_a_pattern_written_during_a_session_names_it_as_evidence(workspace: Path
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     from cockpit.config import Config
     from cockpit.patterns.library import read_pattern
-    from cockpit.workspace import Workspace, create_session
+    from cockpit.session.workspace import Workspace, create_session
 
     ref = create_session(Workspace(workspace), Config(), "tile the softmax", None, 1_795_300_000.0)
     assert new_command(workspace, "Power cap on the H200", "Benches come out suspect.",

@@ -12,8 +12,8 @@ from cockpit.gates.gate import GateContext
 from cockpit.gates.profile import CLOCK_NOTE, ProfileGate, judge_profile
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
+from cockpit.session.workspace import Workspace, create_session
 from cockpit.ui.screenshot import screenshot_app
-from cockpit.workspace import Workspace, create_session
 
 NCU = Path(__file__).parent / "fixtures" / "gpu" / "ncu"
 T0 = 1_795_000_000.0

@@ -18,11 +18,11 @@ from cockpit.cli import main
 from cockpit.config import Config
 from cockpit.report.build import build_report
 from cockpit.report.chart import render_chart
-from cockpit.report.commands import export_files
+from cockpit.report.export import export_files
 from cockpit.report.jsonio import ReportFormatError, dumps, loads, schema
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
-from cockpit.workspace import Workspace, create_session, list_sessions
+from cockpit.session.workspace import Workspace, create_session, list_sessions
 
 FIXTURE = Path(__file__).parent / "fixtures" / "sessions"
 GOLDEN = FIXTURE / "golden"

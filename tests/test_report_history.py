@@ -18,7 +18,7 @@ from cockpit.session import events as ev
 from cockpit.session import timer
 from cockpit.session.journal import JournalWriter, read_journal
 from cockpit.session.state import fold
-from cockpit.workspace import SessionRef, Workspace, create_session
+from cockpit.session.workspace import SessionRef, Workspace, create_session
 
 REC = Path(__file__).parent / "fixtures" / "gpu"
 PATTERNS = Path(__file__).parent.parent / "patterns"
@@ -91,10 +91,10 @@ def test_sessions_read_side_by_side_in_start_order_with_the_trend(ws: Workspace)
 def test_two_machines_merged_the_same_day_read_in_start_order(tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     box_a, box_b, merged = (Workspace(tmp_path / n) for n in ("a", "b", "merged"))
-    monkeypatch.setattr("cockpit.workspace.session_tag", lambda: "aaaa")
+    monkeypatch.setattr("cockpit.session.workspace.session_tag", lambda: "aaaa")
     a1 = session(box_a, "tile the softmax", DAY + 9 * 3600, 60)
     a2 = session(box_a, "vectorize K", DAY + 13 * 3600, 60)
-    monkeypatch.setattr("cockpit.workspace.session_tag", lambda: "bbbb")
+    monkeypatch.setattr("cockpit.session.workspace.session_tag", lambda: "bbbb")
     b1 = session(box_b, "tile the softmax", DAY + 9 * 3600 + 30, 60)  # the same minute as a1
     b2 = session(box_b, "fuse rescale", DAY + 11 * 3600, 60, end=False)
     for ref in (a1, a2, b1, b2):

@@ -16,21 +16,21 @@ from cockpit.config import Config
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.paths import resolve_stored, stored_path
-from cockpit.workspace import (
+from cockpit.session.workspace import (
     Workspace,
     create_session,
     list_sessions,
     load_state,
     resolve_session,
 )
-from cockpit.workspace import session_tag as real_session_tag
+from cockpit.session.workspace import session_tag as real_session_tag
 
 DAY = 1_795_305_600.0  # 2026-11-22 00:00 UTC
 
 
 def test_two_machines_the_same_minute_never_clash_and_merge_in_start_order(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("cockpit.workspace.session_tag", real_session_tag)
+    monkeypatch.setattr("cockpit.session.workspace.session_tag", real_session_tag)
     box_a, box_b, merged = (Workspace(tmp_path / n) for n in ("a", "b", "merged"))
     a1 = create_session(box_a, Config(), "tile the softmax", None, DAY + 9 * 3600 + 5)
     b1 = create_session(box_b, Config(), "tile the softmax", None, DAY + 9 * 3600 + 20)
@@ -48,7 +48,7 @@ def test_two_machines_the_same_minute_never_clash_and_merge_in_start_order(
 def test_a_drawn_tag_already_taken_this_minute_is_drawn_again(
         ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
     draws = itertools.chain(["beef", "beef"], itertools.repeat("cafe"))
-    monkeypatch.setattr("cockpit.workspace.session_tag", lambda: next(draws))
+    monkeypatch.setattr("cockpit.session.workspace.session_tag", lambda: next(draws))
     first = create_session(ws, Config(), "x", None, DAY)
     second = create_session(ws, Config(), "x", None, DAY + 30)
     assert (first.id, second.id) == ("20261122-0000-beef-x", "20261122-0000-cafe-x")

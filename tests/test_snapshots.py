@@ -6,8 +6,8 @@ Update after an intended change: pytest tests/test_snapshots.py --snapshot-updat
 from __future__ import annotations
 
 from cockpit.config import Config
+from cockpit.session.workspace import Workspace
 from cockpit.ui.screenshot import build_demo_session, screenshot_app
-from cockpit.workspace import Workspace
 
 SIZE = (140, 36)
 

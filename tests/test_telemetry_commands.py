@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from cockpit.cli.telemetry import gpu_command, record, record_command, show_gpus
 from cockpit.clock import FakeClock
 from cockpit.errors import CockpitError
-from cockpit.telemetry.commands import gpu_command, record, record_command, show_gpus
 from cockpit.telemetry.fake import FakeGpu, FakePynvml
 from cockpit.telemetry.nvml import Nvml
 from cockpit.telemetry.recording import read_recording

@@ -149,7 +149,7 @@ def test_an_old_driver_without_clock_event_reasons_falls_back_to_throttle_reason
 
 def test_importing_the_telemetry_core_loads_neither_pynvml_nor_numpy() -> None:
     code = ("import cockpit.telemetry.sample, cockpit.telemetry.nvml, cockpit.telemetry.sampler, "
-            "cockpit.telemetry.validity, cockpit.telemetry.recording, cockpit.telemetry.commands, sys; "
+            "cockpit.telemetry.validity, cockpit.telemetry.recording, cockpit.cli.telemetry, sys; "
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'pynvml', 'numpy', 'psutil'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.strip() == "[]"

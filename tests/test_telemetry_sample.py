@@ -5,7 +5,8 @@ from __future__ import annotations
 import pynvml
 import pytest
 
-from cockpit.telemetry.sample import THROTTLE_WORDS, GpuSample, decode_throttle, throttled_seconds
+from cockpit.hardware.clock_events import THROTTLE_WORDS
+from cockpit.telemetry.sample import GpuSample, decode_throttle, throttled_seconds
 
 
 def test_an_idle_gpu_decodes_to_idle_and_no_mask_to_nothing() -> None:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from cockpit.analysis.stats import Estimate, better, clearly_slower, flops, geomean_tflops, speedup
 from cockpit.tune.confirm import CURRENT, judge
 from cockpit.tune.space import DEFAULTS, KernelParams
-from cockpit.tune.stats import Estimate, better, clearly_slower, flops, geomean_tflops, speedup
 
 SHAPES = [{"B": 4, "H": 16, "S": s, "D": 64, "dtype": "fp16", "causal": False} for s in (1024, 4096)]
 

@@ -72,8 +72,8 @@ async def test_in_the_cockpit_the_panel_appears_when_a_search_starts_and_the_sta
     from cockpit.clock import FakeClock
     from cockpit.config import load_config
     from cockpit.session.journal import JournalWriter
+    from cockpit.session.workspace import Workspace, create_session
     from cockpit.ui.app import CockpitApp
-    from cockpit.workspace import Workspace, create_session
 
     (tmp_path / "cockpit.toml").write_text("")
     ws, config = Workspace(tmp_path), load_config(tmp_path)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cockpit.analysis.stats import flops
 from cockpit.config import Config, load_config
 from cockpit.gates.build_log import KernelResources
 from cockpit.hardware.limits import limits_for
@@ -26,7 +27,6 @@ from cockpit.tune.plan import make_plan
 from cockpit.tune.runplan import RunPlan
 from cockpit.tune.search import SearchContext
 from cockpit.tune.space import KernelParams
-from cockpit.tune.stats import flops
 from cockpit.tune.target import resolve_target
 
 TOML = """

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from cockpit.config import load_config
 from cockpit.session import timer
+from cockpit.session.workspace import Workspace, create_session
 from cockpit.ui.app import CockpitApp
-from cockpit.workspace import Workspace, create_session
 
 
 def tui_cpu(cpu0: float, wall0: float) -> str:

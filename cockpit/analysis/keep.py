@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from cockpit.analysis.stats import geomean
 from cockpit.errors import CockpitError
-from cockpit.tune.stats import geomean
 
 Action = Literal["keep", "revert", "baseline"]
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cockpit.config.reader import ConfigReader
-from cockpit.telemetry.identity import DeviceSpec, parse_device
+from cockpit.hardware.device_spec import DeviceSpec, parse_device
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from cockpit.config.reader import (
 from cockpit.config.thresholds import Thresholds, read_thresholds
 from cockpit.config.tune import TuneConfig, read_tune
 from cockpit.config.workload import Workload, read_workload
-from cockpit.telemetry.identity import DeviceSpec
+from cockpit.hardware.device_spec import DeviceSpec
 
 CONFIG_NAME = "cockpit.toml"
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from cockpit.config.reader import ConfigReader
-from cockpit.telemetry.rules import ValidityMode, ValidityRules
-from cockpit.telemetry.sample import THROTTLE_WORDS
+from cockpit.config.validity_rules import ValidityMode, ValidityRules
+from cockpit.hardware.clock_events import THROTTLE_WORDS
 
 VALIDITY_MODES: tuple[ValidityMode, ...] = ("comparable", "strict")
 

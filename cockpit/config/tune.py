@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cockpit.config.reader import ConfigReader
-from cockpit.tune.space import DEFAULT_SPACE, HEAD_DIMS, TUNABLE_NAMES, TUNABLES, Value
+
+Value = int | bool
 
 
 @dataclass(frozen=True)
@@ -15,8 +16,10 @@ class TuneConfig:
     """`[tune]`: the search. Shapes are every `seq_lens` x `head_dims` at `batch`, `heads`,
     `dtype` and `causal`; each head dim is searched on its own (its own kernel configuration)."""
 
-    space: Mapping[str, tuple[Value, ...]] = field(default_factory=lambda: dict(DEFAULT_SPACE))
-    head_dims: tuple[int, ...] = HEAD_DIMS
+    space: Mapping[str, tuple[Value, ...]] = field(default_factory=dict)
+    """`[tune.space]` as written: knob -> values. The tuner checks the names and values against the
+    kernel's knobs (`tune.space.resolve_space`); a knob not named keeps the kernel's default values."""
+    head_dims: tuple[int, ...] = (64, 128)
     seq_lens: tuple[int, ...] = (1024, 2048, 4096, 8192)
     batch: int = 4
     heads: int = 16
@@ -65,9 +68,10 @@ def read_tune(table: Mapping[str, Any], reader: ConfigReader) -> TuneConfig:
         return reader.number(table.get(key, getattr(d, key)), f"tune.{key}", lambda v: 0 <= v < 1, rule)
 
     head_dims = table.get("head_dims", list(d.head_dims))
-    if not isinstance(head_dims, list) or not head_dims or not all(h in HEAD_DIMS for h in head_dims):
-        raise reader.fail("tune.head_dims", f"{head_dims!r} is not allowed (expected a list drawn from "
-                          f"{list(HEAD_DIMS)})")
+    if not isinstance(head_dims, list) or not head_dims or not all(
+            isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in head_dims):
+        raise reader.fail("tune.head_dims", f"{head_dims!r} is not allowed (expected a list of head dims "
+                          "such as [64, 128])")
     seq_lens = table.get("seq_lens", list(d.seq_lens))
     if not isinstance(seq_lens, list) or not seq_lens or not all(
             isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in seq_lens):
@@ -78,8 +82,9 @@ def read_tune(table: Mapping[str, Any], reader: ConfigReader) -> TuneConfig:
     causal = table.get("causal", d.causal)
     if not isinstance(causal, bool):
         raise reader.fail("tune.causal", f"{causal!r} is not allowed (expected true or false)")
+    out_space = _read_space(table.get("space", {}), reader)
     out = TuneConfig(
-        space=_read_space(table.get("space", {}), reader), head_dims=tuple(dict.fromkeys(head_dims)),
+        space=out_space, head_dims=tuple(dict.fromkeys(head_dims)),
         seq_lens=tuple(seq_lens), batch=whole("batch", 1), heads=whole("heads", 1), dtype=dtype,
         causal=causal,
         budget_min=reader.number(table.get("budget_min", d.budget_min), "tune.budget_min",
@@ -90,7 +95,7 @@ def read_tune(table: Mapping[str, Any], reader: ConfigReader) -> TuneConfig:
         occupancy_floor=fraction("occupancy_floor", "a share of the SM's warp slots such as 0.125"),
         confirm_top=whole("confirm_top", 1),
         where={key: reader.lines.where(f"tune.{key}") for key in ("tune", *keys)}
-        | {f"space.{name}": reader.lines.where(f"tune.space.{name}") for name in TUNABLE_NAMES},
+        | {f"space.{name}": reader.lines.where(f"tune.space.{name}") for name in out_space},
     )
     if out.seed_trials > out.trials:
         raise reader.fail("tune.seed_trials", f"{out.seed_trials} seed configurations do not fit in "
@@ -99,21 +104,15 @@ def read_tune(table: Mapping[str, Any], reader: ConfigReader) -> TuneConfig:
 
 
 def _read_space(space: Any, reader: ConfigReader) -> dict[str, tuple[Value, ...]]:
+    """Each knob's values as a non-empty list of numbers or booleans; whether the kernel has such a
+    knob and accepts those values is the tuner's to say, against the kernel's own rules."""
     if not isinstance(space, dict):
         raise reader.fail("tune.space", "must be a table, e.g. [tune.space]")
-    for name in space:
-        if name not in TUNABLE_NAMES:
-            raise reader.fail(f"tune.space.{name}", f"unknown tunable (the kernel's tunables: "
-                              f"{', '.join(TUNABLE_NAMES)})")
     out: dict[str, tuple[Value, ...]] = {}
-    for tunable in TUNABLES:
-        values = space.get(tunable.name, list(DEFAULT_SPACE[tunable.name]))
-        key = f"tune.space.{tunable.name}"
-        if not isinstance(values, list) or not values:
-            raise reader.fail(key, f"{values!r} is not allowed (expected a non-empty list of values)")
-        wrong = [v for v in values if not tunable.accepts(v)]
-        if wrong:
-            raise reader.fail(key, f"{wrong[0]!r} is not a value the kernel accepts for "
-                              f"{tunable.meaning} (expected {tunable.rule})")
-        out[tunable.name] = tuple(dict.fromkeys(values))
+    for name, values in space.items():
+        if not isinstance(values, list) or not values or not all(
+                isinstance(v, (int, bool)) for v in values):
+            raise reader.fail(f"tune.space.{name}", f"{values!r} is not allowed (expected a non-empty list "
+                              "of whole numbers or true/false)")
+        out[name] = tuple(dict.fromkeys(values))
     return out

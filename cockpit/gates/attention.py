@@ -22,7 +22,6 @@ from cockpit.analysis.keep import (
 from cockpit.config import Thresholds
 from cockpit.errors import CockpitError
 from cockpit.gates.bench_validity import judge_probe_window, validity_words
-from cockpit.gates.bench_validity import probe_snapshots as probe_snapshots  # the report reads it here
 from cockpit.gates.gate import GateContext, GateStatus, Progress, Verdict
 from cockpit.session.paths import stored_path
 

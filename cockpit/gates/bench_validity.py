@@ -22,7 +22,8 @@ from cockpit.telemetry.block_clocks import (
     impl_clocks,
     samples_in_blocks,
 )
-from cockpit.telemetry.sample import GpuProcess, GpuSample, GpuStatic, Snapshot
+from cockpit.telemetry.probe_samples import probe_snapshots
+from cockpit.telemetry.sample import GpuStatic
 from cockpit.telemetry.validity import judge_window
 
 BASELINES = ("sdpa", "flash")
@@ -40,17 +41,6 @@ def probe_gpu(data: dict[str, Any]) -> GpuStatic:
     return GpuStatic(int(index) if isinstance(index, int) else 0, name=gpu.get("name") or data.get("device"),
                      uuid=gpu.get("nvml_uuid") or gpu.get("uuid"), pci_bus_id=gpu.get("pci_bus_id"),
                      max_sm_clock_mhz=gpu.get("max_sm_clock") or samples[0].get("max_sm_clock"))
-
-
-def probe_snapshots(samples: list[dict[str, Any]], gpu: GpuStatic | None = None) -> list[Snapshot]:
-    """A probe's raw NVML samples as telemetry snapshots of the one GPU it watched."""
-    gpu = gpu or GpuStatic(0, max_sm_clock_mhz=samples[0].get("max_sm_clock") if samples else None)
-    return [Snapshot(s["t"], (GpuSample(gpu.index, s["t"], util_gpu=s.get("util"),
-                                        sm_clock_mhz=s.get("sm_clock"), temp_c=s.get("temp"),
-                                        power_w=s.get("power_w"), throttle_mask=s.get("throttle"),
-                                        processes=tuple(GpuProcess(pid, None, mib)
-                                                        for pid, mib in s.get("pids", []))),), (gpu,))
-            for s in samples]
 
 
 def probe_blocks(data: dict[str, Any]) -> list[Block]:

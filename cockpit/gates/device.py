@@ -16,8 +16,9 @@ from typing import Any
 from cockpit.config import Config
 from cockpit.errors import CockpitError
 from cockpit.gates.process import GateCommand
+from cockpit.hardware.device_spec import DeviceSpec
 from cockpit.session.state import GateRunRecord
-from cockpit.telemetry.identity import DeviceSpec, GpuChoice, cuda_ordinal_gpu, find_gpu, short_uuid
+from cockpit.telemetry.identity import GpuChoice, cuda_ordinal_gpu, find_gpu, short_uuid
 from cockpit.telemetry.sample import GpuStatic
 
 VISIBLE = "CUDA_VISIBLE_DEVICES"

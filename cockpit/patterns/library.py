@@ -25,7 +25,7 @@ from cockpit.patterns import frontmatter as fm
 from cockpit.patterns.pattern import FILE_NAME, MEANINGS, STATUSES, Pattern, PatternStatus, Trigger
 from cockpit.patterns.search import close_matches, find, rank
 from cockpit.patterns.triggers import TriggerError, trigger_from_mapping, trigger_to_mapping
-from cockpit.workspace import slugify
+from cockpit.slug import slugify
 
 if sys.platform != "win32":
     import fcntl

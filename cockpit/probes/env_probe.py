@@ -19,8 +19,9 @@ The checks live in the `env` package beside this file; this is only the entry th
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
-if __package__:  # python -m cockpit.probes.env_probe, or imported
+if TYPE_CHECKING or __package__:  # python -m cockpit.probes.env_probe, or imported; mypy reads this
     from .env.run import main
 else:  # run by path, as the gate does: this folder is sys.path[0], cockpit need not be installed
     from env.run import main

@@ -11,7 +11,7 @@ the bench's lines included, goes to stderr, the log):
   {"op": "flash", "D": 64}                          -> the same for SDPA's FLASH backend
   {"op": "confirm", "libraries": {name: SO}, "D": 64} -> every library, SDPA's default and FLASH
        interleaved, per-call times, and the NVML samples of the window for the validity verdict
-Timing is the bench gate's (attention_probe.bench: settled blocks, L2 flushed before each call,
+Timing is the bench gate's (attention.timing.bench: settled blocks, L2 flushed before each call,
 CUDA events around the call only). A CUDA error poisons the context: the reply says "fatal" and
 the probe exits 3, so the next configuration starts in a fresh process.
 Each library is csrc/attention.cu built alone (cockpit/tune/compile.py) and called through its C
@@ -28,14 +28,20 @@ import os
 import sys
 import time
 import traceback
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-if __package__:  # imported (python -m, or the core's import checks)
-    from . import attention_probe as bench_gate
+if TYPE_CHECKING or __package__:  # imported (python -m, or the core's import checks); mypy reads this
+    from .attention.configs import config_name, make_inputs
+    from .attention.correctness import compare, reference, run_poisoned
+    from .attention.gpu_watch import GpuWatch, no_cuda_device
+    from .attention.timing import bench, sdpa_impls
 else:  # run by path, as the tuner does: this folder is sys.path[0]
-    import attention_probe as bench_gate
+    from attention.configs import config_name, make_inputs
+    from attention.correctness import compare, reference, run_poisoned
+    from attention.gpu_watch import GpuWatch, no_cuda_device
+    from attention.timing import bench, sdpa_impls
 
-import torch  # attention_probe imported it, or said what to do when it is missing
+import torch  # the attention package imported it, or said what to do when it is missing
 
 CONFIG_FIELDS = ("block_m", "block_n", "warps", "min_blocks", "stages", "o_smem", "smem_bytes", "threads",
                  "q_regs")
@@ -92,14 +98,14 @@ class Server:
             rows = self.rows({"ours": self.library(req["library"], req["D"])}, req["D"], req["short"])
             return {"times_ms": self.times(rows, ["ours"])["ours"]}
         if op == "flash":
-            rows = self.rows({"flash": bench_gate.sdpa_impls()["flash"]}, req["D"], False)
+            rows = self.rows({"flash": sdpa_impls()["flash"]}, req["D"], False)
             return {"times_ms": self.times(rows, ["flash"])["flash"]}
         if op == "confirm":
             impls = {name: self.library(path, req["D"]) for name, path in req["libraries"].items()}
-            sdpa = bench_gate.sdpa_impls()
+            sdpa = sdpa_impls()
             started = time.time()
             # The one GPU this process sees (pinned by UUID): the watch finds it in NVML itself.
-            with bench_gate.GpuWatch(torch.cuda.current_device()) as watch:
+            with GpuWatch(torch.cuda.current_device()) as watch:
                 rows = self.rows({**impls, "sdpa": sdpa["sdpa"], "flash": sdpa["flash"]}, req["D"], False)
             return {"times_ms": self.times(rows, [*impls, "sdpa", "flash"]), "rows": rows,
                     "configs": {n: lib.config for n, lib in impls.items()}, "started": started,
@@ -110,14 +116,14 @@ class Server:
     def check(self, lib: Library, head_dim: int) -> dict[str, Any]:
         shapes = sorted(self.checks[head_dim], key=lambda c: (c["B"] * c["H"] * c["S"], c["D"]))
         for index, cfg in enumerate(shapes):
-            name = bench_gate.config_name(cfg)
+            name = config_name(cfg)
             if name not in self.references:
-                q, k, v = bench_gate.make_inputs(cfg, "cuda", seed=1000 + index)
-                self.references[name] = (q, k, v, bench_gate.reference(q, k, v, cfg["causal"]))
+                q, k, v = make_inputs(cfg, "cuda", seed=1000 + index)
+                self.references[name] = (q, k, v, reference(q, k, v, cfg["causal"]))
             q, k, v, ref = self.references[name]
-            out = bench_gate.run_poisoned(lib, q, k, v, cfg["causal"])
+            out = run_poisoned(lib, q, k, v, cfg["causal"])
             torch.cuda.synchronize()
-            stats = bench_gate.compare(out, ref)
+            stats = compare(out, ref)
             if stats["nonfinite"] or stats["rel_l2"] > self.args.tolerance:
                 why = (f"{stats['nonfinite']} NaN/Inf" if stats["nonfinite"]
                        else f"rel L2 {stats['rel_l2']:.2e} > {self.args.tolerance:g}")
@@ -128,11 +134,11 @@ class Server:
         """The bench gate's rows for these implementations on the tuning shapes, per-call times kept."""
         a = self.args
         if short:  # the first look a pruner decides on: one block per shape, a third of the calls
-            rows = bench_gate.bench(impls, self.shapes[head_dim], max(5, a.reps // 3), 2, a.input_sets,
-                                    budget_s=0.1, settle_ms=a.settle_ms, rounds=1, keep_times=True)
+            rows = bench(impls, self.shapes[head_dim], max(5, a.reps // 3), 2, a.input_sets,
+                         budget_s=0.1, settle_ms=a.settle_ms, rounds=1, keep_times=True)
         else:
-            rows = bench_gate.bench(impls, self.shapes[head_dim], a.reps, a.warmup, a.input_sets,
-                                    settle_ms=a.settle_ms, rounds=a.rounds, keep_times=True)
+            rows = bench(impls, self.shapes[head_dim], a.reps, a.warmup, a.input_sets,
+                         settle_ms=a.settle_ms, rounds=a.rounds, keep_times=True)
         return rows
 
     @staticmethod
@@ -164,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
     sys.stdout = sys.stderr  # the bench's own lines go to the log, never into a reply
     if not torch.cuda.is_available():
-        replies.write(json.dumps({"fatal": True, "error": bench_gate.no_cuda_device()}) + "\n")
+        replies.write(json.dumps({"fatal": True, "error": no_cuda_device()}) + "\n")
         return 2
     server = Server(args)
     for line in sys.stdin:

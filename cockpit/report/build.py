@@ -44,8 +44,9 @@ from cockpit.session.journal import Event
 from cockpit.session.paths import stored_path
 from cockpit.session.state import GateRunRecord, SessionState
 from cockpit.session.timer import timer_view, total_elapsed, wall_seconds
+from cockpit.session.workspace import SessionRef, Workspace, list_sessions, started_t
+from cockpit.telemetry.probe_samples import probe_snapshots
 from cockpit.telemetry.track import TRACK_NAME, Track, TrackRow, downsample, parse_track
-from cockpit.workspace import SessionRef, Workspace, list_sessions, started_t
 
 WATCHED_GATES = ("bench", "correctness")
 """Gates whose probe keeps its own NVML samples (results/<run>.json `gpu_samples`)."""
@@ -222,8 +223,6 @@ def _read_track(ref: SessionRef, problems: list[str]) -> Track:
 
 def gate_rows(ref: SessionRef, run: GateRunRecord, problems: list[str]) -> list[TrackRow]:
     """A headless gate's own NVML samples (the probe's result file), as track rows."""
-    from cockpit.gates.attention import probe_snapshots
-
     path = ref.path / "results" / f"{run.run_id}.json"
     try:
         data = json.loads(decode(path.read_bytes()))

@@ -30,7 +30,7 @@ from cockpit.session import events as ev
 from cockpit.session.journal import Event
 from cockpit.session.state import GateRunRecord, SessionState
 from cockpit.session.timer import total_elapsed
-from cockpit.workspace import Workspace, list_sessions, started_t
+from cockpit.session.workspace import Workspace, list_sessions, started_t
 
 REGRESSION_MARGIN = 0.03
 """Slower by more than the bench's own run-to-run spread (3 % in the fidelity runs) to count."""

@@ -11,7 +11,7 @@ from cockpit.session import events as ev
 from cockpit.session.journal import Event, read_journal
 from cockpit.session.paths import stored_path
 from cockpit.session.state import SessionState, fold
-from cockpit.workspace import SessionRef
+from cockpit.session.workspace import SessionRef
 
 
 @dataclass(frozen=True)

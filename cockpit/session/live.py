@@ -12,7 +12,7 @@ from pathlib import Path
 from cockpit.errors import CockpitError
 from cockpit.session.journal import Event, JournalProblem, JournalWriter, read_journal
 from cockpit.session.state import SessionFold, SessionState
-from cockpit.workspace import SessionRef
+from cockpit.session.workspace import SessionRef
 
 
 class LiveSession:

@@ -20,7 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cockpit.telemetry.sample import CLOCK_EVENT_SW_POWER_CAP, GpuSample
+from cockpit.hardware.clock_events import CLOCK_EVENT_SW_POWER_CAP
+from cockpit.telemetry.sample import GpuSample
 
 MIN_CONFIGS = 3
 """Fewer configs with samples of both sides than this: too little to compare."""

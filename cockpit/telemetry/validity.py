@@ -24,16 +24,11 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cockpit.config.validity_rules import ValidityMode as ValidityMode
+from cockpit.config.validity_rules import ValidityRules
+from cockpit.hardware.clock_events import CLOCK_EVENT_GPU_IDLE
 from cockpit.telemetry.identity import short_uuid
-from cockpit.telemetry.rules import ValidityMode as ValidityMode
-from cockpit.telemetry.rules import ValidityRules
-from cockpit.telemetry.sample import (
-    CLOCK_EVENT_GPU_IDLE,
-    GpuSample,
-    Snapshot,
-    decode_throttle,
-    throttled_seconds,
-)
+from cockpit.telemetry.sample import GpuSample, Snapshot, decode_throttle, throttled_seconds
 
 SLOWDOWNS = frozenset({"SW thermal slowdown", "HW thermal slowdown", "HW slowdown", "HW power brake"})
 """Clock events that mean the card was held back by heat or hardware, not by its own power budget."""

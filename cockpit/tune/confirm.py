@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cockpit.analysis.stats import Estimate, flops, geomean_tflops, speedup
 from cockpit.tune.space import KernelParams
-from cockpit.tune.stats import Estimate, flops, geomean_tflops, speedup
 
 CURRENT = "current"
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.analysis.keep import bench_record_json, head_commit
+from cockpit.analysis.stats import flops
 from cockpit.config import Config
 from cockpit.gates.attention import config_name
 from cockpit.gates.bench_validity import judge_probe_window
@@ -27,7 +28,6 @@ from cockpit.tune.header import read_current, render, write_header
 from cockpit.tune.measure import ProbeMeasurer
 from cockpit.tune.runplan import HeadDimPlan, RunPlan
 from cockpit.tune.space import KernelParams
-from cockpit.tune.stats import flops
 from cockpit.tune.study import open_study, params_of
 from cockpit.tune.target import Gpu
 

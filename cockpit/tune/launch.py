@@ -51,7 +51,7 @@ def new_run(config: Config, tune_plan: TunePlan, run_dir: Path, session_journal:
     tune = config.tune
     heads, how = [], ""
     for space in tune_plan.spaces:
-        options = choices(tune.space, space.current)
+        options = choices(tune_plan.values, space.current)
         seeds, how = seed_configurations(space.feasible, options, space.current,
                                          min(tune.seed_trials, len(space.feasible) + 1))
         heads.append(HeadDimPlan(space.head_dim, space.feasible, options, space.current, tuple(seeds),

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from cockpit.config.reader import ConfigError
-from cockpit.config.tune import TuneConfig
+from cockpit.config.tune import TuneConfig, Value
 from cockpit.config.workload import Workload
 from cockpit.tune.feasibility import LIMITS, Rejection, check
-from cockpit.tune.space import DEFAULTS, KernelParams, configurations
+from cockpit.tune.space import DEFAULTS, KernelParams, configurations, resolve_space
 from cockpit.tune.target import Target
 
 # A correctness check of the configuration before its timing, and the process and launch
@@ -37,6 +37,8 @@ class HeadDimSpace:
 @dataclass(frozen=True)
 class TunePlan:
     target: Target
+    values: dict[str, tuple[Value, ...]]
+    """`[tune.space]` resolved against the kernel's tunables: what every head dim's space is made of."""
     spaces: tuple[HeadDimSpace, ...]
     min_trial_s: float
     """The least a trial can take under the bench gate's method (settling before every timed
@@ -61,9 +63,10 @@ def make_plan(tune: TuneConfig, workload: Workload, target: Target,
     """Hold the space to the target's limits; a space left empty, or a budget that cannot hold
     the seed, is a `cockpit.toml:LINE` error."""
     current = current or DEFAULTS
+    values = resolve_space(tune)
+    every = configurations(values)
     spaces = []
     for head_dim in tune.head_dims:
-        every = configurations(tune.space)
         judged = [(p, check(p, head_dim, target.limits, tune.occupancy_floor)) for p in every]
         feasible = tuple(p for p, r in judged if r is None)
         rejected = tuple((p, r) for p, r in judged if r is not None)
@@ -74,7 +77,7 @@ def make_plan(tune: TuneConfig, workload: Workload, target: Target,
             raise ConfigError(f"{tune.line('space')}: tune.space: no configuration for D={head_dim} fits "
                               f"{target.label} ({reasons}); widen the values or check --arch")
         spaces.append(HeadDimSpace(head_dim, len(every), feasible, rejected, current[head_dim]))
-    plan = TunePlan(target, tuple(spaces), min_trial_seconds(tune, workload))
+    plan = TunePlan(target, values, tuple(spaces), min_trial_seconds(tune, workload))
     seed_s = plan.min_trial_s * min(tune.seed_trials, min(len(s.feasible) for s in spaces)) * len(spaces)
     if tune.budget_min * 60 < seed_s:
         raise ConfigError(

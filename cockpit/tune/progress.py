@@ -7,10 +7,10 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from cockpit.analysis.stats import Estimate
 from cockpit.session.journal import Event
 from cockpit.session.status import Activity
 from cockpit.tune import events as tev
-from cockpit.tune.stats import Estimate
 
 MEASURED = ("timed", "pruned", "incorrect", "crashed", "failed")
 

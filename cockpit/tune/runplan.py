@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cockpit.config.tune import Value
 from cockpit.errors import CockpitError
 from cockpit.tune.measure import ProbeSettings
-from cockpit.tune.space import KernelParams, Value
+from cockpit.tune.space import KernelParams
 
 PLAN_NAME = "plan.json"
 JOURNAL_NAME = "journal.log"

@@ -17,6 +17,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cockpit.analysis.stats import Estimate, flops, geomean_tflops
 from cockpit.hardware.limits import GpuLimits
 from cockpit.session.journal import Event
 from cockpit.tune import events
@@ -25,7 +26,6 @@ from cockpit.tune.feasibility import after_compile
 from cockpit.tune.measure import MeasureCrashed, MeasureFailed, Measurer
 from cockpit.tune.runplan import HeadDimPlan, RunPlan
 from cockpit.tune.space import TUNABLE_NAMES, KernelParams
-from cockpit.tune.stats import Estimate, flops, geomean_tflops
 from cockpit.tune.study import cut_off, measured, params_of, suggest
 
 if TYPE_CHECKING:

@@ -12,7 +12,8 @@ import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import MISSING, asdict, dataclass, fields
 
-Value = int | bool
+from cockpit.config import ConfigError
+from cockpit.config.tune import TuneConfig, Value
 
 
 @dataclass(frozen=True)
@@ -122,3 +123,27 @@ def configurations(values: Mapping[str, Sequence[Value]]) -> list[KernelParams]:
     names = [f.name for f in fields(KernelParams)]
     return [KernelParams(**dict(zip(names, combo, strict=True)))  # type: ignore[arg-type]
             for combo in itertools.product(*(values[n] for n in names))]
+
+
+def resolve_space(tune: TuneConfig) -> dict[str, tuple[Value, ...]]:
+    """`[tune.space]` held to the kernel's tunables and what each accepts, every knob it does not
+    name at its default values; head dims the kernel has no tile for are refused too. Errors name
+    `cockpit.toml:LINE`."""
+    for name in tune.space:
+        if name not in TUNABLE_NAMES:
+            raise ConfigError(f"{tune.line(f'space.{name}')}: tune.space.{name}: unknown tunable (the "
+                              f"kernel's tunables: {', '.join(TUNABLE_NAMES)})")
+    wrong_dims = [h for h in tune.head_dims if h not in HEAD_DIMS]
+    if wrong_dims:
+        raise ConfigError(f"{tune.line('head_dims')}: tune.head_dims: {list(tune.head_dims)!r} is not "
+                          f"allowed (expected a list drawn from {list(HEAD_DIMS)})")
+    out: dict[str, tuple[Value, ...]] = {}
+    for tunable in TUNABLES:
+        values = tune.space.get(tunable.name, DEFAULT_SPACE[tunable.name])
+        wrong = [v for v in values if not tunable.accepts(v)]
+        if wrong:
+            raise ConfigError(f"{tune.line(f'space.{tunable.name}')}: tune.space.{tunable.name}: "
+                              f"{wrong[0]!r} is not a value the kernel accepts for {tunable.meaning} "
+                              f"(expected {tunable.rule})")
+        out[tunable.name] = values
+    return out

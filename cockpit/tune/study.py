@@ -26,7 +26,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cockpit.tune.space import TUNABLE_NAMES, KernelParams, Value
+from cockpit.config.tune import Value
+from cockpit.tune.space import TUNABLE_NAMES, KernelParams
 
 if TYPE_CHECKING:
     import optuna
@@ -143,7 +144,7 @@ def slower_than_best(margin: float) -> optuna.pruners.BasePruner:
         than `margin` below the best value so far."""
 
         def prune(self, study: optuna.Study, trial: optuna.trial.FrozenTrial) -> bool:
-            from cockpit.tune.stats import Estimate, clearly_slower
+            from cockpit.analysis.stats import Estimate, clearly_slower
 
             short = trial.user_attrs.get("short")
             done = [t.value for t in study.get_trials(deepcopy=False,

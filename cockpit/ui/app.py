@@ -28,6 +28,7 @@ from cockpit.session.status import (
     terminal_title,
 )
 from cockpit.session.timer import TimerView
+from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.telemetry.track import TRACK_NAME, TrackWriter
 from cockpit.ui import hangup, session_actions
 from cockpit.ui.commands import COMMANDS
@@ -37,6 +38,7 @@ from cockpit.ui.gate_panel import GateDetail, GatePanel
 from cockpit.ui.gpu_feed import GpuFeed
 from cockpit.ui.gpu_panel import GpuPanel
 from cockpit.ui.header import SessionHeader
+from cockpit.ui.key_actions import KeyActions
 from cockpit.ui.main_screen import MainScreen
 from cockpit.ui.pattern_desk import PatternDesk
 from cockpit.ui.phases import PhasePanel
@@ -46,7 +48,6 @@ from cockpit.ui.tick_pacer import TickPacer
 from cockpit.ui.tune_feed import TuneFeed
 from cockpit.ui.tune_panel import TunePanel
 from cockpit.ui.typing_guard import TYPING_GAP_S
-from cockpit.workspace import SessionRef, Workspace
 
 if TYPE_CHECKING:
     from textual.command import Provider
@@ -58,13 +59,6 @@ if TYPE_CHECKING:
 
 ActivitySource = Callable[[], Activity | None]
 
-# Besides the phase moves (session_actions), these ask first: a key pressed by mistake must not
-# kill a build or close the cockpit.
-CONFIRM = {
-    "cancel_gate": "Cancel {gate} (its process group is stopped) and drop the queue?",
-    "quit": "Quit the cockpit? The session stays open for next time.",
-}
-
 
 def pattern_provider() -> type[Provider]:
     """The palette's pattern search, loaded when the palette first opens."""
@@ -73,7 +67,7 @@ def pattern_provider() -> type[Provider]:
     return PatternProvider
 
 
-class CockpitApp(App[int]):
+class CockpitApp(KeyActions, App[int]):
     CSS_PATH = "cockpit.tcss"
     COMMANDS = App.COMMANDS | {pattern_provider}
     TITLE = "cockpit"
@@ -158,17 +152,6 @@ class CockpitApp(App[int]):
         self.gpu.start()
         if not self.is_headless:
             hangup.install(self.close_for_signal, lambda: self.exit(0))
-
-    def action_focus_editor(self) -> None:
-        if self.screen is self.main_screen:
-            self.editor.area.focus()
-
-    def action_zoom(self) -> None:
-        screen = self.screen
-        if screen.maximized is not None:
-            screen.minimize()
-        elif screen.focused is not None:
-            screen.maximize(screen.focused)
 
     @property
     def main_screen(self) -> Screen[object]:
@@ -347,24 +330,6 @@ class CockpitApp(App[int]):
         self._render(self.clock.now())
         return ok
 
-    def confirm(self, action: str, then: Callable[[], object], **words: str) -> None:
-        session_actions.confirm(self, CONFIRM[action].format(**words), then)
-
-    def action_next_phase(self) -> None:
-        session_actions.next_phase(self)
-
-    def action_skip_phase(self) -> None:
-        session_actions.skip_phase(self)
-
-    def action_toggle_pause(self) -> None:
-        session_actions.toggle_pause(self)
-
-    def action_goto_phase(self) -> None:
-        session_actions.goto_phase(self)
-
-    def action_post_status(self) -> None:
-        session_actions.ask_status(self)
-
     # The editor ------------------------------------------------------------------------------
 
     def current_phase_label(self) -> str:
@@ -387,58 +352,11 @@ class CockpitApp(App[int]):
 
         return gate_markdown(run)
 
-    # Patterns ---------------------------------------------------------------------------------
+    # Patterns, the palette, quitting ----------------------------------------------------------
 
     @property
     def patterns(self) -> tuple[Pattern, ...]:
         return self.pattern_desk.patterns
-
-    def open_patterns(self, select: int | None = None) -> None:
-        self.pattern_desk.browse(select)
-
-    def action_open_patterns(self) -> None:
-        self.pattern_desk.browse()
-
-    def action_apply_matched_pattern(self) -> None:
-        self.pattern_desk.apply_matched()
-
-    def action_new_pattern(self) -> None:
-        self.pattern_desk.write_new()
-
-    def action_end_session(self) -> None:
-        session_actions.end_session(self)
-
-    def action_export_report(self) -> None:
-        from cockpit.ui.report_actions import export_report
-
-        export_report(self, "Mid-session")
-
-    def action_open_history(self) -> None:
-        from cockpit.ui.history_screen import HistoryScreen
-
-        self.push_screen(HistoryScreen(self.workspace, self.clock.now()))
-
-    def action_new_session(self) -> None:
-        session_actions.ask_new_session(self)
-
-    def action_run_gate(self) -> None:
-        if self.live is not None:
-            self.gates.request(self.gate_panel.selected)
-
-    def action_cancel_gate(self) -> None:
-        run = self.gates.run
-        if run is None:
-            self.gates.cancel()  # only drops the queue, if any
-            return
-        self.confirm("cancel_gate", self.gates.cancel, gate=run.gate.name)
-
-    def action_rerun_gate(self) -> None:
-        if self.live is not None and self.live.state.gate_runs:
-            self.gates.request(self.live.state.gate_runs[-1].gate)
-
-    def on_gate_panel_selected(self, message: GatePanel.Selected) -> None:
-        self.gates.select(message.gate, live_run=self.gates.run is not None
-                          and self.gates.run.gate.name == message.gate)
 
     async def action_quit(self) -> None:
         self.confirm("quit", lambda: self.run_worker(self.quit_now(), exclusive=True))

@@ -13,8 +13,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Label, Sparkline, Static
 
+from cockpit.session.workspace import Workspace
 from cockpit.ui.key_bar import KeyBar
-from cockpit.workspace import Workspace
 
 if TYPE_CHECKING:
     from cockpit.report.trend import HistoryTable

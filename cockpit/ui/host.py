@@ -13,7 +13,7 @@ from cockpit.config import Config
 from cockpit.session.journal import Event
 from cockpit.session.live import LiveSession
 from cockpit.session.state import SessionState
-from cockpit.workspace import SessionRef, Workspace
+from cockpit.session.workspace import SessionRef, Workspace
 
 if TYPE_CHECKING:
     from cockpit.patterns.library import Pattern

@@ -3,7 +3,7 @@ in the editor instead of firing the single-letter actions."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from textual import events
 from textual.app import ComposeResult
@@ -17,7 +17,14 @@ from cockpit.ui.key_bar import KeyBar
 from cockpit.ui.typing_guard import TYPING_GAP_S, Hold, KeyGuard, Type
 
 if TYPE_CHECKING:
-    from cockpit.ui.app import CockpitApp
+    from cockpit.session.live import LiveSession
+    from cockpit.ui.editor import SessionEditor
+    from cockpit.ui.gate_panel import GateDetail, GatePanel
+    from cockpit.ui.gpu_panel import GpuPanel
+    from cockpit.ui.header import SessionHeader
+    from cockpit.ui.phases import PhasePanel
+    from cockpit.ui.status_history import StatusHistory
+    from cockpit.ui.tune_feed import TuneFeed
 
 # Below these widths the left column gives up room: "medium" narrows it, "narrow" halves the
 # window, and in both the focused editor takes the whole width (it needs ~60 columns to read).
@@ -41,6 +48,25 @@ def printable_actions() -> dict[str, str]:
     return {c.key: c.action for c in COMMANDS if len(c.key) == 1 or c.key == "full_stop"}
 
 
+class ScreenHost(Protocol):
+    """What the main screen uses of the app: the widgets it lays out (the app holds them, so
+    updates never depend on which screen is on top), the open session, and the start."""
+
+    header: SessionHeader
+    gpu_panel: GpuPanel
+    phase_panel: PhasePanel
+    gate_panel: GatePanel
+    gate_detail: GateDetail
+    status_history: StatusHistory
+    tune: TuneFeed
+    editor: SessionEditor
+    live: LiveSession | None
+
+    def start(self) -> None:
+        """The screen is up: open the session, start the clocks."""
+        ...
+
+
 class MainScreen(Screen[None]):
     """The cockpit's own screen (dialogs push theirs on top)."""
 
@@ -53,7 +79,7 @@ class MainScreen(Screen[None]):
         *bindings(),
     ]
 
-    def __init__(self, cockpit: CockpitApp, typing_gap_s: float = TYPING_GAP_S) -> None:
+    def __init__(self, cockpit: ScreenHost, typing_gap_s: float = TYPING_GAP_S) -> None:
         super().__init__()
         self.cockpit = cockpit
         self.typing_gap_s = typing_gap_s
@@ -103,7 +129,7 @@ class MainScreen(Screen[None]):
         from cockpit.errors import CockpitError
         from cockpit.ui.dialogs import ConfirmDialog
 
-        editor, app = self.cockpit.editor, self.cockpit
+        editor, app = self.cockpit.editor, self.app
         unsaved = " Your unsaved text goes to SESSION.md.mine." if editor.dirty else ""
 
         def chosen(take_disk: bool | None) -> None:
@@ -145,7 +171,7 @@ class MainScreen(Screen[None]):
 
     def _release(self, hold: Hold) -> None:
         if self.guard.release(hold):
-            self.call_next(self.cockpit.run_action, hold.action)
+            self.call_next(self.app.run_action, hold.action)
 
     def type_into_editor(self, text: str) -> None:
         editor = self.cockpit.editor

@@ -19,7 +19,7 @@ def export_report(host: CockpitHost, why: str) -> None:
 
     def write() -> None:
         from cockpit.report.build import build_report
-        from cockpit.report.commands import FORMATS, export_files
+        from cockpit.report.export import FORMATS, export_files
 
         try:
             written, note = export_files(build_report(ws, ref, now), FORMATS, ref.path)

@@ -27,7 +27,7 @@ from cockpit.session.journal import Event
 from cockpit.session.live import LiveSession
 from cockpit.session.state import SessionState
 from cockpit.session.status import Activity, compose_status
-from cockpit.workspace import (
+from cockpit.session.workspace import (
     SessionRef,
     Workspace,
     create_session,

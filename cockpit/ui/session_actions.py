@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 from cockpit.errors import CockpitError
 from cockpit.session import timer
+from cockpit.session.workspace import create_session
 from cockpit.ui.host import CockpitHost
-from cockpit.workspace import create_session
 
 
 def confirm(host: CockpitHost, question: str, then: Callable[[], object]) -> None:

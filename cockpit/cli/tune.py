@@ -16,10 +16,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from cockpit.cli.parser import workspace_of
 from cockpit.config import Config, ConfigError, load_config
 from cockpit.errors import CockpitError
 from cockpit.session.events import decision
 from cockpit.session.journal import JournalWriter, read_journal
+from cockpit.session.workspace import resolve_session
 from cockpit.telemetry.nvml import Nvml
 from cockpit.tune import events as tev
 from cockpit.tune.finish import finish_run
@@ -30,10 +32,9 @@ from cockpit.tune.progress import tune_progress
 from cockpit.tune.target import list_gpus, pick_gpus, resolve_target
 
 
-def tune_command(args: argparse.Namespace) -> int:
-    from cockpit.workspace import find_workspace, resolve_session
-
-    ws = find_workspace(getattr(args, "workspace", None))
+def tune(args: argparse.Namespace) -> int:
+    """`cockpit tune`: search the kernel's configurations (or, `--dry-run`, print the space)."""
+    ws = workspace_of(args)
     config = _with_flags(load_config(ws.root), args)
     gpus = list_gpus(Nvml())
     target = resolve_target(args.arch, os.environ, gpus)

@@ -12,7 +12,6 @@ import json
 import os
 import re
 import socket
-import unicodedata
 import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -23,6 +22,7 @@ from cockpit.errors import CockpitError
 from cockpit.session import events as ev
 from cockpit.session.journal import JOURNAL_NAME, JournalWriter, read_journal
 from cockpit.session.state import SessionState, fold
+from cockpit.slug import slugify
 
 _NUMBERED_DIR = re.compile(r"^(\d{3,})-[a-z0-9-]*$")
 _STAMPED_DIR = re.compile(r"^\d{8}-\d{4}-[0-9a-f]{4}-[a-z0-9-]*$")
@@ -138,19 +138,6 @@ def resolve_session(ws: Workspace, spec: str | None) -> SessionRef | None:
         f"no session '{spec}' in {ws.sessions_dir} (latest: {known}); "
         "pass an existing id or create one with `cockpit new \"OBJECTIVE\"`"
     )
-
-
-def slugify(objective: str, limit: int = 40) -> str:
-    """'Vectorize K loads (float4)!' -> 'vectorize-k-loads-float4'; path-safe, never empty."""
-    ascii_text = unicodedata.normalize("NFKD", objective).encode("ascii", "ignore").decode()
-    words = re.findall(r"[a-z0-9]+", ascii_text.lower())
-    slug = ""
-    for word in words:
-        candidate = f"{slug}-{word}" if slug else word
-        if len(candidate) > limit:
-            break
-        slug = candidate
-    return slug or (words[0][:limit] if words else "session")
 
 
 def create_session(

@@ -1,17 +1,19 @@
-"""`cockpit pattern list|show|new`: the CLI handlers, ready for cli.py to call.
+"""`cockpit pattern list|show|new`: the pattern library from a shell.
 
-Each takes the workspace root and returns the exit code: 0 ok, 1 when some pattern files
+Each handler takes the workspace root and returns the exit code: 0 ok, 1 when some pattern files
 did not load (they are named on stderr, the rest is still listed). Usage errors raise
 CockpitError, which `cockpit.cli.main` turns into one line on stderr and exit code 2.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from cockpit.cli.parser import workspace_of
 from cockpit.errors import CockpitError
 from cockpit.patterns.library import (
     LoadProblem,
@@ -22,7 +24,17 @@ from cockpit.patterns.library import (
     new_pattern,
 )
 from cockpit.patterns.triggers import describe, trigger_to_mapping
-from cockpit.workspace import Workspace, latest_open_session
+from cockpit.session.workspace import Workspace, latest_open_session
+
+
+def pattern(args: argparse.Namespace) -> int:
+    """`cockpit pattern list|show|new`."""
+    root = workspace_of(args).root
+    if args.pattern_command == "list":
+        return list_command(root, args.json)
+    if args.pattern_command == "show":
+        return show_command(root, args.ident, args.json)
+    return new_command(root, args.title, args.problem, args.when, args.solution, args.time_saved)
 
 
 def list_command(workspace: Path, as_json: bool) -> int:

@@ -1,4 +1,5 @@
-"""`cockpit gpu [--json] [--watch S]` and `cockpit telemetry record --seconds N -o FILE.jsonl`.
+"""`cockpit gpu [--json] [--watch S]`, `cockpit telemetry record --seconds N -o FILE.jsonl` and
+`cockpit telemetry track` (a session's telemetry track without the TUI).
 
 The handlers build the live sampler; the loops take the source, streams, clock and sleep as
 arguments so tests drive them without NVML and without sleeping.
@@ -6,6 +7,7 @@ arguments so tests drive them without NVML and without sleeping.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -14,14 +16,31 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TextIO
 
+from cockpit.cli.parser import workspace_of
 from cockpit.clock import SystemClock
 from cockpit.errors import CockpitError
+from cockpit.session.live import LiveSession
+from cockpit.session.workspace import Workspace, resolve_session
 from cockpit.telemetry.nvml import Nvml
 from cockpit.telemetry.recording import RecordingWriter
 from cockpit.telemetry.sample import GpuSample, GpuStatic, Snapshot
 from cockpit.telemetry.sampler import Sampler, TelemetrySource
+from cockpit.telemetry.session_track import keep_track
+from cockpit.telemetry.track import TRACK_NAME, TrackWriter
 
 _CLEAR = "\x1b[H\x1b[2J"
+
+
+def gpu(args: argparse.Namespace) -> int:
+    """`cockpit gpu`: a GPU snapshot over NVML."""
+    return gpu_command(args.json, args.watch)
+
+
+def telemetry(args: argparse.Namespace) -> int:
+    """`cockpit telemetry record|track`."""
+    if args.telemetry_command == "track":
+        return track_command(workspace_of(args), getattr(args, "session", None))
+    return record_command(args.seconds, args.out, args.interval, args.pcie)
 
 
 def gpu_command(as_json: bool, watch_s: float | None) -> int:
@@ -151,3 +170,27 @@ def _n(value: float | None, unit: str = "") -> str:
 
 def _round(value: float | None) -> int | None:
     return round(value) if value is not None else None
+
+
+def track_command(ws: Workspace, spec: str | None, out: TextIO = sys.stdout) -> int:
+    """Keep the open session's telemetry track until it ends (or ctrl-c)."""
+    from cockpit.clock import SystemClock
+    from cockpit.telemetry.nvml import Nvml
+    from cockpit.telemetry.sampler import Sampler
+
+    ref = resolve_session(ws, spec)
+    if ref is None:
+        raise CockpitError('no open session to keep a track for; start one with: cockpit new "OBJECTIVE"')
+    live = LiveSession(ref)  # follows what the gates and `cockpit end` append, a stat when nothing did
+
+    def still_open() -> bool:
+        live.refresh()
+        return live.state.is_open
+
+    writer = TrackWriter(ref.path / TRACK_NAME)
+    try:
+        ticks = keep_track(Sampler(Nvml(), SystemClock()), writer, still_open, time.monotonic, time.sleep)
+    finally:
+        live.close()
+    print(f"{ref.id}: {writer.rows_written} telemetry rows from {ticks} samples in {writer.path}", file=out)
+    return 0

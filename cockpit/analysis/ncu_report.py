@@ -1,13 +1,12 @@
-"""`cockpit analyze FILE.csv|FILE.ncu-rep [--json]`: the ncu bottleneck verdict of each launch.
+"""An ncu report read from a file, and each launch's bottleneck verdict as text and as JSON.
 
 A CSV is ncu's raw page (`ncu --csv --page raw --print-units base`, to a file or captured from
-stdout); a .ncu-rep is exported to that CSV with the local ncu first. Exit 0 with a verdict;
-an unreadable or non-ncu file raises CockpitError (exit 2, one line on stderr).
+stdout); a .ncu-rep is exported to that CSV with the local ncu first. An unreadable or non-ncu
+file raises CockpitError.
 """
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -26,32 +25,11 @@ from cockpit.analysis.bottleneck import (
     occupancy_limiters,
     stall_note,
     top_stalls,
-    verdict,
 )
-from cockpit.analysis.ncu import EXPORT_HINT, KernelLaunch, parse_ncu_csv
+from cockpit.analysis.ncu import EXPORT_HINT, KernelLaunch
 from cockpit.errors import CockpitError
 
 IMPORT_TIMEOUT_S = 300
-
-
-def analyze_command(path: Path, as_json: bool, bench_ms: float | None = None,
-                    thresholds: Thresholds | None = None) -> int:
-    """Print a compact block per launch (or one JSON object); 0 once every launch has a verdict."""
-    t = thresholds or Thresholds()
-    text = read_report(path)
-    try:
-        report = parse_ncu_csv(text)
-    except CockpitError as exc:
-        raise CockpitError(f"{path}: {exc}") from exc
-    if not report.launches:
-        raise CockpitError(f"{path}: an ncu CSV header but no kernel launches under it; profile at least "
-                           "one launch (check --kernel-name / --launch-skip)")
-    judged = [(launch, verdict(launch, t, bench_ms)) for launch in report.launches]
-    if as_json:
-        print(json.dumps({"file": str(path), "kernels": [kernel_json(k, v, t) for k, v in judged]}))
-    else:
-        print("\n\n".join(kernel_block(k, v, t) for k, v in judged))
-    return 0
 
 
 def read_report(path: Path) -> str:

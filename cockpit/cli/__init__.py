@@ -1,0 +1,56 @@
+"""The `cockpit` command line: one module per verb or verb group, on top of the core.
+
+Exit codes: 0 ok, 1 a check failed, 2 usage or environment error (one line on stderr). Each
+verb's module is imported only when that verb runs: `cockpit status` runs from tmux's status
+line every few seconds, so it must not pay for Textual, the report stack or NVML.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable
+from typing import cast
+
+from cockpit.cli.parser import build_parser
+from cockpit.errors import CockpitError
+
+HANDLERS = {
+    "tui": "cockpit.cli.tui:run_tui",
+    "screenshot": "cockpit.cli.screenshot:screenshot",
+    "new": "cockpit.cli.session:new",
+    "status": "cockpit.cli.session:status",
+    "phase": "cockpit.cli.session:phase",
+    "end": "cockpit.cli.session:end",
+    "gate": "cockpit.cli.gate:gate",
+    "gpu": "cockpit.cli.telemetry:gpu",
+    "telemetry": "cockpit.cli.telemetry:telemetry",
+    "pattern": "cockpit.cli.pattern:pattern",
+    "analyze": "cockpit.cli.analyze:analyze",
+    "decide": "cockpit.cli.analyze:decide",
+    "export": "cockpit.cli.report:export",
+    "history": "cockpit.cli.report:history",
+    "tune": "cockpit.cli.tune:tune",
+}
+"""verb -> "module:function"; the function takes the parsed arguments and returns the exit code."""
+
+
+def handler(verb: str) -> Callable[..., int]:
+    module, _, name = HANDLERS[verb].partition(":")
+    return cast(Callable[..., int], getattr(importlib.import_module(module), name))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return handler(args.command or "tui")(args)
+    except CockpitError as exc:
+        print(f"cockpit: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `cockpit ... | head`: the reader left; no traceback, as cat does
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's final flush must not fail too
+        return 141

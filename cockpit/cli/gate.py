@@ -1,0 +1,67 @@
+"""`cockpit gate {env,build,correctness,bench,profile}`: one gate run headless, recorded in the
+open session exactly as the TUI records it; exit 0 pass/warn, 1 fail, 2 error."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from cockpit.cli.parser import workspace_of
+from cockpit.clock import SystemClock
+from cockpit.config import load_config
+from cockpit.errors import CockpitError
+from cockpit.gates.catalog import GATES
+from cockpit.gates.gate import GateContext, Verdict
+from cockpit.gates.run import GateRun, gate_command, next_run_id
+from cockpit.session.live import LiveSession
+from cockpit.session.workspace import resolve_session
+
+
+def gate(args: argparse.Namespace) -> int:
+    """`cockpit gate NAME`: run one gate headless, its live log on stderr, and record it."""
+    ws = workspace_of(args)
+    config = load_config(ws.root)
+    ref = resolve_session(ws, getattr(args, "session", None))
+    if ref is None:
+        raise CockpitError('no open session to record the gate in; start one with: cockpit new "OBJECTIVE"')
+    live = LiveSession(ref)
+    chosen = GATES[args.name]
+    ctx = GateContext(ws.root, ref.path, next_run_id(live.state, chosen.name), config=config,
+                      objective=live.state.objective)
+    gate_config = config.gate(chosen.name)
+
+    class Printer:
+        def gate_output(self, run: GateRun, lines: list[str]) -> None:
+            sys.stderr.write("\n".join(lines) + "\n")
+
+        def gate_stalled(self, run: GateRun, silent_s: float) -> None:
+            print(f"cockpit: {chosen.name}: no output for {silent_s:.0f} s (stuck? ctrl+c cancels)",
+                  file=sys.stderr)
+
+        def gate_finished(self, run: GateRun, verdict: Verdict) -> None:
+            pass
+
+    run = GateRun(chosen, gate_command(chosen, ctx, gate_config), ctx, live, SystemClock(), Printer(),
+                  lambda fn: fn(), custom_command=gate_config.command is not None)
+    run.start()
+    try:
+        while not run.wait(0.2):
+            pass
+    except KeyboardInterrupt:
+        run.cancel()
+        run.wait()
+    live.close()
+    verdict = run.verdict
+    assert verdict is not None
+    record = live.state.last_run(chosen.name)
+    if args.json:
+        print(json.dumps({
+            "gate": chosen.name, "run_id": ctx.run_id, "session": ref.id, "status": verdict.status,
+            "summary": verdict.summary, "duration_s": record.duration_s if record else None,
+            "exit_code": record.exit_code if record else None, "log": str(ctx.log_path),
+            "result": verdict.result,
+        }))
+    else:
+        print(f"{chosen.name}: {verdict.status.upper()} — {verdict.summary}\nlog: {ctx.log_path}")
+    return {"pass": 0, "warn": 0, "error": 2}.get(verdict.status, 1)

@@ -1,0 +1,133 @@
+"""The command line's grammar: every `cockpit <verb>`, its flags and help, and the workspace they name."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from cockpit import __version__
+from cockpit.config import GATE_NAMES
+from cockpit.session.workspace import Workspace, find_workspace
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Every verb, its flags and its help."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--workspace", type=Path, default=argparse.SUPPRESS, metavar="DIR",
+        help="folder holding cockpit.toml, sessions/ and patterns/ (default: nearest with a "
+        "cockpit.toml, else the current folder)",
+    )
+    p = argparse.ArgumentParser(
+        prog="cockpit", parents=[common],
+        description="Session cockpit for CUDA kernel work: phase timer, status updates, gates.",
+    )
+    p.add_argument("--version", action="version", version=f"cockpit {__version__}")
+    p.add_argument("--session", metavar="ID|latest", default=None,
+                   help="session to open (default: the latest open one, or offer a new one)")
+    p.add_argument("--replay", type=Path, metavar="FILE.jsonl",
+                   help="drive the GPU panel from a telemetry recording instead of NVML")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    new = sub.add_parser("new", parents=[common], help="create a session; print its id and folder")
+    new.add_argument("objective", help='what this session is for, e.g. "vectorize K loads"')
+    new.add_argument("--template", default=None, metavar="NAME",
+                     help="session template: optimize (default), baseline, or one from cockpit.toml")
+    new.add_argument("--json", action="store_true", help="print one JSON object")
+
+    status = sub.add_parser("status", parents=[common],
+                            help="one status line of the latest open session (for tmux status-right)")
+    status.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS)
+    status.add_argument("--json", action="store_true", help="print one JSON object")
+
+    gate = sub.add_parser("gate", parents=[common],
+                          help="run one gate headless and record it in the open session")
+    gate.add_argument("name", choices=GATE_NAMES, help="the gate to run")
+    gate.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS)
+    gate.add_argument("--json", action="store_true",
+                      help="print one JSON object on stdout (the live log still goes to stderr)")
+
+    phase = sub.add_parser("phase", parents=[common],
+                           help="move the phase timer without the TUI: next, skip, pause, or a phase name")
+    phase.add_argument("move", metavar="next|skip|pause|PHASE")
+    phase.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS)
+
+    end = sub.add_parser("end", parents=[common], help="end the session and write its report (as E does)")
+    end.add_argument("--reason", default="ended by the engineer", help="said in the journal and the report")
+    end.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS)
+
+    gpu = sub.add_parser("gpu", parents=[common], help="GPU snapshot(s) over NVML")
+    gpu.add_argument("--json", action="store_true", help="print one JSON object")
+    gpu.add_argument("--watch", type=float, metavar="SECONDS", help="repeat every SECONDS until ctrl-c")
+
+    tel = sub.add_parser("telemetry", parents=[common], help="record real NVML samples for replay")
+    tel_sub = tel.add_subparsers(dest="telemetry_command", metavar="record|track", required=True)
+    trk = tel_sub.add_parser("track", help="keep the open session's telemetry track without the TUI, "
+                             "until the session ends")
+    trk.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS)
+    rec = tel_sub.add_parser("record", help="record samples to a JSONL file")
+    rec.add_argument("--seconds", type=float, required=True)
+    rec.add_argument("-o", "--out", type=Path, required=True, metavar="FILE.jsonl")
+    rec.add_argument("--interval", type=float, default=1.0, metavar="SECONDS")
+    rec.add_argument("--pcie", action="store_true", help="also PCIe throughput (blocks ~21 ms a read)")
+
+    pat = sub.add_parser("pattern", parents=[common], help="the pattern library (patterns/NN-slug.md)")
+    pat_sub = pat.add_subparsers(dest="pattern_command", metavar="list|show|new", required=True)
+    pl = pat_sub.add_parser("list", help="every pattern: id, status, time saved, title")
+    pl.add_argument("--json", action="store_true")
+    ps = pat_sub.add_parser("show", help="one pattern, by id or (fuzzy) title")
+    ps.add_argument("ident", metavar="ID")
+    ps.add_argument("--json", action="store_true")
+    pn = pat_sub.add_parser("new", help="write a new pattern file with the next id")
+    pn.add_argument("title")
+    pn.add_argument("--problem", required=True)
+    pn.add_argument("--when", required=True, help="when to apply it")
+    pn.add_argument("--solution", required=True)
+    pn.add_argument("--time-saved", type=int, default=0, metavar="MIN")
+
+    ana = sub.add_parser("analyze", parents=[common], help="ncu bottleneck verdict of a report")
+    ana.add_argument("file", type=Path, metavar="FILE.csv|FILE.ncu-rep")
+    ana.add_argument("--json", action="store_true", help="print one JSON object")
+
+    dec = sub.add_parser("decide", parents=[common],
+                         help="speedup classification and the next step (the profiling decision tree)")
+    dec.add_argument("speedup", type=float, help="baseline time / our time, e.g. 0.42")
+    dec.add_argument("kernel_ms", type=float, nargs="?", help="our kernel's time per call in ms")
+    dec.add_argument("--json", action="store_true", help="print one JSON object")
+
+    exp = sub.add_parser("export", parents=[common],
+                         help="the end-of-session report: REPORT.md (+ report.svg), report.html, report.json")
+    exp.add_argument("session", nargs="?", metavar="ID", help="session id or number (default: the latest)")
+    exp.add_argument("--format", choices=("md", "html", "json"), default=None,
+                     help="one format only (default: all three, into the session's folder)")
+    exp.add_argument("-o", "--out", type=Path, metavar="FILE", help="write the one format here")
+
+    his = sub.add_parser("history", parents=[common], help="every session side by side, and the trend")
+    his.add_argument("--json", action="store_true", help="print one JSON object")
+    tune = sub.add_parser("tune", parents=[common],
+                          help="search the kernel's configurations within the GPU's limits ([tune])")
+    tune.add_argument("--dry-run", action="store_true",
+                      help="print the space: total, rejected by which limit, left to search")
+    tune.add_argument("--budget", type=float, metavar="MIN", help="wall time for the search (default [tune])")
+    tune.add_argument("--trials", type=int, metavar="N", help="most configurations measured per head dim")
+    tune.add_argument("--resume", action="store_true", help="continue the session's stopped search")
+    tune.add_argument("--gpus", metavar="LIST", help="nvidia-smi indices or UUIDs (default: all, or "
+                      "CUDA_VISIBLE_DEVICES)")
+    tune.add_argument("--arch", metavar="X", help="target GPU's arch, e.g. 8.9 for an L4 (default: "
+                      "TORCH_CUDA_ARCH_LIST, else the GPU present)")
+    tune.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS)
+    tune.add_argument("--json", action="store_true", help="print one JSON object")
+
+    shot = sub.add_parser("screenshot", parents=[common], help="SVG screenshots of the main screens")
+    shot.add_argument("--out", type=Path, default=Path("screenshots"), metavar="DIR")
+    shot.add_argument("--size", default="160x48", metavar="COLSxROWS")
+    shot.add_argument("--replay", type=Path, metavar="FILE.jsonl", default=argparse.SUPPRESS,
+                      help="GPU panel from this recording (default: the committed loaded H200 one)")
+    shot.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS,
+                      help="screenshot this session (a copy of it) instead of the demo session")
+    return p
+
+
+def workspace_of(args: argparse.Namespace) -> Workspace:
+    """`--workspace DIR`, else the nearest folder up holding cockpit.toml, else the current one."""
+    return find_workspace(getattr(args, "workspace", None))

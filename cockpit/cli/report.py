@@ -1,0 +1,86 @@
+"""`cockpit export` and `cockpit history`: the report of one session, and every session side by side.
+
+Export writes next to the session by default and prints where; it only ever reads the session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from cockpit.cli.parser import workspace_of
+from cockpit.errors import CockpitError
+from cockpit.report.build import build_report
+from cockpit.report.export import FORMATS, export_files, pick_session
+from cockpit.report.formats import utc
+from cockpit.report.history import workspace_summaries
+from cockpit.report.jsonio import to_json
+from cockpit.report.trend import HistoryTable, history_table, minutes, pattern_ids, times
+from cockpit.session.workspace import Workspace
+
+
+def export(args: argparse.Namespace) -> int:
+    """`cockpit export [ID] [--format F] [-o FILE]`."""
+    return export_session(workspace_of(args), args.session, args.format, args.out, time.time())
+
+
+def export_session(ws: Workspace, spec: str | None, fmt: str | None, out: Path | None,
+                   now: float) -> int:
+    """Write the report of one session (the latest when `spec` is None) and print the paths."""
+    if out is not None and fmt is None:
+        fmt = {".md": "md", ".html": "html", ".htm": "html", ".json": "json"}.get(out.suffix.lower())
+        if fmt is None:
+            raise CockpitError(f"{out}: say which format with --format md|html|json "
+                               "(or name the file .md, .html or .json)")
+    ref = pick_session(ws, spec)
+    report = build_report(ws, ref, now)
+    written, note = export_files(report, [fmt] if fmt else FORMATS, ref.path, out)
+    if note:
+        print(f"cockpit: {note}", file=sys.stderr)
+    for path in written:
+        print(path)
+    return 0
+
+
+def history(args: argparse.Namespace) -> int:
+    """`cockpit history`: every session side by side, then the trend."""
+    summaries, problems = workspace_summaries(workspace_of(args), time.time())
+    table = history_table(summaries, problems)
+    if args.json:
+        print(json.dumps(to_json(table), ensure_ascii=False))
+    else:
+        print(history_text(table))
+    for problem in problems:
+        print(f"cockpit: skipped {problem}", file=sys.stderr)
+    return 0
+
+
+def history_text(table: HistoryTable) -> str:
+    """Sessions side by side, oldest first, then the trend and any regression."""
+    if not table.sessions:
+        return "no sessions yet; start one with: cockpit new \"OBJECTIVE\""
+    head = ("SESSION", "DATE", "DURATION", "1ST VALID", "VS SDPA", "VS FLASH", "PATTERNS",
+            "MISTAKES", "OUTCOME", "OBJECTIVE")
+    rows: list[tuple[str, ...]] = [head]
+    for s in table.sessions:
+        rows.append((s.id, utc(s.started_t)[:16], minutes(s.duration_s), minutes(s.first_valid_s),
+                     times(s.best_speedup), times(s.best_vs_flash), pattern_ids(s.patterns_applied),
+                     f"{len(s.mistakes)} ({pattern_ids(m.id for m in s.mistakes)})" if s.mistakes
+                     else "0",
+                     s.outcome + ("" if s.ended_t is not None else " (open)"), s.objective[:50]))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head) - 1)]
+    lines = ["  ".join([*(r[i].ljust(widths[i]) for i in range(len(head) - 1)), r[-1]]).rstrip()
+             for r in rows]
+    if table.vs_previous:
+        lines.append("")
+        lines.append(f"latest vs {table.vs_previous.previous_id}:")
+        lines += [f"  {c.metric}: {c.this} (was {c.previous}) {c.change}" for c in table.vs_previous.rows]
+    if table.overall:
+        lines.append("")
+        lines += [f"trend: {line}" for line in table.overall]
+    for r in table.regressions:
+        lines.append(f"REGRESSION {r.text}")
+    return "\n".join(lines)

@@ -1,0 +1,127 @@
+"""A session from a shell: `cockpit new`, `status`, `phase next|skip|pause|NAME` and `end`.
+
+A session run from a plain shell (a script over SSH, a box where the TUI cannot open) moves
+through its phases the same way the keys do: the same timer functions, the same journal events,
+so a TUI opened later, `cockpit status` and the report see one story.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable
+
+from cockpit.cli.parser import workspace_of
+from cockpit.config import load_config
+from cockpit.errors import CockpitError
+from cockpit.session import timer
+from cockpit.session.journal import Event
+from cockpit.session.live import LiveSession
+from cockpit.session.state import SessionState
+from cockpit.session.status import compose_status
+from cockpit.session.workspace import SessionRef, Workspace, create_session, load_state, resolve_session
+
+MOVES: dict[str, Callable[[SessionState, float], list[Event]]] = {
+    "next": timer.advance,
+    "skip": timer.skip,
+    "pause": timer.toggle_pause,
+}
+
+
+def _open(ws: Workspace, spec: str | None) -> SessionRef:
+    ref = resolve_session(ws, spec)
+    if ref is None:
+        raise CockpitError('no open session; start one with: cockpit new "OBJECTIVE"')
+    return ref
+
+
+def _events_for(state: SessionState, move: str, now: float) -> list[Event]:
+    if move in MOVES:
+        return MOVES[move](state, now)
+    names = [p.name for p in state.phases]
+    for name in names:
+        if name.lower() == move.lower():
+            return timer.goto(state, now, name)
+    raise CockpitError(f"{move!r} is not a move or a phase of this session "
+                       f"(next, skip, pause, or one of: {', '.join(names)})")
+
+
+def new(args: argparse.Namespace) -> int:
+    """`cockpit new "OBJECTIVE"`: make the session folder; print its id and path."""
+    ws = workspace_of(args)
+    config = load_config(ws.root)
+    ref = create_session(ws, config, args.objective, args.template, time.time())
+    if args.json:
+        print(json.dumps({"id": ref.id, "path": str(ref.path), "journal": str(ref.journal),
+                          "session_md": str(ref.log_md)}))
+    else:
+        print(f"{ref.id} {ref.path}")
+    return 0
+
+
+def status(args: argparse.Namespace) -> int:
+    """`cockpit status`: one line for tmux's status bar, or one JSON object."""
+    ws = workspace_of(args)
+    config = load_config(ws.root)
+    ref = resolve_session(ws, args.session)
+    if ref is None:
+        if args.json:
+            print(json.dumps({"open": False, "session": None, "line": None}))
+        else:
+            print("no open cockpit session")
+        return 0
+    state = load_state(ref)
+    now = time.time()
+    view = timer.timer_view(state, now, config.phase_warn_fraction)
+    line = compose_status(state, view)
+    if not args.json:
+        print(line)
+        return 0
+    current = view.current
+    last = state.statuses[-1] if state.statuses else None
+    print(json.dumps({
+        "open": state.is_open,
+        "session": state.id,
+        "objective": state.objective,
+        "line": line,
+        "phase": current.name if current else None,
+        "phase_elapsed_s": round(current.elapsed_s, 1) if current else None,
+        "phase_budget_s": current.budget_s if current else None,
+        "budget": current.budget if current else None,
+        "paused": view.paused,
+        "elapsed_s": round(view.total_elapsed_s, 1),
+        "cost": round(timer.cost_so_far(state, now), 2),
+        "last_status": {"t": last.t, "text": last.text, "auto": last.auto} if last else None,
+    }))
+    return 0
+
+
+def phase(args: argparse.Namespace) -> int:
+    """`cockpit phase MOVE`: apply one timer move and print where the session stands."""
+    live = LiveSession(_open(workspace_of(args), getattr(args, "session", None)))
+    move = args.move
+    try:
+        state = live.append(_events_for(live.state, move, time.time()))
+    finally:
+        live.close()
+    run = state.current_run
+    print(f"{state.id}: {'paused, ' if state.paused else ''}{run.phase if run else 'no phase running'}")
+    return 0
+
+
+def end(args: argparse.Namespace) -> int:
+    """`cockpit end`: end the session (the running phase ends with it), then write its report."""
+    from cockpit.cli.report import export_session  # the report stack, only when a session ends
+
+    ws = workspace_of(args)
+    ref = _open(ws, getattr(args, "session", None))
+    reason = args.reason
+    live = LiveSession(ref)
+    stamp = time.time()
+    try:
+        live.append(timer.end_session(live.state, stamp, reason))
+    finally:
+        live.close()
+    print(f"{ref.id}: ended")
+    return export_session(ws, ref.id, None, None, stamp)

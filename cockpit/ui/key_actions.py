@@ -1,0 +1,130 @@
+"""What each key does (commands.py names them): the session's moves, the gates, the patterns, the
+report and the History screen, each one line into the desk that does it. A mixin of the app, typed
+by what it uses of the app (`KeysHost`), so it never imports the app itself."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
+from cockpit.ui import session_actions
+from cockpit.ui.host import CockpitHost
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+    from cockpit.ui.editor import SessionEditor
+    from cockpit.ui.gate_board import GateBoard
+    from cockpit.ui.gate_panel import GatePanel
+    from cockpit.ui.pattern_desk import PatternDesk
+
+# Besides the phase moves (session_actions), these ask first: a key pressed by mistake must not
+# kill a build or close the cockpit.
+CONFIRM = {
+    "cancel_gate": "Cancel {gate} (its process group is stopped) and drop the queue?",
+    "quit": "Quit the cockpit? The session stays open for next time.",
+}
+
+
+class KeysHost(CockpitHost, Protocol):
+    """The app as its keys see it: the helpers' view, plus the desks and screens the keys reach."""
+
+    gates: GateBoard
+    pattern_desk: PatternDesk
+    editor: SessionEditor
+
+    @property
+    def screen(self) -> Screen[object]: ...
+
+    @property
+    def main_screen(self) -> Screen[object]: ...
+
+    def confirm(self, action: str, then: Callable[[], object], **words: str) -> None: ...
+
+
+class KeyActions:
+    """The app's `action_*` methods behind the keys and the palette, and the gate list's choice."""
+
+    def confirm(self: KeysHost, action: str, then: Callable[[], object], **words: str) -> None:
+        """Ask the CONFIRM question of `action` (its {words} filled in); run `then` on y."""
+        session_actions.confirm(self, CONFIRM[action].format(**words), then)
+
+    def action_focus_editor(self: KeysHost) -> None:
+        if self.screen is self.main_screen:
+            self.editor.area.focus()
+
+    def action_zoom(self: KeysHost) -> None:
+        screen = self.screen
+        if screen.maximized is not None:
+            screen.minimize()
+        elif screen.focused is not None:
+            screen.maximize(screen.focused)
+
+    # The session --------------------------------------------------------------------------
+
+    def action_next_phase(self: KeysHost) -> None:
+        session_actions.next_phase(self)
+
+    def action_skip_phase(self: KeysHost) -> None:
+        session_actions.skip_phase(self)
+
+    def action_toggle_pause(self: KeysHost) -> None:
+        session_actions.toggle_pause(self)
+
+    def action_goto_phase(self: KeysHost) -> None:
+        session_actions.goto_phase(self)
+
+    def action_post_status(self: KeysHost) -> None:
+        session_actions.ask_status(self)
+
+    def action_end_session(self: KeysHost) -> None:
+        session_actions.end_session(self)
+
+    def action_new_session(self: KeysHost) -> None:
+        session_actions.ask_new_session(self)
+
+    def action_export_report(self: KeysHost) -> None:
+        from cockpit.ui.report_actions import export_report
+
+        export_report(self, "Mid-session")
+
+    def action_open_history(self: KeysHost) -> None:
+        from cockpit.ui.history_screen import HistoryScreen
+
+        self.push_screen(HistoryScreen(self.workspace, self.clock.now()))
+
+    # Patterns -----------------------------------------------------------------------------
+
+    def open_patterns(self: KeysHost, select: int | None = None) -> None:
+        """The pattern browser, on pattern `select` if given (the palette's pattern search)."""
+        self.pattern_desk.browse(select)
+
+    def action_open_patterns(self: KeysHost) -> None:
+        self.pattern_desk.browse()
+
+    def action_apply_matched_pattern(self: KeysHost) -> None:
+        self.pattern_desk.apply_matched()
+
+    def action_new_pattern(self: KeysHost) -> None:
+        self.pattern_desk.write_new()
+
+    # Gates --------------------------------------------------------------------------------
+
+    def action_run_gate(self: KeysHost) -> None:
+        if self.live is not None:
+            self.gates.request(self.gate_panel.selected)
+
+    def action_cancel_gate(self: KeysHost) -> None:
+        run = self.gates.run
+        if run is None:
+            self.gates.cancel()  # only drops the queue, if any
+            return
+        self.confirm("cancel_gate", self.gates.cancel, gate=run.gate.name)
+
+    def action_rerun_gate(self: KeysHost) -> None:
+        if self.live is not None and self.live.state.gate_runs:
+            self.gates.request(self.live.state.gate_runs[-1].gate)
+
+    def on_gate_panel_selected(self: KeysHost, message: GatePanel.Selected) -> None:
+        self.gates.select(message.gate, live_run=self.gates.run is not None
+                          and self.gates.run.gate.name == message.gate)
