@@ -13,12 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.analysis.bottleneck import (
-    ACHIEVED,
-    COMPUTE,
-    MEMORY,
-    MEMORY_UNITS,
-    THEORETICAL,
-    WAVES,
     Thresholds,
     Verdict,
     fmt_ns,
@@ -27,6 +21,7 @@ from cockpit.analysis.bottleneck import (
     top_stalls,
 )
 from cockpit.analysis.ncu import EXPORT_HINT, KernelLaunch
+from cockpit.analysis.ncu_metrics import ACHIEVED, COMPUTE, MEMORY, MEMORY_UNITS, THEORETICAL, WAVES
 from cockpit.errors import CockpitError
 
 IMPORT_TIMEOUT_S = 300
