@@ -43,11 +43,12 @@ from cockpit.telemetry.nvml import Nvml  # noqa: E402
 from cockpit.tune.compile import CompilePool, compile_config, find_toolchain  # noqa: E402
 from cockpit.tune.feasibility import after_compile  # noqa: E402
 from cockpit.tune.header import read_current  # noqa: E402
-from cockpit.tune.launch import check_shapes  # noqa: E402
+from cockpit.tune.launch import checks_from_manifest  # noqa: E402
 from cockpit.tune.measure import ProbeMeasurer, ProbeSettings  # noqa: E402
 from cockpit.tune.plan import make_plan  # noqa: E402
 from cockpit.tune.space import TUNABLE_NAMES, KernelParams  # noqa: E402
 from cockpit.tune.target import list_gpus, resolve_target  # noqa: E402
+from cockpit.workload.describe import describe  # noqa: E402
 
 RUN = Path(os.environ.get("COCKPIT_TUNE_RUN", "/tmp/cockpit-tune"))
 OUT = Path(os.environ.get("OUT") or RUN / "out")
@@ -113,7 +114,8 @@ def check(ws: Path) -> dict[str, Any]:
     built = [(d, p, f.result()) for d, p, f in jobs]
     wall = time.time() - started
     shapes = {s.head_dim: [config.tune.shapes(s.head_dim)[0]] for s in plan.spaces}
-    settings = ProbeSettings(shapes, {d: check_shapes(config, d) for d in shapes}, config.workload.tolerance,
+    checks = checks_from_manifest(describe(ws, config, sys.executable), list(shapes))
+    settings = ProbeSettings(shapes, checks.shapes, checks.tolerance,
                              reps=5, warmup=2, settle_ms=0.0, rounds=1)
     env = dict(os.environ, CUDA_VISIBLE_DEVICES=gpus[0].uuid)
     measurer = ProbeMeasurer(settings, RUN / "check-probe.log", env=env)

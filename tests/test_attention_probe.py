@@ -8,7 +8,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from cockpit.gates.attention import judge_correctness
+from cockpit.gates.correctness import judge_correctness
 from cockpit.probes.attention.configs import flops, make_inputs
 from cockpit.probes.attention.correctness import correctness, reference
 from cockpit.probes.attention.gpu_watch import GpuWatch, device_identity, nvml_handle
@@ -32,7 +32,7 @@ def test_a_correct_kernel_passes_every_config_smallest_first() -> None:
     assert [r["S"] for r in rows] == [32, 65, 127]
     assert all(r["rel_l2"] < 1e-2 and r["nonfinite"] == 0 for r in rows)
     verdict = judge_correctness({"rows": rows}, len(CONFIGS))
-    assert verdict.status == "pass" and verdict.summary.startswith("all 3/3 configs correct")
+    assert verdict.status == "pass" and verdict.summary.startswith("all 3/3 checks correct")
 
 
 def test_unwritten_output_fails_through_the_poison() -> None:
@@ -113,23 +113,20 @@ def whole_tiles_only(tile: int):  # type: ignore[no-untyped-def]
 
 
 def test_a_kernel_that_drops_the_last_partial_tile_passes_the_round_sizes_and_fails_a_ragged_one() -> None:
-    from cockpit.config import Workload
-
-    w = Workload(batch=1, heads=2, head_dims=(64,), seq_lens=(64, 128), dtypes=("bf16",), causal=(True,),
-                 ragged_seq_lens=(1, 17, 65))
-    rows, ok = correctness(whole_tiles_only(64), w.configs(), "cpu", TOL)
+    round_sizes = [{"B": 1, "H": 2, "S": s, "D": 64, "dtype": "bf16", "causal": True} for s in (64, 128)]
+    ragged = [{"B": 3, "H": 5, "S": s, "D": 64, "dtype": "bf16", "causal": True} for s in (1, 17, 65)]
+    rows, ok = correctness(whole_tiles_only(64), round_sizes, "cpu", TOL)
     assert ok and [r["S"] for r in rows] == [64, 128]
-    rows, ok = correctness(whole_tiles_only(64), w.correctness_configs(), "cpu", TOL)
+    rows, ok = correctness(whole_tiles_only(64), round_sizes + ragged, "cpu", TOL)
     assert not ok
     assert rows[-1]["config"] == "B3 H5 S1 D64 bf16 causal"  # the smallest ragged config, first
     assert rows[-1]["nonfinite"] == 3 * 5 * 1 * 64  # the row it never wrote is still NaN
 
 
 def test_a_correct_kernel_passes_the_ragged_sizes_with_odd_batch_and_heads() -> None:
-    from cockpit.config import Workload
-
-    w = Workload(head_dims=(64,), seq_lens=(), dtypes=("bf16",), ragged_seq_lens=(1, 17, 65, 127))
-    rows, ok = correctness(sdpa_into, w.correctness_configs(), "cpu", TOL)
+    ragged = [{"B": 3, "H": 5, "S": s, "D": 64, "dtype": "bf16", "causal": c}
+              for s in (1, 17, 65, 127) for c in (False, True)]
+    rows, ok = correctness(sdpa_into, ragged, "cpu", TOL)
     assert ok and len(rows) == 8
     assert {(r["B"], r["H"]) for r in rows} == {(3, 5)} and sorted({r["S"] for r in rows}) == [1, 17, 65, 127]
 

@@ -84,7 +84,9 @@ def test_an_unknown_key_names_its_path_line_and_the_allowed_keys(tmp_path: Path)
     ("[gates]\ndevice = -1\n", r"cockpit\.toml:2: gates\.device: -1 is not a GPU"),
     ("[gates]\ndevice = \"GPU-bb9154e7\"\n", r"gates\.device: 'GPU-bb9154e7' is not a GPU"),
     ("[gates.bnech]\ntimeout_s = 5\n", r"cockpit\.toml:1: gates\.bnech: unknown gate \(allowed: device, env, build"),
-    ("[workload]\nragged_seq_lens = [0, 17]\n", r"workload\.ragged_seq_lens: \[0, 17\] is not allowed \(expected a list of lengths > 0"),
+    ("[workload]\nragged_seq_lens = [0, 17]\n", r"workload\.ragged_seq_lens: the shapes, dtypes and tolerance now live in the workload module"),
+    ("[workload]\nmodule = \"a.py\"\ngpumode = \"p\"\n", r"workload\.gpumode: name one workload: module or gpumode, not both"),
+    ("[profile]\nhead_dim = 64\n", r"profile\.head_dim: the shape the profile runs is now the workload's Profile"),
     ("[workload]\nsettle_ms = -5\n", r"workload\.settle_ms: -5 is not allowed \(expected milliseconds from 0 to 5000"),
     ("[workload]\nrounds = 0\n", r"workload\.rounds: 0 is not allowed \(expected a whole number >= 1"),
 ])
@@ -152,9 +154,12 @@ def test_the_reference_cockpit_toml_in_the_repository_is_exactly_the_defaults() 
 
     loaded = load_config(Path(__file__).resolve().parents[1])
     defaults = Config()
-    for name in ("templates", "default_template", "status_every_s", "thresholds", "workload",
+    for name in ("templates", "default_template", "status_every_s", "thresholds",
                  "profile", "gpu_cost_per_hour", "gates"):
         assert getattr(loaded, name) == getattr(defaults, name), name
+    # the one key that is not a default: this repository's example workload
+    assert replace(loaded.workload, module="") == defaults.workload
+    assert loaded.workload.module == "workloads/attention/attention.py"
     # [tune.space] lists every knob's default values; the tuner fills in the knobs it does not name
     assert resolve_space(loaded.tune) == resolve_space(defaults.tune)
     assert replace(loaded.tune, space={}) == defaults.tune
@@ -167,30 +172,18 @@ def test_a_table_cockpit_does_not_know_lists_every_top_level_key(tmp_path: Path)
         load_config(tmp_path)
 
 
-def test_correctness_checks_ragged_sizes_while_the_bench_keeps_the_round_ones(tmp_path: Path) -> None:
-    w = load_config(tmp_path).workload
-    bench, checked = w.configs(), w.correctness_configs()
-    assert len(bench) == 56 and len(checked) == 56 + 48
-    assert {c["S"] for c in bench} == {32, 128, 512, 1024, 2048, 4096, 8192}
-    ragged = checked[56:]
-    assert sorted({c["S"] for c in ragged}) == [1, 17, 65, 127, 1000, 4097]
-    assert {(c["B"], c["H"]) for c in ragged} == {(3, 5)}
-    off = load_config(write(tmp_path, "[workload]\nragged_seq_lens = []\nragged_heads = 7\n")).workload
-    assert off.correctness_configs() == off.configs()
-
-
-def test_the_gates_hand_the_probe_its_configs(tmp_path: Path) -> None:
-    import json
-
+def test_the_gates_hand_the_workload_probe_the_workload_cockpit_toml_names(tmp_path: Path) -> None:
     from cockpit.config import Config
-    from cockpit.gates.attention import BenchGate, CorrectnessGate
+    from cockpit.errors import CockpitError
+    from cockpit.gates.bench import BenchGate
+    from cockpit.gates.correctness import CorrectnessGate
     from cockpit.gates.gate import GateContext
 
-    ctx = GateContext(tmp_path, tmp_path / "s", "001-x", config=Config())
-
-    def configs(argv: tuple[str, ...]) -> list[dict]:
-        return json.loads(argv[argv.index("--configs") + 1])
-
-    assert len(configs(CorrectnessGate().argv(ctx))) == 104
-    assert len(configs(BenchGate().argv(ctx))) == 56
-    assert CorrectnessGate().tracker(ctx).total == 104
+    write(tmp_path, '[workload]\nmodule = "workloads/softmax.py"\nreps = 40\n')
+    ctx = GateContext(tmp_path, tmp_path / "s", "001-x", config=load_config(tmp_path))
+    argv = CorrectnessGate().argv(ctx)
+    assert argv[2] == "correctness" and argv[argv.index("--workload") + 1] == "workloads/softmax.py"
+    bench = BenchGate().argv(ctx)
+    assert bench[2] == "bench" and bench[bench.index("--reps") + 1] == "40"
+    with pytest.raises(CockpitError, match=r"no workload named: add \[workload\] module"):
+        CorrectnessGate().argv(GateContext(tmp_path, tmp_path / "s", "001-x", config=Config()))

@@ -18,6 +18,9 @@ NO_TORCH = REPO / "tests" / "fixtures" / "no_torch"
 def run_gate(ws: Path, gate: str, **env: str) -> tuple[int, dict[str, object], str]:
     base = {**os.environ, **env}
     ws.mkdir(exist_ok=True)
+    (ws / "workloads").mkdir(exist_ok=True)
+    (ws / "workloads" / "attention.py").write_text((REPO / "workloads" / "attention" / "attention.py").read_text())
+    (ws / "cockpit.toml").write_text('[workload]\nmodule = "workloads/attention.py"\n')
     subprocess.run([sys.executable, "-m", "cockpit", "--workspace", str(ws), "new", "no torch here"],
                    check=True, capture_output=True, cwd=REPO, timeout=60)
     out = subprocess.run([sys.executable, "-m", "cockpit", "--workspace", str(ws), "gate", gate, "--json"],
@@ -38,6 +41,7 @@ def test_without_torch_the_gate_says_so_in_one_line(gate: str, tmp_path: Path) -
                                  "install torch's CUDA build in this python, or start the cockpit from "
                                  "the environment that has it")
     assert "Traceback (most recent call last)" in log and "ModuleNotFoundError" in log
+    assert report["summary"].count("\n") == 0
 
 
 def test_without_a_gpu_the_gate_says_why_and_where_to_look(tmp_path: Path) -> None:
@@ -59,6 +63,7 @@ def test_the_profile_gate_passes_on_its_targets_one_line(tmp_path: Path) -> None
     code, report, log = run_gate(ws, "profile", PYTHONPATH=without_torch(),
                                  PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     assert code == 2 and report["status"] == "error"
-    assert report["summary"] == (f"cockpit-profile: torch does not import in {sys.executable} (No module "
-                                 "named 'torch'); install torch's CUDA build in this python")
+    assert report["summary"] == (f"cockpit-profile: cannot tell what to profile: torch does not import in "
+                                 f"{sys.executable} (No module named 'torch'): install torch's CUDA build in "
+                                 "this python, or start the cockpit from the environment that has it")
     assert "Traceback (most recent call last)" in log

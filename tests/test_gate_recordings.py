@@ -9,8 +9,9 @@ from pathlib import Path
 
 from cockpit.analysis.keep import BenchRecord, decide_keep, read_bench_record
 from cockpit.config import Config, Thresholds
-from cockpit.gates.attention import judge_bench, judge_correctness
+from cockpit.gates.bench import judge_bench
 from cockpit.gates.bench_validity import judge_probe_window
+from cockpit.gates.correctness import judge_correctness
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.workspace import Workspace, create_session
@@ -28,9 +29,9 @@ def test_every_config_is_correct_on_the_h200() -> None:
     report = recorded("correctness")
     verdict = judge_correctness({"rows": report["result"]["rows"]}, 56)
     assert verdict.status == "pass"
-    assert verdict.summary == ("all 56/56 configs correct; worst rel L2 2.3e-03 at "
+    assert verdict.summary == ("all 56/56 checks correct; worst rel L2 2.3e-03 at "
                                "B2 H16 S8192 D128 bf16 full")
-    assert verdict.summary == report["summary"]
+    assert verdict.summary == report["summary"].replace("configs correct", "checks correct")
 
 
 def test_the_bench_verdict_is_high_and_honest_about_the_power_cap() -> None:

@@ -35,7 +35,8 @@ def test_the_h100_session_exports_with_its_machine_outcome_and_live_telemetry(tm
     assert "comparable \\(power cap 36% of the window" in md
     assert "memory-bound" in md and "(report.svg)" in md
     data = json.loads((ref.path / "report.json").read_text())
-    assert data["schema_version"] == 2
+    assert data["schema_version"] == 3
+    assert (data["outcome"]["workload"], data["outcome"]["baseline"]) == ("attention", "SDPA")
     assert hashlib.sha256(ref.journal.read_bytes()).hexdigest() == before  # export never writes it
 
 

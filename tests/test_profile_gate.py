@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from cockpit.config import Config
+from cockpit.config import Config, load_config
 from cockpit.gates.gate import GateContext
 from cockpit.gates.profile import CLOCK_NOTE, ProfileGate, judge_profile
 from cockpit.session import events as ev
@@ -30,13 +30,17 @@ def test_our_kernel_is_memory_leaning_with_one_fix() -> None:
 
 
 def test_the_gate_runs_ncu_on_our_kernel_with_the_configured_sections(tmp_path: Path) -> None:
-    ctx = GateContext(tmp_path, tmp_path / "sessions" / "001-x", "003-profile", python=sys.executable)
+    (tmp_path / "cockpit.toml").write_text('[workload]\nmodule = "workloads/attention.py"\n')
+    ctx = GateContext(tmp_path, tmp_path / "sessions" / "001-x", "003-profile", python=sys.executable,
+                      config=load_config(tmp_path))
     argv = ProfileGate().argv(ctx)
-    assert "--kernel-regex" in argv and argv[argv.index("--kernel-regex") + 1] == "attn_fwd"
+    # the kernel and shape are the workload's: the probe asks it (an empty regex here)
+    assert "--kernel-regex" in argv and argv[argv.index("--kernel-regex") + 1] == ""
     assert argv[argv.index("--clock-control") + 1] == "base"
     assert [argv[i + 1] for i, a in enumerate(argv) if a == "--section"][:2] == ["SpeedOfLight", "Occupancy"]
     tail = argv[argv.index("--") + 1:]
-    assert tail[2:4] == ("ours", "--workspace") and "--S" in tail
+    assert tail[1].endswith("workload_probe.py") and tail[2:4] == ("profile", "--workspace")
+    assert tail[tail.index("--workload") + 1] == "workloads/attention.py"
 
 
 def test_no_kernel_matched_lists_the_kernels_that_ran(tmp_path: Path) -> None:

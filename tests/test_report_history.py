@@ -83,7 +83,7 @@ def test_sessions_read_side_by_side_in_start_order_with_the_trend(ws: Workspace)
     # the objective is SDPA's FLASH backend: the same best run read against it, side by side (the
     # recording predates the gate storing that figure: it is read from the rows' own speedups)
     assert "geomean_vs_flash" not in FIRST
-    assert t.sessions[0].best_vs_flash == pytest.approx(0.9779, abs=1e-4)
+    assert t.sessions[0].vs("flash") == pytest.approx(0.9779, abs=1e-4)
     assert [r.metric for r in t.vs_previous.rows][2:4] == ["best valid speedup vs SDPA",
                                                            "best valid run vs FLASH"]
 

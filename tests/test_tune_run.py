@@ -81,13 +81,18 @@ def test_progress_counts_trials_rejections_and_eta_and_says_when_it_is_done() ->
 def test_a_search_on_a_machine_without_a_gpu_stops_before_anything_starts(tmp_path: Path) -> None:
     import subprocess
 
-    (tmp_path / "cockpit.toml").write_text("")
+    repo = Path(__file__).resolve().parent.parent
+    (tmp_path / "workloads").mkdir()
+    (tmp_path / "workloads" / "attention.py").write_text((repo / "workloads" / "attention" / "attention.py").read_text())
+    (tmp_path / "cockpit.toml").write_text('[workload]\nmodule = "workloads/attention.py"\n')
     out = subprocess.run([sys.executable, "-m", "cockpit", "--workspace", str(tmp_path), "tune", "--arch", "9.0"],
                          capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parent.parent)
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.strip() == ("cockpit: no GPU to tune on (NVML sees none); `cockpit tune --dry-run --arch 8.9` "
                                   "examines a space without one")
-    assert not (tmp_path / "sessions").exists() and not (tmp_path / "build").exists()
+    assert not (tmp_path / "sessions").exists()
+    # only the workload's described manifest is kept (build/cockpit/), no tune folder or cache
+    assert sorted(p.name for p in (tmp_path / "build").iterdir()) == ["cockpit"]
 
 
 FAKE_PROBE = Path(__file__).parent / "fixtures" / "tune" / "fake_probe.py"

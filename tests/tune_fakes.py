@@ -21,7 +21,7 @@ from cockpit.hardware.limits import limits_for
 from cockpit.session.journal import Event
 from cockpit.tune.compile import Compiled, CompilePool
 from cockpit.tune.feasibility import register_estimate
-from cockpit.tune.launch import new_run
+from cockpit.tune.launch import TuneChecks, new_run
 from cockpit.tune.measure import Check, MeasureCrashed, MeasureFailed
 from cockpit.tune.plan import make_plan
 from cockpit.tune.runplan import RunPlan
@@ -118,6 +118,12 @@ class FakeGpu:
         pass
 
 
+# What each configuration is checked on before it is timed: two shapes per head dim, as the
+# attention workload's correctness grid would give them.
+CHECKS = TuneChecks({d: [{"B": 3, "H": 5, "S": s, "D": d, "dtype": "fp16", "causal": c}
+                         for s in (17, 1000) for c in (False, True)] for d in (64, 128)}, 1e-2)
+
+
 def workspace(tmp: Path, toml: str = TOML) -> tuple[Config, Path]:
     (tmp / "cockpit.toml").write_text(toml)
     (tmp / "csrc").mkdir(exist_ok=True)
@@ -127,7 +133,7 @@ def workspace(tmp: Path, toml: str = TOML) -> tuple[Config, Path]:
 def start_run(tmp: Path, toml: str = TOML) -> tuple[Config, RunPlan]:
     config, root = workspace(tmp, toml)
     plan = make_plan(config.tune, config.workload, resolve_target("9.0", {}, []))
-    run = new_run(config, plan, root / "sessions" / "s1" / "tune", root / "sessions" / "s1" / "journal.jsonl",
+    run = new_run(config, plan, CHECKS, root / "sessions" / "s1" / "tune", root / "sessions" / "s1" / "journal.jsonl",
                   root / "csrc", root / "build" / "tune", 1_700_000_000.0)
     return config, run
 

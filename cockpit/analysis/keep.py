@@ -31,6 +31,12 @@ class BenchRecord:
     valid: bool
     ours_ms: dict[str, float]
     commit: str | None = None
+    workload: str | None = None
+    """The workload it measured; None for a record from before workloads (the attention kernel)."""
+
+    @property
+    def measured(self) -> str:
+        return self.workload or "attention"
 
 
 @dataclass(frozen=True)
@@ -49,8 +55,10 @@ def read_bench_record(path: Path) -> BenchRecord | None:
         data = json.loads(path.read_text(encoding="utf-8"))
         ours = {row["config"]: float(row["impl"]["ours"]["median_ms"])
                 for row in data["rows"] if "ours" in row.get("impl", {})}
+        workload = data.get("workload")
         return BenchRecord(path, str(data.get("session", "")), float(data.get("t", 0.0)),
-                           bool(data.get("valid")), ours, data.get("commit"))
+                           bool(data.get("valid")), ours, data.get("commit"),
+                           workload if isinstance(workload, str) else None)
     except (OSError, ValueError, KeyError, TypeError):
         return None  # not a bench result (or a torn one): never a reference
 
@@ -93,8 +101,9 @@ def decide_keep(current: BenchRecord, history: Iterable[BenchRecord], objective:
                             "quiet GPU before deciding to keep or revert")
     candidates = []
     for record in history:
-        if record.path == current.path or not record.valid or record.t >= current.t:
-            continue
+        if (record.path == current.path or not record.valid or record.t >= current.t
+                or record.measured != current.measured):
+            continue  # only an earlier valid run of the same workload is a reference
         speedup, shared = geomean_speedup(record.ours_ms, current.ours_ms)
         if shared:
             candidates.append((speedup, shared, record))

@@ -32,6 +32,8 @@ HANDLERS = {
     "export": "cockpit.cli.report:export",
     "history": "cockpit.cli.report:history",
     "tune": "cockpit.cli.tune:tune",
+    "workload": "cockpit.cli.workload:workload",
+    "init": "cockpit.cli.init:init",
 }
 """verb -> "module:function"; the function takes the parsed arguments and returns the exit code."""
 

@@ -118,6 +118,20 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS)
     tune.add_argument("--json", action="store_true", help="print one JSON object")
 
+    wl = sub.add_parser("workload", parents=[common], help="what the workspace's workload declares")
+    wl_sub = wl.add_subparsers(dest="workload_command", metavar="show", required=True)
+    show = wl_sub.add_parser("show", help="build, candidates, references, grids, FLOP/byte model, knobs "
+                             "(no GPU needed)")
+    show.add_argument("--json", action="store_true", help="print one JSON object")
+    show.add_argument("--fresh", action="store_true", help="ask the workload again, not the cache")
+
+    init = sub.add_parser("init", parents=[common], help="a workspace in your kernel's repository: "
+                          "cockpit.toml and a workload module to fill in")
+    init.add_argument("dir", nargs="?", type=Path, default=Path("."), metavar="DIR")
+    init.add_argument("--workload", default="cuda", metavar="cuda|triton|callable|gpumode=DIR",
+                      help="the kind of kernel (default cuda: a torch C++/CUDA extension)")
+    init.add_argument("--force", action="store_true", help="overwrite cockpit.toml if it exists")
+
     shot = sub.add_parser("screenshot", parents=[common], help="SVG screenshots of the main screens")
     shot.add_argument("--out", type=Path, default=Path("screenshots"), metavar="DIR")
     shot.add_argument("--size", default="160x48", metavar="COLSxROWS")

@@ -16,9 +16,16 @@ from cockpit.errors import CockpitError
 from cockpit.report.build import build_report
 from cockpit.report.export import FORMATS, export_files, pick_session
 from cockpit.report.formats import utc
-from cockpit.report.history import workspace_summaries
+from cockpit.report.history import SessionSummary, workspace_summaries
 from cockpit.report.jsonio import to_json
-from cockpit.report.trend import HistoryTable, history_table, minutes, pattern_ids, times
+from cockpit.report.trend import (
+    HistoryTable,
+    WorkloadHistory,
+    history_table,
+    minutes,
+    pattern_ids,
+    times,
+)
 from cockpit.session.workspace import Workspace
 
 
@@ -58,29 +65,47 @@ def history(args: argparse.Namespace) -> int:
     return 0
 
 
+HISTORY_REFERENCES = 3
+"""Reference columns per workload: its baseline and the next ones (--json has them all)."""
+
+
 def history_text(table: HistoryTable) -> str:
-    """Sessions side by side, oldest first, then the trend and any regression."""
+    """Sessions side by side, oldest first, one table per workload (each against its own
+    references), then the trend and any regression."""
     if not table.sessions:
         return "no sessions yet; start one with: cockpit new \"OBJECTIVE\""
-    head = ("SESSION", "DATE", "DURATION", "1ST VALID", "VS SDPA", "VS FLASH", "PATTERNS",
-            "MISTAKES", "OUTCOME", "OBJECTIVE")
+    summaries = {s.id: s for s in table.sessions}
+    lines: list[str] = []
+    for group in table.workloads:
+        if len(table.workloads) > 1:
+            count = len(group.sessions)
+            lines += [*([""] if lines else []),
+                      f"WORKLOAD {group.workload}: {count} session{'s' if count != 1 else ''}"]
+        lines += _workload_text(group, [summaries[i] for i in group.sessions])
+    for r in table.regressions:
+        lines.append(f"REGRESSION {r.text}")
+    return "\n".join(lines)
+
+
+def _workload_text(group: WorkloadHistory, sessions: list[SessionSummary]) -> list[str]:
+    references = group.references[:HISTORY_REFERENCES]
+    head = ("SESSION", "DATE", "DURATION", "1ST VALID", *(f"VS {label.upper()}" for _, label in references),
+            "PATTERNS", "MISTAKES", "OUTCOME", "OBJECTIVE")
     rows: list[tuple[str, ...]] = [head]
-    for s in table.sessions:
+    for s in sessions:
         rows.append((s.id, utc(s.started_t)[:16], minutes(s.duration_s), minutes(s.first_valid_s),
-                     times(s.best_speedup), times(s.best_vs_flash), pattern_ids(s.patterns_applied),
+                     *(times(s.vs(ref)) for ref, _ in references), pattern_ids(s.patterns_applied),
                      f"{len(s.mistakes)} ({pattern_ids(m.id for m in s.mistakes)})" if s.mistakes
                      else "0",
                      s.outcome + ("" if s.ended_t is not None else " (open)"), s.objective[:50]))
     widths = [max(len(r[i]) for r in rows) for i in range(len(head) - 1)]
     lines = ["  ".join([*(r[i].ljust(widths[i]) for i in range(len(head) - 1)), r[-1]]).rstrip()
              for r in rows]
-    if table.vs_previous:
+    if group.vs_previous:
         lines.append("")
-        lines.append(f"latest vs {table.vs_previous.previous_id}:")
-        lines += [f"  {c.metric}: {c.this} (was {c.previous}) {c.change}" for c in table.vs_previous.rows]
-    if table.overall:
+        lines.append(f"latest vs {group.vs_previous.previous_id}:")
+        lines += [f"  {c.metric}: {c.this} (was {c.previous}) {c.change}" for c in group.vs_previous.rows]
+    if group.overall:
         lines.append("")
-        lines += [f"trend: {line}" for line in table.overall]
-    for r in table.regressions:
-        lines.append(f"REGRESSION {r.text}")
-    return "\n".join(lines)
+        lines += [f"trend: {line}" for line in group.overall]
+    return lines

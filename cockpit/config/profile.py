@@ -1,4 +1,5 @@
-"""`[profile]`: what the profile gate runs ncu on, and how."""
+"""`[profile]`: how the profile gate runs ncu. What it profiles (the kernel's name and one shape)
+is the workload's `profile`; `kernel_regex` here overrides the name."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from cockpit.config.reader import ConfigReader
 
 @dataclass(frozen=True)
 class ProfileSettings:
-    """`[profile]`: what the profile gate runs ncu on, and how."""
+    """`[profile]`: how the profile gate runs ncu."""
 
-    kernel_regex: str = "attn_fwd"
+    kernel_regex: str = ""
+    """Overrides the workload's kernel-name regex ("" keeps the workload's)."""
     launch_skip: int = 3
     sections: tuple[str, ...] = ("SpeedOfLight", "Occupancy", "LaunchStats", "WarpStateStats",
                                  "SchedulerStats", "MemoryWorkloadAnalysis",
@@ -22,16 +24,18 @@ class ProfileSettings:
     set_full: bool = False
     clock_control: str = "base"
     """ncu's default: clocks locked to base, so its durations are not the benchmark's."""
-    batch: int = 4
-    heads: int = 16
-    seq_len: int = 4096
-    head_dim: int = 64
-    dtype: str = "fp16"
-    causal: bool = False
+
+
+MOVED = ("batch", "heads", "seq_len", "head_dim", "dtype", "causal")
+"""The attention shape of earlier versions: now the workload's `Profile(shape=...)`."""
 
 
 def read_profile(table: Mapping[str, Any], reader: ConfigReader) -> ProfileSettings:
     d = ProfileSettings()
+    for key in MOVED:
+        if key in table:
+            raise reader.fail(f"profile.{key}", "the shape the profile runs is now the workload's "
+                              "Profile(shape=...) (docs/workloads.md): remove this key")
     keys = tuple(ProfileSettings.__dataclass_fields__)
     reader.check_keys(table, "profile", keys)
     values: dict[str, Any] = {}
@@ -46,10 +50,6 @@ def read_profile(table: Mapping[str, Any], reader: ConfigReader) -> ProfileSetti
             value = tuple(value)
         elif key == "clock_control" and value not in ("base", "none"):
             raise reader.fail(path, f"{value!r} is not allowed (expected base or none)")
-        elif key == "dtype" and value not in ("fp16", "bf16"):
-            raise reader.fail(path, f"{value!r} is not allowed (expected fp16 or bf16)")
-        elif key == "head_dim" and value not in (64, 128):
-            raise reader.fail(path, f"{value!r} is not allowed (expected 64 or 128)")
         elif isinstance(default, bool):
             if not isinstance(value, bool):
                 raise reader.fail(path, f"{value!r} is not allowed (expected true or false)")

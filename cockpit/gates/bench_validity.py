@@ -26,8 +26,17 @@ from cockpit.telemetry.probe_samples import probe_snapshots
 from cockpit.telemetry.sample import GpuStatic
 from cockpit.telemetry.validity import judge_window
 
-BASELINES = ("sdpa", "flash")
-"""What ours is compared with in the summary, so whose clocks must match ours."""
+LEGACY_BASELINES = ("sdpa", "flash")
+"""A result from before workloads (the attention kernel against SDPA): whose clocks must match ours."""
+
+
+def compared_with(data: dict[str, Any]) -> tuple[str, ...]:
+    """The references whose clocks must match ours: those the probe says every speedup is stated
+    against (the baseline and the other required references), or SDPA and FLASH for an older result."""
+    compared = data.get("compared")
+    if isinstance(compared, list) and all(isinstance(c, str) for c in compared):
+        return tuple(compared)
+    return LEGACY_BASELINES
 STRICT_POWER_CAP_HINT = ('this card sits at its power cap under load: validity = "comparable" (the '
                          'default) accepts that and still checks that ours and the baseline ran at '
                          'comparable clocks; or add "power cap" to tolerated_clock_events')
@@ -72,7 +81,7 @@ def judge_probe_window(data: dict[str, Any], thresholds: Thresholds | None = Non
     if inside:
         cap_explains = rules.mode == "comparable" or "power cap" in rules.tolerate
         implemented = {impl for _, impl in inside}
-        for baseline in (b for b in BASELINES if b in implemented):
+        for baseline in (b for b in compared_with(data) if b in implemented):
             c = compare_clocks(inside, baseline, rules.clock_difference, cap_explains)
             (notes if c.comparable else reasons).append(c.line(rules.clock_difference))
             comparisons.append({**c.as_json(), "line": c.line(rules.clock_difference)})
@@ -101,7 +110,9 @@ def validity_words(validity: dict[str, Any]) -> str:
     if cap:
         shown.append(f"power cap {cap['fraction']:.0%} of the window")
     clocks = validity.get("clocks") or {}
-    named = [(name, clocks[impl]["median_mhz"]) for impl, name in (("ours", "ours"), ("sdpa", "SDPA"))
+    baseline = str(validity.get("baseline") or "sdpa")
+    label = str(validity.get("baseline_label") or ("SDPA" if baseline == "sdpa" else baseline))
+    named = [(name, clocks[impl]["median_mhz"]) for impl, name in (("ours", "ours"), (baseline, label))
              if clocks.get(impl, {}).get("median_mhz") is not None]
     if named:
         shown.append("SM clock " + ", ".join(f"{name} {mhz:.0f}" for name, mhz in named) + " MHz")

@@ -24,13 +24,20 @@ from cockpit.gates.build_log import (
 )
 from cockpit.gates.gate import GateContext, GateStatus, Progress, Verdict
 from cockpit.gates.kernel_resources import ResourcePolicy, report_kernels, resources_summary
+from cockpit.gates.probe_call import probe_argv
+from cockpit.workload.describe import cached
 
-EXTENSION = "cockpit_attn"
-PROBE = Path(__file__).resolve().parent.parent / "probes" / "build_probe.py"
 
-
-def build_dir(workspace: Path) -> Path:
-    return workspace / "build" / EXTENSION
+def ninja_history(ctx: GateContext) -> list[NinjaInvocation]:
+    """Earlier builds of the workload's extension (for the ETA), when its manifest is known
+    without asking a child."""
+    try:
+        manifest = cached(ctx.workspace, ctx.config, ctx.python)
+    except CockpitError:
+        return []
+    if manifest is None or not manifest.build.name:
+        return []
+    return list(read_ninja_log(ctx.workspace / "build" / manifest.build.name / ".ninja_log"))
 
 
 class NinjaTracker:
@@ -59,11 +66,10 @@ class BuildGate:
     """Build the extension with ninja, then read its kernels' resources and launch limits."""
 
     def argv(self, ctx: GateContext) -> tuple[str, ...]:
-        return (ctx.python, str(PROBE), "--workspace", str(ctx.workspace),
-                "--out", str(ctx.result_path), "--name", EXTENSION)
+        return probe_argv(ctx, "build")
 
     def tracker(self, ctx: GateContext) -> NinjaTracker:
-        return NinjaTracker(read_ninja_log(build_dir(ctx.workspace) / ".ninja_log"))
+        return NinjaTracker(ninja_history(ctx))
 
     def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
         try:
@@ -71,6 +77,8 @@ class BuildGate:
         except OSError as exc:
             raise CockpitError(f"{ctx.log_path}: cannot read the build log ({exc.strerror})") from exc
         probe = _read_result(ctx.result_path)
+        if probe.get("mode") == "jit":
+            return judge_first_call(lines, exit_code, probe)
         return judge_build(lines, exit_code, probe)
 
 
@@ -130,3 +138,17 @@ def judge_build(lines: list[str], exit_code: int, probe: dict[str, Any],
     if worst:
         summary = f"{worst[0]}" + (f" (+{len(worst) - 1} more)" if len(worst) > 1 else "") + f"; {summary}"
     return Verdict(status, summary, result)
+
+
+def judge_first_call(lines: list[str], exit_code: int, probe: dict[str, Any]) -> Verdict:
+    """A workload compiled at its first call (Triton, load_inline) or with nothing to build: every
+    candidate ran once on the smallest test shape."""
+    rows = probe.get("rows") or []
+    result: dict[str, Any] = {"first_calls": rows, "gpu": probe.get("gpu"), "steps": 0, "kernels": []}
+    last = next((line.strip() for line in reversed(lines) if line.strip() and not line.startswith("#")), "")
+    if exit_code != 0 or not rows:
+        said = last or f"the first call exited {exit_code}"
+        return Verdict("fail" if exit_code == 1 else "error", said, result)
+    slowest = max(rows, key=lambda r: r.get("first_call_s") or 0)
+    return Verdict("pass", f"{len(rows)} candidate(s) compiled and ran on {slowest.get('shape')}; first call "
+                   f"{slowest.get('first_call_s', 0):.1f} s ({slowest.get('candidate')})", result)

@@ -46,8 +46,8 @@ GATES: dict[str, CatalogGate] = {
     for gate in (
         CatalogGate("env", "Environment", 120.0, "cockpit.gates.env:EnvGate"),
         CatalogGate("build", "Build", 1800.0, "cockpit.gates.build:BuildGate"),
-        CatalogGate("correctness", "Correctness", 1800.0, "cockpit.gates.attention:CorrectnessGate"),
-        CatalogGate("bench", "Benchmark", 3600.0, "cockpit.gates.attention:BenchGate"),
+        CatalogGate("correctness", "Correctness", 1800.0, "cockpit.gates.correctness:CorrectnessGate"),
+        CatalogGate("bench", "Benchmark", 3600.0, "cockpit.gates.bench:BenchGate"),
         CatalogGate("profile", "Profile", 600.0, "cockpit.gates.profile:ProfileGate"),
     )
 }

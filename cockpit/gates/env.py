@@ -14,6 +14,7 @@ from typing import Literal, cast
 
 from cockpit.errors import CockpitError
 from cockpit.gates.gate import GateContext, NoProgress, ProgressTracker, Verdict
+from cockpit.workload.describe import describe
 
 EnvStatus = Literal["pass", "warn", "fail"]
 _STATUSES: tuple[EnvStatus, ...] = ("pass", "warn", "fail")
@@ -96,11 +97,21 @@ def env_verdict(checks: Iterable[EnvCheck]) -> tuple[EnvStatus, str]:
     return ("fail" if failed else "warn"), ", ".join(parts)
 
 
+def extension_of(ctx: GateContext) -> str:
+    """The module name of the workload's extension ("" when it builds none, or none is named: the
+    extension check then says so). Asks the workload once after each edit (~2 s), then the cache."""
+    try:
+        manifest = describe(ctx.workspace, ctx.config, ctx.python)
+    except CockpitError:
+        return ""
+    return manifest.build.name or "" if manifest.build.kind == "extension" else ""
+
+
 class EnvGate:
     """Validate the environment before building: torch, CUDA, nvcc, numpy, ninja, ncu, locks."""
 
     def argv(self, ctx: GateContext) -> tuple[str, ...]:
-        return tuple(env_argv(ctx.python, ctx.result_path, ctx.workspace))
+        return (*env_argv(ctx.python, ctx.result_path, ctx.workspace), "--extension", extension_of(ctx))
 
     def tracker(self, ctx: GateContext) -> ProgressTracker:
         return NoProgress()  # one line per check, but how many depends on the box

@@ -13,20 +13,15 @@ from cockpit.gates.gate import GateContext, NoProgress, ProgressTracker, Verdict
 from cockpit.session.journal import JOURNAL_NAME, read_journal
 from cockpit.session.paths import stored_path
 from cockpit.session.state import fold
+from cockpit.workload.describe import workload_args
 
 PROBE = Path(__file__).resolve().parent.parent / "probes" / "profile_probe.py"
-TARGET = Path(__file__).resolve().parent.parent / "probes" / "profile_target.py"
+TARGET = Path(__file__).resolve().parent.parent / "probes" / "workload_probe.py"
 CLOCK_NOTE = {
     "base": "ncu locked the clocks to base (--clock-control base): its durations are steadier but "
             "not comparable with the benchmark's; set [profile] clock_control = \"none\" to compare",
     "none": "clocks were left free (--clock-control none): durations compare with the benchmark's",
 }
-
-
-def target_config(ctx: GateContext) -> dict[str, Any]:
-    p = ctx.config.profile
-    return {"B": p.batch, "H": p.heads, "S": p.seq_len, "D": p.head_dim, "dtype": p.dtype,
-            "causal": p.causal}
 
 
 class ProfileGate:
@@ -39,11 +34,8 @@ class ProfileGate:
                 str(ctx.result_path), "--report", str(report), "--kernel-regex", p.kernel_regex,
                 "--launch-skip", str(p.launch_skip), "--clock-control", p.clock_control]
         argv += ["--set-full"] if p.set_full else [a for s in p.sections for a in ("--section", s)]
-        argv += ["--", ctx.python, str(TARGET), "ours", "--workspace", str(ctx.workspace),
-                 "--B", str(p.batch), "--H", str(p.heads), "--S", str(p.seq_len),
-                 "--D", str(p.head_dim), "--dtype", p.dtype, "--launches", str(p.launch_skip + 1)]
-        if p.causal:
-            argv.append("--causal")
+        argv += ["--", ctx.python, str(TARGET), "profile", "--workspace", str(ctx.workspace),
+                 *workload_args(ctx.workspace, ctx.config).argv(), "--iters", str(p.launch_skip + 2)]
         return tuple(argv)
 
     def tracker(self, ctx: GateContext) -> ProgressTracker:
@@ -65,13 +57,16 @@ class ProfileGate:
             return Verdict("fail", last.removeprefix("cockpit-profile: "), base)
         if probe.get("error") == "no match":
             seen = probe.get("kernels_seen") or []
-            return Verdict("fail", f"no kernel matched [profile] kernel_regex; kernels that ran: "
+            regex = probe.get("kernel_regex") or "the kernel regex"
+            return Verdict("fail", f"no kernel matched {regex} (the "
+                           "workload's profile kernel, or [profile] kernel_regex); kernels that ran: "
                            f"{', '.join(seen) or 'none'}", base | {"kernels_seen": seen})
         if not probe.get("csv"):
             raise CockpitError(last or "ncu produced no report")
-        config = target_config(ctx)
+        shape = probe.get("shape")
+        base["shape"] = shape
         return judge_profile(Path(str(probe["csv"])).read_text(encoding="utf-8"), base,
-                             bench_ms_for(ctx, config))
+                             bench_ms_for(ctx, shape) if isinstance(shape, str) else None)
 
 
 def _stored(path: Any, workspace: Path) -> str | None:
@@ -95,11 +90,9 @@ def judge_profile(csv_text: str, base: dict[str, Any], bench_ms: float | None) -
     return Verdict("pass", summary, base | {"kernels": kernels, "bench_ms": bench_ms})
 
 
-def bench_ms_for(ctx: GateContext, config: dict[str, Any]) -> float | None:
-    """Our per-call time for this config from the session's latest bench run, if any."""
-    from cockpit.gates.attention import config_name
-
-    name = config_name(config)
+def bench_ms_for(ctx: GateContext, name: str) -> float | None:
+    """Our per-call time for this shape (as the workload names it) from the session's latest
+    bench run, if any."""
     try:
         state = fold(read_journal(ctx.session_dir / JOURNAL_NAME).events)
     except CockpitError:

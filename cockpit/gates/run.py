@@ -19,6 +19,7 @@ from cockpit.errors import CockpitError
 from cockpit.gates.device import GateDevice, command_device, needs_nvml, nvml_gpus, pin_command
 from cockpit.gates.gate import Gate, GateContext, Verdict, exit_code_verdict
 from cockpit.gates.process import GateCommand, GateProcess, ProcessOutcome
+from cockpit.gates.structured import ENV, judge_replaced
 from cockpit.session import events as ev
 from cockpit.session.live import LiveSession
 from cockpit.session.paths import stored_path
@@ -48,7 +49,9 @@ def gate_command(gate: Gate, ctx: GateContext, config: GateConfig) -> GateComman
     return GateCommand(
         argv=config.command or gate.argv(ctx),
         cwd=ctx.workspace,
-        env=config.env,
+        # a replaced command may hand back a structured result in this file (gates/structured.py)
+        env={ENV: str(ctx.result_path), "COCKPIT_WORKSPACE": str(ctx.workspace), **config.env}
+        if config.command else config.env,
         timeout_s=config.timeout_s or gate.timeout_s,
         stall_after_s=config.stall_after_s,
         shell=config.shell,
@@ -114,6 +117,12 @@ class GateRun:
             # `[gates] device`: the child sees that GPU alone, named by UUID.
             gpus = self._gpus() if needs_nvml(self.ctx.config) else ()
             self.command = pin_command(self.command, self.ctx.config, gpus)
+            if self._custom:  # where a replaced command may write its structured result
+                try:
+                    self.ctx.result_path.parent.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    folder = self.ctx.result_path.parent
+                    raise CockpitError(f"{folder}: cannot create ({exc.strerror})") from exc
             self._process = GateProcess(self.command, self.ctx.log_path, self)
             pid = self._process.spawn()
         except CockpitError as exc:
@@ -200,7 +209,11 @@ class GateRun:
             verdict = Verdict("timeout", f"no result within {self.command.timeout_s:g} s; "
                               "raise timeout_s in cockpit.toml if it needs longer")
         elif self._custom:
-            verdict = exit_code_verdict(outcome.exit_code or 0, list(self._tail))
+            try:
+                verdict = (judge_replaced(self.gate.name, self.ctx, outcome.exit_code or 0, list(self._tail))
+                           or exit_code_verdict(outcome.exit_code or 0, list(self._tail)))
+            except CockpitError as exc:
+                verdict = Verdict("error", str(exc))
         else:
             try:
                 verdict = self.gate.verdict(self.ctx, outcome.exit_code or 0, list(self._tail))

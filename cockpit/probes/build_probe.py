@@ -66,7 +66,8 @@ def run_ninja(build_dir: Path, jobs: int) -> int:
     return subprocess.call([ninja, "-v", "-C", str(build_dir), "-j", str(jobs)])
 
 
-def generate_and_build(name: str, sources: list[Path], build_dir: Path) -> int:
+def generate_and_build(name: str, sources: list[Path], build_dir: Path, includes: list[str] | None = None,
+                       cuda_flags: list[str] | None = None) -> int:
     """First build (or after sources/arch/flags changed): torch writes build.ninja and runs it."""
     try:
         from torch.utils.cpp_extension import load
@@ -74,8 +75,9 @@ def generate_and_build(name: str, sources: list[Path], build_dir: Path) -> int:
         say(f"cannot import torch.utils.cpp_extension ({exc}); install the CUDA build of torch")
         return 2
     try:
-        load(name=name, sources=[str(s) for s in sources], extra_cuda_cflags=CUDA_FLAGS,
-             extra_cflags=CXX_FLAGS, build_directory=str(build_dir), verbose=True)
+        load(name=name, sources=[str(s) for s in sources], extra_cuda_cflags=cuda_flags or CUDA_FLAGS,
+             extra_cflags=CXX_FLAGS, extra_include_paths=includes or None, build_directory=str(build_dir),
+             verbose=True)
     except Exception as exc:  # the compiler's own output is already in the log above
         lines = str(exc).strip().splitlines()
         say(f"build failed: {type(exc).__name__}: {lines[-1] if lines else ''}")
@@ -160,13 +162,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workspace", type=Path, required=True)
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--name", default="cockpit_attn")
+    p.add_argument("--sources", default=None, help="JSON list of workspace-relative sources "
+                   "(default: csrc/*.cu and csrc/*.cpp)")
+    p.add_argument("--include-dirs", default="[]", help="JSON list, workspace-relative")
+    p.add_argument("--cuda-flags", default="[]", help="JSON list, after the gate's own flags")
     args = p.parse_args(argv)
     started = time.monotonic()
-    csrc = args.workspace / "csrc"
-    sources = sorted([*csrc.glob("*.cu"), *csrc.glob("*.cpp")])
+    if args.sources is None:
+        csrc = args.workspace / "csrc"
+        sources = sorted([*csrc.glob("*.cu"), *csrc.glob("*.cpp")])
+    else:
+        sources = [args.workspace / s for s in json.loads(args.sources)]
+        missing = [s for s in sources if not s.is_file()]
+        if missing:
+            say(f"{missing[0]}: no such source; fix the workload's Extension(sources=...)")
+            return 2
     if not sources:
-        say(f"no csrc/*.cu or csrc/*.cpp in {args.workspace}; the build gate builds the workspace's csrc/")
+        say(f"no csrc/*.cu or csrc/*.cpp in {args.workspace}; name the sources in the workload's Extension")
         return 2
+    includes = [str(args.workspace / d) for d in json.loads(args.include_dirs)]
+    cuda_flags = [*CUDA_FLAGS, *json.loads(args.cuda_flags)]
     build_dir = args.workspace / "build" / args.name
     build_dir.mkdir(parents=True, exist_ok=True)
     arch = os.environ.get("TORCH_CUDA_ARCH_LIST") or detect_arch()
@@ -186,14 +201,16 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
     stamp_path = build_dir / STAMP
-    wanted = {"arch": arch, "sources": [str(s) for s in sources], "cuda_flags": CUDA_FLAGS,
+    wanted = {"arch": arch, "sources": [str(s) for s in sources], "cuda_flags": cuda_flags,
+              "include_dirs": includes,
               "cxx_flags": CXX_FLAGS, "python": sys.executable}
     try:
         stamp = json.loads(stamp_path.read_text())
     except (OSError, ValueError):
         stamp = {}
     fast = (build_dir / "build.ninja").exists() and stamp.get("config") == wanted
-    code = run_ninja(build_dir, jobs) if fast else generate_and_build(args.name, sources, build_dir)
+    code = run_ninja(build_dir, jobs) if fast else generate_and_build(args.name, sources, build_dir,
+                                                                               includes, cuda_flags)
     so = build_dir / f"{args.name}.so"
     result: dict[str, object] = {
         "name": args.name, "arch": arch, "jobs": jobs, "build_dir": str(build_dir),

@@ -49,12 +49,34 @@ def stream(argv: list[str]) -> tuple[int, list[str]]:
     return proc.wait(), lines
 
 
+def ask_workload(target: list[str]) -> tuple[str, str | None]:
+    """The workload's kernel regex and profile shape, from the target's own `describe` (the
+    target is `workload_probe.py profile ...`: the same command, asked to describe)."""
+    mode = target.index("profile") if "profile" in target else -1
+    if mode < 0:
+        raise ValueError("no [profile] kernel_regex and the target is not a workload probe")
+    out = subprocess.run([*target[:mode], "describe", *target[mode + 1:]], capture_output=True, text=True,
+                         timeout=300)
+    for line in out.stdout.splitlines():
+        if line.startswith("MANIFEST "):
+            profile = json.loads(line[len("MANIFEST "):]).get("profile")
+            if not profile:
+                raise ValueError("the workload declares no profile=Profile(kernel=..., shape=...): add one, "
+                                 "or set [profile] kernel_regex")
+            return str(profile["kernel"]), str(profile["shape"]["name"])
+    sys.stdout.write(out.stderr)  # a traceback stays in the gate's log
+    # the probe's own last line says what is wrong; a traceback on stderr only when it said nothing
+    lines = ([ln for ln in out.stdout.splitlines() if ln.strip()]
+             or [ln for ln in out.stderr.splitlines() if ln.strip()])
+    raise ValueError(lines[-1] if lines else "the workload could not be described")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--workspace", type=Path, required=True)
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--report", type=Path, required=True)
-    p.add_argument("--kernel-regex", required=True)
+    p.add_argument("--kernel-regex", default="", help="default: the workload's profile kernel")
     p.add_argument("--launch-skip", type=int, default=3)
     p.add_argument("--clock-control", choices=("base", "none"), default="base")
     p.add_argument("--section", action="append", default=[])
@@ -68,16 +90,24 @@ def main(argv: list[str] | None = None) -> int:
         say("ncu (Nsight Compute) not found on PATH or in $CUDA_HOME/bin; install it "
             "(e.g. apt-get install cuda-nsight-compute-13-0) or add its folder to PATH")
         return 2
+    regex, shape_name = args.kernel_regex, None
+    if not regex:
+        try:
+            regex, shape_name = ask_workload(target)
+        except (ValueError, OSError, subprocess.TimeoutExpired) as exc:
+            say(f"cannot tell what to profile: {exc}")
+            return 2
     sections = ["--set", "full"] if args.set_full else [a for s in args.section for a in ("--section", s)]
     args.report.parent.mkdir(parents=True, exist_ok=True)
-    profile = [ncu, *sections, "--kernel-name", f"regex:{args.kernel_regex}",
+    profile = [ncu, *sections, "--kernel-name", f"regex:{regex}",
                "--launch-skip", str(args.launch_skip), "--launch-count", "1",
                "--clock-control", args.clock_control, "-o", str(args.report), "-f", *target]
     say(" ".join(profile))
     code, lines = stream(profile)
     rep = args.report.with_suffix(".ncu-rep")
     result: dict[str, object] = {"ncu": ncu, "command": profile, "clock_control": args.clock_control,
-                                 "report": str(rep), "csv": None, "exit": code}
+                                 "report": str(rep), "csv": None, "exit": code,
+                                 "kernel_regex": regex, "shape": shape_name}
     text = "\n".join(lines)
     status = 0
     cannot = next((line for line in lines if line.startswith(CANNOT_RUN)), None)
@@ -91,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         status = 1
     elif "No kernels were profiled" in text or not rep.exists():
         names = [m.group(1) for m in re.finditer(r"^\s*\d+\.\s+(\S.*)$", text, re.M)]
-        say(f"no kernel matched regex:{args.kernel_regex}"
+        say(f"no kernel matched regex:{regex}"
             + (f"; kernels that ran: {', '.join(names)}" if names else ""))
         result.update(error="no match", kernels_seen=names)
         status = 1

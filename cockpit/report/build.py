@@ -6,19 +6,24 @@ session is written or changed. Whatever is missing or broken becomes a line in `
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from cockpit.analysis.bench_result import read_bench_result
 from cockpit.errors import CockpitError
 from cockpit.patterns.library import Pattern, load_library
 from cockpit.report.gate_details import details
 from cockpit.report.history import (
     SessionSummary,
+    bench_runs,
     best_valid,
+    last_measured,
     pattern_birth,
+    previous_in_workload,
+    reference_speedups,
     sessions_named,
     summarize,
-    vs_flash,
 )
 from cockpit.report.jsonio import normalized
 from cockpit.report.model import (
@@ -97,18 +102,22 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
 def outcome(state: SessionState) -> Outcome:
     benches = [r for r in state.gate_runs if r.gate == "bench" and r.finished]
     best = best_valid(state)
-    valid = sum(1 for r in benches if (r.result.get("validity") or {}).get("valid") is True)
+    valid = sum(1 for r in benches if (b := read_bench_result(r.result)) is not None and b.valid)
     if best is None:
         text = (f"no valid benchmark: {len(benches)} run(s), all suspect or failed" if benches
                 else "no benchmark was run")
-        return Outcome(None, None, None, valid, len(benches) - valid, text)
-    speedup = float(best.result["geomean_speedup"])
-    level = clean_line(str(best.result.get("level", "")))
-    flash = vs_flash(best.result)
-    return Outcome(speedup, level, best.run_id, valid, len(benches) - valid,
-                   f"{speedup:.2f}x vs SDPA ({level})"
-                   + (f", {flash:.2f}x vs FLASH" if flash is not None else "") + f", run {best.run_id}",
-                   flash)
+        last = last_measured(bench_runs(state))
+        return Outcome(None, None, None, valid, len(benches) - valid, text,
+                       workload=clean_line(last.workload) if last else None)
+    run, result = best
+    speedup = result.speedup or 0.0  # never 0: a run counts as valid only with a speedup
+    level = clean_line(result.level or "")
+    vs = reference_speedups(result)
+    others = "".join(f", {r.speedup:.2f}x vs {r.label}" for r in vs[1:] if r.speedup is not None)
+    return Outcome(speedup, level, run.run_id, valid, len(benches) - valid,
+                   f"{speedup:.2f}x vs {vs[0].label} ({level}){others}, run {run.run_id}",
+                   result.vs.get("flash"),  # report.json 2's field, kept for its readers
+                   clean_line(result.workload), vs[0].label, vs)
 
 
 def machine(state: SessionState, track: Track) -> Machine | None:
@@ -141,8 +150,7 @@ def machine(state: SessionState, track: Track) -> Machine | None:
 
 def gate_report(ws: Workspace, state: SessionState, run: GateRunRecord) -> GateReport:
     facts, warnings, tables = details(run.gate, run.result) if run.finished else ((), (), ())
-    speedup = run.result.get("geomean_speedup") if run.gate == "bench" else None
-    validity = run.result.get("validity") if run.gate == "bench" else None
+    bench = read_bench_result(run.result) if run.gate == "bench" else None
     return GateReport(
         run_id=clean_line(run.run_id), gate=clean_line(run.gate),
         status=clean_line(run.status or "interrupted"),
@@ -151,9 +159,8 @@ def gate_report(ws: Workspace, state: SessionState, run: GateRunRecord) -> GateR
         phase=phase_at(state, run.started_t), started_t=run.started_t,
         duration_s=run.duration_s, log=clean_line(stored_path(Path(run.log), ws.root)) if run.log else "",
         facts=facts, warnings=warnings, tables=tables,
-        speedup=float(speedup) if isinstance(speedup, (int, float)) and not isinstance(speedup, bool)
-        else None,
-        valid=validity.get("valid") is True if isinstance(validity, dict) else None)
+        speedup=bench.speedup if bench else None,
+        valid=bench.valid if bench and bench.validity is not None else None)
 
 
 def phase_at(state: SessionState, t: float) -> str | None:
@@ -313,10 +320,14 @@ def created(patterns: tuple[Pattern, ...], births: dict[int, float],
 def _comparison(ws: Workspace, ref: SessionRef, refs: list[SessionRef], this: SessionSummary,
                 patterns: tuple[Pattern, ...], births: dict[int, float],
                 as_of: float) -> Comparison | None:
+    """This session against the one before it on the same workload."""
     index = next((i for i, r in enumerate(refs) if r.id == ref.id), 0)
-    for earlier in reversed(refs[:index]):
-        read = read_session(earlier)
-        if read.state is not None:
-            previous = summarize(read.state, read.events, ws.root, patterns, births, as_of)
-            return compare(this, previous)
-    return None
+
+    def earlier() -> Iterator[SessionSummary]:
+        for r in reversed(refs[:index]):
+            read = read_session(r)
+            if read.state is not None:
+                yield summarize(read.state, read.events, ws.root, patterns, births, as_of)
+
+    previous = previous_in_workload(this, earlier())
+    return compare(this, previous) if previous is not None else None

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from cockpit.analysis.bench_result import BenchResult, read_bench_result
 from cockpit.report.model import Fact, Table
 from cockpit.report.text import clean_line
 
@@ -114,42 +115,58 @@ def correctness_details(result: dict[str, Any]) -> Details:
     return facts, (), (table,) if rows else ()
 
 
+SHOWN_REFERENCES = 3
+"""References whose times the configs table shows: the baseline and the ones ours does worst
+against, then the others (the attention bench's EFFICIENT backend is left out)."""
+
+
 def bench_details(result: dict[str, Any]) -> Details:
-    validity = _dict(result.get("validity"))
+    bench = read_bench_result(result)
+    if bench is None:
+        return (), (), ()
+    validity = bench.validity or {}
     facts = []
-    if result.get("device"):
-        facts.append(Fact("device", _s(result["device"])))
-    if _num(result.get("geomean_speedup")) is not None:
-        facts.append(Fact("speedup", f"{result['geomean_speedup']:.2f}x vs SDPA (geometric mean), "
-                                     f"{_s(result.get('level'))}"))
-    facts.append(Fact("validity", "VALID" if validity.get("valid") is True else "SUSPECT"))
+    if bench.schema >= 2:
+        facts.append(Fact("workload", _s(bench.workload) + (f" ({_s(bench.source)})" if bench.source
+                                                             else "")))
+    if bench.device:
+        facts.append(Fact("device", _s(bench.device)))
+    if bench.speedup is not None:
+        facts.append(Fact("speedup", f"{bench.speedup:.2f}x {_s(bench.vs_label(bench.baseline))} "
+                                     f"(geometric mean), {_s(bench.level)}"))
+    facts.append(Fact("validity", "VALID" if bench.valid else "SUSPECT"))
     for reason in validity.get("reasons", []) if isinstance(validity.get("reasons"), list) else []:
         facts.append(Fact("why suspect", _s(reason)))
     for note in validity.get("notes", []) if isinstance(validity.get("notes"), list) else []:
         facts.append(Fact("note", _s(note)))
     facts += [Fact("evidence", line) for line in evidence_lines(validity.get("evidence"))]
-    if result.get("next_step"):
-        facts.append(Fact("next step", _s(result["next_step"])))
-    keep = _dict(result.get("keep"))
+    if bench.next_step:
+        facts.append(Fact("next step", _s(bench.next_step)))
+    keep = _dict(bench.keep)
     if keep.get("summary"):
         facts.append(Fact(f"keep/revert ({_s(keep.get('action'))})", _s(keep["summary"])))
     warnings = (_s(validity["hint"]),) if validity.get("hint") else ()
+    return tuple(facts), warnings, (bench_table(bench),) if bench.rows else ()
+
+
+def bench_table(bench: BenchResult) -> Table:
+    """Each config: every candidate's and the shown references' median, ours' speedup over each
+    reference with a geometric mean, and what ours achieves (TFLOP/s, GB/s, % of peak)."""
+    shown = bench.shown(SHOWN_REFERENCES)
+    speedups = [r for r in shown if r in bench.vs]
+    ours = [row.impl.get(bench.ours) for row in bench.rows]
+    rates = [(title, spec, key) for title, spec, key in (("TFLOP/s", ".1f", "tflops"),
+                                                         ("GB/s", ".0f", "gbps"),
+                                                         ("% peak", ".0f", "pct_peak"))
+             if any(getattr(t, key) is not None for t in ours if t is not None)]
     rows = []
-    for r in _dicts(result.get("rows")):
-        impl = _dict(r.get("impl"))
-
-        def ms(name: str, impl: dict[str, Any] = impl) -> str:
-            entry = impl.get(name)
-            return _fmt(entry.get("median_ms"), ".4f") if isinstance(entry, dict) else "n/a"
-
-        ours = _dict(impl.get("ours"))
-        rows.append((_s(r.get("config")), ms("ours"), ms("sdpa"), ms("flash"), ms("cudnn"),
-                     _fmt(r.get("speedup_vs_sdpa"), ".2f") + "x", _fmt(r.get("speedup_vs_flash"), ".2f")
-                     + "x", _fmt(ours.get("tflops"), ".1f")))
-    table = Table("configs (median ms)", ("config", "ours", "SDPA", "FLASH", "cuDNN", "vs SDPA",
-                                          "vs FLASH", "TFLOP/s"), tuple(rows),
-                  (False,) + (True,) * 7)
-    return tuple(facts), warnings, (table,) if rows else ()
+    for row, time in zip(bench.rows, ours, strict=True):
+        rows.append((_s(row.config), *(_fmt(row.median_ms(i), ".4f") for i in (*bench.candidates, *shown)),
+                     *(_fmt(row.speedups.get(r), ".2f") + "x" for r in speedups),
+                     *(_fmt(getattr(time, key) if time else None, spec) for _, spec, key in rates)))
+    columns = ("config", *(_s(bench.label(i)) for i in (*bench.candidates, *shown)),
+               *(_s(bench.vs_label(r)) for r in speedups), *(title for title, _, _ in rates))
+    return Table("configs (median ms)", columns, tuple(rows), (False,) + (True,) * (len(columns) - 1))
 
 
 def evidence_lines(evidence: Any) -> list[str]:

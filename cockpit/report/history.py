@@ -8,7 +8,7 @@ again (a build error, a dropped connection). A trigger that only says when to ap
 library in the earliest session its evidence names; one whose evidence names no session of this
 workspace (the seed library) was there before all of them. A *regression* is a session whose
 best valid benchmark is slower, on the same GPU and configs, than an earlier session's best
-valid one.
+valid one of the same workload: sessions are compared only within the workload they measured.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cockpit.analysis.keep import number, rows_geomean
+from cockpit.analysis.bench_result import BenchResult, read_bench_result
 from cockpit.patterns.library import Pattern, load_library
 from cockpit.patterns.triggers import OutputTrigger, match_output, match_verdict
-from cockpit.report.model import PatternRef
+from cockpit.report.model import PatternRef, ReferenceSpeedup
 from cockpit.report.reading import read_session
 from cockpit.report.text import clean_line, decode
 from cockpit.session import events as ev
@@ -42,16 +42,21 @@ LOG_TAIL_BYTES = 256 * 1024
 class SessionSummary:
     id: str
     objective: str
+    workload: str | None
+    """What its bench runs measured ("attention" for results that predate workloads); None: it
+    ran no bench."""
     started_t: float
     ended_t: float | None
     duration_s: float
     first_valid_s: float | None
     """From the session's start to the end of its first valid benchmark."""
     best_speedup: float | None
+    """The best valid bench run against the workload's baseline (geometric mean)."""
     best_level: str | None
     best_run: str | None
-    best_vs_flash: float | None
-    """The same run against SDPA's FLASH backend (geometric mean), where it was measured."""
+    best_vs: tuple[ReferenceSpeedup, ...]
+    """The best valid run against each timed reference, the baseline first; with no valid run,
+    the references its last bench measured, with no speedup."""
     device: str | None
     best_ms: tuple[tuple[str, float], ...]
     """Our median per config in the best valid run: what regressions compare."""
@@ -60,46 +65,77 @@ class SessionSummary:
     gate_runs: int
     outcome: str
 
-
-def valid_bench_runs(state: SessionState) -> list[GateRunRecord]:
-    return [r for r in state.gate_runs if r.gate == "bench" and r.finished and _valid(r.result)
-            and _speedup(r.result) is not None]
-
-
-def _valid(result: Mapping[str, Any]) -> bool:
-    validity = result.get("validity")
-    return isinstance(validity, dict) and validity.get("valid") is True
+    def vs(self, reference: str) -> float | None:
+        """The best valid run against one reference (by id), where it was measured."""
+        return next((r.speedup for r in self.best_vs if r.reference == reference), None)
 
 
-def _speedup(result: Mapping[str, Any]) -> float | None:
-    return number(result.get("geomean_speedup"))
+BenchRun = tuple[GateRunRecord, BenchResult]
 
 
-def vs_flash(result: Mapping[str, Any]) -> float | None:
-    """A bench result's geometric mean against SDPA's FLASH backend; journals from before the
-    gate stored it are read from their rows."""
-    stored = number(result.get("geomean_vs_flash"))
-    if stored is not None:
-        return stored
-    found = rows_geomean(result.get("rows"), "speedup_vs_flash")
-    return found[0] if found else None
+def bench_runs(state: SessionState) -> list[BenchRun]:
+    """The session's finished bench runs, read, of the workload its last measurement was of (a
+    session that changed workloads half-way is summed up by the one it ended on; a run that
+    measured nothing may not name its workload)."""
+    runs = [(r, b) for r in state.gate_runs if r.gate == "bench" and r.finished
+            and (b := read_bench_result(r.result)) is not None]
+    last = last_measured(runs)
+    return [(r, b) for r, b in runs if last is not None and b.workload == last.workload]
 
 
-def best_valid(state: SessionState) -> GateRunRecord | None:
+def last_measured(runs: Sequence[BenchRun]) -> BenchResult | None:
+    """The latest of the runs that measured a speedup, else the latest: what names the session's
+    workload and references."""
+    return next((b for _, b in reversed(runs) if b.speedup is not None), runs[-1][1]) if runs else None
+
+
+def valid_bench_runs(state: SessionState) -> list[BenchRun]:
+    return [(r, b) for r, b in bench_runs(state) if b.valid and b.speedup is not None]
+
+
+def best_valid(state: SessionState) -> BenchRun | None:
     runs = valid_bench_runs(state)
-    return max(runs, key=lambda r: _speedup(r.result) or 0.0) if runs else None
+    return max(runs, key=lambda run: run[1].speedup or 0.0) if runs else None
 
 
-def our_times(result: Mapping[str, Any]) -> tuple[tuple[str, float], ...]:
-    out = []
-    rows = result.get("rows")
-    for row in rows if isinstance(rows, list) else []:
-        impl = row.get("impl") if isinstance(row, dict) else None
-        ours = impl.get("ours") if isinstance(impl, dict) else None
-        ms = ours.get("median_ms") if isinstance(ours, dict) else None
-        if isinstance(ms, (int, float)) and not isinstance(ms, bool) and ms > 0:
-            out.append((str(row.get("config")), float(ms)))
-    return tuple(out)
+def reference_speedups(bench: BenchResult, measured: bool = True) -> tuple[ReferenceSpeedup, ...]:
+    """A bench run against its baseline and each reference it has a geometric mean for;
+    `measured` False: the references alone (the run does not count)."""
+    return tuple(ReferenceSpeedup(clean_line(r), clean_line(bench.label(r)),
+                                  bench.vs.get(r) if measured else None)
+                 for r in dict.fromkeys([bench.baseline, *bench.vs]))
+
+
+def resolve_workloads(sessions: Sequence[SessionSummary]) -> list[str | None]:
+    """The workload of each session (oldest first): what its benches measured; a session that ran
+    none was on the workload of the nearest earlier one that did (the workspace's at the time),
+    or, before any, of the nearest later one. None only when no session ran a bench."""
+    out: list[str | None] = []
+    for s in sessions:
+        out.append(s.workload or (out[-1] if out else None))
+    later: str | None = None
+    for i in reversed(range(len(sessions))):
+        later = sessions[i].workload or later
+        out[i] = out[i] or later
+    return out
+
+
+def previous_in_workload(this: SessionSummary,
+                         earlier: Iterable[SessionSummary]) -> SessionSummary | None:
+    """The session before `this` on its workload, as `resolve_workloads` assigns them, from the
+    earlier sessions newest first; it reads no further back than it has to."""
+    nearest_without: SessionSummary | None = None  # since the last session that ran a bench
+    crossed = False
+    for s in earlier:
+        if this.workload is None:
+            return s  # on the workload of the sessions just before it
+        if s.workload is None:
+            nearest_without = nearest_without or s
+        elif s.workload == this.workload:
+            return nearest_without or s
+        else:  # another workload: the sessions without a bench after it were on that one
+            nearest_without, crossed = None, True
+    return None if crossed else nearest_without
 
 
 _SESSION_NAME = re.compile(r"(?<![\w-])\d{8}-\d{4}(?:-[0-9a-z]+)*")
@@ -142,10 +178,7 @@ def mistakes_in(state: SessionState, workspace: Path, patterns: Sequence[Pattern
     for run in state.gate_runs:
         if not run.finished:
             continue
-        result = {**run.result, "status": run.status}
-        if "geomean_speedup" in result:
-            result["speedup"] = result["geomean_speedup"]
-        hits = match_verdict(known, run.gate, result)
+        hits = match_verdict(known, run.gate, verdict_fields(run))
         waiting = [p for p in known if p.id not in found]
         if any(_has_output_trigger(p) for p in waiting):
             hits += match_output(waiting, run.gate, log_tail(workspace, run.log))
@@ -153,6 +186,16 @@ def mistakes_in(state: SessionState, workspace: Path, patterns: Sequence[Pattern
             found.setdefault(pattern.id, PatternRef(pattern.id, clean_line(pattern.title),
                                                     clean_line(why), run.finished_t, run.run_id))
     return tuple(sorted(found.values(), key=lambda m: (m.t or 0.0, m.id)))
+
+
+def verdict_fields(run: GateRunRecord) -> dict[str, Any]:
+    """What a pattern's verdict trigger reads of a finished run: its result and status, and for
+    a bench its speedup over the baseline as `speedup`."""
+    fields = {**run.result, "status": run.status}
+    bench = read_bench_result(run.result) if run.gate == "bench" else None
+    if bench is not None and bench.speedup is not None:
+        fields["speedup"] = bench.speedup
+    return fields
 
 
 def _has_output_trigger(pattern: Pattern) -> bool:
@@ -176,14 +219,16 @@ def log_tail(workspace: Path, log: str) -> list[str]:
 def summarize(state: SessionState, events: Sequence[Event], workspace: Path,
               patterns: Sequence[Pattern], births: Mapping[int, float], now: float) -> SessionSummary:
     """One session in one row."""
+    runs = bench_runs(state)
     best = best_valid(state)
     valid = valid_bench_runs(state)
-    first = min((r.finished_t for r in valid if r.finished_t is not None), default=None)
+    first = min((r.finished_t for r, _ in valid if r.finished_t is not None), default=None)
     applied = tuple(e["pattern"] for e in events if e.get("type") == ev.PATTERN_APPLIED
                     and isinstance(e.get("pattern"), int) and not isinstance(e.get("pattern"), bool))
-    speedup = _speedup(best.result) if best else None
-    flash = vs_flash(best.result) if best else None
-    level = clean_line(str(best.result.get("level", ""))) if best else None
+    result = best[1] if best else None
+    last = last_measured(runs)
+    speedup = result.speedup if result else None
+    level = clean_line(result.level or "") if result else None
     benches = sum(1 for r in state.gate_runs if r.gate == "bench" and r.finished)
     if speedup is not None:
         outcome = f"{speedup:.2f}x {level}"
@@ -192,14 +237,15 @@ def summarize(state: SessionState, events: Sequence[Event], workspace: Path,
     else:
         outcome = "no bench"
     return SessionSummary(
-        id=state.id, objective=clean_line(state.objective), started_t=state.created_t,
+        id=state.id, objective=clean_line(state.objective),
+        workload=clean_line(last.workload) if last else None, started_t=state.created_t,
         ended_t=state.ended_t, duration_s=round(total_elapsed(state, state.ended_t or now), 1),
         first_valid_s=None if first is None else round(first - state.created_t, 1),
-        best_speedup=speedup, best_level=level, best_run=best.run_id if best else None,
-        best_vs_flash=flash,
-        device=clean_line(str(best.result.get("device"))) if best and best.result.get("device")
-        else None,
-        best_ms=our_times(best.result) if best else (),
+        best_speedup=speedup, best_level=level, best_run=best[0].run_id if best else None,
+        best_vs=reference_speedups(result) if result else
+        reference_speedups(last, measured=False) if last else (),
+        device=clean_line(result.device) if result and result.device else None,
+        best_ms=result.ours_ms if result else (),
         patterns_applied=tuple(dict.fromkeys(applied)),
         mistakes=mistakes_in(state, workspace, patterns, births),
         gate_runs=len(state.gate_runs), outcome=outcome)

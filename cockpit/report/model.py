@@ -9,14 +9,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SCHEMA_VERSION = 2
-READS = (1, 2)
-"""Versions `jsonio.loads` reads: 2 added `outcome.vs_flash` (null when read from a 1)."""
+SCHEMA_VERSION = 3
+READS = (1, 2, 3)
+"""Versions `jsonio.loads` reads: 2 added `outcome.vs_flash` (null when read from a 1); 3 added
+`outcome.workload`, `outcome.baseline` and `outcome.vs` (null and empty when read from a 1 or 2)."""
+
+
+@dataclass(frozen=True)
+class ReferenceSpeedup:
+    """Ours against one timed reference of the workload: the geometric mean over the configs."""
+
+    reference: str
+    """The reference's id in the bench result ("sdpa", "torch.softmax")."""
+    label: str
+    """How it is shown ("SDPA")."""
+    speedup: float | None
+    """None where no valid run measured it."""
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """The best VALID benchmark of the session (geometric mean over its configs, vs SDPA)."""
+    """The best VALID benchmark of the session (geometric mean over its configs, vs its baseline)."""
 
     best_speedup: float | None
     level: str | None
@@ -26,7 +39,14 @@ class Outcome:
     suspect_runs: int
     text: str
     vs_flash: float | None = None
-    """The same run against SDPA's FLASH backend (geometric mean), where the bench measured it."""
+    """The same run against the reference "flash" (SDPA's FLASH backend, the attention
+    workload's), where the bench measured it: version 2's field, kept for its readers."""
+    workload: str | None = None
+    """What the session benchmarked ("attention" for results that predate workloads)."""
+    baseline: str | None = None
+    """The label of the reference `best_speedup` is stated against ("SDPA", "torch.softmax")."""
+    vs: tuple[ReferenceSpeedup, ...] = ()
+    """The best valid run against each timed reference; the baseline first."""
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """Sessions compared: this one against the one before, and the whole workspace's trend —
-duration, time to the first valid baseline, best valid speedup, patterns applied, repeated
-mistakes — with regressions called out."""
+duration, time to the first valid baseline, best valid speedup against each reference, patterns
+applied, repeated mistakes — with regressions called out. A workspace may hold several
+workloads: sessions are compared only with sessions of their own workload."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from cockpit.analysis.keep import geomean_speedup
-from cockpit.report.history import REGRESSION_MARGIN, SessionSummary
+from cockpit.report.history import REGRESSION_MARGIN, SessionSummary, resolve_workloads
 from cockpit.report.model import CompareRow, Comparison
 
 
@@ -45,18 +46,35 @@ def count_change(now: int, before: int, lower_is_better: bool) -> str:
     return f"{now - before:+d} ({'better' if better else 'worse'})"
 
 
+def references(sessions: Iterable[SessionSummary]) -> tuple[tuple[str, str], ...]:
+    """(id, label) of every reference the sessions were measured against, in the order they
+    appear: the baseline of the first session that names one leads."""
+    found: dict[str, str] = {}
+    for s in sessions:
+        for r in s.best_vs:
+            found.setdefault(r.reference, r.label)
+    return tuple(found.items())
+
+
+def reference_metric(index: int, label: str) -> str:
+    """How a comparison names one reference's row: the baseline's first, as the speedup."""
+    return f"best valid speedup vs {label}" if index == 0 else f"best valid run vs {label}"
+
+
 def compare(this: SessionSummary, previous: SessionSummary) -> Comparison:
-    """The five numbers of the learning loop, this session against the one before."""
+    """The numbers of the learning loop, this session against the one before (of its workload)."""
+    versus = [CompareRow(reference_metric(i, label), times(this.vs(ref)), times(previous.vs(ref)),
+                         change(this.vs(ref), previous.vs(ref), lower_is_better=False))
+              for i, (ref, label) in enumerate(references((this, previous)))]
     rows = (
         CompareRow("duration", minutes(this.duration_s), minutes(previous.duration_s),
                    change(this.duration_s, previous.duration_s, lower_is_better=True)),
         CompareRow("time to first valid baseline", minutes(this.first_valid_s),
                    minutes(previous.first_valid_s),
                    change(this.first_valid_s, previous.first_valid_s, lower_is_better=True)),
-        CompareRow("best valid speedup vs SDPA", times(this.best_speedup), times(previous.best_speedup),
-                   change(this.best_speedup, previous.best_speedup, lower_is_better=False)),
-        CompareRow("best valid run vs FLASH", times(this.best_vs_flash), times(previous.best_vs_flash),
-                   change(this.best_vs_flash, previous.best_vs_flash, lower_is_better=False)),
+        *(versus or [CompareRow("best valid speedup", times(this.best_speedup),
+                                times(previous.best_speedup),
+                                change(this.best_speedup, previous.best_speedup, False))]),
         CompareRow("patterns applied", str(len(this.patterns_applied)),
                    str(len(previous.patterns_applied)),
                    count_change(len(this.patterns_applied), len(previous.patterns_applied), False)),
@@ -77,18 +95,37 @@ class Regression:
 
 
 @dataclass(frozen=True)
+class WorkloadHistory:
+    """The sessions of one workload, oldest first, and their trend."""
+
+    workload: str | None
+    """None only when no session of the workspace ran a bench."""
+    sessions: tuple[str, ...]
+    references: tuple[tuple[str, str], ...]
+    """(id, label) of the references its sessions were measured against, the baseline first."""
+    vs_previous: Comparison | None
+    """Its latest session against the one before it."""
+    overall: tuple[str, ...]
+    best_speedups: tuple[float | None, ...]
+
+
+@dataclass(frozen=True)
 class HistoryTable:
     """Every session side by side, oldest first, with the trend; what `cockpit history` prints
     and the TUI's History screen draws."""
 
     sessions: tuple[SessionSummary, ...]
     vs_previous: Comparison | None
-    """The latest session against the one before it."""
+    """The latest session against the one before it on its workload."""
     overall: tuple[str, ...]
+    """Each workload's trend (its lines start with the workload's name when there are several)."""
     regressions: tuple[Regression, ...]
     durations_min: tuple[float, ...]
     best_speedups: tuple[float | None, ...]
+    """Each session's against its own workload's baseline."""
     problems: tuple[str, ...] = ()
+    workloads: tuple[WorkloadHistory, ...] = ()
+    """The sessions grouped by workload; the latest session's workload last."""
 
 
 def regressions(sessions: Sequence[SessionSummary]) -> tuple[Regression, ...]:
@@ -126,16 +163,16 @@ def overall(sessions: Sequence[SessionSummary]) -> tuple[str, ...]:
         lines.append(f"duration: each ended session {abs(mean):.0%} "
                      f"{'shorter' if mean < 0 else 'longer'} than the one before, on average "
                      f"({minutes(durations[0])} → {minutes(durations[-1])})")
-    valid = [s for s in sessions if s.best_speedup is not None]
-    if valid:
-        best = max(valid, key=lambda s: s.best_speedup or 0.0)
-        lines.append(f"best valid speedup vs SDPA: {times(valid[0].best_speedup)} in {valid[0].id} → "
-                     f"{times(valid[-1].best_speedup)} in {valid[-1].id}; best {times(best.best_speedup)} "
-                     f"in {best.id}")
-    flash = [s for s in sessions if s.best_vs_flash is not None]
-    if flash:
-        lines.append(f"best valid run vs FLASH: {times(flash[0].best_vs_flash)} in {flash[0].id} → "
-                     f"{times(flash[-1].best_vs_flash)} in {flash[-1].id}")
+    for i, (ref, label) in enumerate(references(reversed(sessions))):
+        measured = [s for s in sessions if s.vs(ref) is not None]
+        if not measured:
+            continue
+        line = (f"{reference_metric(i, label)}: {times(measured[0].vs(ref))} in {measured[0].id} → "
+                f"{times(measured[-1].vs(ref))} in {measured[-1].id}")
+        if i == 0:
+            best = max(measured, key=lambda s: s.vs(ref) or 0.0)
+            line += f"; best {times(best.vs(ref))} in {best.id}"
+        lines.append(line)
     firsts = [s.first_valid_s for s in sessions if s.first_valid_s is not None]
     if len(firsts) >= 2:
         lines.append(f"time to first valid baseline: {minutes(firsts[0])} → {minutes(firsts[-1])}")
@@ -145,11 +182,32 @@ def overall(sessions: Sequence[SessionSummary]) -> tuple[str, ...]:
     return tuple(lines)
 
 
+def workload_history(workload: str | None, sessions: Sequence[SessionSummary]) -> WorkloadHistory:
+    """One workload's sessions (oldest first) with their trend; its latest session's references
+    lead."""
+    return WorkloadHistory(
+        workload, tuple(s.id for s in sessions), references(reversed(sessions)),
+        compare(sessions[-1], sessions[-2]) if len(sessions) >= 2 else None, overall(sessions),
+        tuple(s.best_speedup for s in sessions))
+
+
 def history_table(sessions: Sequence[SessionSummary], problems: Sequence[str] = ()) -> HistoryTable:
     ordered = tuple(sorted(sessions, key=lambda s: (s.started_t, s.id)))
+    groups: dict[str | None, list[SessionSummary]] = {}
+    for s, workload in zip(ordered, resolve_workloads(ordered), strict=True):
+        groups.setdefault(workload, []).append(s)
+    # the workload worked on most recently last: nearest the prompt, and the History screen's first view
+    ordered_groups = sorted(groups.items(), key=lambda g: (g[1][-1].started_t, g[1][-1].id))
+    workloads = tuple(workload_history(w, members) for w, members in ordered_groups)
+    several = len(workloads) > 1
+    position = {s.id: i for i, s in enumerate(ordered)}
     return HistoryTable(
         sessions=ordered,
-        vs_previous=compare(ordered[-1], ordered[-2]) if len(ordered) >= 2 else None,
-        overall=overall(ordered), regressions=regressions(ordered),
+        vs_previous=workloads[-1].vs_previous if workloads else None,
+        overall=tuple(f"{w.workload}: {line}" if several else line
+                      for w in workloads for line in w.overall),
+        regressions=tuple(sorted((r for _, members in ordered_groups for r in regressions(members)),
+                                 key=lambda r: position[r.session])),
         durations_min=tuple(round(s.duration_s / 60, 1) for s in ordered),
-        best_speedups=tuple(s.best_speedup for s in ordered), problems=tuple(problems))
+        best_speedups=tuple(s.best_speedup for s in ordered), problems=tuple(problems),
+        workloads=workloads)

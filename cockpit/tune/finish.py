@@ -19,7 +19,6 @@ from typing import Any
 from cockpit.analysis.keep import bench_record_json, head_commit
 from cockpit.analysis.stats import flops
 from cockpit.config import Config
-from cockpit.gates.attention import config_name
 from cockpit.gates.bench_validity import judge_probe_window
 from cockpit.session.paths import stored_path
 from cockpit.tune.compile import compile_config, find_toolchain
@@ -27,7 +26,7 @@ from cockpit.tune.confirm import CURRENT, Confirmation, describe, judge
 from cockpit.tune.header import read_current, render, write_header
 from cockpit.tune.measure import ProbeMeasurer
 from cockpit.tune.runplan import HeadDimPlan, RunPlan
-from cockpit.tune.space import KernelParams
+from cockpit.tune.space import KernelParams, config_name
 from cockpit.tune.study import open_study, params_of
 from cockpit.tune.target import Gpu
 

@@ -8,8 +8,8 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,31 +21,31 @@ from cockpit.tune.plan import TunePlan
 from cockpit.tune.runplan import PLAN_NAME, HeadDimPlan, RunPlan, read_plan, write_plan
 from cockpit.tune.study import choices, cut_torn_tail, fail_interrupted, open_study, seed_configurations
 from cockpit.tune.target import Gpu
+from cockpit.workload.manifest import Manifest
 
-# Sequence lengths off every tile edge, odd batch and head counts: where a tile configuration
-# breaks (the correctness gate's ragged sizes), checked for every configuration before it is timed.
-RAGGED_SEQ_LENS = (1, 17, 65, 127, 1000, 4097)
-RAGGED_BATCH, RAGGED_HEADS = 3, 5
 MONITOR_EVERY_S = 2.0
 
 
-def check_shapes(config: Config, head_dim: int) -> list[dict[str, Any]]:
-    """What a configuration must get right before it is timed: the correctness gate's configs of
-    this head dim and the ragged sizes, in both dtypes, causal or not."""
-    w = config.workload
-    shapes = [c for c in w.configs() if c["D"] == head_dim]
-    names = {(c["B"], c["H"], c["S"], c["dtype"], c["causal"]) for c in shapes}
-    for s in RAGGED_SEQ_LENS:
-        for dtype in w.dtypes:
-            for causal in (False, True):
-                if (RAGGED_BATCH, RAGGED_HEADS, s, dtype, causal) not in names:
-                    shapes.append({"B": RAGGED_BATCH, "H": RAGGED_HEADS, "S": s, "D": head_dim,
-                                   "dtype": dtype, "causal": causal})
-    return shapes
+@dataclass(frozen=True)
+class TuneChecks:
+    """What a configuration must get right before it is timed, per head dim: the workload's
+    correctness shapes of that head dim (its test grid and the bench grid's ends), and the tolerance."""
+
+    shapes: dict[int, list[dict[str, Any]]]
+    tolerance: float
 
 
-def new_run(config: Config, tune_plan: TunePlan, run_dir: Path, session_journal: Path, csrc: Path,
-            cache: Path, now: float) -> RunPlan:
+def checks_from_manifest(manifest: Manifest, head_dims: Sequence[int], key: str = "D") -> TuneChecks:
+    """The workload's correctness grid split by head dim (`key`), its largest tolerance."""
+    grid = manifest.correctness_grid()
+    shapes = {d: [dict(s.shape) for s in grid if s.shape.get(key) == d] for d in head_dims}
+    tolerances = [float(v) for v in (manifest.check.get("tolerance") or {}).values()
+                  if isinstance(v, (int, float))]
+    return TuneChecks(shapes, max(tolerances, default=1e-2))
+
+
+def new_run(config: Config, tune_plan: TunePlan, checks: TuneChecks, run_dir: Path, session_journal: Path,
+            csrc: Path, cache: Path, now: float) -> RunPlan:
     """Lay out a new search and create its studies, each seeded with the current configuration
     and a Latin hypercube of the feasible ones."""
     tune = config.tune
@@ -63,8 +63,8 @@ def new_run(config: Config, tune_plan: TunePlan, run_dir: Path, session_journal:
         occupancy_floor=tune.occupancy_floor, trials=tune.trials, prune_slower=tune.prune_slower,
         budget_s=tune.budget_min * 60, seed_how=how, head_dims=tuple(heads),
         probe=ProbeSettings(shapes={h.head_dim: h.shapes for h in heads},
-                            checks={h.head_dim: check_shapes(config, h.head_dim) for h in heads},
-                            tolerance=config.workload.tolerance, reps=config.workload.reps,
+                            checks={h.head_dim: checks.shapes.get(h.head_dim, []) for h in heads},
+                            tolerance=checks.tolerance, reps=config.workload.reps,
                             warmup=config.workload.warmup, settle_ms=config.workload.settle_ms,
                             rounds=config.workload.rounds))
     if plan.journal.exists():

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import MISSING, asdict, dataclass, fields
+from typing import Any
 
 from cockpit.config import ConfigError
 from cockpit.config.tune import TuneConfig, Value
@@ -99,6 +100,13 @@ class KernelParams:
         """From a study's or a header's values; a knob they predate takes the kernel's default."""
         return cls(**{f.name: values[f.name] for f in fields(cls)  # type: ignore[arg-type]
                       if f.name in values or f.default is MISSING})
+
+
+def config_name(cfg: Mapping[str, Any]) -> str:
+    """How the attention workload names a shape in results ("B4 H16 S1024 D64 fp16 full"): the
+    confirmation's rows are read beside the bench gate's."""
+    causal = "causal" if cfg["causal"] else "full"
+    return f"B{cfg['B']} H{cfg['H']} S{cfg['S']} D{cfg['D']} {cfg['dtype']} {causal}"
 
 
 # The hand-picked configurations (csrc/attention.cu's defaults, csrc/README.md's table).

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from cockpit.analysis import keep as git_keep
+from cockpit.analysis.bench_result import read_bench_result
 from cockpit.errors import CockpitError
 from cockpit.session import events as ev
 from cockpit.session import timer
@@ -66,6 +67,13 @@ def _suggest_profile(host: CockpitHost, result: dict[str, Any]) -> None:
         if yes and host.intent(lambda s, now: timer.goto(s, now, "Profile")):
             host.notify("Phase: Profile. Run the profile gate before changing code.")
 
-    host.push_screen(ConfirmDialog(
-        f"{result['geomean_speedup']:.2f}x vs SDPA is CRITICAL: profile before changing "
-        "code. Move the phase timer to Profile?"), moved)
+    host.push_screen(ConfirmDialog(profile_question(result)), moved)
+
+
+def profile_question(result: dict[str, Any]) -> str:
+    """"0.40x vs SDPA is CRITICAL: …": the speedup against the workload's own baseline."""
+    bench = read_bench_result(result)
+    speedup = (f"{bench.speedup:.2f}x {bench.vs_label(bench.baseline)}"
+               if bench is not None and bench.speedup is not None else "The speedup")
+    return (f"{speedup} is CRITICAL: profile before changing code. Move the phase timer to "
+            "Profile?")

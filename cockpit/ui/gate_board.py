@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -193,10 +193,9 @@ class GateBoard:
         for pattern, why in self.matches_for(record)[:2]:
             head.append(f"\n⚑ pattern {pattern.id:02d} {pattern.title}", style="bold magenta")
             head.append(f" ({why[:60]}) — o open · A applied", style="magenta")
-        speedups = [r.result["geomean_speedup"] for r in live.state.gate_runs
-                    if r.gate == "bench" and "geomean_speedup" in r.result] if live else []
         from cockpit.ui.gate_results import render_result  # the first finished run loads it
 
+        speedups = bench_speedups(live.state.gate_runs, record) if gate == "bench" and live else []
         detail.show_run(gate, record, render_result(gate, record.result, speedups), head)
 
 
@@ -206,14 +205,12 @@ class GateBoard:
             return []
         if record.run_id not in self._matches:
             from cockpit.patterns.triggers import match_output, match_verdict
+            from cockpit.report.history import verdict_fields
             from cockpit.ui.gate_panel import tail_of_file
 
             lines = tail_of_file(Path(record.log), 5000)
-            result = {**record.result, "status": record.status}
-            if "geomean_speedup" in result:
-                result["speedup"] = result["geomean_speedup"]
             found = match_output(self.app.patterns, record.gate, lines)
-            found += match_verdict(self.app.patterns, record.gate, result)
+            found += match_verdict(self.app.patterns, record.gate, verdict_fields(record))
             unique: dict[int, tuple[Pattern, str]] = {}
             for p, why in found:
                 unique.setdefault(p.id, (p, why))
@@ -234,6 +231,19 @@ class GateBoard:
         """Paths inside the workspace are shown relative to it: shorter, and what `ls` shows."""
         root = self.app.workspace.root
         return os.path.relpath(path, root) if Path(path).is_relative_to(root) else path
+
+
+def bench_speedups(runs: Iterable[GateRunRecord], shown: GateRunRecord) -> list[float]:
+    """Each bench run's speedup over its baseline, oldest first, for the chart under the shown
+    run: runs of its workload only (another workload's speedup is over another baseline)."""
+    from cockpit.analysis.bench_result import read_bench_result
+
+    this = read_bench_result(shown.result)
+    if this is None:
+        return []
+    return [b.speedup for r in runs if r.gate == "bench"
+            and (b := read_bench_result(r.result)) is not None and b.speedup is not None
+            and b.workload == this.workload]
 
 
 def minutes(seconds: float) -> float:

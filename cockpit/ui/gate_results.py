@@ -7,6 +7,8 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from cockpit.analysis.bench_result import read_bench_result
+
 STATUS_STYLE = {"pass": ("✓", "green"), "warn": ("!", "yellow"), "fail": ("✗", "bold red")}
 
 
@@ -134,46 +136,58 @@ def speedup_chart(speedups: list[float]) -> Text:
     return text
 
 
+TABLE_REFERENCES = 3
+"""Reference columns the bench table has room for: the baseline and the ones ours does worst against."""
+RATES = (("TF/s", "tflops", ".0f"), ("GB/s", "gbps", ".0f"), ("% peak", "pct_peak", ".0f"))
+
+
 def bench_table(result: dict[str, Any], speedups: list[float] | None = None) -> Table | None:
-    """Each config's times, speedup and the SM clocks ours and SDPA ran at; below them the
-    verdict: comparable or suspect and why, and what was seen that does not make it suspect."""
+    """Each config's times, speedup over the baseline and the SM clocks ours and the baseline ran
+    at; below them the verdict: comparable or suspect and why, and what was seen that does not
+    make it suspect."""
     from cockpit.gates.bench_validity import validity_words
 
-    rows = result.get("rows") or []
-    if not rows:
+    bench = read_bench_result(result)
+    if bench is None or not bench.rows:
         return None
-    validity = result.get("validity") or {}
+    validity = bench.validity or {}
     clocks = validity.get("config_clocks") or {}
+    references = bench.compared(TABLE_REFERENCES)
+    ours = [row.impl.get(bench.ours) for row in bench.rows]
+    rates = [(title, key, spec) for title, key, spec in RATES
+             if any(getattr(t, key) is not None for t in ours if t is not None)]
     table = Table(box=None, padding=(0, 1), expand=True, header_style="dim",
                   caption=speedup_chart(speedups) if speedups else None, caption_justify="left")
     table.add_column("config", ratio=2, no_wrap=True, overflow="ellipsis")
-    for name in ("ours ms", "SDPA ms", "FLASH ms", "speedup", "TF/s", "MHz ours/SDPA"):
+    for name in (f"{bench.ours_label} ms", *(f"{bench.label(r)} ms" for r in references), "speedup",
+                 *(title for title, _, _ in rates), f"MHz {bench.ours_label}/{bench.baseline_label}"):
         table.add_column(name, justify="right", no_wrap=True)
-    def ms(impl: dict[str, Any], name: str) -> str:
-        return f"{impl[name]['median_ms']:.3f}" if name in impl else "n/a"
+
+    def ms(value: float | None) -> str:
+        return f"{value:.3f}" if value is not None else "n/a"
 
     def mhz(config: str) -> str:
         c = clocks.get(config) or {}
-        return "/".join(f"{c[k]:.0f}" if k in c else "–" for k in ("ours", "sdpa")) if c else ""
+        return "/".join(f"{c[k]:.0f}" if k in c else "–" for k in (bench.ours, bench.baseline)) if c else ""
 
     def line(text: Text) -> None:
-        table.add_row(text, "", "", "", "", "", "")
+        table.add_row(text, *([""] * (len(table.columns) - 1)))
 
-    for r in rows:
-        impl = r.get("impl", {})
-        speed = r.get("speedup_vs_sdpa")
+    for row, time in zip(bench.rows, ours, strict=True):
+        speed = row.speedups.get(bench.baseline)
         style = "" if speed is None else "red" if speed < 0.5 else "yellow" if speed < 1 else "green"
-        table.add_row(r["config"], ms(impl, "ours"), ms(impl, "sdpa"), ms(impl, "flash"),
+        table.add_row(row.config, ms(row.median_ms(bench.ours)), *(ms(row.median_ms(r)) for r in references),
                       Text(f"{speed:.2f}x" if speed else "n/a", style=style),
-                      f"{impl['ours']['tflops']:.0f}" if "ours" in impl else "n/a", mhz(r["config"]))
-    keep = result.get("keep") or {}
-    if result.get("next_step"):
-        line(Text(f"{result.get('level')}: {result['next_step']}", style="bold"))
+                      *(format(v, spec) if time and (v := getattr(time, key)) is not None else "n/a"
+                        for _, key, spec in rates), mhz(row.config))
+    keep = bench.keep or {}
+    if bench.next_step:
+        line(Text(f"{bench.level}: {bench.next_step}", style="bold"))
     if keep.get("summary"):
         line(Text(keep["summary"], style="italic"))
     if validity:
         if validity.get("valid"):
-            line(Text(validity_words(validity), style="green"))
+            line(Text(validity_words(dict(validity)), style="green"))
         for reason in validity.get("reasons", []):
             line(Text(f"suspect: {reason}", style="bold yellow"))
         for note in validity.get("notes", []):
@@ -245,12 +259,13 @@ def gate_markdown(run: Any) -> str:
     when = f"{run.duration_s:.1f} s" if run.duration_s is not None else "?"
     lines = ["| gate | status | result | took |", "|---|---|---|---|",
              f"| {run.gate} | {run.status} | {run.summary.replace('|', '/')} | {when} |"]
-    rows = run.result.get("rows") if isinstance(run.result, dict) else None
-    if run.gate == "bench" and rows:
-        lines += ["", "| config | ours ms | SDPA ms | speedup |", "|---|---|---|---|"]
-        for r in rows:
-            impl = r.get("impl", {})
-            if "ours" in impl and "sdpa" in impl:
-                lines.append(f"| {r['config']} | {impl['ours']['median_ms']:.3f} | "
-                             f"{impl['sdpa']['median_ms']:.3f} | {r.get('speedup_vs_sdpa', 0):.2f}x |")
+    bench = read_bench_result(run.result) if run.gate == "bench" else None
+    if bench is not None and bench.rows:
+        lines += ["", f"| config | {bench.ours_label} ms | {bench.baseline_label} ms | speedup |",
+                  "|---|---|---|---|"]
+        for row in bench.rows:
+            ours, base = row.median_ms(bench.ours), row.median_ms(bench.baseline)
+            if ours is not None and base is not None:
+                lines.append(f"| {row.config} | {ours:.3f} | {base:.3f} | "
+                             f"{row.speedups.get(bench.baseline, 0):.2f}x |")
     return "\n".join(lines)

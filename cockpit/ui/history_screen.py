@@ -1,5 +1,7 @@
-"""The History screen: every session of the workspace side by side, the latest against the one
-before it, the trend over all of them as sparklines, and regressions called out."""
+"""The History screen: the sessions of one workload side by side, each against that workload's
+references, the latest against the one before it, the trend as sparklines, and regressions
+called out. A workspace with several workloads shows the latest session's first; w goes on to
+the next."""
 
 from __future__ import annotations
 
@@ -17,10 +19,10 @@ from cockpit.session.workspace import Workspace
 from cockpit.ui.key_bar import KeyBar
 
 if TYPE_CHECKING:
-    from cockpit.report.trend import HistoryTable
+    from cockpit.report.trend import HistoryTable, WorkloadHistory
 
-COLUMNS = ("session", "date", "objective", "duration", "1st valid", "vs SDPA", "vs FLASH",
-           "patterns", "mistakes", "outcome")
+REFERENCE_COLUMNS = 3
+"""The workload's baseline and the next references (`cockpit history --json` has them all)."""
 
 
 class HistoryScreen(Screen[None]):
@@ -34,13 +36,16 @@ class HistoryScreen(Screen[None]):
     HistoryScreen .spark > Sparkline { width: 1fr; }
     HistoryScreen #regressions { color: $error; }
     """
-    BINDINGS = [Binding("escape,q,H", "app.pop_screen", "Back")]
+    BINDINGS = [Binding("escape,q,H", "app.pop_screen", "Back"),
+                Binding("w", "next_workload", "Next workload")]
 
     def __init__(self, workspace: Workspace, now: float) -> None:
         super().__init__()
         self.workspace = workspace
         self.now = now
         self.table: HistoryTable | None = None
+        self.shown = 0
+        """Which of the table's workloads is on screen."""
 
     def compose(self) -> ComposeResult:
         yield Static("History: reading the sessions…", id="title")
@@ -50,7 +55,7 @@ class HistoryScreen(Screen[None]):
                 yield Label("duration (min)")
                 yield Sparkline([], id="durations")
             with Horizontal(classes="spark"):
-                yield Label("best valid vs SDPA")
+                yield Label("best valid speedup", id="speedup-label")
                 yield Sparkline([], id="speedups")
             yield Static("", id="comparison")
             yield Static("", id="regressions")
@@ -67,32 +72,61 @@ class HistoryScreen(Screen[None]):
         table = history_table(*workspace_summaries(self.workspace, self.now))
         self.app.call_from_thread(self.show, table)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "next_workload":
+            return self.table is not None and len(self.table.workloads) > 1
+        return True
+
+    def action_next_workload(self) -> None:
+        if self.table is not None and self.table.workloads:
+            self.shown = (self.shown + 1) % len(self.table.workloads)
+            self.show_workload(self.table, self.table.workloads[self.shown])
+
     def show(self, table: HistoryTable) -> None:
+        self.table = table
+        self.shown = len(table.workloads) - 1  # the latest session's workload
+        self.refresh_bindings()
+        if table.workloads:
+            self.show_workload(table, table.workloads[self.shown])
+        else:
+            self.query_one("#title", Static).update("History: 0 sessions, oldest first · esc: back")
+            self.query_one("#comparison", Static).update(Text("no sessions yet"))
+
+    def show_workload(self, table: HistoryTable, group: WorkloadHistory) -> None:
         from cockpit.report.formats import utc
         from cockpit.report.trend import minutes, pattern_ids, times
 
-        self.table = table
-        n = len(table.sessions)
+        n = len(group.sessions)
+        several = len(table.workloads) > 1
+        which = (f" of workload {group.workload} ({self.shown + 1}/{len(table.workloads)}, w: next)"
+                 if several else "")
         self.query_one("#title", Static).update(
-            f"History: {n} session{'s' if n != 1 else ''}, oldest first · esc: back")
+            f"History: {n} session{'s' if n != 1 else ''}{which}, oldest first · esc: back")
+        references = group.references[:REFERENCE_COLUMNS]
         grid = self.query_one(DataTable)
         grid.clear(columns=True)
-        grid.add_columns(*COLUMNS)
-        for s in table.sessions:
+        grid.add_columns("session", "date", "objective", "duration", "1st valid",
+                         *(f"vs {label}" for _, label in references), "patterns", "mistakes", "outcome")
+        summaries = {s.id: s for s in table.sessions}
+        for s in (summaries[i] for i in group.sessions):
             grid.add_row(s.id, utc(s.started_t)[:16], s.objective[:40], minutes(s.duration_s),
-                         minutes(s.first_valid_s), times(s.best_speedup), times(s.best_vs_flash),
+                         minutes(s.first_valid_s), *(times(s.vs(ref)) for ref, _ in references),
                          pattern_ids(s.patterns_applied),
                          Text(str(len(s.mistakes)), style="bold red" if s.mistakes else ""),
                          s.outcome + ("" if s.ended_t is not None else " (open)"))
-        self.query_one("#durations", Sparkline).data = list(table.durations_min)
-        self.query_one("#speedups", Sparkline).data = [x or 0.0 for x in table.best_speedups]
+        self.query_one("#durations", Sparkline).data = [round(summaries[i].duration_s / 60, 1)
+                                                         for i in group.sessions]
+        self.query_one("#speedup-label", Label).update(
+            f"best valid vs {references[0][1]}" if references else "best valid speedup")
+        self.query_one("#speedups", Sparkline).data = [x or 0.0 for x in group.best_speedups]
         lines: list[str] = []
-        if table.vs_previous is not None:
-            lines.append(f"latest vs {table.vs_previous.previous_id}:")
+        if group.vs_previous is not None:
+            lines.append(f"latest vs {group.vs_previous.previous_id}:")
             lines += [f"  {c.metric}: {c.this} (was {c.previous}) {c.change}"
-                      for c in table.vs_previous.rows]
-        lines += [f"trend: {line}" for line in table.overall]
+                      for c in group.vs_previous.rows]
+        lines += [f"trend: {line}" for line in group.overall]
         lines += [f"skipped {p}" for p in table.problems]
         self.query_one("#comparison", Static).update(Text("\n".join(lines) or "no sessions yet"))
+        mine = set(group.sessions)
         self.query_one("#regressions", Static).update(
-            Text("\n".join(f"REGRESSION {r.text}" for r in table.regressions)))
+            Text("\n".join(f"REGRESSION {r.text}" for r in table.regressions if r.session in mine)))

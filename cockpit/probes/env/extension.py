@@ -13,6 +13,9 @@ from .probe import Check, Probe, TorchUnavailable, find_files, format_age, one_l
 
 def check_extension(p: Probe) -> Check:
     name = p.extension
+    if not name:
+        return Check("extension", "pass", "none to check (the workload builds none, or none is named)",
+                     "the workload's extension, if it builds one", "")
     build = p.shown(p.build_dir)
     expected = f"{name}*.so in {build} that imports"
     build_fix = "cockpit gate build  # run the build gate"

@@ -190,7 +190,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--build-dir", type=Path, default=None,
                         help="extension build folder (default: WORKSPACE/build)")
     parser.add_argument("--extension", default=DEFAULT_EXTENSION,
-                        help=f"the workload extension's module name (default: {DEFAULT_EXTENSION})")
+                        help=f"the workload extension's module name (default: {DEFAULT_EXTENSION}; "
+                        "\"\" when the workload builds none)")
     parser.add_argument("--deadline-s", type=float, default=DEFAULT_DEADLINE_S,
                         help="write what is known and exit after this many seconds "
                         f"(default: {DEFAULT_DEADLINE_S:g})")
@@ -208,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"env_probe: {message}", file=sys.stderr, flush=True)
         return 2
 
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", args.extension):
+    if args.extension and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", args.extension):
         return usage(f"--extension {args.extension!r} is not a module name; pass e.g. {DEFAULT_EXTENSION}")
     if args.deadline_s <= 0:
         return usage("--deadline-s must be > 0")

@@ -1,0 +1,66 @@
+"""`cockpit init [DIR] [--workload cuda|triton|callable|gpumode=DIR]`: a workspace in your kernel's
+repository: a commented cockpit.toml and a workload module to fill in, nothing of the shipped
+attention example. Never overwrites a file without --force (the module never)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from importlib import resources
+from pathlib import Path
+from string import Template
+
+from cockpit.config import CONFIG_NAME
+from cockpit.errors import CockpitError
+from cockpit.workload.gpumode_task import read_task
+
+KINDS = ("cuda", "triton", "callable")
+
+
+def init(args: argparse.Namespace) -> int:
+    """Write cockpit.toml (and workloads/NAME.py) into DIR; print what was written and what next."""
+    root = args.dir.expanduser().resolve()
+    if not root.is_dir():
+        raise CockpitError(f"{root} is not a folder; create it first or pass your kernel repository")
+    config = root / CONFIG_NAME
+    if config.exists() and not args.force:
+        raise CockpitError(f"{config} exists already; edit it, or pass --force to write a new one")
+    kind, _, gpumode = args.workload.partition("=")
+    written = []
+    if kind == "gpumode":
+        folder = (root / gpumode).resolve()
+        if not gpumode or not folder.is_relative_to(root):
+            raise CockpitError("--workload gpumode=DIR: DIR is a problem folder inside the workspace")
+        read_task(folder)  # a folder that is not a GPU MODE problem is said now, not at the first gate
+        text = _starter("cockpit.toml.tmpl").substitute(module="").replace(
+            'module = ""', f'gpumode = "{folder.relative_to(root).as_posix()}"')
+    elif kind in KINDS:
+        name = _name(root)
+        module = root / "workloads" / f"{name}.py"
+        relative = module.relative_to(root).as_posix()
+        if not module.exists():
+            module.parent.mkdir(parents=True, exist_ok=True)
+            module.write_text(_starter(f"{kind}.py.tmpl").substitute(
+                name=name, module=relative, extension=name.replace("-", "_")), encoding="utf-8")
+            written.append(module)
+        text = _starter("cockpit.toml.tmpl").substitute(module=relative)
+    else:
+        raise CockpitError(f"--workload {args.workload!r}: expected cuda, triton, callable or gpumode=DIR")
+    config.write_text(text, encoding="utf-8")
+    written.insert(0, config)
+    for path in written:
+        print(path)
+    print("next: fill in the workload, then `cockpit workload show` (no GPU needed) and `cockpit` "
+          "(Enter starts the first session)")
+    return 0
+
+
+def _name(root: Path) -> str:
+    """A module name from the repository's folder: 'My-Kernels' -> 'my_kernels'."""
+    name = re.sub(r"[^a-z0-9_]+", "_", root.name.lower()).strip("_")
+    return name if name and not name[0].isdigit() else f"kernel_{name}".rstrip("_")
+
+
+def _starter(name: str) -> Template:
+    starter = resources.files("cockpit.workload") / "starters" / name
+    return Template(starter.read_text(encoding="utf-8"))

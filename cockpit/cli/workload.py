@@ -1,0 +1,89 @@
+"""`cockpit workload show [--json]`: what the workspace's workload declares, asked of the gates'
+child Python (no GPU needed): build, candidates, references, grids, FLOP/byte model, knobs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from cockpit.cli.parser import workspace_of
+from cockpit.config import load_config
+from cockpit.workload.describe import describe
+from cockpit.workload.manifest import GridShape, Manifest, manifest_to_json
+
+
+def workload(args: argparse.Namespace) -> int:
+    """`cockpit workload show`."""
+    ws = workspace_of(args)
+    manifest = describe(ws.root, load_config(ws.root), sys.executable, use_cache=not args.fresh)
+    if args.json:
+        print(json.dumps(manifest_to_json(manifest)))
+    else:
+        print("\n".join(describe_lines(manifest)))
+    return 0
+
+
+def describe_lines(m: Manifest) -> list[str]:
+    """The declaration in a dozen lines a kernel engineer checks before the first gate."""
+    b = m.build
+    build = {"extension": f"torch extension {b.name} from {', '.join(b.sources)}",
+             "inline": f"load_inline {b.name} (compiled at its first call)",
+             "triton": "Triton (compiled at its first call: the build gate runs the smallest test shape)",
+             "callable": "nothing to build (a plain callable)"}[b.kind]
+    oracle = m.oracle
+    lines = [f"workload   {m.name}  ({m.source})", f"build      {build}",
+             f"candidates {', '.join(m.candidates)}",
+             "references " + ", ".join(_ref(r.name, r.baseline, r.optional) for r in m.timed_references)
+             + (f"; oracle {oracle.name} (never timed)" if oracle
+                else "; NO ORACLE: correctness cannot run"),
+             f"check      {_check(m.check)}"
+             + ("; output buffer poisoned with NaN" if m.writes_output
+                else "; candidates return their output"),
+             f"test grid  {len(m.test_grid)} shapes: {_span(m.test_grid)}",
+             f"bench grid {len(m.bench_grid)} shapes: {_span(m.bench_grid)}",
+             f"correctness checks {len(m.correctness_grid())} shapes (the test grid and the bench "
+             "grid's ends)",
+             f"model      {_model(m)}"]
+    if m.profile:
+        lines.append(f"profile    kernels matching /{m.profile.kernel}/ of {m.profile.candidate} on "
+                     f"{m.profile.shape.name}")
+    else:
+        lines.append("profile    none declared (add profile=Profile(kernel=..., shape=...))")
+    if m.knobs:
+        left = "" if m.knob_allowed is None else f", {m.knob_allowed} left after the rule"
+        lines.append(f"knobs      {m.knob_combinations} combinations{left}; kept per "
+                     f"{', '.join(m.keep_per) or 'workload'}")
+        lines += [f"  {k.name:<14} {k.via:<6} {list(k.values)} (untuned "
+                  f"{'in the source' if k.start is None else k.start})" for k in m.knobs]
+    else:
+        lines.append("knobs      none")
+    return lines
+
+
+def _ref(name: str, baseline: bool, optional: bool) -> str:
+    return name + (" (baseline)" if baseline else "") + (" (optional)" if optional else "")
+
+
+def _check(check: object) -> str:
+    c = check if isinstance(check, dict) else {}
+    tol = c.get("tolerance") or {}
+    per = ", ".join(f"{k} {v:g}" for k, v in tol.items()) if isinstance(tol, dict) else ""
+    return f"{c.get('kind', '?')}" + (f" ({per})" if per else "")
+
+
+def _span(grid: tuple[GridShape, ...]) -> str:
+    if not grid:
+        return "none"
+    return grid[0].name if len(grid) == 1 else f"{grid[0].name} … {grid[-1].name}"
+
+
+def _model(m: Manifest) -> str:
+    shapes = m.bench_grid
+    flops = any(s.flops for s in shapes)
+    nbytes = any(s.bytes for s in shapes)
+    if not flops and not nbytes:
+        return "no FLOP or byte count: times only (no TFLOP/s, GB/s, % of peak)"
+    counts = " and ".join(w for w, has in (("FLOPs", flops), ("bytes", nbytes)) if has)
+    rates = ", ".join(w for w, has in (("TFLOP/s", flops), ("GB/s", nbytes)) if has)
+    return f"{counts} per shape: {rates} and % of the GPU's peak"

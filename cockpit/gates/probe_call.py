@@ -1,0 +1,57 @@
+"""How a gate calls the workload probe in its child Python, reads what it wrote, and counts its
+progress: the probe numbers each shape `[i/n]`, as ninja numbers its steps."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from cockpit.errors import CockpitError
+from cockpit.gates.gate import GateContext, Progress
+from cockpit.workload.describe import workload_args
+
+PROBE = Path(__file__).resolve().parent.parent / "probes" / "workload_probe.py"
+_STEP = re.compile(r"^(?:PASS |FAIL )?\[(\d+)/(\d+)\]\s*(.*)")
+
+
+def probe_argv(ctx: GateContext, mode: str) -> tuple[str, ...]:
+    """`python workload_probe.py MODE --workspace W --workload SRC ... --out RESULT`."""
+    argv = [ctx.python, str(PROBE), mode, "--workspace", str(ctx.workspace),
+            *workload_args(ctx.workspace, ctx.config).argv(), "--out", str(ctx.result_path)]
+    if mode == "bench":
+        w = ctx.config.workload
+        argv += ["--reps", str(w.reps), "--warmup", str(w.warmup), "--settle-ms", f"{w.settle_ms:g}",
+                 "--rounds", str(w.rounds)]
+    return tuple(argv)
+
+
+class ShapeCounter:
+    """Progress from the probe's `[i/n] shape ...` lines."""
+
+    def feed(self, lines: list[str], elapsed_s: float) -> Progress | None:
+        for line in reversed(lines):
+            m = _STEP.match(line)
+            if m:
+                done, total = int(m.group(1)), max(1, int(m.group(2)))
+                per = elapsed_s / max(done, 1)
+                step = f"{done}/{total} {m.group(3)[:40]}"
+                return Progress(min(1.0, done / total), per * (total - done), step)
+        return None
+
+
+def read_result(ctx: GateContext, exit_code: int, tail: Sequence[str]) -> dict[str, Any]:
+    """The probe's result file; its last line as the error when it could not run (exit 2)."""
+    last = next((line.strip() for line in reversed(tail) if line.strip()
+                 and not line.startswith("#")), "")
+    if exit_code == 2:
+        raise CockpitError(last or "the probe could not run")
+    try:
+        data = json.loads(ctx.result_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CockpitError(f"the probe exited {exit_code} without a result: {last or exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
+        raise CockpitError(f"{ctx.result_path}: not a probe result; run the gate again")
+    return data

@@ -1,0 +1,126 @@
+"""A replaced gate command's own result, judged like the cockpit's: the structured-result protocol.
+
+A command that `[gates.correctness] command` or `[gates.bench] command` puts in place of the
+cockpit's probe hands back one JSON document, either written to the file named by
+`$COCKPIT_RESULT` or printed as its last line after `cockpit-result: ` (docs/workloads.md):
+
+    {"cockpit_result": 1, "gate": "bench", "workload": "my-softmax", "device": "NVIDIA H100 80GB HBM3",
+     "baseline": "torch.softmax",
+     "rows": [{"config": "M=4096 N=1024 fp16", "ours_ms": 0.0123, "ref_ms": {"torch.softmax": 0.0151}}]}
+
+    {"cockpit_result": 1, "gate": "correctness",
+     "rows": [{"config": "M=1 N=31 fp16", "ok": true, "rel_l2": 0.0012}]}
+
+The cockpit then judges it as its own gates' results: the speedup class against the baseline,
+keep or revert, history. It did not watch the GPU while an outside harness timed it, so such a
+bench is "unwatched" (never "valid") unless the document carries the NVML samples of its run
+(`gpu_samples`, `started`, `finished`, `pid`, as the cockpit's probes write them). A replaced
+correctness or bench command that hands back nothing is NOT JUDGED: its exit code says it ran, not
+that the kernel is right or fast.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from cockpit.analysis.keep import number
+from cockpit.errors import CockpitError
+from cockpit.gates.gate import GateContext, Verdict
+
+PROTOCOL = 1
+LAST_LINE = "cockpit-result: "
+ENV = "COCKPIT_RESULT"
+JUDGED_GATES = ("correctness", "bench")
+
+
+def find_document(ctx: GateContext, tail: Sequence[str]) -> dict[str, Any] | None:
+    """The command's result document: the $COCKPIT_RESULT file, else a `cockpit-result:` line."""
+    try:
+        data = json.loads(ctx.result_path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and "cockpit_result" in data:
+            return data
+    except (OSError, ValueError):
+        pass
+    for line in reversed(tail):
+        if line.startswith(LAST_LINE):
+            try:
+                data = json.loads(line[len(LAST_LINE):])
+            except ValueError as exc:
+                raise CockpitError(f"the command's `{LAST_LINE.strip()}` line is not JSON ({exc})") from exc
+            return data if isinstance(data, dict) else None
+    return None
+
+
+def judge_replaced(gate: str, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict | None:
+    """The verdict on a replaced correctness or bench command; None for the other gates (their exit
+    code is their verdict)."""
+    if gate not in JUDGED_GATES:
+        return None
+    doc = find_document(ctx, tail)
+    last = next((line.strip() for line in reversed(tail) if line.strip()), "")
+    if doc is None:
+        return Verdict("warn", f"not judged: the replaced command exited {exit_code} without a cockpit "
+                       f"result ({ENV} file or a `{LAST_LINE.strip()}` line; docs/workloads.md)"
+                       + (f"; it said: {last[:120]}" if last else ""),
+                       {"judged": False, "exit_code": exit_code})
+    if doc.get("cockpit_result") != PROTOCOL:
+        raise CockpitError(f"cockpit_result {doc.get('cockpit_result')!r}: this cockpit reads version "
+                           f"{PROTOCOL}")
+    rows = doc.get("rows")
+    if not isinstance(rows, list) or not rows:
+        raise CockpitError("the command's cockpit result has no rows")
+    if gate == "correctness":
+        from cockpit.gates.correctness import judge_correctness
+
+        return judge_correctness({"rows": [_check_row(r) for r in rows], "workload": doc.get("workload")})
+    return _judge_bench(ctx, doc, rows)
+
+
+def _check_row(row: Any) -> dict[str, Any]:
+    r = row if isinstance(row, Mapping) else {}
+    return {"config": str(r.get("config", "?")), "ok": r.get("ok") is True, "rel_l2": number(r.get("rel_l2")),
+            "max_abs": number(r.get("max_abs")), "tolerance": number(r.get("tolerance")),
+            "nonfinite": int(r.get("nonfinite") or 0), "what": str(r.get("what") or "")}
+
+
+def bench_data(doc: Mapping[str, Any], rows: list[Any]) -> dict[str, Any]:
+    """The document as the cockpit's own bench probe writes its result."""
+    baseline = str(doc.get("baseline") or "baseline")
+    out_rows = []
+    refs: dict[str, None] = {}
+    for row in rows:
+        r = row if isinstance(row, Mapping) else {}
+        ours = number(r.get("ours_ms"))
+        raw = r.get("ref_ms")
+        ref_ms: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+        if ours is None or ours <= 0:
+            continue
+        impl: dict[str, Any] = {"ours": {"median_ms": ours, "samples": None}}
+        cells: dict[str, Any] = {"config": str(r.get("config", "?")), "impl": impl}
+        for name, ms in ref_ms.items():
+            value = number(ms)
+            if value is not None and value > 0:
+                ref = str(name).lower()
+                refs[ref] = None
+                impl[ref] = {"median_ms": value, "samples": None}
+                cells[f"speedup_vs_{ref}"] = value / ours
+        out_rows.append(cells)
+    base = baseline.lower()
+    labels = {"ours": "ours", base: baseline, **{ref: ref for ref in refs if ref != base}}
+    return {"rows": out_rows, "workload": doc.get("workload"), "device": doc.get("device"),
+            "baseline": base, "labels": labels,
+            "candidates": ["ours"], "compared": [baseline.lower()],
+            **{k: doc[k] for k in ("gpu_samples", "started", "finished", "pid", "gpu") if k in doc}}
+
+
+def _judge_bench(ctx: GateContext, doc: Mapping[str, Any], rows: list[Any]) -> Verdict:
+    from cockpit.gates.bench import judge_measured
+
+    data = bench_data(doc, rows)
+    if not data["rows"]:
+        raise CockpitError("the command's cockpit result has no row with ours_ms > 0")
+    verdict = judge_measured(ctx, data)
+    verdict.result["harness"] = "replaced command"
+    return verdict

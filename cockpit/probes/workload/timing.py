@@ -1,0 +1,140 @@
+"""Every candidate and timed reference on every bench shape, timed the bench gate's way: in blocks
+interleaved by implementation, each block after `settle_ms` untimed (every implementation timed
+at its own power-capped clock), CUDA events around the call only, L2 flushed before every call
+(outside the events), inputs rotated over several sets; median and p20/p80, TFLOP/s and GB/s
+from the workload's counts, and each timed block's span in wall-clock time for the validity
+verdict."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import torch
+
+from cockpit.probes.attention.timing import _flush_ms, block_plan, block_spans, percentile
+from cockpit.probes.workload.check import call
+from cockpit.probes.workload_load import first_line
+from cockpit.workload.spec import Workload
+
+Say = Callable[[str], None]
+
+
+def impl_id(name: str) -> str:
+    """How results key an implementation: its name in lower case ("SDPA" -> "sdpa")."""
+    return name.lower()
+
+
+def implementations(w: Workload, knobs: Mapping[str, Any]) -> dict[str, Callable[[Sequence[Any], Any], Any]]:
+    """id -> run(inputs, out): the first candidate as "ours", the other candidates and every timed
+    reference by their ids."""
+    out: dict[str, Callable[[Sequence[Any], Any], Any]] = {}
+    for index, (name, fn) in enumerate(w.candidates.items()):
+        out["ours" if index == 0 else impl_id(name)] = _candidate(fn, knobs)
+    for ref in w.references:
+        if not ref.oracle:
+            out[impl_id(ref.name)] = _reference(ref.fn)
+    return out
+
+
+def _candidate(fn: Callable[..., Any], knobs: Mapping[str, Any]) -> Callable[[Sequence[Any], Any], Any]:
+    return lambda inputs, buf: call(fn, inputs, buf, knobs)
+
+
+def _reference(fn: Callable[..., Any]) -> Callable[[Sequence[Any], Any], Any]:
+    return lambda inputs, buf: fn(*inputs)
+
+
+def bench(w: Workload, impls: Mapping[str, Callable[[Sequence[Any], Any], Any]], reps: int, warmup: int,
+          input_sets: int, say: Say, budget_s: float = 0.5, settle_ms: float = 100.0, rounds: int = 2,
+          optional: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+    """Time every implementation on every bench shape (see the module docstring). An optional
+    reference that raises on a shape is left out of that shape, said in the log; a candidate or
+    a required reference that raises stops the bench."""
+    flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")  # > any L2 (50 MB H100)
+    flush_ms = _flush_ms(flush)
+    rows = []
+    for index, shape in enumerate(w.bench_grid):
+        name = w.shape_name(shape)
+        sets = [w.make_inputs(2000 + 10 * index + i, **shape) for i in range(input_sets)]
+        bufs = [w.make_output(*s, **shape) if w.make_output is not None else None for s in sets]
+        runnable: dict[str, Callable[[Sequence[Any], Any], Any]] = {}
+        estimate_ms: dict[str, float] = {}
+        for impl, fn in impls.items():
+            try:
+                for i in range(warmup):
+                    fn(sets[i % input_sets], bufs[i % input_sets])
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                fn(sets[0], bufs[0])
+                end.record()
+                end.synchronize()
+                estimate_ms[impl] = start.elapsed_time(end)
+                runnable[impl] = fn
+            except Exception as exc:  # a backend or compile path that does not take this shape
+                if impl not in optional:
+                    raise RuntimeError(f"{impl} failed on {name}: {first_line(exc)}") from exc
+                say(f"  {impl}: not available for {name} ({first_line(exc)[:100]})")
+        n = max(reps, min(1000, int(budget_s * 1000 / max(sum(estimate_ms.values()), 1e-3))))
+        call_ms = {impl: ms + flush_ms for impl, ms in estimate_ms.items()}
+        events: dict[str, list[tuple[Any, Any]]] = {impl: [] for impl in runnable}
+        anchor = torch.cuda.Event(enable_timing=True)
+        anchor.record()
+        anchor.synchronize()
+        anchor_t = time.time()
+        spans: list[tuple[str, Any, Any, int]] = []
+        rep = 0
+        for impl, settle, timed in block_plan(call_ms, n, rounds, settle_ms, index):
+            fn = runnable[impl]
+            first = len(events[impl])
+            for i in range(settle + timed):
+                k = rep % input_sets
+                rep += 1
+                flush.zero_()  # outside the events: every call starts with a cold L2
+                if i < settle:
+                    fn(sets[k], bufs[k])
+                    continue
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                fn(sets[k], bufs[k])
+                end.record()
+                events[impl].append((start, end))
+            spans.append((impl, events[impl][first][0], events[impl][-1][1], timed))
+        torch.cuda.synchronize()
+        rows.append(_row(w, shape, name, events, anchor, anchor_t, spans))
+        say(f"[{index + 1}/{len(w.bench_grid)}] {_line(rows[-1])}")
+        del sets, bufs
+    return rows
+
+
+def _row(w: Workload, shape: Mapping[str, Any], name: str, events: Mapping[str, list[tuple[Any, Any]]],
+         anchor: Any, anchor_t: float, spans: Sequence[tuple[str, Any, Any, int]]) -> dict[str, Any]:
+    flops = float(w.flops(**shape)) if w.flops else None
+    nbytes = float(w.bytes(**shape)) if w.bytes else None
+    dtype = shape.get(w.dtype_key) if w.dtype_key else None
+    row: dict[str, Any] = {"config": name, "shape": dict(shape), **dict(shape), "dtype": dtype,
+                           "flops": flops,
+                           "bytes": nbytes, "impl": {}, "blocks": block_spans(anchor, anchor_t, spans)}
+    for impl, pairs in events.items():
+        samples = [s.elapsed_time(e) for s, e in pairs]
+        median = statistics.median(samples)
+        row["impl"][impl] = {
+            "median_ms": median, "p20_ms": percentile(samples, 0.2), "p80_ms": percentile(samples, 0.8),
+            "tflops": flops / (median * 1e-3) / 1e12 if flops else None,
+            "gbps": nbytes / (median * 1e-3) / 1e9 if nbytes else None, "samples": len(samples)}
+    ours = row["impl"].get("ours")
+    for impl, cell in row["impl"].items():
+        if ours and impl != "ours":
+            row[f"speedup_vs_{impl}"] = cell["median_ms"] / ours["median_ms"]
+    return row
+
+
+def _line(row: Mapping[str, Any]) -> str:
+    def cell(impl: str, r: Mapping[str, Any]) -> str:
+        rate = (f" ({r['tflops']:.0f} TF/s)" if r.get("tflops") else
+                f" ({r['gbps']:.0f} GB/s)" if r.get("gbps") else "")
+        return f"{impl} {r['median_ms']:.3f} ms{rate}"
+    cells = "  ".join(cell(impl, r) for impl, r in row["impl"].items())
+    return f"{row['config']:<36} {cells}"

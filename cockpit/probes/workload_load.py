@@ -1,0 +1,184 @@
+"""The workload, loaded in the gates' CHILD Python, and the manifest it describes.
+
+The child may be the user's own Python (the one with their CUDA torch), where the cockpit is
+not installed: the folder holding the `cockpit` package is put on sys.path first, so a workload
+module can `from cockpit.workload import ...` (which imports no torch and nothing else of the
+cockpit). A module that does not load is one line naming its file and line.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import itertools
+import sys
+import traceback
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+_PACKAGE_PARENT = Path(__file__).resolve().parents[2]
+if not (_PACKAGE_PARENT / "cockpit" / "workload" / "spec.py").exists():
+    raise ImportError(f"{_PACKAGE_PARENT} does not hold the cockpit package")
+if str(_PACKAGE_PARENT) not in sys.path:
+    sys.path.insert(0, str(_PACKAGE_PARENT))
+
+from cockpit.workload.spec import Workload  # noqa: E402  (after the path above)
+
+MANIFEST_SCHEMA = 1
+
+
+def first_line(exc: BaseException) -> str:
+    """`Type: first line of the message`, for a one-line log."""
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class WorkloadLoadError(Exception):
+    """A workload that cannot be used; the message is one line that names the file and line."""
+
+
+def load_workload(source: str, workspace: Path, task: Mapping[str, Any] | None = None,
+                  only: Sequence[str] = ()) -> Workload:
+    """`source` as cockpit.toml names it: a workspace-relative .py path, a dotted module, or
+    "gpumode:DIR" (then `task` holds its task.yml, read by the cockpit); `only` keeps those
+    candidates."""
+    if str(workspace) not in sys.path:
+        sys.path.insert(0, str(workspace))
+    if source.startswith("gpumode:"):
+        from cockpit.probes.gpumode import gpumode_workload
+
+        task = task or {}
+        folder = _inside(workspace, source.removeprefix("gpumode:"))
+        try:
+            workload = gpumode_workload(folder, list(task.get("tests", [])), list(task.get("benchmarks", [])),
+                                        list(task.get("submissions", [])))
+        except Exception as exc:
+            raise WorkloadLoadError(_where(exc, folder)) from exc
+    else:
+        workload = _from_module(source, workspace)
+    if only:
+        missing = [name for name in only if name not in workload.candidates]
+        if missing:
+            raise WorkloadLoadError(f"{source}: no candidate {missing[0]!r} (it declares: "
+                                    f"{', '.join(workload.candidates)}); fix [workload] candidates")
+        workload = _keep(workload, only)
+    return workload
+
+
+def _keep(w: Workload, only: Sequence[str]) -> Workload:
+    from dataclasses import replace
+
+    return replace(w, candidates={name: w.candidates[name] for name in only})
+
+
+def _inside(workspace: Path, relative: str) -> Path:
+    path = (workspace / relative).resolve()
+    if not path.is_relative_to(workspace.resolve()):
+        raise WorkloadLoadError(f"{relative}: outside the workspace {workspace}; name a path inside it")
+    return path
+
+
+def _from_module(source: str, workspace: Path) -> Workload:
+    if source.endswith(".py") or "/" in source:
+        path = _inside(workspace, source)
+        if not path.is_file():
+            raise WorkloadLoadError(f"{source}: no such file in {workspace}; fix [workload] module in "
+                                    "cockpit.toml (or run `cockpit init` to write one)")
+        if str(path.parent) not in sys.path:
+            sys.path.insert(0, str(path.parent))
+        spec = importlib.util.spec_from_file_location(f"cockpit_workload_{path.stem}", path)
+        if spec is None or spec.loader is None:
+            raise WorkloadLoadError(f"{source}: not a Python module")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses and pickling look the module up by name
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            raise WorkloadLoadError(_where(exc, path)) from exc
+    else:
+        try:
+            module = importlib.import_module(source)
+        except Exception as exc:
+            raise WorkloadLoadError(_where(exc, None, source)) from exc
+    found = getattr(module, "WORKLOAD", None)
+    if callable(found) and not isinstance(found, Workload):
+        try:
+            found = found()
+        except Exception as exc:
+            raise WorkloadLoadError(_where(exc, Path(module.__file__ or source))) from exc
+    if not isinstance(found, Workload):
+        raise WorkloadLoadError(f"{source}: defines no WORKLOAD = Workload(...) (found "
+                                f"{type(found).__name__}); see docs/workloads.md")
+    if not found.candidates:
+        raise WorkloadLoadError(f"{source}: WORKLOAD declares no candidate (the kernel to run)")
+    return found
+
+
+def _where(exc: BaseException, path: Path | None, name: str | None = None) -> str:
+    """`file:line: Type: message` at the deepest frame in the workload's own file; a missing torch
+    is said as what to do."""
+    missing = next((m for m in ("torch", "triton") if isinstance(exc, ImportError)
+                    and (exc.name == m or str(exc) == f"No module named '{m}'")), None)
+    if missing is not None:
+        traceback.print_exc()  # stays in the gate's log
+        return (f"{missing} does not import in {sys.executable} ({exc}): install torch's CUDA build in this "
+                "python, or start the cockpit from the environment that has it")
+    frames = traceback.extract_tb(exc.__traceback__)
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f"{_short(Path(exc.filename))}:{exc.lineno}: SyntaxError: {exc.msg}"
+    mine = [f for f in frames if path is not None and Path(f.filename).resolve().is_relative_to(
+        path if path.is_dir() else path.parent)]
+    what = first_line(exc)
+    if not (mine or frames):
+        return f"{name or path}: {what}"
+    frame = (mine or frames)[-1]
+    return f"{_short(Path(frame.filename))}:{frame.lineno}: {what}"
+
+
+def _short(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def describe(w: Workload, source: str, limits: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The manifest (cockpit/workload/manifest.py reads it): every shape with its name, FLOPs and
+    bytes as the workload's own functions count them."""
+    build = w.build
+    # A define knob's untuned value is the source's own #ifndef default unless the workload says.
+    knobs = [{"name": k.name, "values": list(k.values), "via": k.via, "macro": k.macro or k.name,
+              "start": k.default if k.via == "define" else k.start} for k in w.knobs]
+    combos = list(itertools.product(*(k.values for k in w.knobs))) if w.knobs else []
+    allowed = None
+    if w.rule is not None and combos:
+        names = [k.name for k in w.knobs]
+        known = dict(limits or {})
+        allowed = sum(1 for c in combos if w.rule(dict(zip(names, c, strict=True)), known) is None)
+    profile = None
+    if w.profile is not None:
+        profile = {"kernel": w.profile.kernel, "shape": _row(w, w.profile.shape),
+                   "candidate": w.profile.candidate or next(iter(w.candidates))}
+    return {
+        "schema": MANIFEST_SCHEMA, "name": w.name, "source": source,
+        "build": {"kind": build.kind, "name": getattr(build, "name", None),
+                  "sources": list(getattr(build, "sources", ())),
+                  "include_dirs": list(getattr(build, "include_dirs", ())),
+                  "cuda_flags": list(getattr(build, "cuda_flags", ()))},
+        "candidates": list(w.candidates),
+        "references": [{"name": r.name, "oracle": r.oracle, "baseline": r.baseline, "optional": r.optional}
+                       for r in w.references],
+        "test_grid": [_row(w, s) for s in w.test_grid],
+        "bench_grid": [_row(w, s) for s in w.bench_grid],
+        "check": {"kind": w.check.kind, "tolerance": dict(w.check.tolerance), "atol": dict(w.check.atol)},
+        "dtype_key": w.dtype_key, "writes_output": w.make_output is not None,
+        "profile": profile, "knobs": knobs, "knob_combinations": len(combos), "knob_allowed": allowed,
+        "keep_per": list(w.keep_per),
+    }
+
+
+def _row(w: Workload, shape: Mapping[str, Any]) -> dict[str, Any]:
+    return {"name": w.shape_name(shape), "shape": dict(shape),
+            "flops": float(w.flops(**shape)) if w.flops else None,
+            "bytes": float(w.bytes(**shape)) if w.bytes else None}

@@ -1,0 +1,236 @@
+"""Any workload through the gates, in a CHILD python (the one with the user's CUDA torch).
+
+    python workload_probe.py describe    --workspace DIR --workload SRC            (no GPU needed)
+    python workload_probe.py jit         --workspace DIR --workload SRC --out R.json
+    python workload_probe.py correctness --workspace DIR --workload SRC --out R.json
+    python workload_probe.py bench       --workspace DIR --workload SRC --out R.json [--reps N ...]
+    python workload_probe.py profile     --workspace DIR --workload SRC [--iters N]
+
+SRC is what cockpit.toml's [workload] names: a module (path or dotted) or gpumode:DIR (then
+--task holds its task.yml as JSON, read by the cockpit). `describe` prints the manifest as one
+line `MANIFEST {...}`; `jit` runs every candidate once on the smallest test shape (a Triton or
+load_inline kernel compiles at its first call); `correctness` checks the test grid and the bench
+grid's smallest and largest shapes against the oracle; `bench` times the bench grid against the
+timed references, the GPU watched through NVML by UUID; `profile` runs the profile shape for ncu.
+Exit 0 ok, 1 a shape failed, 2 it could not run (the last line says why).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING or __package__:  # python -m, or imported (tests); mypy reads this
+    from cockpit.probes.workload_load import WorkloadLoadError, describe, first_line, load_workload
+else:  # run by path, as the gates do: this folder is sys.path[0]
+    from workload_load import WorkloadLoadError, describe, first_line, load_workload
+
+MANIFEST_LINE = "MANIFEST "
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+def knob_starts(w: Any) -> dict[str, Any]:
+    """The kwarg knobs at the values the kernel runs untuned (define knobs are compiled in)."""
+    return {k.name: k.start for k in w.knobs if k.via == "kwarg"}
+
+
+def write_result(out: Path, result: Mapping[str, Any]) -> None:
+    tmp = out.with_suffix(".tmp")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp.write_text(json.dumps(result))
+    os.replace(tmp, out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("mode", choices=("describe", "build", "jit", "correctness", "bench", "profile"))
+    p.add_argument("--workspace", type=Path, required=True)
+    p.add_argument("--workload", required=True)
+    p.add_argument("--task", default=None, help="a GPU MODE folder's task.yml, as JSON")
+    p.add_argument("--candidates", default="[]")
+    p.add_argument("--out", type=Path)
+    p.add_argument("--limits", default="{}", help="the target GPU's limits, for the knob rule")
+    p.add_argument("--reps", type=int, default=30)
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--input-sets", type=int, default=4)
+    p.add_argument("--settle-ms", type=float, default=100.0)
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--iters", type=int, default=5, help="profile: calls of the candidate (ncu skips some)")
+    args = p.parse_args(argv)
+    os.environ.setdefault("COCKPIT_WORKSPACE", str(args.workspace))
+    try:
+        w = load_workload(args.workload, args.workspace, json.loads(args.task) if args.task else None,
+                          json.loads(args.candidates))
+    except WorkloadLoadError as exc:
+        say(str(exc))
+        return 2
+    if args.mode == "describe":
+        say(MANIFEST_LINE + json.dumps(describe(w, args.workload, json.loads(args.limits))))
+        return 0
+    if args.mode == "build":
+        if w.build.kind == "extension":
+            return build_extension(w.build, args)
+        args.mode = "jit"  # Triton, load_inline, a callable: compiled (or checked) by a first call
+    return run_on_gpu(w, args)
+
+
+def build_extension(build: Any, args: argparse.Namespace) -> int:
+    """The build gate's ninja build of an Extension (progress, ptxas, the import check)."""
+    if TYPE_CHECKING or __package__:
+        from cockpit.probes import build_probe
+    else:
+        import build_probe
+    argv = ["--workspace", str(args.workspace), "--name", build.name,
+            "--sources", json.dumps(list(build.sources)),
+            "--include-dirs", json.dumps(list(build.include_dirs)),
+            "--cuda-flags", json.dumps(list(build.cuda_flags))]
+    if args.out is not None:
+        argv += ["--out", str(args.out)]
+    return int(build_probe.main(argv))
+
+
+def run_on_gpu(w: Any, args: argparse.Namespace) -> int:
+    try:
+        import torch
+    except ImportError as missing:
+        say(f"torch does not import in {sys.executable} ({missing}): install torch's CUDA build in this "
+            "python, or start the cockpit from the environment that has it")
+        return 2
+    from cockpit.probes.attention.gpu_watch import GpuWatch, device_identity, no_cuda_device
+
+    if not torch.cuda.is_available():
+        say(("profile_target: cannot run: " if args.mode == "profile" else "") + no_cuda_device())
+        return 2
+    knobs = knob_starts(w)
+    if args.mode == "profile":
+        return profile_target(w, knobs, args.iters)
+    started = time.time()
+    gpu = device_identity(torch.cuda.current_device())
+    result: dict[str, Any] = {"mode": args.mode, "workload": w.name, "source": args.workload,
+                              "device": gpu["name"], "gpu": gpu, "torch": torch.__version__,
+                              "started": started, "pid": os.getpid()}
+    try:
+        with GpuWatch(torch.cuda.current_device()) as watch:
+            if args.mode == "jit":
+                ok = jit(w, knobs, result)
+            elif args.mode == "correctness":
+                ok = check_all(w, knobs, result)
+            else:
+                ok = bench_all(w, knobs, args, result)
+    except (RuntimeError, ValueError, FileNotFoundError, ImportError) as exc:
+        say(f"{args.mode} could not run: {first_line(exc)}")
+        return 2
+    result.update(gpu=watch.gpu, gpu_samples=watch.samples, gpu_watch_error=watch.error,
+                  finished=time.time())
+    if args.out is not None:
+        write_result(args.out, result)
+    return 0 if ok else 1
+
+
+def jit(w: Any, knobs: Mapping[str, Any], result: dict[str, Any]) -> bool:
+    """Compile by calling: every candidate once on the smallest test shape, timed."""
+    import torch
+
+    from cockpit.probes.workload.check import call, smallest_first
+
+    shape = smallest_first(w, list(w.test_grid) or list(w.bench_grid))[0]
+    inputs = w.make_inputs(1000, **shape)
+    compiled: list[dict[str, Any]] = []
+    for name, fn in w.candidates.items():
+        out = w.make_output(*inputs, **shape) if w.make_output is not None else None
+        t0 = time.monotonic()
+        call(fn, inputs, out, knobs)
+        torch.cuda.synchronize()
+        seconds = time.monotonic() - t0
+        say(f"[{len(compiled) + 1}/{len(w.candidates)}] {name}: first call on {w.shape_name(shape)} "
+            f"took {seconds:.2f} s (compile included)")
+        compiled.append({"candidate": name, "shape": w.shape_name(shape), "first_call_s": round(seconds, 3)})
+    result.update(rows=compiled, ok=True)
+    return True
+
+
+def check_all(w: Any, knobs: Mapping[str, Any], result: dict[str, Any]) -> bool:
+    from cockpit.probes.workload.check import correctness
+
+    shapes = _correctness_shapes(w)
+    say(f"checking {len(shapes)} shapes x {len(w.candidates)} candidate(s) against "
+        f"{w.oracle.name if w.oracle else 'no oracle'}, smallest first")
+    rows, ok = correctness(w, shapes, knobs, say)
+    result.update(rows=rows, ok=ok, planned=len(shapes) * len(w.candidates),
+                  oracle=w.oracle.name if w.oracle else None)
+    return ok
+
+
+def _correctness_shapes(w: Any) -> list[Mapping[str, Any]]:
+    """The test grid, then the bench grid's smallest and largest shapes (the timed shapes are
+    validated too), each once."""
+    from cockpit.probes.workload.check import smallest_first
+
+    shapes = list(w.test_grid)
+    names = {w.shape_name(s) for s in shapes}
+    if w.bench_grid:
+        ordered = smallest_first(w, list(w.bench_grid))
+        for s in (ordered[0], ordered[-1]):
+            if w.shape_name(s) not in names:
+                names.add(w.shape_name(s))
+                shapes.append(s)
+    return shapes
+
+
+def bench_all(w: Any, knobs: Mapping[str, Any], args: argparse.Namespace, result: dict[str, Any]) -> bool:
+    from cockpit.probes.workload.timing import bench, impl_id, implementations
+
+    impls = implementations(w, knobs)
+    optional = frozenset(impl_id(r.name) for r in w.references if r.optional)
+    baseline = w.baseline
+    labels = {"ours": next(iter(w.candidates))}
+    labels.update({impl_id(n): n for n in list(w.candidates)[1:]})
+    labels.update({impl_id(r.name): r.name for r in w.references if not r.oracle})
+    say(f"timing {len(w.bench_grid)} shapes: {', '.join(labels.values())}; {args.reps}+ reps in "
+        f"{args.rounds} blocks per implementation, each after {args.settle_ms:g} ms untimed; "
+        f"{args.warmup} warm-up, {args.input_sets} input sets, L2 flushed before each call")
+    rows = bench(w, impls, args.reps, args.warmup, args.input_sets, say, settle_ms=args.settle_ms,
+                 rounds=args.rounds, optional=optional)
+    others = [impl_id(n) for n in list(w.candidates)[1:]]
+    result.update(rows=rows, ok=True, ours="ours", candidates=["ours", *others],
+                  baseline=impl_id(baseline.name) if baseline else None, labels=labels,
+                  compared=[impl_id(r.name) for r in w.references if not r.oracle
+                            and (r is baseline or not r.optional)])
+    return True
+
+
+def profile_target(w: Any, knobs: Mapping[str, Any], iters: int) -> int:
+    """The profile shape's candidate, called `iters` times (ncu skips the first launches)."""
+    import torch
+
+    from cockpit.probes.workload.check import call
+
+    if w.profile is None:
+        say(f"profile_target: cannot run: workload {w.name!r} declares no profile=Profile(kernel, shape)")
+        return 2
+    name = w.profile.candidate or next(iter(w.candidates))
+    fn = w.candidates.get(name)
+    if fn is None:
+        say(f"profile_target: cannot run: no candidate {name!r} (the workload's: {', '.join(w.candidates)})")
+        return 2
+    shape = w.profile.shape
+    inputs = w.make_inputs(3000, **shape)
+    out = w.make_output(*inputs, **shape) if w.make_output is not None else None
+    for _ in range(iters):
+        call(fn, inputs, out, knobs)
+    torch.cuda.synchronize()
+    say(f"profile_target: {iters} calls of {name} on {w.shape_name(shape)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

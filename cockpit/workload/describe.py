@@ -1,0 +1,153 @@
+"""Ask the gates' child Python what the workload declares, and keep the answer.
+
+The workload module may import torch at its top, so the cockpit never imports it: a child runs
+`probes/workload_probe.py describe` and prints the manifest. The answer is cached under
+`build/cockpit/` keyed on the files that declare it, so `cockpit workload show` and the gates
+pay for the child (a torch import, ~2 s) once per edit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cockpit.config import Config
+from cockpit.errors import CockpitError
+from cockpit.workload.gpumode_task import read_task
+from cockpit.workload.manifest import Manifest, ManifestError, manifest_from_json
+
+PROBE = Path(__file__).resolve().parent.parent / "probes" / "workload_probe.py"
+MANIFEST_LINE = "MANIFEST "
+DESCRIBE_TIMEOUT_S = 180.0
+NO_WORKLOAD = ('no workload named: add [workload] module = "workloads/NAME.py" (or gpumode = "DIR") '
+               "to cockpit.toml; `cockpit init` writes one to fill in")
+
+
+@dataclass(frozen=True)
+class WorkloadArgs:
+    """How a gate's child is told which workload to load: arguments for the workload probe."""
+
+    source: str
+    task: dict[str, Any] | None
+    candidates: tuple[str, ...]
+
+    def argv(self) -> list[str]:
+        out = ["--workload", self.source]
+        if self.task is not None:
+            out += ["--task", json.dumps(self.task)]
+        if self.candidates:
+            out += ["--candidates", json.dumps(list(self.candidates))]
+        return out
+
+
+def workload_args(workspace: Path, config: Config) -> WorkloadArgs:
+    """The workload cockpit.toml names, ready for a child; CockpitError when none is named or a
+    GPU MODE folder does not read."""
+    w = config.workload
+    if not w.named:
+        raise CockpitError(NO_WORKLOAD)
+    task = None
+    if w.gpumode:
+        folder = _inside(workspace, w.gpumode)
+        task = dict(read_task(folder))
+    return WorkloadArgs(w.source, task, w.candidates)
+
+
+def _inside(workspace: Path, relative: str) -> Path:
+    path = (workspace / relative).resolve()
+    if not path.is_relative_to(workspace.resolve()):
+        raise CockpitError(f"[workload] {relative}: outside the workspace {workspace}; "
+                           "name a folder inside it")
+    return path
+
+
+def declaring_files(workspace: Path, config: Config) -> list[Path]:
+    """The files whose change changes the manifest: the module (or the GPU MODE folder's files)
+    and the contract itself."""
+    w = config.workload
+    files = [Path(__file__).resolve().parent / "spec.py", PROBE]
+    if w.gpumode:
+        folder = _inside(workspace, w.gpumode)
+        files += sorted(folder.glob("*.py")) + sorted(folder.glob("task.yml"))
+    elif w.module.endswith(".py") or "/" in w.module:
+        files.append(_inside(workspace, w.module))
+    return files
+
+
+def cache_key(workspace: Path, config: Config, python: str) -> str:
+    h = hashlib.sha256(f"{config.workload.source}|{config.workload.candidates}|{python}".encode())
+    for f in declaring_files(workspace, config):
+        try:
+            st = f.stat()
+            h.update(f"{f}:{st.st_mtime_ns}:{st.st_size}".encode())
+        except OSError:
+            h.update(f"{f}:missing".encode())
+    return h.hexdigest()[:16]
+
+
+def cache_path(workspace: Path) -> Path:
+    return workspace / "build" / "cockpit" / "workload-manifest.json"
+
+
+def cached(workspace: Path, config: Config, python: str) -> Manifest | None:
+    """The manifest as last described, when nothing that declares it has changed since; no child."""
+    try:
+        data = json.loads(cache_path(workspace).read_text(encoding="utf-8"))
+        if data.get("key") == cache_key(workspace, config, python):
+            return manifest_from_json(data["manifest"])
+    except (OSError, ValueError, KeyError, AttributeError, ManifestError, CockpitError):
+        pass
+    return None
+
+
+def describe(workspace: Path, config: Config, python: str, use_cache: bool = True) -> Manifest:
+    """The manifest of the workspace's workload, from the cache or a child."""
+    args = workload_args(workspace, config)
+    cache = cache_path(workspace)
+    key = cache_key(workspace, config, python)
+    if use_cache and (known := cached(workspace, config, python)) is not None:
+        return known
+    data = run_describe(workspace, python, args)
+    try:
+        manifest = manifest_from_json(data)
+    except ManifestError as exc:
+        raise CockpitError(f"{args.source}: the workload's description does not read ({exc})") from exc
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"key": key, "manifest": data}), encoding="utf-8")
+        os.replace(tmp, cache)
+    except OSError:
+        pass  # a read-only workspace still describes, it just asks again next time
+    return manifest
+
+
+def run_describe(workspace: Path, python: str, args: WorkloadArgs) -> dict[str, Any]:
+    """Run the child and return the manifest it prints; its last line is the error otherwise."""
+    argv = [python, str(PROBE), "describe", "--workspace", str(workspace), *args.argv()]
+    env = dict(os.environ, COCKPIT_WORKSPACE=str(workspace))
+    try:
+        out = subprocess.run(argv, cwd=workspace, capture_output=True, text=True, timeout=DESCRIBE_TIMEOUT_S,
+                             env=env)
+    except subprocess.TimeoutExpired as exc:
+        raise CockpitError(f"{args.source}: describing the workload took over {DESCRIBE_TIMEOUT_S:g} s "
+                           "(does importing it run work?)") from exc
+    except OSError as exc:
+        raise CockpitError(f"cannot run {python} to describe the workload ({exc.strerror}); "
+                           "the gates run that interpreter: check it") from exc
+    for line in out.stdout.splitlines():
+        if line.startswith(MANIFEST_LINE):
+            try:
+                data = json.loads(line[len(MANIFEST_LINE):])
+            except ValueError as exc:
+                raise CockpitError(f"{args.source}: the workload probe printed a broken manifest") from exc
+            if isinstance(data, dict):
+                return data
+    lines = ([ln for ln in out.stdout.splitlines() if ln.strip()]
+             or [ln for ln in out.stderr.splitlines() if ln.strip()])
+    raise CockpitError(lines[-1] if lines else f"the workload probe exited {out.returncode} and said nothing")

@@ -1,0 +1,94 @@
+"""A GPU MODE problem's `task.yml`, read in the cockpit's own process.
+
+GPU MODE (github.com/gpu-mode/reference-kernels) declares a problem's shapes in `task.yml`:
+`tests:` and `benchmarks:` lists of shapes such as `{size: 127, seed: 4242}`. The cockpit reads
+them here (PyYAML is a cockpit dependency, not necessarily the child's) and hands them to
+`cockpit.probes.gpumode.gpumode_workload` in the child, which imports the folder's Python.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TypedDict
+
+import yaml
+
+from cockpit.errors import CockpitError
+
+_LOADER: type[yaml.SafeLoader] | type[yaml.CSafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_EXAMPLE = "shapes such as {size: 127, seed: 4242}"
+
+
+class GpuModeTask(TypedDict):
+    """What the child needs of task.yml (JSON-safe), and what the cockpit shows of it."""
+
+    tests: list[dict[str, Any]]
+    benchmarks: list[dict[str, Any]]
+    submissions: list[str]
+    """The folder's submission*.py file names, sorted."""
+    lang: str | None
+    description: str
+
+
+def read_task(folder: Path) -> GpuModeTask:
+    """The shapes, submissions, language and description of the GPU MODE problem in `folder`;
+    a CockpitError naming the file and what is wrong otherwise."""
+    task = folder / "task.yml"
+    if not task.is_file():
+        raise CockpitError(f"{task}: not found; a GPU MODE problem folder has task.yml beside "
+                           "reference.py and submission.py")
+    data = _load(task)
+    if not isinstance(data, dict):
+        raise CockpitError(f"{task}: should be a mapping with `tests:` and `benchmarks:` lists, "
+                           f"not {type(data).__name__}")
+    if not (folder / "reference.py").is_file():
+        raise CockpitError(f"{folder / 'reference.py'}: not found; GPU MODE's reference.py defines "
+                           "generate_input, ref_kernel and check_implementation")
+    submissions = sorted(p.name for p in folder.glob("submission*.py") if p.is_file())
+    if not submissions:
+        raise CockpitError(f"{folder}: no submission*.py; GPU MODE's submission.py defines "
+                           "custom_kernel(data)")
+    description = data.get("description")
+    lang = data.get("lang")
+    return GpuModeTask(
+        tests=_shapes(task, data, "tests"),
+        benchmarks=_shapes(task, data, "benchmarks"),
+        submissions=submissions,
+        lang=None if lang is None else str(lang),
+        description=description.strip() if isinstance(description, str) else "",
+    )
+
+
+def _load(task: Path) -> Any:
+    try:
+        text = task.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CockpitError(f"{task}: cannot be read: {exc}") from exc
+    try:
+        return yaml.load(text, Loader=_LOADER)  # a safe loader: task.yml builds no Python objects
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise CockpitError(f"{task}{where}: not valid YAML: {_one_line(exc.problem or exc.context)}") from exc
+    except yaml.reader.ReaderError as exc:
+        line = text[:exc.position].count("\n") + 1
+        raise CockpitError(f"{task}:{line}: not valid YAML: a control character "
+                           f"(#x{exc.character:04x}); remove it") from exc
+    except yaml.YAMLError as exc:
+        raise CockpitError(f"{task}: not valid YAML: {_one_line(exc)}") from exc
+
+
+def _shapes(task: Path, data: dict[Any, Any], key: str) -> list[dict[str, Any]]:
+    value = data.get(key)
+    if value is None:
+        raise CockpitError(f"{task}: no `{key}:` list ({_EXAMPLE})")
+    if not isinstance(value, list) or not value:
+        raise CockpitError(f"{task}: `{key}:` should be a non-empty list of {_EXAMPLE}, not {value!r}")
+    for number, shape in enumerate(value, 1):
+        if not isinstance(shape, dict) or not shape or not all(isinstance(k, str) for k in shape):
+            raise CockpitError(f"{task}: `{key}:` item {number} is {shape!r}, not one of {_EXAMPLE}")
+    return [dict(shape) for shape in value]
+
+
+def _one_line(what: object) -> str:
+    return " ".join(str(what).split())

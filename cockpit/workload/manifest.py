@@ -1,0 +1,226 @@
+"""What the cockpit knows of a workload without importing it: the manifest its child describes.
+
+The gates' child Python imports the workload module (it may import torch at the top) and prints
+this as JSON (`probes/workload_probe.py describe`); the cockpit reads it here, typed, with a
+schema version. Every number a table shows per shape (FLOPs, bytes) was computed by the
+workload's own functions in the child.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+SCHEMA = 1
+
+BUILD_KINDS = ("extension", "inline", "triton", "callable")
+
+
+class ManifestError(ValueError):
+    """A manifest that does not read: names the field."""
+
+
+@dataclass(frozen=True)
+class Build:
+    kind: str
+    """extension | inline | triton | callable"""
+    name: str | None = None
+    """The extension's module name (extension, inline)."""
+    sources: tuple[str, ...] = ()
+    """Workspace-relative sources of an extension."""
+    include_dirs: tuple[str, ...] = ()
+    cuda_flags: tuple[str, ...] = ()
+
+    @property
+    def compiles_ahead(self) -> bool:
+        """An extension or load_inline compiles before anything runs; Triton compiles at first call."""
+        return self.kind in ("extension", "inline")
+
+
+@dataclass(frozen=True)
+class GridShape:
+    name: str
+    """As tables and results name it: "M=4096 N=1024 fp16"."""
+    shape: Mapping[str, Any]
+    flops: float | None = None
+    bytes: float | None = None
+
+
+@dataclass(frozen=True)
+class ReferenceInfo:
+    name: str
+    oracle: bool
+    baseline: bool
+    optional: bool
+
+
+@dataclass(frozen=True)
+class KnobInfo:
+    name: str
+    values: tuple[Any, ...]
+    via: str
+    macro: str
+    start: Any
+
+
+@dataclass(frozen=True)
+class ProfileInfo:
+    kernel: str
+    shape: GridShape
+    candidate: str
+
+
+@dataclass(frozen=True)
+class Manifest:
+    schema: int
+    name: str
+    source: str
+    """Where it was declared, as cockpit.toml names it: "workloads/softmax.py", a dotted module,
+    or "gpumode:problems/…"."""
+    build: Build
+    candidates: tuple[str, ...]
+    references: tuple[ReferenceInfo, ...]
+    test_grid: tuple[GridShape, ...]
+    bench_grid: tuple[GridShape, ...]
+    check: Mapping[str, Any]
+    """{"kind": "rel_l2"|"allclose"|"exact"|"custom", "tolerance": {dtype: x}, "atol": {...}}"""
+    dtype_key: str | None
+    writes_output: bool
+    profile: ProfileInfo | None
+    knobs: tuple[KnobInfo, ...]
+    knob_combinations: int
+    knob_allowed: int | None
+    """Combinations the workload's rule lets through (without a GPU's limits); None: no rule."""
+    keep_per: tuple[str, ...]
+
+    @property
+    def ours(self) -> str:
+        return self.candidates[0]
+
+    @property
+    def baseline(self) -> ReferenceInfo | None:
+        timed = [r for r in self.references if not r.oracle]
+        return next((r for r in timed if r.baseline), timed[0] if timed else None)
+
+    @property
+    def oracle(self) -> ReferenceInfo | None:
+        return next((r for r in self.references if r.oracle), None)
+
+    @property
+    def timed_references(self) -> tuple[ReferenceInfo, ...]:
+        return tuple(r for r in self.references if not r.oracle)
+
+    def correctness_grid(self) -> tuple[GridShape, ...]:
+        """The test grid, then the smallest and the largest bench shape: the timed shapes are
+        checked too."""
+        extra = []
+        if self.bench_grid:
+            by_size = sorted(self.bench_grid, key=_size)
+            extra = [by_size[0]] if len(by_size) == 1 else [by_size[0], by_size[-1]]
+        names = {s.name for s in self.test_grid}
+        return self.test_grid + tuple(s for s in extra if s.name not in names)
+
+
+def _size(s: GridShape) -> float:
+    if s.bytes:
+        return s.bytes
+    if s.flops:
+        return s.flops
+    total = 1.0
+    for v in s.shape.values():
+        if isinstance(v, int) and not isinstance(v, bool):
+            total *= max(1, v)
+    return total
+
+
+def manifest_from_json(data: Any) -> Manifest:
+    """Read a manifest back; ManifestError naming the field when it does not fit."""
+    d = _mapping(data, "manifest")
+    if d.get("schema") != SCHEMA:
+        raise ManifestError(f"manifest schema {d.get('schema')!r}, this cockpit reads {SCHEMA}")
+    b = _mapping(d.get("build"), "build")
+    kind = b.get("kind")
+    if kind not in BUILD_KINDS:
+        raise ManifestError(f"build.kind {kind!r} is not one of {', '.join(BUILD_KINDS)}")
+    build = Build(kind, b.get("name"), _strings(b.get("sources", []), "build.sources"),
+                  _strings(b.get("include_dirs", []), "build.include_dirs"),
+                  _strings(b.get("cuda_flags", []), "build.cuda_flags"))
+    candidates = _strings(d.get("candidates"), "candidates")
+    if not candidates:
+        raise ManifestError("candidates: the workload declares no candidate (its kernel)")
+    refs = tuple(ReferenceInfo(str(r["name"]), bool(r.get("oracle")), bool(r.get("baseline")),
+                               bool(r.get("optional")))
+                 for r in _list(d.get("references"), "references"))
+    prof = d.get("profile")
+    return Manifest(
+        schema=SCHEMA, name=str(d.get("name") or "workload"), source=str(d.get("source") or ""),
+        build=build, candidates=candidates, references=refs,
+        test_grid=_grid(d.get("test_grid"), "test_grid"), bench_grid=_grid(d.get("bench_grid"), "bench_grid"),
+        check=_mapping(d.get("check"), "check"), dtype_key=d.get("dtype_key"),
+        writes_output=bool(d.get("writes_output")),
+        profile=ProfileInfo(str(prof["kernel"]), _grid([prof["shape"]], "profile.shape")[0],
+                            str(prof.get("candidate") or candidates[0])) if isinstance(prof, dict) else None,
+        knobs=tuple(KnobInfo(str(k["name"]), tuple(k["values"]), str(k.get("via", "define")),
+                             str(k.get("macro") or k["name"]), k.get("start"))
+                    for k in _list(d.get("knobs", []), "knobs")),
+        knob_combinations=int(d.get("knob_combinations") or 0),
+        knob_allowed=d.get("knob_allowed"),
+        keep_per=_strings(d.get("keep_per", []), "keep_per"),
+    )
+
+
+def manifest_to_json(m: Manifest) -> dict[str, Any]:
+    """The manifest as the child prints it (and `cockpit workload show --json`)."""
+    def grid(g: tuple[GridShape, ...]) -> list[dict[str, Any]]:
+        return [{"name": s.name, "shape": dict(s.shape), "flops": s.flops, "bytes": s.bytes} for s in g]
+
+    return {
+        "schema": m.schema, "name": m.name, "source": m.source,
+        "build": {"kind": m.build.kind, "name": m.build.name, "sources": list(m.build.sources),
+                  "include_dirs": list(m.build.include_dirs), "cuda_flags": list(m.build.cuda_flags)},
+        "candidates": list(m.candidates),
+        "references": [{"name": r.name, "oracle": r.oracle, "baseline": r.baseline, "optional": r.optional}
+                       for r in m.references],
+        "test_grid": grid(m.test_grid), "bench_grid": grid(m.bench_grid), "check": dict(m.check),
+        "dtype_key": m.dtype_key, "writes_output": m.writes_output,
+        "profile": {"kernel": m.profile.kernel, "shape": grid((m.profile.shape,))[0],
+                    "candidate": m.profile.candidate} if m.profile else None,
+        "knobs": [{"name": k.name, "values": list(k.values), "via": k.via, "macro": k.macro, "start": k.start}
+                  for k in m.knobs],
+        "knob_combinations": m.knob_combinations, "knob_allowed": m.knob_allowed,
+        "keep_per": list(m.keep_per),
+    }
+
+
+def _mapping(value: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ManifestError(f"{where}: expected an object, got {type(value).__name__}")
+    return value
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise ManifestError(f"{where}: expected a list, got {type(value).__name__}")
+    return value
+
+
+def _strings(value: Any, where: str) -> tuple[str, ...]:
+    items = _list(value, where)
+    if not all(isinstance(v, str) for v in items):
+        raise ManifestError(f"{where}: expected a list of strings")
+    return tuple(items)
+
+
+def _grid(value: Any, where: str) -> tuple[GridShape, ...]:
+    out = []
+    for i, row in enumerate(_list(value, where)):
+        r = _mapping(row, f"{where}[{i}]")
+        shape = _mapping(r.get("shape"), f"{where}[{i}].shape")
+        out.append(GridShape(str(r.get("name") or i), dict(shape), _num(r.get("flops")),
+                             _num(r.get("bytes"))))
+    return tuple(out)
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

@@ -1,0 +1,309 @@
+"""The workload contract: what a kernel engineer declares so every gate can run their kernel.
+
+A workload module (`workloads/NAME.py`, named by `[workload] module` in cockpit.toml) builds one
+`Workload` and names it `WORKLOAD`. The gates import it only in their child Python (the one with
+the user's CUDA torch); the cockpit itself reads what it declares as a `Manifest` (no torch).
+
+    from cockpit.workload import Extension, Knob, Profile, Reference, Workload, axes, rel_l2
+
+    KERNEL = Extension("my_softmax", sources=("csrc/softmax.cu", "csrc/binding.cpp"))
+
+    def ours(x, out):                     # a candidate: the inputs, then the output buffer
+        return KERNEL.load().forward(x, out)
+
+    WORKLOAD = Workload(
+        name="row-softmax",
+        build=KERNEL,
+        candidates={"ours": ours},
+        references=(Reference("fp64", lambda x: torch.softmax(x.double(), -1), oracle=True),  # never timed
+                    Reference("torch.softmax", lambda x: torch.softmax(x, -1), baseline=True)),
+        make_inputs=make_inputs,          # (seed, **shape) -> tuple of tensors on the GPU
+        make_output=make_output,          # (*inputs, **shape) -> the buffer the candidate fills
+        test_grid=axes(M=[1, 7, 333], N=[1, 31, 1000, 4097], dtype=["fp16", "bf16"]),
+        bench_grid=axes(M=[4096], N=[1024, 4096, 16384], dtype=["fp16", "bf16"]),
+        check=rel_l2(1e-2),
+        flops=lambda M, N, **_: 5 * M * N,
+        bytes=lambda M, N, dtype: 2 * M * N * (2 if dtype != "fp32" else 4),
+        dtype_key="dtype",
+        profile=Profile(kernel=r"softmax", shape={"M": 4096, "N": 4096, "dtype": "fp16"}),
+        knobs=(Knob("ROWS", (1, 2, 4, 8)),), rule=lambda k, limits: None, keep_per=("N",),
+    )
+
+Everything here is plain Python with no torch import, so the cockpit can check a declaration
+and a test can build one without a GPU.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Shape = Mapping[str, Any]
+"""One point of a grid: axis name -> value, e.g. {"M": 4096, "N": 1024, "dtype": "fp16"}."""
+KnobValue = int | bool | str
+
+
+def axes(**values: Sequence[Any]) -> tuple[dict[str, Any], ...]:
+    """Named axes whose product is the grid (nvbench's model), first axis slowest:
+    `axes(M=[1, 4096], dtype=["fp16", "bf16"])` is four shapes."""
+    names = list(values)
+    for name, vals in values.items():
+        if isinstance(vals, (str, bytes)) or not isinstance(vals, Sequence) or not vals:
+            raise ValueError(f"axis {name!r} needs a non-empty list of values, not {vals!r}")
+    return tuple(dict(zip(names, combo, strict=True)) for combo in itertools.product(*values.values()))
+
+
+# --- how the kernel is built -------------------------------------------------------------------
+
+def workspace_root() -> Path:
+    """The workspace the gates run in: the child Python gets it in $COCKPIT_WORKSPACE."""
+    return Path(os.environ.get("COCKPIT_WORKSPACE") or Path.cwd())
+
+
+@dataclass(frozen=True)
+class Extension:
+    """A torch C++/CUDA extension built from sources with ninja (the build gate: live [N/M]
+    progress, ptxas resources per kernel, the launch table when it exports `launch_info()`)."""
+
+    name: str
+    """The Python module name; the binding should use TORCH_EXTENSION_NAME."""
+    sources: tuple[str, ...]
+    """Paths relative to the workspace (.cu, .cpp)."""
+    include_dirs: tuple[str, ...] = ()
+    cuda_flags: tuple[str, ...] = ()
+    """Added to the gate's own nvcc flags (-O3 -Xptxas=-v -lineinfo --use_fast_math -std=c++17)."""
+    kind: Literal["extension"] = "extension"
+
+    def build_dir(self, root: Path | None = None) -> Path:
+        return (root or workspace_root()) / "build" / self.name
+
+    def load(self) -> Any:
+        """The built module (the build gate builds it; cached after the first call)."""
+        return _load_built(self.name, self.build_dir() / f"{self.name}.so")
+
+
+@dataclass(frozen=True)
+class Inline:
+    """`torch.utils.cpp_extension.load_inline`: sources as strings in the workload module."""
+
+    name: str
+    cpp_sources: str
+    cuda_sources: str
+    functions: tuple[str, ...]
+    cuda_flags: tuple[str, ...] = ()
+    kind: Literal["inline"] = "inline"
+
+    def build_dir(self, root: Path | None = None) -> Path:
+        return (root or workspace_root()) / "build" / self.name
+
+    def load(self) -> Any:
+        """The module load_inline builds (into build/NAME, so a rebuild is a cache hit)."""
+        from torch.utils.cpp_extension import load_inline
+
+        key = ("inline", self.name)
+        if key not in _LOADED:
+            folder = self.build_dir()
+            folder.mkdir(parents=True, exist_ok=True)
+            _LOADED[key] = load_inline(
+                name=self.name, cpp_sources=self.cpp_sources, cuda_sources=self.cuda_sources,
+                functions=list(self.functions), build_directory=str(folder), verbose=True,
+                extra_cuda_cflags=["-O3", "-Xptxas=-v", "-lineinfo", *self.cuda_flags])
+        return _LOADED[key]
+
+
+@dataclass(frozen=True)
+class TritonJit:
+    """A Triton kernel: compiled at its first call, so the build gate runs the smallest test shape."""
+
+    kind: Literal["triton"] = "triton"
+
+
+@dataclass(frozen=True)
+class NoBuild:
+    """A plain callable (torch ops, a vendor library): nothing to build."""
+
+    kind: Literal["callable"] = "callable"
+
+
+Build = Extension | Inline | TritonJit | NoBuild
+
+_LOADED: dict[tuple[str, str], Any] = {}
+
+
+def _load_built(name: str, so: Path) -> Any:
+    import importlib.util
+
+    key = (name, str(so))
+    if key not in _LOADED:
+        if not so.exists():
+            raise FileNotFoundError(f"{so} is not built yet; run the build gate first (cockpit gate build)")
+        spec = importlib.util.spec_from_file_location(name, so)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"{so} is not a Python extension module")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _LOADED[key] = module
+    return _LOADED[key]
+
+
+# --- what is run and compared ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Reference:
+    """Something the candidates are compared with: `fn(*inputs)` returns its output.
+
+    `oracle`: the exact answer correctness compares against (float32/float64), never timed.
+    `baseline`: the timed reference the speedup is stated against ("0.81x vs torch.softmax").
+    `optional`: may be missing on a box (a backend that does not run there): skipped, said."""
+
+    name: str
+    fn: Callable[..., Any]
+    oracle: bool = False
+    baseline: bool = False
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class Check:
+    """How a candidate's output is judged against the oracle's.
+
+    `rel_l2` (default): ||out - ref|| / ||ref|| <= tolerance; a kernel returning zeros scores 1.0
+    and fails. `allclose`: |out - ref| <= atol + rtol*|ref| everywhere. `exact`: equal.
+    `custom`: `fn(out, ref, shape, inputs) -> (ok, what)` decides (GPU MODE's
+    `check_implementation` sees the inputs too). Tolerances may differ per dtype."""
+
+    kind: Literal["rel_l2", "allclose", "exact", "custom"]
+    tolerance: Mapping[str, float] = field(default_factory=dict)
+    """dtype -> tolerance (rel_l2) or rtol (allclose); "*" for any dtype."""
+    atol: Mapping[str, float] = field(default_factory=dict)
+    fn: Callable[..., tuple[bool, str]] | None = None
+
+    def tolerance_for(self, dtype: str | None) -> float:
+        return self.tolerance.get(dtype or "*", self.tolerance.get("*", 1e-2))
+
+    def atol_for(self, dtype: str | None) -> float:
+        return self.atol.get(dtype or "*", self.atol.get("*", 0.0))
+
+
+def rel_l2(tolerance: float | Mapping[str, float] = 1e-2) -> Check:
+    return Check("rel_l2", _per_dtype(tolerance))
+
+
+def allclose(atol: float | Mapping[str, float], rtol: float | Mapping[str, float]) -> Check:
+    return Check("allclose", _per_dtype(rtol), _per_dtype(atol))
+
+
+def exact() -> Check:
+    return Check("exact")
+
+
+def custom(fn: Callable[..., tuple[bool, str]]) -> Check:
+    return Check("custom", fn=fn)
+
+
+def _per_dtype(value: float | Mapping[str, float]) -> dict[str, float]:
+    return dict(value) if isinstance(value, Mapping) else {"*": float(value)}
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What the profile gate runs under ncu: one shape, kernels whose name matches `kernel`."""
+
+    kernel: str
+    """A regex over the kernel's (demangled) name, as ncu's `--kernel-name regex:` takes it."""
+    shape: Shape
+    candidate: str | None = None
+    """Which candidate (default: the first)."""
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One tunable: its values and how it reaches the kernel.
+
+    `via="define"`: a compile-time `-D{macro}=value` for a C++ kernel (`macro` defaults to the
+    name); `via="kwarg"`: a keyword argument of the candidate (Triton `constexpr`s, `num_warps`,
+    `num_stages`)."""
+
+    name: str
+    values: tuple[KnobValue, ...]
+    via: Literal["define", "kwarg"] = "define"
+    macro: str | None = None
+    default: KnobValue | None = None
+    """The value the kernel uses untuned (default: the first value)."""
+
+    @property
+    def start(self) -> KnobValue:
+        return self.values[0] if self.default is None else self.default
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Everything the gates need to know about one kernel; see the module docstring."""
+
+    name: str
+    candidates: Mapping[str, Callable[..., Any]]
+    """name -> fn(*inputs, out, **kwarg knobs) (`out` only when the workload has `make_output`);
+    the first is "ours" in the summaries."""
+    references: tuple[Reference, ...]
+    make_inputs: Callable[..., tuple[Any, ...]]
+    """(seed, /, **shape) -> the inputs on the GPU: tensors, and any plain values the calls take
+    (a flag such as causal). A shape that carries its own seed may use it instead."""
+    test_grid: Sequence[Shape]
+    """Where kernels break: small, odd, ragged. Correctness runs it (and the bench grid's ends)."""
+    bench_grid: Sequence[Shape]
+    """What is timed."""
+    build: Build = field(default_factory=NoBuild)
+    make_output: Callable[..., Any] | None = None
+    """(*inputs, **shape) -> an empty output buffer; the gate fills it with NaN first, so an
+    element the kernel never writes fails. None: candidates return their output."""
+    check: Check = field(default_factory=rel_l2)
+    flops: Callable[..., float] | None = None
+    """(**shape) -> floating-point operations of one call: TFLOP/s and % of peak."""
+    bytes: Callable[..., float] | None = None
+    """(**shape) -> bytes one call must move at least: GB/s and % of HBM bandwidth."""
+    dtype_key: str | None = "dtype"
+    """The shape key naming the element type ("fp16", "bf16", "fp32", "fp8"): tolerance and peak."""
+    profile: Profile | None = None
+    knobs: tuple[Knob, ...] = ()
+    rule: Callable[[Mapping[str, KnobValue], Mapping[str, Any]], str | None] | None = None
+    """(knob values, GPU limits) -> why this combination cannot work, or None: rejected before it
+    is compiled."""
+    keep_per: tuple[str, ...] = ()
+    """Shape keys a tuned winner is kept per (e.g. the head dim)."""
+    size: Callable[..., Any] | None = None
+    """(**shape) -> a sort key: correctness runs the smallest shape first (default: bytes, FLOPs,
+    or the product of the shape's whole numbers)."""
+    describe_shape: Callable[..., str] | None = None
+    """(**shape) -> how a shape is named in tables; default "M=4096 N=1024 fp16"."""
+
+    @property
+    def oracle(self) -> Reference | None:
+        return next((r for r in self.references if r.oracle), None)
+
+    @property
+    def baseline(self) -> Reference | None:
+        timed = [r for r in self.references if not r.oracle]
+        return next((r for r in timed if r.baseline), timed[0] if timed else None)
+
+    def shape_name(self, shape: Shape) -> str:
+        if self.describe_shape is not None:
+            return self.describe_shape(**shape)
+        return shape_name(shape)
+
+
+def shape_name(shape: Shape) -> str:
+    """"M=4096 N=1024 fp16 causal": key=value, a string value alone, a true flag by its name."""
+    parts = []
+    for key, value in shape.items():
+        if isinstance(value, bool):
+            if value:
+                parts.append(key)
+        elif isinstance(value, str):
+            parts.append(value)
+        else:
+            parts.append(f"{key}={value}")
+    return " ".join(parts)

@@ -1,0 +1,5 @@
+from task import input_t, output_t
+
+
+def custom_kernel(data: input_t) -> output_t:
+    pass
