@@ -138,3 +138,35 @@ def test_init_on_a_gpumode_folder_names_it_and_refuses_one_that_is_not(tmp_path:
     (tmp_path / "notaproblem").mkdir()
     assert main(["init", str(tmp_path), "--workload", "gpumode=notaproblem"]) == 2
     assert not (tmp_path / "cockpit.toml").exists()
+
+
+def test_an_earlier_version_of_the_kernel_builds_from_its_commit_under_a_name_of_its_own(tmp_path: Path) -> None:
+    import subprocess
+
+    from cockpit.probes.build_probe import sources_at
+    from cockpit.workload.spec import Extension
+
+    kernel = Extension("my_softmax", sources=("csrc/softmax.cu", "csrc/binding.cpp"), include_dirs=("include",))
+    earlier = kernel.at("HEAD~1")
+    assert earlier.module_name == "my_softmax_at_HEAD_1" and earlier.build_dir(tmp_path).name == earlier.module_name
+    with pytest.raises(ValueError, match="not a git revision name"):
+        kernel.at("HEAD; rm -rf /")
+    repo = tmp_path / "repo"
+    (repo / "csrc").mkdir(parents=True)
+    (repo / "include").mkdir()
+    (repo / "csrc" / "softmax.cu").write_text("// v1\n")
+    (repo / "include" / "softmax.h").write_text("// h1\n")
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), "-c", "user.email=e@x", "-c", "user.name=e", *args],
+                       check=True, capture_output=True)
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "v1")
+    (repo / "csrc" / "softmax.cu").write_text("// v2, in the working tree only\n")
+    root = sources_at(repo, "HEAD", list(kernel.sources), list(kernel.include_dirs), tmp_path / "src")
+    assert (root / "csrc" / "softmax.cu").read_text() == "// v1\n"  # as committed, not as edited
+    assert (root / "include" / "softmax.h").read_text() == "// h1\n"
+    with pytest.raises(ValueError):
+        sources_at(repo, "no-such-tag", list(kernel.sources), [], tmp_path / "src2")

@@ -30,3 +30,19 @@ for w in ${WORKLOADS:-attention}; do
   done
   tail -c 300000 "$log" > "$log.tmp" && mv "$log.tmp" "$log"
 done
+# An earlier version timed beside the working copy: the softmax as committed (HEAD) against the
+# same sources with the warp path's rows per block changed in the working tree.
+if [ -n "${EARLIER:-}" ]; then
+  ws=$(mktemp -d /tmp/ws-earlier-XXXX); cp -r "$repo/workloads" "$ws/"
+  echo -e '[workload]\nmodule = "workloads/softmax/softmax.py"' > "$ws/cockpit.toml"
+  (cd "$ws" && git init -q && git add -A && git -c user.email=c@c -c user.name=c commit -qm base)
+  sed -i 's/^#define SOFTMAX_ROWS_PER_BLOCK 4/#define SOFTMAX_ROWS_PER_BLOCK 1/' "$ws/workloads/softmax/softmax.cu"
+  log="$OUT/earlier.txt"
+  python3 -m cockpit --workspace "$ws" new "rows per block 1 vs 4" > "$log" 2>&1
+  for g in build bench; do
+    python3 -m cockpit --workspace "$ws" gate $g --json > /tmp/gate.json 2>> "$log"
+    echo "-- $g exit $?: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['status'], '-', d['summary'])" /tmp/gate.json 2>&1 | tail -1)" | tee -a "$log"
+    cat /tmp/gate.json >> "$OUT/earlier-gates.jsonl"
+  done
+  grep -E "ours@head|cockpit-build: cockpit_softmax_at" "$log" | head -5
+fi

@@ -157,6 +157,27 @@ def resource_usage(so: Path) -> str | None:
     return out.stdout if out.returncode == 0 else None
 
 
+def sources_at(workspace: Path, revision: str, sources: list[str], includes: list[str], dest: Path) -> Path:
+    """The folders holding `sources` and `includes`, as committed at `revision`, unpacked under
+    `dest` (`git archive`): an earlier version of the kernel, built beside the current one."""
+    import io
+    import shutil as sh
+    import tarfile
+
+    folders = sorted({str(Path(s).parent) for s in sources} | set(includes))
+    out = subprocess.run(["git", "-C", str(workspace), "archive", "--format=tar", revision, "--",
+                          *folders], capture_output=True, timeout=60)
+    if out.returncode != 0:
+        said = out.stderr.decode(errors="replace").strip().splitlines()
+        raise ValueError(said[-1] if said else "git archive failed")
+    if dest.exists():
+        sh.rmtree(dest)
+    dest.mkdir(parents=True)
+    with tarfile.open(fileobj=io.BytesIO(out.stdout)) as tar:
+        tar.extractall(dest, filter="data")
+    return dest
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--workspace", type=Path, required=True)
@@ -166,13 +187,24 @@ def main(argv: list[str] | None = None) -> int:
                    "(default: csrc/*.cu and csrc/*.cpp)")
     p.add_argument("--include-dirs", default="[]", help="JSON list, workspace-relative")
     p.add_argument("--cuda-flags", default="[]", help="JSON list, after the gate's own flags")
+    p.add_argument("--revision", default=None, help="build the sources as committed at this git revision")
     args = p.parse_args(argv)
     started = time.monotonic()
+    src_root = args.workspace
+    if args.revision is not None:
+        try:
+            root = sources_at(args.workspace, args.revision, json.loads(args.sources or "[]"),
+                              json.loads(args.include_dirs), args.workspace / "build" / args.name / "src")
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:
+            say(f"cannot take the sources at {args.revision}: {exc}")
+            return 2
+        say(f"sources as committed at {args.revision}, in {root}")
+        src_root = root  # sources and include dirs are read from there; the build folder stays
     if args.sources is None:
-        csrc = args.workspace / "csrc"
+        csrc = src_root / "csrc"
         sources = sorted([*csrc.glob("*.cu"), *csrc.glob("*.cpp")])
     else:
-        sources = [args.workspace / s for s in json.loads(args.sources)]
+        sources = [src_root / s for s in json.loads(args.sources)]
         missing = [s for s in sources if not s.is_file()]
         if missing:
             say(f"{missing[0]}: no such source; fix the workload's Extension(sources=...)")
@@ -180,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     if not sources:
         say(f"no csrc/*.cu or csrc/*.cpp in {args.workspace}; name the sources in the workload's Extension")
         return 2
-    includes = [str(args.workspace / d) for d in json.loads(args.include_dirs)]
+    includes = [str(src_root / d) for d in json.loads(args.include_dirs)]
     cuda_flags = [*CUDA_FLAGS, *json.loads(args.cuda_flags)]
     build_dir = args.workspace / "build" / args.name
     build_dir.mkdir(parents=True, exist_ok=True)

@@ -37,8 +37,9 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -77,13 +78,30 @@ class Extension:
     cuda_flags: tuple[str, ...] = ()
     """Added to the gate's own nvcc flags (-O3 -Xptxas=-v -lineinfo --use_fast_math -std=c++17)."""
     kind: Literal["extension"] = "extension"
+    revision: str | None = None
+    """A git revision of the workspace: the sources as committed there, built in a folder of their
+    own under a module name of their own (`at`)."""
+
+    def at(self, revision: str) -> Extension:
+        """This extension as it was at a git revision ("HEAD", "HEAD~1", a tag): an earlier version
+        of your kernel, to time beside the current one (`Reference(..., build=KERNEL.at("HEAD"))`)."""
+        if not re.fullmatch(r"[A-Za-z0-9._/~^@{}-]+", revision):
+            raise ValueError(f"{revision!r} is not a git revision name")
+        return replace(self, revision=revision)
+
+    @property
+    def module_name(self) -> str:
+        """The name it is built and imported under: `name`, or `name_at_<revision>`."""
+        if self.revision is None:
+            return self.name
+        return f"{self.name}_at_{re.sub(r'[^A-Za-z0-9]+', '_', self.revision).strip('_')}"
 
     def build_dir(self, root: Path | None = None) -> Path:
-        return (root or workspace_root()) / "build" / self.name
+        return (root or workspace_root()) / "build" / self.module_name
 
     def load(self) -> Any:
         """The built module (the build gate builds it; cached after the first call)."""
-        return _load_built(self.name, self.build_dir() / f"{self.name}.so")
+        return _load_built(self.module_name, self.build_dir() / f"{self.module_name}.so")
 
 
 @dataclass(frozen=True)
@@ -165,6 +183,9 @@ class Reference:
     oracle: bool = False
     baseline: bool = False
     optional: bool = False
+    build: Extension | None = None
+    """What the build gate builds for it besides the workload's own build: an earlier version of
+    your kernel, `KERNEL.at("HEAD")`, so "did my change help" is measured side by side."""
 
 
 @dataclass(frozen=True)

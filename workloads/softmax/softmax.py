@@ -21,6 +21,15 @@ DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
 BYTES_PER_ELEMENT = {"fp16": 2, "bf16": 2, "fp32": 4}
 
 
+# The kernel as last committed, built in a folder of its own: "did my change help" is timed side by
+# side with the working copy (optional: a repository without that commit leaves it out).
+COMMITTED = KERNEL.at("HEAD")
+
+
+def committed(x: torch.Tensor) -> torch.Tensor:
+    return COMMITTED.load().forward(x, torch.empty_like(x))  # type: ignore[no-any-return]
+
+
 def ours(x: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
     """The kernel: writes softmax(x, -1) into `out` and returns it."""
     return KERNEL.load().forward(x, out)
@@ -107,6 +116,7 @@ WORKLOAD = Workload(
         Reference("fp64", fp64, oracle=True),
         Reference("torch.softmax", eager, baseline=True),
         Reference("torch.compile", compiled, optional=True),
+        Reference("ours@HEAD", committed, optional=True, build=COMMITTED),
     ),
     make_inputs=make_inputs,
     make_output=make_output,
