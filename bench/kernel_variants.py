@@ -67,8 +67,8 @@ def main() -> int:
     ap.add_argument("--only", help="a substring a shape's name must hold, e.g. 'D128 fp16 full'")
     args = ap.parse_args()
 
-    import attention_probe as bench_gate
     import torch
+    from attention import configs, correctness, timing
     from tune_probe import Library
 
     major, minor = torch.cuda.get_device_capability()
@@ -93,8 +93,8 @@ def main() -> int:
     for name, by_d in libs.items():
         ok = True
         for d in (64, 128):
-            rows, passed = bench_gate.correctness(by_d[d], [c for c in CHECKS if c["D"] == d], "cuda",
-                                                  bench_gate.TOLERANCE)
+            rows, passed = correctness.correctness(by_d[d], [c for c in CHECKS if c["D"] == d], "cuda",
+                                                  correctness.TOLERANCE)
             if not passed:
                 print(f"check {name} D{d}: FAIL at {rows[-1]['config']}")
                 ok = False
@@ -102,12 +102,12 @@ def main() -> int:
             print(f"check {name}: {len(CHECKS)} shapes correct")
             good[name] = by_d
 
-    shapes = [c for c in TARGET if not args.only or args.only in bench_gate.config_name(c)]
-    flash = bench_gate.sdpa_impls()["flash"]
+    shapes = [c for c in TARGET if not args.only or args.only in configs.config_name(c)]
+    flash = timing.sdpa_impls()["flash"]
     table = []
     for cfg in shapes:
         impls = {"flash": flash, **{n: by_d[cfg["D"]] for n, by_d in good.items()}}
-        row = bench_gate.bench(impls, [cfg], args.reps, 3, 2, budget_s=args.budget_s, settle_ms=50,
+        row = timing.bench(impls, [cfg], args.reps, 3, 2, budget_s=args.budget_s, settle_ms=50,
                                rounds=2)[0]
         table.append(row)
     names = list(good)

@@ -5,7 +5,7 @@
 Two kernels:
   short  SDPA FLASH, fp16, B1 H8 S512 D64     (~15 us: host jitter shows here)
   long   SDPA FLASH, fp16, B4 H16 S8192 D128  (milliseconds)
-The long one is timed with the bench gate's own method (cockpit/probes/attention_probe.py:
+The long one is timed with the bench gate's own method (cockpit/probes/attention/timing.py:
 blocks after a settle, CUDA events around the call only, L2 flushed before each call). For the
 short one that method is bimodal by itself on an H100 (15.5 or 25-34 us with nothing else
 running: the L2 flush's dirty lines and the idle clock between calls), so it is timed as the
@@ -106,16 +106,16 @@ def start_load() -> subprocess.Popen[str]:
 def measure(kernel: str, calls: int, batches: int) -> dict[str, float]:
     """Milliseconds per call: the long kernel by the bench gate's method; the short one issued
     back to back by the host ("launched"), and replayed from a CUDA graph ("graph")."""
-    import attention_probe as probe  # cockpit/probes is on sys.path
+    from attention import configs, timing  # cockpit/probes is on sys.path
 
-    flash = probe.sdpa_impls()["flash"]
+    flash = timing.sdpa_impls()["flash"]
     if kernel == "long":
-        rows = probe.bench({"flash": flash}, [KERNELS[kernel]], reps=20, warmup=10, input_sets=4,
+        rows = timing.bench({"flash": flash}, [KERNELS[kernel]], reps=20, warmup=10, input_sets=4,
                            settle_ms=100.0, rounds=2, keep_times=False)
         return {"bench": float(rows[0]["impl"]["flash"]["median_ms"])}
     import torch
 
-    q, k, v = probe.make_inputs(KERNELS[kernel], "cuda", seed=7)
+    q, k, v = configs.make_inputs(KERNELS[kernel], "cuda", seed=7)
     for _ in range(3 * calls):  # warm-up: the clocks up, the allocator's blocks in place
         flash(q, k, v, False)
     torch.cuda.synchronize()

@@ -170,3 +170,12 @@ def test_an_earlier_version_of_the_kernel_builds_from_its_commit_under_a_name_of
     assert (root / "include" / "softmax.h").read_text() == "// h1\n"
     with pytest.raises(ValueError):
         sources_at(repo, "no-such-tag", list(kernel.sources), [], tmp_path / "src2")
+
+
+def test_tune_on_a_workload_it_cannot_search_yet_says_so_instead_of_searching_the_attention_kernel(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ws = workspace(tmp_path)
+    assert main(["--workspace", str(ws), "tune", "--dry-run", "--arch", "8.9"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert "cockpit tune searches the attention kernel's tiles (csrc/attention.cu) only; scale's knobs (SCALE, VEC)" in err

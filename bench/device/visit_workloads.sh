@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device visit: every gate (env, build, correctness, bench, profile) on each workload named
-# in $WORKLOADS ("attention softmax layernorm gpumode"), each in a workspace of its own that
-# points at this checkout's workload, headless through `cockpit gate`; results to $OUT.
+# in $WORKLOADS ("attention softmax layernorm gpumode"), each in a scratch workspace of its own
+# holding a copy of workloads/ and csrc/, headless through `cockpit gate`; results to $OUT.
 set -u
 : "${OUT:?set OUT}"
 . tests/fixtures/gpu/capture_common.sh
@@ -10,14 +10,13 @@ nvidia-smi -L | tee "$OUT/gpus.txt"
 python3 -c "import torch, sys; print(sys.version.split()[0], torch.__version__, torch.version.cuda)" | tee -a "$OUT/gpus.txt"
 repo=$PWD
 for w in ${WORKLOADS:-attention}; do
+  # every workload in a scratch workspace: the checkout's sessions/ stay as they are
+  ws=$(mktemp -d /tmp/ws-$w-XXXX); cp -r "$repo/workloads" "$repo/csrc" "$ws/"
   case $w in
-    attention) ws=$repo ;;
-    *) ws=$(mktemp -d /tmp/ws-$w-XXXX); cp -r "$repo/workloads" "$repo/csrc" "$ws/"
-       case $w in
-         softmax) echo -e '[workload]\nmodule = "workloads/softmax/softmax.py"' > "$ws/cockpit.toml" ;;
-         layernorm) echo -e '[workload]\nmodule = "workloads/layernorm_triton/layernorm.py"' > "$ws/cockpit.toml" ;;
-         gpumode) echo -e '[workload]\ngpumode = "workloads/gpumode/vectoradd_py"' > "$ws/cockpit.toml" ;;
-       esac ;;
+    attention) echo -e '[workload]\nmodule = "workloads/attention/attention.py"' > "$ws/cockpit.toml" ;;
+    softmax) echo -e '[workload]\nmodule = "workloads/softmax/softmax.py"' > "$ws/cockpit.toml" ;;
+    layernorm) echo -e '[workload]\nmodule = "workloads/layernorm_triton/layernorm.py"' > "$ws/cockpit.toml" ;;
+    gpumode) echo -e '[workload]\ngpumode = "workloads/gpumode/vectoradd_py"' > "$ws/cockpit.toml" ;;
   esac
   log="$OUT/$w.txt"
   { echo "== $w in $ws"; python3 -m cockpit --workspace "$ws" workload show; } > "$log" 2>&1

@@ -1,9 +1,10 @@
-"""The bench gate's method, one part per module: `configs` (a config's name, FLOPs and inputs),
+"""The attention kernel's measuring code for `cockpit tune` (the gates measure any workload with
+`probes/workload/`), one part per module: `configs` (a config's name, FLOPs and inputs),
 `correctness` (against a float32 reference, output poisoned with NaN), `timing` (settled blocks,
 L2 flushed, CUDA events around the call only) and `gpu_watch` (the GPU torch runs on, watched
 through NVML).
 
-Run by `cockpit/probes/attention_probe.py` and `tune_probe.py` in a CHILD python: every module
+Run by `tune_probe.py` (and bench/observer.py, bench/kernel_variants.py) in a CHILD python: every module
 here needs torch, so importing the package says what to do when torch does not import.
 """
 
