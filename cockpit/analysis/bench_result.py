@@ -18,11 +18,11 @@ from typing import Any
 
 from cockpit.analysis.keep import number
 from cockpit.analysis.stats import geomean
+from cockpit.telemetry.block_clocks import IMPL_NAMES
 
 ATTENTION = "attention"
 """The workload of every result written before results named theirs."""
-ATTENTION_LABELS = {"ours": "ours", "sdpa": "SDPA", "flash": "FLASH", "cudnn": "cuDNN",
-                    "efficient": "EFFICIENT"}
+ATTENTION_LABELS = IMPL_NAMES
 SPEEDUP_PREFIX = "speedup_vs_"
 """A row's speedup of ours over one reference: `speedup_vs_<reference id>`."""
 BENCH_KEYS = ("rows", "geomean_speedup", "validity")

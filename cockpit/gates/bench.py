@@ -11,6 +11,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from cockpit.analysis.bench_result import ATTENTION_LABELS
 from cockpit.analysis.decide import SpeedupThresholds, decide
 from cockpit.analysis.keep import (
     BenchRecord,
@@ -90,8 +91,7 @@ def judge_bench(data: dict[str, Any], validity: dict[str, Any], keep: dict[str, 
                 thresholds: Thresholds, record_path: str) -> Verdict:
     rows = data["rows"]
     baseline = str(data.get("baseline") or "sdpa")
-    labels: dict[str, str] = {"ours": "ours", "sdpa": "SDPA", "flash": "FLASH", "cudnn": "cuDNN",
-                              "efficient": "EFFICIENT", **(data.get("labels") or {})}
+    labels: dict[str, str] = {**ATTENTION_LABELS, **(data.get("labels") or {})}
     timed = [i for i in dict.fromkeys(i for r in rows for i in r.get("impl", {})) if i not in
              (data.get("candidates") or ["ours"])]
     vs = {ref: g for ref in timed if (g := rows_geomean(rows, f"speedup_vs_{ref}")) is not None}

@@ -14,7 +14,8 @@ from typing import Literal, cast
 
 from cockpit.errors import CockpitError
 from cockpit.gates.gate import GateContext, NoProgress, ProgressTracker, Verdict
-from cockpit.workload.describe import describe
+from cockpit.workload.describe import PROBE as WORKLOAD_PROBE
+from cockpit.workload.describe import workload_args
 
 EnvStatus = Literal["pass", "warn", "fail"]
 _STATUSES: tuple[EnvStatus, ...] = ("pass", "warn", "fail")
@@ -97,21 +98,23 @@ def env_verdict(checks: Iterable[EnvCheck]) -> tuple[EnvStatus, str]:
     return ("fail" if failed else "warn"), ", ".join(parts)
 
 
-def extension_of(ctx: GateContext) -> str:
-    """The module name of the workload's extension ("" when it builds none, or none is named: the
-    extension check then says so). Asks the workload once after each edit (~2 s), then the cache."""
+def workload_describe(ctx: GateContext) -> tuple[str, ...]:
+    """The env probe's arguments for the extension check: the workload's describe command (the
+    probe asks it, so the cockpit never waits on the child's torch import), or no extension at
+    all when cockpit.toml names no workload."""
     try:
-        manifest = describe(ctx.workspace, ctx.config, ctx.python)
+        args = workload_args(ctx.workspace, ctx.config)
     except CockpitError:
-        return ""
-    return manifest.build.name or "" if manifest.build.kind == "extension" else ""
+        return ("--extension", "")
+    describe = [ctx.python, str(WORKLOAD_PROBE), "describe", "--workspace", str(ctx.workspace), *args.argv()]
+    return ("--describe", json.dumps(describe))
 
 
 class EnvGate:
     """Validate the environment before building: torch, CUDA, nvcc, numpy, ninja, ncu, locks."""
 
     def argv(self, ctx: GateContext) -> tuple[str, ...]:
-        return (*env_argv(ctx.python, ctx.result_path, ctx.workspace), "--extension", extension_of(ctx))
+        return (*env_argv(ctx.python, ctx.result_path, ctx.workspace), *workload_describe(ctx))
 
     def tracker(self, ctx: GateContext) -> ProgressTracker:
         return NoProgress()  # one line per check, but how many depends on the box

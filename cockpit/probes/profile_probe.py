@@ -19,6 +19,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING or __package__:  # python -m, or imported (tests); mypy reads this
+    from cockpit.probes.ask_workload import describe_in_child
+else:  # run by path, as the gate does: this folder is sys.path[0]
+    from ask_workload import describe_in_child
 
 PERMISSION = "ERR_NVGPUCTRPERM"
 CANNOT_RUN = "profile_target: cannot run: "  # the target's one line when torch or the GPU is missing
@@ -55,20 +61,11 @@ def ask_workload(target: list[str]) -> tuple[str, str | None]:
     mode = target.index("profile") if "profile" in target else -1
     if mode < 0:
         raise ValueError("no [profile] kernel_regex and the target is not a workload probe")
-    out = subprocess.run([*target[:mode], "describe", *target[mode + 1:]], capture_output=True, text=True,
-                         timeout=300)
-    for line in out.stdout.splitlines():
-        if line.startswith("MANIFEST "):
-            profile = json.loads(line[len("MANIFEST "):]).get("profile")
-            if not profile:
-                raise ValueError("the workload declares no profile=Profile(kernel=..., shape=...): add one, "
-                                 "or set [profile] kernel_regex")
-            return str(profile["kernel"]), str(profile["shape"]["name"])
-    sys.stdout.write(out.stderr)  # a traceback stays in the gate's log
-    # the probe's own last line says what is wrong; a traceback on stderr only when it said nothing
-    lines = ([ln for ln in out.stdout.splitlines() if ln.strip()]
-             or [ln for ln in out.stderr.splitlines() if ln.strip()])
-    raise ValueError(lines[-1] if lines else "the workload could not be described")
+    profile = describe_in_child([*target[:mode], "describe", *target[mode + 1:]]).get("profile")
+    if not profile:
+        raise ValueError("the workload declares no profile=Profile(kernel=..., shape=...): add one, "
+                         "or set [profile] kernel_regex")
+    return str(profile["kernel"]), str(profile["shape"]["name"])
 
 
 def main(argv: list[str] | None = None) -> int:

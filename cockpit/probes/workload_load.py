@@ -170,6 +170,7 @@ def describe(w: Workload, source: str, limits: Mapping[str, Any] | None = None) 
         "references": [{"name": r.name, "oracle": r.oracle, "baseline": r.baseline, "optional": r.optional}
                        for r in w.references],
         "test_grid": [_row(w, s) for s in w.test_grid],
+        "correctness": [w.shape_name(s) for s in w.correctness_grid()],
         "bench_grid": [_row(w, s) for s in w.bench_grid],
         "check": {"kind": w.check.kind, "tolerance": dict(w.check.tolerance), "atol": dict(w.check.atol)},
         "dtype_key": w.dtype_key, "writes_output": w.make_output is not None,

@@ -166,9 +166,9 @@ def jit(w: Any, knobs: Mapping[str, Any], result: dict[str, Any]) -> bool:
     """Compile by calling: every candidate once on the smallest test shape, timed."""
     import torch
 
-    from cockpit.probes.workload.check import call, smallest_first
+    from cockpit.probes.workload.check import call
 
-    shape = smallest_first(w, list(w.test_grid) or list(w.bench_grid))[0]
+    shape = w.smallest_first(list(w.test_grid) or list(w.bench_grid))[0]
     inputs = w.make_inputs(1000, **shape)
     compiled: list[dict[str, Any]] = []
     for name, fn in w.candidates.items():
@@ -187,29 +187,13 @@ def jit(w: Any, knobs: Mapping[str, Any], result: dict[str, Any]) -> bool:
 def check_all(w: Any, knobs: Mapping[str, Any], result: dict[str, Any]) -> bool:
     from cockpit.probes.workload.check import correctness
 
-    shapes = _correctness_shapes(w)
+    shapes = w.correctness_grid()
     say(f"checking {len(shapes)} shapes x {len(w.candidates)} candidate(s) against "
         f"{w.oracle.name if w.oracle else 'no oracle'}, smallest first")
     rows, ok = correctness(w, shapes, knobs, say)
     result.update(rows=rows, ok=ok, planned=len(shapes) * len(w.candidates),
                   oracle=w.oracle.name if w.oracle else None)
     return ok
-
-
-def _correctness_shapes(w: Any) -> list[Mapping[str, Any]]:
-    """The test grid, then the bench grid's smallest and largest shapes (the timed shapes are
-    validated too), each once."""
-    from cockpit.probes.workload.check import smallest_first
-
-    shapes = list(w.test_grid)
-    names = {w.shape_name(s) for s in shapes}
-    if w.bench_grid:
-        ordered = smallest_first(w, list(w.bench_grid))
-        for s in (ordered[0], ordered[-1]):
-            if w.shape_name(s) not in names:
-                names.add(w.shape_name(s))
-                shapes.append(s)
-    return shapes
 
 
 def bench_all(w: Any, knobs: Mapping[str, Any], args: argparse.Namespace, result: dict[str, Any]) -> bool:

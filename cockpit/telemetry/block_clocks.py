@@ -26,6 +26,8 @@ from cockpit.telemetry.sample import GpuSample
 MIN_CONFIGS = 3
 """Fewer configs with samples of both sides than this: too little to compare."""
 IMPL_NAMES = {"ours": "ours", "sdpa": "SDPA", "flash": "FLASH", "cudnn": "cuDNN", "efficient": "EFFICIENT"}
+"""How the attention workload's implementations are shown (results from before workloads carry no
+labels of their own); any other id is shown as it is."""
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,7 @@ def declaring_files(workspace: Path, config: Config) -> list[Path]:
     """The files whose change changes the manifest: the module (or the GPU MODE folder's files)
     and the contract itself."""
     w = config.workload
-    files = [Path(__file__).resolve().parent / "spec.py", PROBE]
+    files = [Path(__file__).resolve().parent / "spec.py", PROBE, PROBE.with_name("workload_load.py")]
     if w.gpumode:
         folder = _inside(workspace, w.gpumode)
         files += sorted(folder.glob("*.py")) + sorted(folder.glob("task.yml"))

@@ -93,6 +93,8 @@ class Manifest:
     knob_allowed: int | None
     """Combinations the workload's rule lets through (without a GPU's limits); None: no rule."""
     keep_per: tuple[str, ...]
+    correctness: tuple[str, ...] = ()
+    """The shapes correctness checks, by name, in the workload's own order (`correctness_grid`)."""
 
     @property
     def ours(self) -> str:
@@ -112,26 +114,10 @@ class Manifest:
         return tuple(r for r in self.references if not r.oracle)
 
     def correctness_grid(self) -> tuple[GridShape, ...]:
-        """The test grid, then the smallest and the largest bench shape: the timed shapes are
-        checked too."""
-        extra = []
-        if self.bench_grid:
-            by_size = sorted(self.bench_grid, key=_size)
-            extra = [by_size[0]] if len(by_size) == 1 else [by_size[0], by_size[-1]]
-        names = {s.name for s in self.test_grid}
-        return self.test_grid + tuple(s for s in extra if s.name not in names)
-
-
-def _size(s: GridShape) -> float:
-    if s.bytes:
-        return s.bytes
-    if s.flops:
-        return s.flops
-    total = 1.0
-    for v in s.shape.values():
-        if isinstance(v, int) and not isinstance(v, bool):
-            total *= max(1, v)
-    return total
+        """The test grid and the bench grid's smallest and largest shapes, as the workload's own
+        `correctness_grid()` picked them in the child."""
+        by_name = {s.name: s for s in (*self.bench_grid, *self.test_grid)}
+        return tuple(by_name[n] for n in self.correctness if n in by_name)
 
 
 def manifest_from_json(data: Any) -> Manifest:
@@ -167,6 +153,7 @@ def manifest_from_json(data: Any) -> Manifest:
         knob_combinations=int(d.get("knob_combinations") or 0),
         knob_allowed=d.get("knob_allowed"),
         keep_per=_strings(d.get("keep_per", []), "keep_per"),
+        correctness=_strings(d.get("correctness", []), "correctness"),
     )
 
 
@@ -189,7 +176,7 @@ def manifest_to_json(m: Manifest) -> dict[str, Any]:
         "knobs": [{"name": k.name, "values": list(k.values), "via": k.via, "macro": k.macro, "start": k.start}
                   for k in m.knobs],
         "knob_combinations": m.knob_combinations, "knob_allowed": m.knob_allowed,
-        "keep_per": list(m.keep_per),
+        "keep_per": list(m.keep_per), "correctness": list(m.correctness),
     }
 
 

@@ -315,6 +315,34 @@ class Workload:
             return self.describe_shape(**shape)
         return shape_name(shape)
 
+    def smallest_first(self, shapes: Sequence[Shape]) -> list[Shape]:
+        """By the workload's own `size`, else bytes, FLOPs, or the product of the whole numbers."""
+        def key(shape: Shape) -> Any:
+            if self.size is not None:
+                return self.size(**shape)
+            for count in (self.bytes, self.flops):
+                if count is not None:
+                    return count(**shape)
+            total = 1
+            for v in shape.values():
+                if isinstance(v, int) and not isinstance(v, bool):
+                    total *= max(1, v)
+            return total
+        return sorted(shapes, key=key)
+
+    def correctness_grid(self) -> list[Shape]:
+        """What correctness checks: the test grid, then the bench grid's smallest and largest
+        shapes (the timed shapes are validated too), each once."""
+        shapes = list(self.test_grid)
+        names = {self.shape_name(s) for s in shapes}
+        if self.bench_grid:
+            ordered = self.smallest_first(self.bench_grid)
+            for s in (ordered[0], ordered[-1]):
+                if self.shape_name(s) not in names:
+                    names.add(self.shape_name(s))
+                    shapes.append(s)
+        return shapes
+
 
 def shape_name(shape: Shape) -> str:
     """"M=4096 N=1024 fp16 causal": key=value, a string value alone, a true flag by its name."""

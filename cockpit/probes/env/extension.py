@@ -7,12 +7,29 @@ import re
 import subprocess
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+if TYPE_CHECKING or (__package__ or "").startswith("cockpit."):  # imported as cockpit's; mypy reads this
+    from ..ask_workload import describe_in_child
+else:  # run by path (package `env`): the probes folder is sys.path[0]
+    from ask_workload import describe_in_child
 from .probe import Check, Probe, TorchUnavailable, find_files, format_age, one_line, run_command, shell_quote
+
+
+def workload_extension(describe: list[str]) -> tuple[str, str]:
+    """(the workload's extension module name or "", why it could not be told or "")."""
+    try:
+        build = describe_in_child(describe).get("build") or {}
+    except (ValueError, OSError, subprocess.SubprocessError) as exc:
+        return "", f"the workload could not be described ({one_line(exc, 200)})"
+    return (str(build.get("name") or "") if build.get("kind") == "extension" else ""), ""
 
 
 def check_extension(p: Probe) -> Check:
     name = p.extension
+    if not name and p.extension_note:
+        return Check("extension", "warn", f"not checked: {p.extension_note}",
+                     "the workload's extension, if it builds one", "cockpit workload show  # says why")
     if not name:
         return Check("extension", "pass", "none to check (the workload builds none, or none is named)",
                      "the workload's extension, if it builds one", "")

@@ -112,6 +112,8 @@ class Probe:
         self.workspace = workspace
         self.build_dir = build_dir
         self.extension = extension
+        self.extension_note = ""
+        """Why there is no extension to check when the workload could not be asked."""
         self.torch_import_noise = ""
         self._torch: ModuleType | None = None
         self._torch_error: str | None = None

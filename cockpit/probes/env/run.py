@@ -18,7 +18,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from .extension import check_extension
+from .extension import check_extension, workload_extension
 from .gpus import check_gpu_mapping
 from .probe import Check, Probe, one_line
 from .profiler import check_ncu, check_ncu_counters, check_persistence_mode
@@ -192,6 +192,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--extension", default=DEFAULT_EXTENSION,
                         help=f"the workload extension's module name (default: {DEFAULT_EXTENSION}; "
                         "\"\" when the workload builds none)")
+    parser.add_argument("--describe", default=None, metavar="JSON",
+                        help="a `workload_probe.py describe` command (JSON argv): the extension to check "
+                        "is the workload's, asked of it here rather than in the cockpit")
     parser.add_argument("--deadline-s", type=float, default=DEFAULT_DEADLINE_S,
                         help="write what is known and exit after this many seconds "
                         f"(default: {DEFAULT_DEADLINE_S:g})")
@@ -224,4 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     if out.is_dir() or not os.access(out.parent, os.W_OK):
         return usage(f"cannot write {out}; pass a writable --out file path")
     build_dir = (args.build_dir or workspace / "build").expanduser().absolute()
-    return run_probe(Probe(workspace, build_dir, args.extension), out, args.deadline_s)
+    probe = Probe(workspace, build_dir, args.extension)
+    if args.describe:
+        probe.extension, probe.extension_note = workload_extension(json.loads(args.describe))
+    return run_probe(probe, out, args.deadline_s)

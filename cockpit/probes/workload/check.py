@@ -16,22 +16,6 @@ from cockpit.workload.spec import Check, Workload
 Say = Callable[[str], None]
 
 
-def smallest_first(w: Workload, shapes: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The workload's own size (if it gives one), else bytes, FLOPs, or the product of the ints."""
-    def key(shape: Mapping[str, Any]) -> Any:
-        if w.size is not None:
-            return w.size(**shape)
-        for count in (w.bytes, w.flops):
-            if count is not None:
-                return count(**shape)
-        total = 1
-        for v in shape.values():
-            if isinstance(v, int) and not isinstance(v, bool):
-                total *= max(1, v)
-        return total
-    return sorted(shapes, key=key)
-
-
 def call(fn: Callable[..., Any], inputs: Sequence[Any], out: Any, knobs: Mapping[str, Any]) -> Any:
     """A candidate's call: the inputs, the output buffer when the workload has one, kwarg knobs."""
     if out is None:
@@ -82,7 +66,7 @@ def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: Mapping
     if oracle is None:
         raise ValueError(f"workload {w.name!r} declares no oracle: add Reference(..., oracle=True)")
     rows: list[dict[str, Any]] = []
-    ordered = smallest_first(w, shapes)
+    ordered = w.smallest_first(shapes)
     for index, shape in enumerate(ordered):
         name = w.shape_name(shape)
         inputs = w.make_inputs(1000 + index, **shape)
