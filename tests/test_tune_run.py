@@ -67,7 +67,7 @@ def test_progress_counts_trials_rejections_and_eta_and_says_when_it_is_done() ->
     assert p.rejected == {"tile divisibility": 272, "shared memory": 88, "spills": 1}
     [best] = p.best
     assert best.config == "BM128 BN128 4w mb1 2st O:smem" and best.beats_current
-    assert round(best.vs_current or 0, 3) == round(262 / 240, 3) and round(best.vs_flash or 0, 3) == 1.048
+    assert round(best.vs_current or 0, 3) == round(262 / 240, 3) and round(best.vs_baseline or 0, 3) == 1.048
     assert p.activity() == "tuning: 3/100, best 1.05× FLASH"
     assert p.chart == (240.0, 262.0) and p.queued == 0
     assert p.eta_s(t0 + 60) == pytest.approx(min(900 - 60, 20 * 97))

@@ -95,7 +95,7 @@ def test_every_trial_is_in_the_session_journal_and_folds_into_the_panels_progres
     assert progress.measured == len(measured(study_of(run).get_trials()))
     assert progress.planned == run.trials
     [best] = progress.best
-    assert best.vs_current is not None and best.vs_current > 1 and best.vs_flash is not None
+    assert best.vs_current is not None and best.vs_current > 1 and best.vs_baseline is not None
     assert progress.activity().startswith(f"tuning: {progress.measured}/{run.trials}, best ")
     assert progress.activity().endswith("× FLASH")
     assert progress.rejected["tile divisibility"] == 272 and len(progress.chart) == progress.outcomes["timed"]

@@ -172,10 +172,19 @@ def test_an_earlier_version_of_the_kernel_builds_from_its_commit_under_a_name_of
         sources_at(repo, "no-such-tag", list(kernel.sources), [], tmp_path / "src2")
 
 
-def test_tune_on_a_workload_it_cannot_search_yet_says_so_instead_of_searching_the_attention_kernel(
+def test_tune_searches_the_workloads_own_knobs_never_the_attention_kernels(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ws = workspace(tmp_path)
+    # VEC is a define, and a plain callable has no build to put it in: one line, not a search
     assert main(["--workspace", str(ws), "tune", "--dry-run", "--arch", "8.9"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0
-    assert "cockpit tune searches the attention kernel's tiles (csrc/attention.cu) only; scale's knobs (SCALE, VEC)" in err
+    assert "define knobs are compiled into an Extension build; scale is built as callable" in err
+    (ws / "workloads" / "scale.py").write_text(SCALE.replace('Knob("VEC", (1, 2, 4, 8))',
+                                                             'Knob("VEC", (1, 2, 4, 8), via="kwarg")'))
+    assert main(["--workspace", str(ws), "tune", "--dry-run", "--arch", "8.9"]) == 0
+    out = capsys.readouterr().out
+    assert "scale: target L4 (sm_89)" in out and "SCALE (kwarg) [1, 2, 4]; VEC (kwarg) [1, 2, 4, 8]" in out
+    assert "12 combinations, 1 rejected by the workload's rule" in out
+    assert "winners are kept in workloads/scale.tuned.json (per sm_89 and N)" in out
+    assert "block_m" not in out and "D=64" not in out

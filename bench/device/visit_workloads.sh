@@ -45,3 +45,31 @@ if [ -n "${EARLIER:-}" ]; then
   done
   grep -E "ours@head|cockpit-build: cockpit_softmax_at" "$log" | head -5
 fi
+# The tune of each workload in $TUNE ("softmax layernorm"), $TUNE_MIN minutes each: the dry run, the
+# search and its confirmation, the tuned file it kept, then build and bench through the gates (the
+# kept values applied) in the same session, so the bench's keep/revert compares with the tune's record.
+for w in ${TUNE:-}; do
+  ws=$(mktemp -d /tmp/ws-tune-$w-XXXX); cp -r "$repo/workloads" "$ws/"
+  case $w in
+    softmax) m=workloads/softmax/softmax.py ;;
+    layernorm) m=workloads/layernorm_triton/layernorm.py ;;
+  esac
+  echo -e "[workload]\nmodule = \"$m\"\n[tune]\nseed_trials = ${TUNE_SEED:-8}" > "$ws/cockpit.toml"
+  (cd "$ws" && git init -q && git add -A && git -c user.email=c@c -c user.name=c commit -qm base)
+  log="$OUT/tune-$w.txt"
+  python3 -m cockpit --workspace "$ws" new "tune $w" > "$log" 2>&1
+  python3 -m cockpit --workspace "$ws" tune --dry-run >> "$log" 2>&1
+  t0=$(date +%s)
+  python3 -m cockpit --workspace "$ws" tune --budget "${TUNE_MIN:-3}" >> "$log" 2>&1
+  echo "-- tune $w exit $? in $(( $(date +%s) - t0 )) s" | tee -a "$log"
+  cat "$ws/${m%.py}.tuned.json" >> "$log" 2>&1
+  for g in build bench; do
+    python3 -m cockpit --workspace "$ws" gate $g --json > /tmp/gate.json 2>> "$log"
+    echo "-- $g exit $?: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['status'], '-', d['summary'])" /tmp/gate.json 2>&1 | tail -1)" | tee -a "$log"
+  done
+  s=$(ls -d "$ws"/sessions/*/ | head -1)
+  mkdir -p "$OUT/tune-$w"; cp "$s"/journal.jsonl "$s"/tune/plan.json "$OUT/tune-$w/" 2>/dev/null
+  tail -n 40 "$s"/logs/tune-*-gpu*.log > "$OUT/tune-$w/worker-tail.txt" 2>/dev/null
+  tail -n 60 "$s"/tune/probe-0.log > "$OUT/tune-$w/probe-tail.txt" 2>/dev/null
+  tail -c 200000 "$log" > "$log.tmp" && mv "$log.tmp" "$log"
+done

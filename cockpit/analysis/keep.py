@@ -1,8 +1,10 @@
 """Keep or revert: after ONE change, compare with the best earlier valid run of the same configs.
 
 At least `keep_improvement` faster (20 % by default, geometric mean over the shared configs)
-→ KEEP and commit csrc/; otherwise REVERT to the last kept version. Git is only ever touched by
-`commit_csrc` / `restore_csrc`, which the UI calls after the engineer confirms.
+→ KEEP and commit the kernel's files; otherwise REVERT them to the last kept version. Git is only
+ever touched by `commit_kernel` / `restore_kernel`, which the UI calls after the engineer confirms,
+on the paths the workload names (cockpit/workload/kernel_files.py: its sources' folders, its
+module's folder), never on the rest of the workspace.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -118,7 +120,7 @@ def decide_keep(current: BenchRecord, history: Iterable[BenchRecord], objective:
         return KeepDecision(
             "keep", f"KEEP: {improvement:+.0%} vs the best earlier run ({versus}, {shared} configs)",
             improvement, best, shared,
-            f"csrc: {objective} ({improvement:+.0%} geomean over {shared} configs vs {versus})")
+            f"{current.measured}: {objective} ({improvement:+.0%} geomean over {shared} configs vs {versus})")
     return KeepDecision(
         "revert", f"REVERT: {improvement:+.0%} vs the best earlier run ({versus}), under the "
         f"{keep_improvement:.0%} bar: restore the last kept version and try a different fix",
@@ -144,22 +146,25 @@ def head_commit(repo: Path) -> str | None:
         return None  # not a git checkout: decisions still work, nothing to commit or restore
 
 
-def csrc_diff_stat(repo: Path) -> str:
-    """What changed in csrc/ since the last commit (read-only)."""
-    return _git(repo, "diff", "--stat", "HEAD", "--", "csrc/").strip()
+def kernel_diff_stat(repo: Path, paths: Sequence[str]) -> str:
+    """What changed in the kernel's files since the last commit (read-only)."""
+    return _git(repo, "diff", "--stat", "HEAD", "--", *paths).strip()
 
 
-def commit_csrc(repo: Path, message: str) -> str:
-    """KEEP, confirmed: commit csrc/ alone; returns the new commit."""
-    _git(repo, "add", "--", "csrc/")
-    _git(repo, "commit", "-m", message, "--", "csrc/")
+def commit_kernel(repo: Path, paths: Sequence[str], message: str) -> str:
+    """KEEP, confirmed: commit the kernel's files alone; returns the new commit."""
+    _git(repo, "add", "--", *paths)
+    _git(repo, "commit", "-m", message, "--", *paths)
     return _git(repo, "rev-parse", "--short", "HEAD").strip()
 
 
-def restore_csrc(repo: Path) -> str:
-    """REVERT, confirmed: put csrc/ back as it was at the last commit (the last kept version)."""
-    stat = csrc_diff_stat(repo)
-    _git(repo, "restore", "--source=HEAD", "--staged", "--worktree", "--", "csrc/")
+def restore_kernel(repo: Path, paths: Sequence[str]) -> str:
+    """REVERT, confirmed: put the kernel's files back as they were at the last commit (the last
+    kept version). Files the last commit does not have are left alone (git restore refuses them)."""
+    stat = kernel_diff_stat(repo, paths)
+    tracked = [p for p in paths if _git(repo, "ls-tree", "--name-only", "HEAD", "--", p.rstrip("/")).strip()]
+    if tracked:
+        _git(repo, "restore", "--source=HEAD", "--staged", "--worktree", "--", *tracked)
     return stat
 
 

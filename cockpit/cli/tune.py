@@ -1,7 +1,15 @@
 """`cockpit tune`: the search headless, from the dry run to the kept winner.
 
-Exit 0 when a winner was kept (csrc/tuned_config.h written), 1 when nothing beat the current
-configuration, 2 on a usage or environment error.
+Two searches share the study, the pruner, the journal events, the confirmation rule and the panel:
+- any workload's knobs (cli/tune_knobs.py): defines built into variants of its Extension, kwargs
+  passed to its candidate, winners kept per GPU arch and `keep_per` group in its tuned file;
+- the attention example's tiles (below): csrc/attention.cu's seven knobs per head dim, compiled
+  alone without torch's headers (seconds a configuration instead of the binding's ~50 s) and held
+  to a register and shared-memory model of the target GPU before anything compiles; winners go to
+  csrc/tuned_config.h. A workload gets it by declaring exactly those knobs, kept per head dim.
+
+Exit 0 when a winner was kept, 1 when nothing beat the current configuration, 2 on a usage or
+environment error.
 """
 
 from __future__ import annotations
@@ -40,7 +48,10 @@ def tune(args: argparse.Namespace) -> int:
     ws = workspace_of(args)
     config = _with_flags(load_config(ws.root), args)
     manifest = describe_workload(ws.root, config, sys.executable)
-    searchable(manifest)
+    if not tiles_search(manifest, ws.root):
+        from cockpit.cli.tune_knobs import tune_knobs
+
+        return tune_knobs(args, ws, config, manifest)
     gpus = list_gpus(Nvml())
     target = resolve_target(args.arch, os.environ, gpus)
     csrc = ws.root / "csrc"
@@ -101,14 +112,11 @@ def tune(args: argparse.Namespace) -> int:
     return 0 if keep["action"] == "keep" else 1
 
 
-def searchable(manifest: Manifest) -> None:
-    """The search knows the attention kernel's tiles (csrc/attention.cu) only: another workload's
-    knobs are declared, not searched yet: said in one line rather than searching the wrong kernel."""
-    if {k.name for k in manifest.knobs} != set(TUNABLE_NAMES) or manifest.keep_per != ("D",):
-        knobs = ", ".join(k.name for k in manifest.knobs) or "none"
-        raise CockpitError(f"cockpit tune searches the attention kernel's tiles (csrc/attention.cu) only; "
-                           f"{manifest.name}'s knobs ({knobs}) are declared but not searched yet "
-                           "(docs/workloads.md, \"What is not generic yet\")")
+def tiles_search(manifest: Manifest, root: Path) -> bool:
+    """Whether the workload is the attention tiles' kernel: its seven knobs kept per head dim, and
+    csrc/attention.cu, the file that search compiles alone."""
+    return ({k.name for k in manifest.knobs} == set(TUNABLE_NAMES) and manifest.keep_per == ("D",)
+            and (root / "csrc" / "attention.cu").is_file())
 
 
 def _with_flags(config: Config, args: argparse.Namespace) -> Config:
@@ -135,7 +143,7 @@ def _tick(journal: Path) -> None:
     progress = tune_progress(read_journal(journal).events)
     if progress is None:
         return
-    best = "; ".join(f"D={b.head_dim} {b.config} {b.tflops}" for b in progress.best) or "none yet"
+    best = "; ".join(f"{b.group} {b.config} {b.value}" for b in progress.best) or "none yet"
     eta = progress.eta_s(time.time()) / 60
     _say(f"{progress.activity()} | queue {progress.queued} | ETA {eta:.1f} min | best {best}")
 

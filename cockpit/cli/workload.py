@@ -6,22 +6,42 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 
 from cockpit.cli.parser import workspace_of
 from cockpit.config import load_config
+from cockpit.errors import CockpitError
 from cockpit.workload.describe import describe
 from cockpit.workload.manifest import GridShape, Manifest, manifest_to_json
+from cockpit.workload.tuned import TunedFileError, Winner, group_label, read_winners, tuned_path
 
 
 def workload(args: argparse.Namespace) -> int:
     """`cockpit workload show`."""
     ws = workspace_of(args)
     manifest = describe(ws.root, load_config(ws.root), sys.executable, use_cache=not args.fresh)
+    path = tuned_path(ws.root, manifest.source)
+    try:
+        winners = read_winners(path)
+    except TunedFileError as exc:  # a damaged tuned file stops the gates: said here too, in one line
+        raise CockpitError(str(exc)) from exc
     if args.json:
-        print(json.dumps(manifest_to_json(manifest)))
+        print(json.dumps({**manifest_to_json(manifest), "tuned": [w.as_json() for w in winners]}))
     else:
-        print("\n".join(describe_lines(manifest)))
+        print("\n".join(describe_lines(manifest) + tuned_lines(winners, path, ws.root)))
     return 0
+
+
+def tuned_lines(winners: Sequence[Winner], path: Path | None, root: Path) -> list[str]:
+    """What `cockpit tune` kept, per GPU architecture and group: what the gates apply."""
+    if path is None or not winners:
+        return []
+    lines = [f"tuned      {len(winners)} kept in {path.relative_to(root)} (applied on that arch only)"]
+    lines += [f"  {w.arch} {group_label(w.group):<12} "
+              + " ".join(f"{k}={v}" for k, v in w.knobs.items()) + (f"  ({w.note})" if w.note else "")
+              for w in winners]
+    return lines
 
 
 def describe_lines(m: Manifest) -> list[str]:

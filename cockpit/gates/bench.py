@@ -22,11 +22,15 @@ from cockpit.analysis.keep import (
     rows_geomean,
 )
 from cockpit.config import Thresholds
+from cockpit.errors import CockpitError
 from cockpit.gates.bench_validity import judge_probe_window, validity_words
 from cockpit.gates.gate import GateContext, GateStatus, Verdict
 from cockpit.gates.probe_call import ShapeCounter, probe_argv, read_result
 from cockpit.hardware.peaks import peak_for, share_of_peak
 from cockpit.session.paths import stored_path
+from cockpit.workload.describe import cached
+from cockpit.workload.kernel_files import kernel_paths
+from cockpit.workload.manifest import Manifest
 
 SCHEMA = 2
 """The bench result's schema: 2 names the workload, its baseline and its references (1: the
@@ -71,9 +75,18 @@ def judge_measured(ctx: GateContext, data: dict[str, Any]) -> Verdict:
                  "improvement": keep.improvement, "shared_configs": keep.shared_configs,
                  "commit_message": keep.commit_message,
                  "reference": stored_path(keep.reference.path, ctx.workspace) if keep.reference
-                 else None}
+                 else None, "paths": kernel_paths(ctx.config.workload, _manifest(ctx))}
     return judge_bench(data, validity, keep_json, ctx.config.thresholds,
                        stored_path(record_path, ctx.workspace))
+
+
+def _manifest(ctx: GateContext) -> Manifest | None:
+    """The workload's manifest when known without asking a child (the env gate and `cockpit
+    workload show` leave it cached)."""
+    try:
+        return cached(ctx.workspace, ctx.config, ctx.python)
+    except CockpitError:
+        return None
 
 
 def add_peaks(data: dict[str, Any]) -> None:

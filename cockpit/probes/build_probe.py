@@ -188,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--include-dirs", default="[]", help="JSON list, workspace-relative")
     p.add_argument("--cuda-flags", default="[]", help="JSON list, after the gate's own flags")
     p.add_argument("--revision", default=None, help="build the sources as committed at this git revision")
+    p.add_argument("--build-dir", type=Path, default=None, help="default: WORKSPACE/build/NAME")
     args = p.parse_args(argv)
     started = time.monotonic()
     src_root = args.workspace
@@ -214,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     includes = [str(src_root / d) for d in json.loads(args.include_dirs)]
     cuda_flags = [*CUDA_FLAGS, *json.loads(args.cuda_flags)]
-    build_dir = args.workspace / "build" / args.name
+    build_dir = args.build_dir or args.workspace / "build" / args.name
     build_dir.mkdir(parents=True, exist_ok=True)
     arch = os.environ.get("TORCH_CUDA_ARCH_LIST") or detect_arch()
     if not arch:

@@ -183,3 +183,27 @@ def _row(w: Workload, shape: Mapping[str, Any]) -> dict[str, Any]:
     return {"name": w.shape_name(shape), "shape": dict(shape),
             "flops": float(w.flops(**shape)) if w.flops else None,
             "bytes": float(w.bytes(**shape)) if w.bytes else None}
+
+
+def space(w: Workload, limits: Mapping[str, Any]) -> dict[str, Any]:
+    """Every knob combination the workload's rule allows on a GPU with these limits, and how many
+    it rejects for which reason (the rule's words, numbers folded so alike reasons count together)."""
+    import re
+
+    names = [k.name for k in w.knobs]
+    feasible: list[list[Any]] = []
+    rejected: dict[str, int] = {}
+    examples: dict[str, str] = {}
+    for combo in itertools.product(*(k.values for k in w.knobs)) if w.knobs else ():
+        values = dict(zip(names, combo, strict=True))
+        try:
+            why = w.rule(values, dict(limits)) if w.rule is not None else None
+        except Exception as exc:  # a rule that raises is a bug to name, not a rejection to count
+            raise WorkloadLoadError(f"{w.name}: the knob rule raised on {values}: {first_line(exc)}") from exc
+        if why is None:
+            feasible.append(list(combo))
+            continue
+        reason = re.sub(r"\d+(\.\d+)?", "N", str(why))
+        rejected[reason] = rejected.get(reason, 0) + 1
+        examples.setdefault(reason, str(why))
+    return {"knobs": names, "feasible": feasible, "rejected": rejected, "examples": examples}

@@ -5,13 +5,19 @@
     python workload_probe.py correctness --workspace DIR --workload SRC --out R.json
     python workload_probe.py bench       --workspace DIR --workload SRC --out R.json [--reps N ...]
     python workload_probe.py profile     --workspace DIR --workload SRC [--iters N]
+    python workload_probe.py space       --workspace DIR --workload SRC --limits JSON  (no GPU needed)
+    python workload_probe.py serve       --workspace DIR --workload SRC [--reps N ...]  (the tuner's child)
 
 SRC is what cockpit.toml's [workload] names: a module (path or dotted) or gpumode:DIR (then
 --task holds its task.yml as JSON, read by the cockpit). `describe` prints the manifest as one
 line `MANIFEST {...}`; `jit` runs every candidate once on the smallest test shape (a Triton or
 load_inline kernel compiles at its first call); `correctness` checks the test grid and the bench
 grid's smallest and largest shapes against the oracle; `bench` times the bench grid against the
-timed references, the GPU watched through NVML by UUID; `profile` runs the profile shape for ncu.
+timed references, the GPU watched through NVML by UUID; `profile` runs the profile shape for ncu;
+`space` prints the knob combinations the workload's rule allows on those limits (`SPACE {...}`);
+`serve` is the tuner's measuring child (probes/workload/tune_serve.py). Knob values kept by
+`cockpit tune` (the workload's tuned file, cockpit/workload/tuned.py) are applied on the GPU
+architecture they were tuned on: kwargs per shape, defines in the build.
 Exit 0 ok, 1 a shape failed, 2 it could not run (the last line says why).
 """
 
@@ -22,25 +28,55 @@ import json
 import os
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or __package__:  # python -m, or imported (tests); mypy reads this
-    from cockpit.probes.workload_load import WorkloadLoadError, describe, first_line, load_workload
+    from cockpit.probes.workload_load import WorkloadLoadError, describe, first_line, load_workload, space
 else:  # run by path, as the gates do: this folder is sys.path[0]
-    from workload_load import WorkloadLoadError, describe, first_line, load_workload
+    from workload_load import WorkloadLoadError, describe, first_line, load_workload, space
 
+from cockpit.workload.tuned import KnobDecl, Tuned, TunedFileError, read_winners, sm_arch, tuned_path
+
+KnobsFor = Callable[[Mapping[str, Any]], Mapping[str, Any]]
+"""shape -> the kwarg knobs of a candidate's call on it."""
 MANIFEST_LINE = "MANIFEST "
+SPACE_LINE = "SPACE "
 
 
 def say(text: str) -> None:
     print(text, flush=True)
 
 
-def knob_starts(w: Any) -> dict[str, Any]:
-    """The kwarg knobs at the values the kernel runs untuned (define knobs are compiled in)."""
-    return {k.name: k.start for k in w.knobs if k.via == "kwarg"}
+def knob_decls(w: Any) -> tuple[KnobDecl, ...]:
+    """The knobs as the tuned file knows them; a define knob's untuned value is the source's own
+    #ifndef default unless the workload gives one."""
+    return tuple(KnobDecl(k.name, k.via, k.macro or k.name, k.default if k.via == "define" else k.start)
+                 for k in w.knobs)
+
+
+def tuned_for(w: Any, args: argparse.Namespace, arch: str | None) -> Tuned:
+    """The kept winners for this GPU architecture (none on an unknown one: the declared values)."""
+    path = tuned_path(args.workspace, args.workload) if w.knobs else None
+    return Tuned(knob_decls(w), tuple(w.keep_per), arch or "", read_winners(path) if arch else ())
+
+
+def build_arch() -> str | None:
+    """What the build compiles for: TORCH_CUDA_ARCH_LIST when it names one arch, else the GPU."""
+    listed = os.environ.get("TORCH_CUDA_ARCH_LIST", "").replace(";", " ").split()
+    if len(listed) == 1:
+        return sm_arch(listed[0])
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return f"sm_{major}{minor}"
+    except ImportError:
+        pass
+    return None
 
 
 def write_result(out: Path, result: Mapping[str, Any]) -> None:
@@ -52,7 +88,8 @@ def write_result(out: Path, result: Mapping[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("mode", choices=("describe", "build", "jit", "correctness", "bench", "profile"))
+    p.add_argument("mode", choices=("describe", "build", "jit", "correctness", "bench", "profile", "space",
+                                    "serve"))
     p.add_argument("--workspace", type=Path, required=True)
     p.add_argument("--workload", required=True)
     p.add_argument("--task", default=None, help="a GPU MODE folder's task.yml, as JSON")
@@ -65,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--settle-ms", type=float, default=100.0)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--iters", type=int, default=5, help="profile: calls of the candidate (ncu skips some)")
+    p.add_argument("--variant", default=None, help="build: a tuner's configuration, its own module name")
+    p.add_argument("--defines", default="[]", help="build --variant: JSON list of -D flags")
     args = p.parse_args(argv)
     os.environ.setdefault("COCKPIT_WORKSPACE", str(args.workspace))
     try:
@@ -76,7 +115,27 @@ def main(argv: list[str] | None = None) -> int:
     if args.mode == "describe":
         say(MANIFEST_LINE + json.dumps(describe(w, args.workload, json.loads(args.limits))))
         return 0
+    if args.mode == "space":
+        try:
+            say(SPACE_LINE + json.dumps(space(w, json.loads(args.limits))))
+        except WorkloadLoadError as exc:
+            say(str(exc))
+            return 2
+        return 0
+    if args.mode == "build" and args.variant is not None:
+        if w.build.kind != "extension":
+            say(f"define knobs are compiled into an Extension build; {w.name} is {w.build.kind}")
+            return 2
+        return build_extension(w.build.with_flags(args.variant, json.loads(args.defines)), args)
     if args.mode == "build":
+        try:
+            defines = tuned_for(w, args, build_arch()).defines()
+        except TunedFileError as exc:
+            say(str(exc))
+            return 2
+        if defines and w.build.kind == "extension":
+            say(f"knob values cockpit tune kept for this GPU: {' '.join(defines)}")
+            w = replace(w, build=replace(w.build, cuda_flags=(*w.build.cuda_flags, *defines)))
         code = build_extension(w.build, args) if w.build.kind == "extension" else None
         for ref in (r for r in w.references if r.build is not None):
             built = build_beside(ref.build, args)
@@ -97,7 +156,8 @@ def build_extension(build: Any, args: argparse.Namespace) -> int:
     argv = ["--workspace", str(args.workspace), "--name", build.module_name,
             "--sources", json.dumps(list(build.sources)),
             "--include-dirs", json.dumps(list(build.include_dirs)),
-            "--cuda-flags", json.dumps(list(build.cuda_flags))]
+            "--cuda-flags", json.dumps(list(build.cuda_flags)),
+            "--build-dir", str(build.build_dir(args.workspace))]
     if args.out is not None:
         argv += ["--out", str(args.out)]
     return int(build_probe.main(argv))
@@ -136,14 +196,26 @@ def run_on_gpu(w: Any, args: argparse.Namespace) -> int:
     if not torch.cuda.is_available():
         say(("profile_target: cannot run: " if args.mode == "profile" else "") + no_cuda_device())
         return 2
-    knobs = knob_starts(w)
+    major, minor = torch.cuda.get_device_capability()
+    try:
+        tuned = tuned_for(w, args, f"sm_{major}{minor}")
+    except TunedFileError as exc:
+        say(str(exc))
+        return 2
+    knobs = tuned.kwargs
+    if args.mode == "serve":
+        from cockpit.probes.workload.tune_serve import serve
+
+        return serve(w, tuned, {"reps": args.reps, "warmup": args.warmup, "input_sets": args.input_sets,
+                                "settle_ms": args.settle_ms, "rounds": args.rounds})
     if args.mode == "profile":
         return profile_target(w, knobs, args.iters)
     started = time.time()
     gpu = device_identity(torch.cuda.current_device())
     result: dict[str, Any] = {"mode": args.mode, "workload": w.name, "source": args.workload,
                               "device": gpu["name"], "gpu": gpu, "torch": torch.__version__,
-                              "started": started, "pid": os.getpid()}
+                              "started": started, "pid": os.getpid(),
+                              "tuned": [wn.as_json() for wn in tuned.winners if wn.arch == tuned.arch]}
     try:
         with GpuWatch(torch.cuda.current_device()) as watch:
             if args.mode == "jit":
@@ -162,7 +234,7 @@ def run_on_gpu(w: Any, args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
-def jit(w: Any, knobs: Mapping[str, Any], result: dict[str, Any]) -> bool:
+def jit(w: Any, knobs: KnobsFor, result: dict[str, Any]) -> bool:
     """Compile by calling: every candidate once on the smallest test shape, timed."""
     import torch
 
@@ -174,7 +246,7 @@ def jit(w: Any, knobs: Mapping[str, Any], result: dict[str, Any]) -> bool:
     for name, fn in w.candidates.items():
         out = w.make_output(*inputs, **shape) if w.make_output is not None else None
         t0 = time.monotonic()
-        call(fn, inputs, out, knobs)
+        call(fn, inputs, out, knobs(shape))
         torch.cuda.synchronize()
         seconds = time.monotonic() - t0
         say(f"[{len(compiled) + 1}/{len(w.candidates)}] {name}: first call on {w.shape_name(shape)} "
@@ -184,7 +256,7 @@ def jit(w: Any, knobs: Mapping[str, Any], result: dict[str, Any]) -> bool:
     return True
 
 
-def check_all(w: Any, knobs: Mapping[str, Any], result: dict[str, Any]) -> bool:
+def check_all(w: Any, knobs: KnobsFor, result: dict[str, Any]) -> bool:
     from cockpit.probes.workload.check import correctness
 
     shapes = w.correctness_grid()
@@ -196,7 +268,7 @@ def check_all(w: Any, knobs: Mapping[str, Any], result: dict[str, Any]) -> bool:
     return ok
 
 
-def bench_all(w: Any, knobs: Mapping[str, Any], args: argparse.Namespace, result: dict[str, Any]) -> bool:
+def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[str, Any]) -> bool:
     from cockpit.probes.workload.timing import bench, impl_id, implementations
 
     impls = implementations(w, knobs)
@@ -218,7 +290,7 @@ def bench_all(w: Any, knobs: Mapping[str, Any], args: argparse.Namespace, result
     return True
 
 
-def profile_target(w: Any, knobs: Mapping[str, Any], iters: int) -> int:
+def profile_target(w: Any, knobs: KnobsFor, iters: int) -> int:
     """The profile shape's candidate, called `iters` times (ncu skips the first launches)."""
     import torch
 
@@ -236,7 +308,7 @@ def profile_target(w: Any, knobs: Mapping[str, Any], iters: int) -> int:
     inputs = w.make_inputs(3000, **shape)
     out = w.make_output(*inputs, **shape) if w.make_output is not None else None
     for _ in range(iters):
-        call(fn, inputs, out, knobs)
+        call(fn, inputs, out, knobs(shape))
     torch.cuda.synchronize()
     say(f"profile_target: {iters} calls of {name} on {w.shape_name(shape)}")
     return 0

@@ -15,20 +15,24 @@ TUNE_FINISHED = "tune_finished"
 
 
 def tune_started(t: float, run: str, target: str, gpus: list[str], budget_s: float, trials: int,
-                 spaces: list[dict[str, Any]], seed: str, resumed: bool) -> Event:
-    """`spaces`: per head dim, total / left / rejected by limit (the dry run's numbers)."""
+                 spaces: list[dict[str, Any]], seed: str, resumed: bool, **fields: Any) -> Event:
+    """`spaces`: per head dim (or group), total / left / rejected by limit (the dry run's numbers);
+    a workload's knob search adds `workload`, `unit` ("x torch.softmax") and `baseline`."""
     return event(TUNE_STARTED, t, run=run, target=target, gpus=gpus, budget_s=budget_s, trials=trials,
-                 spaces=spaces, seed=seed, resumed=resumed)
+                 spaces=spaces, seed=seed, resumed=resumed, **fields)
 
 
-def tune_baseline(t: float, run: str, head_dim: int, flash: dict[str, float]) -> Event:
-    """SDPA FLASH's geometric-mean TFLOP/s on the tuning shapes (value, lo, hi)."""
+def tune_baseline(t: float, run: str, head_dim: int | str, flash: dict[str, float]) -> Event:
+    """The reference the search is stated against, in the search's unit (value, lo, hi): SDPA FLASH's
+    geometric-mean TFLOP/s per head dim for the attention tiles; 1.0 (the unit is "x baseline") per
+    group for a workload's knobs."""
     return event(TUNE_BASELINE, t, run=run, d=head_dim, flash=flash)
 
 
-def tune_trial(t: float, run: str, head_dim: int, number: int, config: str, outcome: str,
+def tune_trial(t: float, run: str, head_dim: int | str, number: int, config: str, outcome: str,
                **fields: Any) -> Event:
-    """One configuration: timed | pruned | incorrect | crashed | failed | rejected (+ tflops, lo, hi,
+    """One configuration of one head dim (an int) or group (a label such as "N=4096"): timed |
+    pruned | incorrect | crashed | failed | rejected (+ tflops or value, lo, hi,
     compile_s, cached, queued, gpu, limit, detail where they apply)."""
     return event(TUNE_TRIAL, t, run=run, d=head_dim, n=number, config=config, outcome=outcome, **fields)
 

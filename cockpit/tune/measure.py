@@ -78,9 +78,13 @@ class ProbeSettings:
 class ProbeMeasurer:
     """The real measurer: tune_probe.py in a child python, its chatter into `log`."""
 
-    def __init__(self, settings: ProbeSettings, log: Path, env: Mapping[str, str] | None = None,
-                 timeout_s: float = REQUEST_TIMEOUT_S, probe: Path = PROBE) -> None:
+    def __init__(self, settings: ProbeSettings | None, log: Path, env: Mapping[str, str] | None = None,
+                 timeout_s: float = REQUEST_TIMEOUT_S, probe: Path = PROBE, argv: Sequence[str] = (),
+                 cwd: Path | None = None) -> None:
+        """`argv`: another serving child (the workload probe's `serve`) instead of tune_probe.py."""
         self.settings = settings
+        self.argv = list(argv)
+        self.cwd = cwd
         self.probe = probe
         self.log = log
         self.env = dict(env if env is not None else os.environ)
@@ -93,9 +97,9 @@ class ProbeMeasurer:
         """Start the child and wait for it to say which GPU it holds."""
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with self.log.open("a", encoding="utf-8") as log:
-            self._child = subprocess.Popen(self.settings.argv(probe=self.probe), stdin=subprocess.PIPE,
-                                           stdout=subprocess.PIPE, stderr=log, text=True, env=self.env,
-                                           start_new_session=True)
+            argv = self.argv or (self.settings.argv(probe=self.probe) if self.settings else [])
+            self._child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                                           text=True, env=self.env, cwd=self.cwd, start_new_session=True)
         self._replies = queue.Queue()
         assert self._child.stdout is not None
         threading.Thread(target=_pump, args=(self._child.stdout, self._replies), daemon=True).start()
@@ -118,6 +122,10 @@ class ProbeMeasurer:
         """Every library with SDPA's default and FLASH, interleaved; times and the NVML window."""
         return self._request({"op": "confirm", "D": head_dim,
                               "libraries": {k: str(v) for k, v in libraries.items()}})
+
+    def request(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Any request the child serves; MeasureCrashed / MeasureFailed as above."""
+        return self._request(request)
 
     def restart(self) -> None:
         self.close()

@@ -17,21 +17,23 @@ MEASURED = ("timed", "pruned", "incorrect", "crashed", "failed")
 
 @dataclass(frozen=True)
 class Best:
-    head_dim: int
+    group: str
+    """"D=64" (the attention tiles' head dim) or a workload's group ("N=4096", "all")."""
     config: str
-    tflops: Estimate
-    current_tflops: float | None
-    flash_tflops: float | None
+    value: Estimate
+    """In the search's unit: TFLOP/s for the attention tiles, "x baseline" for a workload's knobs."""
+    current_value: float | None
+    baseline_value: float | None
     beats_current: bool
     """With its interval above the current configuration's."""
 
     @property
     def vs_current(self) -> float | None:
-        return self.tflops.value / self.current_tflops if self.current_tflops else None
+        return self.value.value / self.current_value if self.current_value else None
 
     @property
-    def vs_flash(self) -> float | None:
-        return self.tflops.value / self.flash_tflops if self.flash_tflops else None
+    def vs_baseline(self) -> float | None:
+        return self.value.value / self.baseline_value if self.baseline_value else None
 
 
 @dataclass(frozen=True)
@@ -49,14 +51,17 @@ class TuneProgress:
     """Compiles waiting in the last worker that reported."""
     outcomes: dict[str, int]
     chart: tuple[float, ...]
-    """TFLOP/s of each timed configuration, in order: the panel's sparkline."""
+    """Each timed configuration's value, in order: the panel's sparkline."""
     target: str = ""
     finished: float | None = None
     summary: str = ""
     last_t: float = 0.0
     recent: tuple[str, ...] = field(default=())
-    searching: int | None = None
-    """The head dim of the latest trial."""
+    searching: str | None = None
+    """The group of the latest trial."""
+    unit: str = " TFLOP/s"
+    """How a value reads after its number: " TFLOP/s", or "x torch.softmax" for a workload's knobs."""
+    baseline: str = "FLASH"
 
     @property
     def running(self) -> bool:
@@ -75,11 +80,11 @@ class TuneProgress:
         if not self.running:
             return f"tuned: {self.summary}" if self.summary else "tuned"
         text = f"tuning: {self.measured}/{self.planned}"
-        # The head dim being searched now; its best against FLASH is what is moving.
-        best = next((b for b in self.best if b.head_dim == self.searching), None)
-        if best is not None and best.vs_flash:
-            which = f" (D={best.head_dim})" if len(self.best) > 1 else ""
-            text += f", best {best.vs_flash:.2f}× FLASH{which}"
+        # The group being searched now; its best against the baseline is what is moving.
+        best = next((b for b in self.best if b.group == self.searching), None)
+        if best is not None and best.vs_baseline:
+            which = f" ({best.group})" if len(self.best) > 1 else ""
+            text += f", best {best.vs_baseline:.2f}× {self.baseline}{which}"
         return text
 
 
@@ -87,7 +92,7 @@ def tune_progress(journal: Iterable[Event]) -> TuneProgress | None:
     """The latest search in these events, or None when there was none."""
     started: Event | None = None
     trials: list[Event] = []
-    flash: dict[int, float] = {}
+    flash: dict[str, float] = {}
     finished: Event | None = None
     for e in journal:
         kind = e.get("type")
@@ -100,7 +105,7 @@ def tune_progress(journal: Iterable[Event]) -> TuneProgress | None:
         elif kind == tev.TUNE_TRIAL:
             trials.append(e)
         elif kind == tev.TUNE_BASELINE:
-            flash[int(e["d"])] = float(e["flash"]["value"])
+            flash[group_of(e)] = float(e["flash"]["value"])
         elif kind == tev.TUNE_FINISHED:
             finished = e
     if started is None:
@@ -109,35 +114,66 @@ def tune_progress(journal: Iterable[Event]) -> TuneProgress | None:
                         for limit, n in space.get("rejected_by", {}).items()})
     rejected.update(str(t.get("limit")) for t in trials if t.get("outcome") == "rejected")
     outcomes = Counter(str(t.get("outcome")) for t in trials)
-    head_dims = [int(s["head_dim"]) for s in started.get("spaces", [])]
+    groups = [str(s["group"]) if "group" in s else f"D={s['head_dim']}" for s in started.get("spaces", [])]
+    knobs = "unit" in started
     return TuneProgress(
         run=str(started["run"]), started=float(started["t"]), budget_s=float(started.get("budget_s", 0)),
-        planned=int(started.get("trials", 0)) * max(1, len(head_dims)),
+        planned=_planned(started, len(groups)),
         measured=sum(outcomes[o] for o in MEASURED),
-        best=tuple(b for d in head_dims if (b := _best(d, trials, flash.get(d))) is not None),
+        best=tuple(b for g in groups if (b := _best(g, trials, flash.get(g))) is not None),
         rejected=dict(rejected), queued=int(trials[-1].get("queued", 0)) if trials else 0,
         outcomes=dict(outcomes),
-        chart=tuple(float(t["tflops"]) for t in trials if t.get("outcome") == "timed" and "tflops" in t),
+        chart=tuple(v for t in trials if t.get("outcome") == "timed" and (v := _value(t)) is not None),
         target=str(started.get("target", "")),
         finished=float(finished["t"]) if finished else None,
         summary=str(finished.get("summary", "")) if finished is not None else "",
         last_t=float(trials[-1]["t"]) if trials else float(started["t"]),
-        searching=int(trials[-1]["d"]) if trials else None,
-        recent=tuple(f"D={t['d']} {t['config']}: {t['outcome']}"
-                     + (f" {t['tflops']:.1f} TFLOP/s" if "tflops" in t else "") for t in trials[-3:]),
+        searching=group_of(trials[-1]) if trials else None,
+        recent=tuple(f"{group_of(t)} {t['config']}: {t['outcome']}" + _reading(t, knobs, started)
+                     for t in trials[-3:]),
+        unit=str(started["unit"]) if knobs else " TFLOP/s",
+        baseline=str(started.get("baseline", "")) if knobs else "FLASH",
     )
 
 
-def _best(head_dim: int, trials: list[Event], flash: float | None) -> Best | None:
-    timed = [t for t in trials if t.get("d") == head_dim and t.get("outcome") == "timed" and "tflops" in t]
+def _planned(started: Event, groups: int) -> int:
+    """Trials per group, or fewer where a group's space holds fewer configurations."""
+    trials = int(started.get("trials", 0))
+    spaces = started.get("spaces", [])
+    if spaces and all(isinstance(s.get("left"), int) for s in spaces):
+        return sum(min(trials, int(s["left"])) for s in spaces)
+    return trials * max(1, groups)
+
+
+def group_of(e: Event) -> str:
+    """A tune event's group: a head dim (an int, the attention tiles) reads "D=64"."""
+    d = e.get("d")
+    return f"D={d}" if isinstance(d, int) and not isinstance(d, bool) else str(d)
+
+
+def _value(t: Event) -> float | None:
+    v = t.get("value", t.get("tflops"))
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def _reading(t: Event, knobs: bool, started: Event) -> str:
+    v = _value(t)
+    if v is None:
+        return ""
+    return f" {v:.3f}× {started.get('baseline', '')}" if knobs else f" {v:.1f} TFLOP/s"
+
+
+def _best(group: str, trials: list[Event], baseline: float | None) -> Best | None:
+    timed = [t for t in trials
+             if group_of(t) == group and t.get("outcome") == "timed" and _value(t) is not None]
     if not timed:
         return None
-    top = max(timed, key=lambda t: float(t["tflops"]))
+    top = max(timed, key=lambda t: _value(t) or 0.0)
     current = next((t for t in timed if t.get("current")), None)
-    estimate = Estimate(float(top["tflops"]), float(top["lo"]), float(top["hi"]))
+    estimate = Estimate(_value(top) or 0.0, float(top["lo"]), float(top["hi"]))
     if current is None:
-        return Best(head_dim, str(top["config"]), estimate, None, flash, False)
-    return Best(head_dim, str(top["config"]), estimate, float(current["tflops"]), flash,
+        return Best(group, str(top["config"]), estimate, None, baseline, False)
+    return Best(group, str(top["config"]), estimate, _value(current), baseline,
                 top is not current and estimate.lo > float(current["hi"]))
 
 

@@ -94,7 +94,7 @@ def suggest(trial: optuna.Trial, options: Mapping[str, Sequence[Value]]) -> Kern
 def seed_configurations(feasible: Sequence[KernelParams], options: Mapping[str, Sequence[Value]],
                         current: KernelParams, n: int, seed: int = 0) -> tuple[list[KernelParams], str]:
     """`n` configurations spread over the space, the current one first; and how they were drawn."""
-    points, how = _latin_hypercube(max(0, n - 1), len(TUNABLE_NAMES), seed)
+    points, how = latin_hypercube(max(0, n - 1), len(TUNABLE_NAMES), seed)
     chosen = [current]
     coords = {p: _coords(p, options) for p in feasible}
     for point in points:
@@ -114,7 +114,7 @@ def _coords(params: KernelParams, options: Mapping[str, Sequence[Value]]) -> tup
     return tuple(out)
 
 
-def _latin_hypercube(n: int, dims: int, seed: int) -> tuple[list[tuple[float, ...]], str]:
+def latin_hypercube(n: int, dims: int, seed: int) -> tuple[list[tuple[float, ...]], str]:
     if n == 0:
         return [], "no seed beyond the current configuration"
     try:

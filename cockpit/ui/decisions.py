@@ -1,5 +1,6 @@
-"""After a bench run: keep (commit csrc/) or revert (restore csrc/), then, below 0.5x, the
-suggestion to profile first. Git is touched only on a yes, and every answer is journaled."""
+"""After a bench run: keep (commit the kernel's files) or revert (restore them), then, below 0.5x,
+the suggestion to profile first. Git is touched only on a yes, only on the paths the bench named
+(the workload's sources and module folders), and every answer is journaled."""
 
 from __future__ import annotations
 
@@ -21,16 +22,18 @@ def offer_bench_decision(host: CockpitHost, result: dict[str, Any]) -> None:
         _suggest_profile(host, result)
         return
     repo = host.workspace.root
+    paths = [str(p) for p in keep.get("paths") or ["csrc/"]]
+    named = " ".join(paths)
     try:
-        stat = git_keep.csrc_diff_stat(repo)
+        stat = git_keep.kernel_diff_stat(repo, paths)
     except CockpitError as exc:
         stat = f"(no git diff: {exc})"
     if keep["action"] == "keep":
-        question = (f"{keep['summary']}\n\nCommit csrc/ with this message?\n  "
-                    f"{keep['commit_message']}\n\n{stat or 'csrc/ has no uncommitted change'}")
+        question = (f"{keep['summary']}\n\nCommit {named} with this message?\n  "
+                    f"{keep['commit_message']}\n\n{stat or f'{named}: no uncommitted change'}")
     else:
-        question = (f"{keep['summary']}\n\nRestore csrc/ to the last kept version "
-                    f"(HEAD)? This discards:\n{stat or 'nothing: csrc/ has no uncommitted change'}")
+        question = (f"{keep['summary']}\n\nRestore {named} to the last kept version "
+                    f"(HEAD)? This discards:\n{stat or f'nothing: {named} has no uncommitted change'}")
 
     def answered(yes: bool | None) -> None:
         details: dict[str, Any] = {"improvement": keep.get("improvement"),
@@ -38,11 +41,11 @@ def offer_bench_decision(host: CockpitHost, result: dict[str, Any]) -> None:
         if yes:
             try:
                 if keep["action"] == "keep":
-                    details["commit"] = git_keep.commit_csrc(repo, keep["commit_message"])
-                    host.notify(f"Kept: committed csrc/ as {details['commit']}.", markup=False)
+                    details["commit"] = git_keep.commit_kernel(repo, paths, keep["commit_message"])
+                    host.notify(f"Kept: committed {named} as {details['commit']}.", markup=False)
                 else:
-                    details["restored"] = git_keep.restore_csrc(repo)
-                    host.notify("Reverted: csrc/ is back to the last kept version.")
+                    details["restored"] = git_keep.restore_kernel(repo, paths)
+                    host.notify(f"Reverted: {named} back to the last kept version.", markup=False)
             except CockpitError as exc:
                 host.notify(str(exc), severity="error", markup=False, timeout=15)
                 details["error"] = str(exc)

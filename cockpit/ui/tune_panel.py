@@ -1,8 +1,8 @@
 """The tune panel: where a search stands (trial N of M, the best so far with its interval and
 speedups, the compile queue, rejections by limit, ETA against the budget) and a sparkline of
-every timed configuration's TFLOP/s. It renders a `TuneProgress`; the host folds that from the
-session journal and calls `show` (text at most twice a second, the chart only when a trial
-lands)."""
+every timed configuration's value (TFLOP/s, or × the workload's baseline). It renders a
+`TuneProgress`; the host folds that from the session journal and calls `show` (text at most twice
+a second, the chart only when a trial lands)."""
 
 from __future__ import annotations
 
@@ -36,15 +36,20 @@ def tune_lines(progress: TuneProgress | None, now: float) -> Text:
         out.append("tuned ", style="bold green")
         out.append(f"{progress.measured} configurations measured; {progress.summary}")
     out.append(f"\n{progress.target}  compile queue {progress.queued}", style="dim")
+    rate = progress.unit == " TFLOP/s"
     for best in progress.best:
-        out.append(f"\nD={best.head_dim} best ", style="bold")
+        out.append(f"\n{best.group} best ", style="bold")
         out.append(best.config)
-        out.append(f"  {best.tflops.value:.1f} TFLOP/s [{best.tflops.lo:.1f}, {best.tflops.hi:.1f}]")
+        v = best.value
+        out.append(f"  {v.value:.1f} TFLOP/s [{v.lo:.1f}, {v.hi:.1f}]" if rate else
+                   f"  {v.value:.2f}× {progress.baseline} [{v.lo:.2f}, {v.hi:.2f}]",
+                   style="" if rate or v.value < 1 else "green")
         if best.vs_current is not None:
             style = "green" if best.beats_current else "yellow"
             out.append(f"  {best.vs_current:.2f}× current", style=style)
-        if best.vs_flash is not None:
-            out.append(f"  {best.vs_flash:.2f}× FLASH", style="green" if best.vs_flash >= 1 else "")
+        if rate and best.vs_baseline is not None:
+            out.append(f"  {best.vs_baseline:.2f}× {progress.baseline}",
+                       style="green" if best.vs_baseline >= 1 else "")
     if progress.rejected:
         out.append("\nrejected: " + ", ".join(f"{n} {limit}" for limit, n in progress.rejected.items()),
                    style="dim")

@@ -129,23 +129,31 @@ def describe(workspace: Path, config: Config, python: str, use_cache: bool = Tru
 
 def run_describe(workspace: Path, python: str, args: WorkloadArgs) -> dict[str, Any]:
     """Run the child and return the manifest it prints; its last line is the error otherwise."""
-    argv = [python, str(PROBE), "describe", "--workspace", str(workspace), *args.argv()]
+    return ask(workspace, python, args, "describe", MANIFEST_LINE, "describing the workload")
+
+
+def ask(workspace: Path, python: str, args: WorkloadArgs, mode: str, prefix: str, doing: str,
+        extra: list[str] | None = None) -> dict[str, Any]:
+    """One question to the workload probe that needs no GPU (`describe`, `space`): the JSON it
+    prints after `prefix`; its last line is the error otherwise."""
+    argv = [python, str(PROBE), mode, "--workspace", str(workspace), *args.argv(), *(extra or [])]
     env = dict(os.environ, COCKPIT_WORKSPACE=str(workspace))
     try:
         out = subprocess.run(argv, cwd=workspace, capture_output=True, text=True, timeout=DESCRIBE_TIMEOUT_S,
                              env=env)
     except subprocess.TimeoutExpired as exc:
-        raise CockpitError(f"{args.source}: describing the workload took over {DESCRIBE_TIMEOUT_S:g} s "
+        raise CockpitError(f"{args.source}: {doing} took over {DESCRIBE_TIMEOUT_S:g} s "
                            "(does importing it run work?)") from exc
     except OSError as exc:
-        raise CockpitError(f"cannot run {python} to describe the workload ({exc.strerror}); "
+        raise CockpitError(f"cannot run {python} for {doing} ({exc.strerror}); "
                            "the gates run that interpreter: check it") from exc
     for line in out.stdout.splitlines():
-        if line.startswith(MANIFEST_LINE):
+        if line.startswith(prefix):
             try:
-                data = json.loads(line[len(MANIFEST_LINE):])
+                data = json.loads(line[len(prefix):])
             except ValueError as exc:
-                raise CockpitError(f"{args.source}: the workload probe printed a broken manifest") from exc
+                raise CockpitError(f"{args.source}: the workload probe printed a broken answer "
+                                   f"for {doing}") from exc
             if isinstance(data, dict):
                 return data
     lines = ([ln for ln in out.stdout.splitlines() if ln.strip()]

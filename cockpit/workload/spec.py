@@ -81,6 +81,8 @@ class Extension:
     revision: str | None = None
     """A git revision of the workspace: the sources as committed there, built in a folder of their
     own under a module name of their own (`at`)."""
+    variant: str | None = None
+    """A tuner's configuration of the knobs (`with_flags`): its own module name and build folder."""
 
     def at(self, revision: str) -> Extension:
         """This extension as it was at a git revision ("HEAD", "HEAD~1", a tag): an earlier version
@@ -89,19 +91,37 @@ class Extension:
             raise ValueError(f"{revision!r} is not a git revision name")
         return replace(self, revision=revision)
 
+    def with_flags(self, variant: str, flags: Sequence[str]) -> Extension:
+        """This extension with more nvcc flags (a tuner's `-D` knob values), built and imported
+        under a name of its own (`variant`: a short key of the flags)."""
+        if not re.fullmatch(r"[A-Za-z0-9_]+", variant):
+            raise ValueError(f"{variant!r}: a variant is letters, digits and _")
+        return replace(self, cuda_flags=(*self.cuda_flags, *flags), variant=variant)
+
     @property
     def module_name(self) -> str:
-        """The name it is built and imported under: `name`, or `name_at_<revision>`."""
+        """The name it is built and imported under: `name`, `name_at_<revision>` or `name_v<variant>`."""
+        if self.variant is not None:
+            return f"{self.name}_v{self.variant}"
         if self.revision is None:
             return self.name
         return f"{self.name}_at_{re.sub(r'[^A-Za-z0-9]+', '_', self.revision).strip('_')}"
 
     def build_dir(self, root: Path | None = None) -> Path:
+        if self.variant is not None:
+            return (root or workspace_root()) / "build" / "tune" / self.module_name
         return (root or workspace_root()) / "build" / self.module_name
 
     def load(self) -> Any:
-        """The built module (the build gate builds it; cached after the first call)."""
-        return _load_built(self.module_name, self.build_dir() / f"{self.module_name}.so")
+        """The built module (the build gate builds it; cached after the first call). While the
+        tuner measures a configuration (`use_variant`), the workload's own extension loads that."""
+        found = _FAST.get(self)
+        if found is None:
+            own = self.revision is None and self.variant is None
+            target = _ACTIVE.get(self.name, self) if own else self
+            so = target.build_dir() / f"{target.module_name}.so"
+            found = _FAST[self] = _load_built(target.module_name, so)
+        return found
 
 
 @dataclass(frozen=True)
@@ -150,6 +170,21 @@ class NoBuild:
 Build = Extension | Inline | TritonJit | NoBuild
 
 _LOADED: dict[tuple[str, str], Any] = {}
+_FAST: dict[Extension, Any] = {}
+"""An extension's module once loaded: a candidate calls `KERNEL.load()` on every call, timed."""
+_ACTIVE: dict[str, Extension] = {}
+
+
+def use_variant(base: Extension, variant: Extension | None) -> None:
+    """From now on `base.load()` (the workload's own extension, as its candidates call it) is
+    `variant`'s module, built beforehand (None: `base`'s own again). The tuner's measuring child
+    switches configurations with this; it costs two dict writes, so it may sit in a timed call."""
+    _FAST.pop(base, None)
+    if variant is None:
+        _ACTIVE.pop(base.name, None)
+    else:
+        _ACTIVE[base.name] = variant
+        _FAST[base] = variant.load()
 
 
 def _load_built(name: str, so: Path) -> Any:

@@ -59,7 +59,11 @@ def compare(out: Any, ref: Any, check: Check, dtype: str | None, shape: Mapping[
             "what": what}
 
 
-def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: Mapping[str, Any],
+KnobsFor = Callable[[Mapping[str, Any]], Mapping[str, Any]]
+"""shape -> the kwarg knobs of a candidate's call on it (the declared values, or a kept winner's)."""
+
+
+def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: KnobsFor,
                 say: Say) -> tuple[list[dict[str, Any]], bool]:
     """Every candidate on every shape, smallest first; stops at the first failure."""
     oracle = w.oracle
@@ -79,7 +83,7 @@ def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: Mapping
                 if isinstance(out, torch.Tensor) and out.is_floating_point():
                     out.fill_(float("nan"))
             try:
-                result = call(fn, inputs, out, knobs)
+                result = call(fn, inputs, out, knobs(shape))
                 torch.cuda.synchronize()
                 stats = compare(result, ref, w.check, dtype, shape, inputs)
             except Exception as exc:  # the kernel raised: a failure of this shape, named

@@ -15,7 +15,7 @@ from typing import Any
 import torch
 
 from cockpit.probes.attention.timing import _flush_ms, block_plan, block_spans, percentile
-from cockpit.probes.workload.check import call
+from cockpit.probes.workload.check import KnobsFor, call
 from cockpit.probes.workload_load import first_line
 from cockpit.workload.spec import Workload
 
@@ -27,42 +27,55 @@ def impl_id(name: str) -> str:
     return name.lower()
 
 
-def implementations(w: Workload, knobs: Mapping[str, Any]) -> dict[str, Callable[[Sequence[Any], Any], Any]]:
-    """id -> run(inputs, out): the first candidate as "ours", the other candidates and every timed
+Run = Callable[[Sequence[Any], Any], Any]
+"""run(inputs, out): one call of an implementation."""
+Bind = Callable[[Mapping[str, Any]], Run]
+"""shape -> that shape's call (a candidate's kwarg knobs differ per shape when kept per a key)."""
+
+
+def implementations(w: Workload, knobs: KnobsFor) -> dict[str, Bind]:
+    """id -> the call per shape: the first candidate as "ours", the other candidates and every timed
     reference by their ids."""
-    out: dict[str, Callable[[Sequence[Any], Any], Any]] = {}
+    out: dict[str, Bind] = {}
     for index, (name, fn) in enumerate(w.candidates.items()):
-        out["ours" if index == 0 else impl_id(name)] = _candidate(fn, knobs)
+        out["ours" if index == 0 else impl_id(name)] = candidate(fn, knobs)
     for ref in w.references:
         if not ref.oracle:
             out[impl_id(ref.name)] = _reference(ref.fn)
     return out
 
 
-def _candidate(fn: Callable[..., Any], knobs: Mapping[str, Any]) -> Callable[[Sequence[Any], Any], Any]:
-    return lambda inputs, buf: call(fn, inputs, buf, knobs)
+def candidate(fn: Callable[..., Any], knobs: KnobsFor) -> Bind:
+    def bind(shape: Mapping[str, Any]) -> Run:
+        values = dict(knobs(shape))
+        return lambda inputs, buf: call(fn, inputs, buf, values)
+    return bind
 
 
-def _reference(fn: Callable[..., Any]) -> Callable[[Sequence[Any], Any], Any]:
-    return lambda inputs, buf: fn(*inputs)
+def _reference(fn: Callable[..., Any]) -> Bind:
+    return lambda shape: lambda inputs, buf: fn(*inputs)
 
 
-def bench(w: Workload, impls: Mapping[str, Callable[[Sequence[Any], Any], Any]], reps: int, warmup: int,
+def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
           input_sets: int, say: Say, budget_s: float = 0.5, settle_ms: float = 100.0, rounds: int = 2,
-          optional: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
-    """Time every implementation on every bench shape (see the module docstring). An optional
-    reference that raises on a shape is left out of that shape, said in the log; a candidate or
-    a required reference that raises stops the bench."""
+          optional: frozenset[str] = frozenset(), shapes: Sequence[Mapping[str, Any]] | None = None,
+          keep_times: bool = False) -> list[dict[str, Any]]:
+    """Time every implementation on every bench shape (or `shapes`; see the module docstring). An
+    optional reference that raises on a shape is left out of that shape, said in the log; a
+    candidate or a required reference that raises stops the bench. `keep_times`: each cell keeps
+    its per-call times (the tuner's intervals)."""
     flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")  # > any L2 (50 MB H100)
     flush_ms = _flush_ms(flush)
     rows = []
-    for index, shape in enumerate(w.bench_grid):
+    grid = list(w.bench_grid if shapes is None else shapes)
+    for index, shape in enumerate(grid):
         name = w.shape_name(shape)
         sets = [w.make_inputs(2000 + 10 * index + i, **shape) for i in range(input_sets)]
         bufs = [w.make_output(*s, **shape) if w.make_output is not None else None for s in sets]
-        runnable: dict[str, Callable[[Sequence[Any], Any], Any]] = {}
+        runnable: dict[str, Run] = {}
         estimate_ms: dict[str, float] = {}
-        for impl, fn in impls.items():
+        for impl, bind in impls.items():
+            fn = bind(shape)
             try:
                 for i in range(warmup):
                     fn(sets[i % input_sets], bufs[i % input_sets])
@@ -103,14 +116,15 @@ def bench(w: Workload, impls: Mapping[str, Callable[[Sequence[Any], Any], Any]],
                 events[impl].append((start, end))
             spans.append((impl, events[impl][first][0], events[impl][-1][1], timed))
         torch.cuda.synchronize()
-        rows.append(_row(w, shape, name, events, anchor, anchor_t, spans))
-        say(f"[{index + 1}/{len(w.bench_grid)}] {_line(rows[-1])}")
+        rows.append(_row(w, shape, name, events, anchor, anchor_t, spans, keep_times))
+        say(f"[{index + 1}/{len(grid)}] {_line(rows[-1])}")
         del sets, bufs
     return rows
 
 
 def _row(w: Workload, shape: Mapping[str, Any], name: str, events: Mapping[str, list[tuple[Any, Any]]],
-         anchor: Any, anchor_t: float, spans: Sequence[tuple[str, Any, Any, int]]) -> dict[str, Any]:
+         anchor: Any, anchor_t: float, spans: Sequence[tuple[str, Any, Any, int]],
+         keep_times: bool = False) -> dict[str, Any]:
     flops = float(w.flops(**shape)) if w.flops else None
     nbytes = float(w.bytes(**shape)) if w.bytes else None
     dtype = shape.get(w.dtype_key) if w.dtype_key else None
@@ -124,6 +138,8 @@ def _row(w: Workload, shape: Mapping[str, Any], name: str, events: Mapping[str, 
             "median_ms": median, "p20_ms": percentile(samples, 0.2), "p80_ms": percentile(samples, 0.8),
             "tflops": flops / (median * 1e-3) / 1e12 if flops else None,
             "gbps": nbytes / (median * 1e-3) / 1e9 if nbytes else None, "samples": len(samples)}
+        if keep_times:
+            row["impl"][impl]["times_ms"] = samples
     ours = row["impl"].get("ours")
     for impl, cell in row["impl"].items():
         if ours and impl != "ours":

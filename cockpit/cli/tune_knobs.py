@@ -1,0 +1,158 @@
+"""`cockpit tune` for any workload with knobs: the dry run, the search on every GPU, the confirmation,
+and the kept winners in the workload's tuned file.
+
+Exit 0 when a winner was kept, 1 when nothing beat the current values, 2 on a usage or environment
+error (as the attention tiles' search, cli/tune.py)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from cockpit.config import Config
+from cockpit.errors import CockpitError
+from cockpit.session.events import decision
+from cockpit.session.journal import JournalWriter, read_journal
+from cockpit.session.workspace import Workspace, resolve_session
+from cockpit.telemetry.nvml import Nvml
+from cockpit.tune import events as tev
+from cockpit.tune.knobs.finish import finish_run
+from cockpit.tune.knobs.launch import describe_plan, make_plan, new_run, resume_run, run_workers, spent_s
+from cockpit.tune.knobs.plan import KnobPlan
+from cockpit.tune.progress import tune_progress
+from cockpit.tune.target import list_gpus, pick_gpus, resolve_target
+from cockpit.workload.describe import workload_args
+from cockpit.workload.manifest import Manifest
+
+
+def tune_knobs(args: argparse.Namespace, ws: Workspace, config: Config, manifest: Manifest) -> int:
+    gpus = list_gpus(Nvml())
+    target = resolve_target(args.arch, os.environ, gpus)
+    ref = resolve_session(ws, getattr(args, "session", None))
+    session_dir = ref.path if ref is not None else ws.root / "sessions" / "(dry run)"
+    run_dir = session_dir / "tune"
+    if args.resume:
+        if ref is None:
+            raise CockpitError(
+                'no open session holds a search to resume; start one with: cockpit new "OBJECTIVE"'
+            )
+        budget = args.budget * 60 if args.budget is not None else None
+        plan, notes = resume_run(ws.root, run_dir, budget, args.trials)
+        space: dict[str, Any] = {}
+    else:
+        plan, space = make_plan(
+            ws.root,
+            manifest,
+            config,
+            target,
+            workload_args(ws.root, config),
+            run_dir,
+            ref.journal if ref is not None else session_dir / "journal.jsonl",
+            time.time(),
+        )
+        notes = []
+    if args.dry_run:
+        if args.json:
+            print(json.dumps({"plan": plan.to_json(), "space": space}))
+        else:
+            print("\n".join(describe_plan(plan, space, config.tune.budget_min)))
+        return 0
+    if importlib.util.find_spec("optuna") is None:
+        raise CockpitError("optuna is not installed: pip install -e '.[tune]' (the search library)")
+    picked = pick_gpus(gpus, args.gpus, os.environ)
+    if not picked:
+        raise CockpitError(
+            "no GPU to tune on (NVML sees none); `cockpit tune --dry-run --arch 8.9` "
+            "examines a space without one"
+        )
+    if ref is None:
+        raise CockpitError('no open session to record the search in; start one with: cockpit new "OBJECTIVE"')
+    if not args.resume:
+        plan = new_run(ws.root, plan)
+    for note in notes:
+        _say(note)
+    writer = JournalWriter(ref.journal)
+    left_s = max(0.0, plan.budget_s - spent_s(plan))
+    writer.append(
+        tev.tune_started(
+            time.time(),
+            plan.run,
+            plan.target,
+            [g.uuid for g in picked],
+            left_s,
+            plan.trials,
+            _spaces(plan, space),
+            plan.seed_how,
+            args.resume,
+            workload=plan.workload,
+            unit=f"x {plan.baseline}",
+            baseline=plan.baseline,
+        )
+    )
+    _say(
+        f"{plan.run}: {plan.workload} on {plan.target}, {len(picked)} GPU(s) "
+        f"({', '.join(f'{g.index}: {g.name}' for g in picked)}), budget {plan.budget_s / 60:g} min or "
+        f"{plan.trials} trials per group; seed: {plan.seed_how}"
+    )
+    try:
+        codes = run_workers(ws.root, plan, picked, ref.path / "logs", lambda: _tick(ref.journal))
+    except KeyboardInterrupt:
+        _say(f"stopped; `cockpit tune --resume` continues {plan.run} where it stopped")
+        raise
+    if all(code != 0 for code in codes):
+        log = ref.path / "logs" / f"{plan.run}-gpu{picked[0].index}.log"
+        last = (log.read_text(errors="replace").strip().splitlines() or ["no output"])[-1]
+        raise CockpitError(f"every worker failed (exit {codes}): {last} (logs in {ref.path / 'logs'})")
+    if any(code != 0 for code in codes):
+        _say(f"a worker exited {codes}: see {ref.path / 'logs'}; the others finished the search")
+    result = finish_run(config, ws.root, plan, picked[0].uuid, _say)
+    keep = result["keep"]
+    writer.append(tev.tune_finished(time.time(), plan.run, keep["action"], keep["summary"], keep=keep))
+    writer.append(
+        decision(
+            time.time(),
+            keep["action"],
+            keep["summary"],
+            True,
+            source="tune",
+            header=keep.get("header"),
+            improvement=keep.get("improvement"),
+        )
+    )
+    writer.close()
+    print(json.dumps(result) if args.json else "\n".join(result["lines"]))
+    return 0 if keep["action"] == "keep" else 1
+
+
+def _spaces(plan: KnobPlan, space: dict[str, Any]) -> list[dict[str, Any]]:
+    total = 1
+    for values in plan.options.values():
+        total *= len(values)
+    return [
+        {
+            "group": g.label,
+            "total": total,
+            "left": len(g.feasible),
+            "rejected_by": {"rule": sum(space.get("rejected", {}).values())} if space.get("rejected") else {},
+        }
+        for g in plan.groups
+    ]
+
+
+def _tick(journal: Path) -> None:
+    progress = tune_progress(read_journal(journal).events)
+    if progress is None:
+        return
+    best = "; ".join(f"{b.group} {b.config} {b.value.value:.3f}{progress.unit}" for b in progress.best)
+    eta = progress.eta_s(time.time()) / 60
+    _say(f"{progress.activity()} | queue {progress.queued} | ETA {eta:.1f} min | best {best or 'none yet'}")
+
+
+def _say(line: str) -> None:
+    print(f"cockpit tune: {line}", file=sys.stderr, flush=True)

@@ -1,0 +1,1 @@
+"""A search of any workload's knobs (see cockpit/tune/knobs/search.py)."""

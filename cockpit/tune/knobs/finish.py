@@ -1,0 +1,301 @@
+"""After a knob search: confirm each group's best configurations on one GPU, keep or revert, record.
+
+The confirmation re-measures the current configuration, the `confirm_top` best of the search and
+the baseline reference, interleaved in the bench gate's blocks, in one watched window. A winner
+must be faster than the current configuration beyond the noise (its bootstrapped interval above 1)
+and by the bar (`[tune] keep_improvement`), in a window the validity verdict passes.
+
+Keep writes the winners into the workload's tuned file (per GPU architecture and group), which the
+engineer commits with the kernel as any kept change; the confirmation is saved as a bench record
+of the workload, so the next bench gate's keep/revert compares with the tuned kernel. Revert writes
+nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cockpit.analysis.keep import bench_record_json, head_commit
+from cockpit.analysis.stats import Estimate, speedup
+from cockpit.config import Config
+from cockpit.gates.bench_validity import judge_probe_window
+from cockpit.session.paths import stored_path
+from cockpit.tune.knobs.plan import GroupPlan, KnobPlan
+from cockpit.tune.knobs.search import open_study, request_for
+from cockpit.tune.knobs.space import Config as KnobConfig
+from cockpit.tune.knobs.space import as_dict, label
+from cockpit.tune.knobs.worker import measurer_for
+from cockpit.workload.tuned import Winner, merged, read_winners, write_winners
+
+CURRENT = "current"
+BASELINE = "baseline"
+
+
+@dataclass(frozen=True)
+class Contender:
+    name: str
+    config: KnobConfig
+    vs_current: Estimate
+    vs_baseline: Estimate
+
+
+@dataclass(frozen=True)
+class GroupVerdict:
+    group: GroupPlan
+    current: Contender
+    contenders: tuple[Contender, ...]
+    winner: Contender | None
+    why: str
+    validity: dict[str, Any]
+
+
+def top_configurations(plan: KnobPlan, group: GroupPlan, journal: Path, k: int) -> list[KnobConfig]:
+    """The `k` best distinct timed configurations of a group, the current one aside."""
+    import optuna
+
+    study = open_study(plan, group, journal)
+    done = sorted(
+        (
+            t
+            for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+            if t.value is not None
+        ),
+        key=lambda t: t.value or 0.0,
+        reverse=True,
+    )
+    out: list[KnobConfig] = []
+    for t in done:
+        config = tuple(t.params.get(kn.name) for kn in plan.knobs)
+        if config != group.current and config not in out:
+            out.append(config)
+    return out[:k]
+
+
+def judge(
+    group: GroupPlan,
+    configs: Mapping[str, KnobConfig],
+    times: Mapping[str, Sequence[Sequence[float]]],
+    bar: float,
+    validity: dict[str, Any],
+    plan: KnobPlan,
+) -> GroupVerdict:
+    """`times`: per contender (CURRENT, top1..) and BASELINE, per shape, the per-call times."""
+
+    def contender(name: str) -> Contender:
+        return Contender(
+            name, configs[name], speedup(times[name], times[CURRENT]), speedup(times[name], times[BASELINE])
+        )
+
+    current = contender(CURRENT)
+    others = tuple(
+        sorted(
+            (contender(n) for n in configs if n != CURRENT), key=lambda c: c.vs_current.value, reverse=True
+        )
+    )
+    if not others:
+        return GroupVerdict(group, current, others, None, "the search found nothing to confirm", validity)
+    best = others[0]
+    what = f"the best, {label(plan.knobs, best.config)}, is {best.vs_current.value:.2f}x the current values"
+    if not validity["valid"]:
+        return GroupVerdict(
+            group,
+            current,
+            others,
+            None,
+            "the confirmation run is suspect (see validity): re-measure on a quiet GPU",
+            validity,
+        )
+    if best.vs_current.lo <= 1.0:
+        return GroupVerdict(
+            group,
+            current,
+            others,
+            None,
+            f"{what} but its interval [{best.vs_current.lo:.2f}, {best.vs_current.hi:.2f}] "
+            "reaches 1: not better beyond the noise",
+            validity,
+        )
+    if best.vs_current.value < 1 + bar:
+        return GroupVerdict(group, current, others, None, f"{what}, under the {bar:.0%} bar", validity)
+    return GroupVerdict(
+        group,
+        current,
+        others,
+        best,
+        f"{label(plan.knobs, best.config)}: {_ci(best.vs_current)} the current values "
+        f"(bar {1 + bar:.2f}x), {_ci(best.vs_baseline)} {plan.baseline}",
+        validity,
+    )
+
+
+def describe(v: GroupVerdict, plan: KnobPlan) -> list[str]:
+    lines = [
+        f"{v.group.label}: "
+        + (f"WINNER {label(plan.knobs, v.winner.config)}" if v.winner else "no winner")
+        + f" — {v.why}"
+    ]
+    for c in (v.current, *v.contenders):
+        lines.append(
+            f"  {c.name:<8} {label(plan.knobs, c.config):<48} vs current {_ci(c.vs_current)}  "
+            f"vs {plan.baseline} {_ci(c.vs_baseline)}"
+        )
+    if not v.validity["valid"]:
+        lines.append(f"  SUSPECT: {'; '.join(v.validity.get('reasons', []))}")
+    return lines
+
+
+def finish_run(
+    config: Config, workspace: Path, plan: KnobPlan, gpu_uuid: str, say: Callable[[str], None]
+) -> dict[str, Any]:
+    import os
+
+    measurer = measurer_for(
+        plan,
+        workspace,
+        workspace / plan.run_dir / "confirm.log",
+        env=dict(os.environ, CUDA_VISIBLE_DEVICES=gpu_uuid),
+    )
+    verdicts: list[tuple[GroupVerdict, dict[str, Any]]] = []
+    journal = plan.journal(workspace)
+    try:
+        for group in plan.groups:
+            best = top_configurations(plan, group, journal, config.tune.confirm_top)
+            configs = {CURRENT: group.current} | {f"top{i + 1}": c for i, c in enumerate(best)}
+            say(
+                f"{group.label}: confirming {', '.join(label(plan.knobs, c) for c in configs.values())} "
+                f"against {plan.baseline}, interleaved"
+            )
+            requests = {name: request_for(plan, group, c) for name, c in configs.items()}
+            reply = measurer.request(
+                {"op": "confirm", "configs": requests, "shapes": list(group.group.bench)}
+            )
+            validity = judge_probe_window({**reply, "compared": []}, config.thresholds)
+            verdict = judge(group, configs, reply["times_ms"], config.tune.keep_improvement, validity, plan)
+            verdicts.append((verdict, reply))
+    finally:
+        measurer.close()
+    return decide(config, workspace, plan, verdicts)
+
+
+def decide(
+    config: Config, workspace: Path, plan: KnobPlan, verdicts: Sequence[tuple[GroupVerdict, dict[str, Any]]]
+) -> dict[str, Any]:
+    lines = [line for v, _ in verdicts for line in describe(v, plan)]
+    won = [v for v, _ in verdicts if v.winner is not None]
+    keep: dict[str, Any]
+    if won and plan.tuned_file:
+        path = workspace / plan.tuned_file
+        fresh = [
+            Winner(
+                plan.arch,
+                dict(v.group.group.key),
+                as_dict(plan.knobs, v.winner.config),
+                plan.run,
+                f"{v.winner.vs_current.value:.2f}x [{v.winner.vs_current.lo:.2f}, "
+                f"{v.winner.vs_current.hi:.2f}] the values before it, "
+                f"{v.winner.vs_baseline.value:.2f}x {plan.baseline} on {plan.target}",
+            )
+            for v in won
+            if v.winner is not None
+        ]
+        write_winners(path, plan.workload, plan.keep_per, merged(read_winners(path), fresh))
+        summary = "KEEP: " + "; ".join(
+            f"{v.group.label} {label(plan.knobs, v.winner.config)} "
+            f"{v.winner.vs_current.value:.2f}x vs current, "
+            f"{v.winner.vs_baseline.value:.2f}x {plan.baseline}"
+            for v in won
+            if v.winner is not None
+        )
+        keep = {
+            "action": "keep",
+            "summary": summary,
+            "improvement": min(v.winner.vs_current.value for v in won if v.winner is not None) - 1,
+            "header": plan.tuned_file,
+            "paths": [plan.tuned_file],
+            "commit_message": f"{plan.workload}: knob values tuned by {plan.run} on {plan.target} "
+            f"({summary.removeprefix('KEEP: ')})",
+        }
+        lines.append(f"{summary}\nwritten: {plan.tuned_file} (commit it with the kernel to keep it)")
+    else:
+        summary = "REVERT: nothing beat the current knob values beyond the noise and the bar"
+        keep = {"action": "revert", "summary": summary, "improvement": None, "commit_message": ""}
+        lines.append(summary + (f"; {plan.tuned_file} is unchanged" if plan.tuned_file else ""))
+    record = _bench_record(workspace, plan, verdicts)
+    if record is not None:
+        lines.append(f"bench record: {record}")
+    return {
+        "run": plan.run,
+        "target": plan.target,
+        "workload": plan.workload,
+        "keep": keep,
+        "lines": lines,
+        "record": record,
+        "confirmations": [
+            {
+                "group": v.group.label,
+                "winner": v.winner.name if v.winner else None,
+                "why": v.why,
+                "validity": v.validity,
+                "contenders": [
+                    {
+                        "name": c.name,
+                        "knobs": as_dict(plan.knobs, c.config),
+                        "vs_current": c.vs_current.as_dict(),
+                        "vs_baseline": c.vs_baseline.as_dict(),
+                    }
+                    for c in (v.current, *v.contenders)
+                ],
+            }
+            for v, _ in verdicts
+        ],
+    }
+
+
+def _bench_record(
+    workspace: Path, plan: KnobPlan, verdicts: Sequence[tuple[GroupVerdict, dict[str, Any]]]
+) -> str | None:
+    """The confirmation as the bench gate saves a run: ours = the kept configuration per shape."""
+    if not verdicts:
+        return None
+    rows = []
+    for v, reply in verdicts:
+        ours = v.winner.name if v.winner is not None else CURRENT
+        for i, row in enumerate(reply.get("rows", [])):
+            medians = {
+                name: statistics.median(reply["times_ms"][key][i])
+                for name, key in (("ours", ours), (plan.baseline.lower(), BASELINE))
+            }
+            impl = {name: {"median_ms": ms} for name, ms in medians.items()}
+            rows.append(
+                {k: row[k] for k in ("config", "shape", "dtype", "flops", "bytes") if k in row}
+                | {
+                    "impl": impl,
+                    f"speedup_vs_{plan.baseline.lower()}": medians[plan.baseline.lower()] / medians["ours"],
+                }
+            )
+    valid = all(v.validity["valid"] for v, _ in verdicts)
+    t = time.time()
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(t))
+    path = (workspace / plan.run_dir).parent / "results" / f"bench-{stamp}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    record = bench_record_json(
+        rows,
+        Path(plan.run_dir).parent.name,
+        t,
+        valid,
+        {"valid": valid, "per_group": [v.validity for v, _ in verdicts]},
+        head_commit(workspace),
+    )
+    record["workload"] = plan.workload
+    path.write_text(json.dumps(record), encoding="utf-8")
+    return stored_path(path, workspace)
+
+
+def _ci(e: Estimate) -> str:
+    return f"{e.value:.3f}x [{e.lo:.3f}, {e.hi:.3f}]"

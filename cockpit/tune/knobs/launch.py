@@ -1,0 +1,280 @@
+"""Starting a search of a workload's knobs: the plan (the space the workload's rule allows on the
+target GPU, asked of the child that loads the workload), the studies with their seeds, one worker
+per GPU pinned by UUID, and the wait for them, resumable after any stop."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any
+
+import cockpit
+from cockpit.config import Config, ConfigError
+from cockpit.errors import CockpitError
+from cockpit.session.paths import stored_path
+from cockpit.tune.knobs.plan import PLAN_NAME, GroupPlan, KnobPlan, read_plan, write_plan
+from cockpit.tune.knobs.search import open_study, seed_configurations
+from cockpit.tune.knobs.space import current, decls, groups, label, narrowed, options, searchable
+from cockpit.tune.study import cut_torn_tail
+from cockpit.tune.target import Gpu, Target
+from cockpit.workload.describe import WorkloadArgs, ask
+from cockpit.workload.manifest import Manifest
+from cockpit.workload.tuned import Tuned, TunedFileError, read_winners, tuned_path
+
+SPACE_LINE = "SPACE "
+TRIAL_OVERHEAD_S = 2.0
+"""The check and the child's round trips around a trial: what does not scale with the shapes."""
+MONITOR_EVERY_S = 2.0
+
+
+def make_plan(
+    workspace: Path,
+    manifest: Manifest,
+    config: Config,
+    target: Target,
+    wargs: WorkloadArgs,
+    run_dir: Path,
+    session_journal: Path,
+    now: float,
+    python: str = sys.executable,
+) -> tuple[KnobPlan, dict[str, Any]]:
+    """The search laid out, and what the child said of the space (for the dry run)."""
+    searchable(manifest)
+    tune = config.tune
+    knobs = decls(manifest)
+    values = options(manifest, tune)
+    limits = {**asdict(target.limits), "gpu": target.limits.gpu}
+    space = ask(
+        workspace, python, wargs, "space", SPACE_LINE, "judging the knobs", ["--limits", json.dumps(limits)]
+    )
+    feasible = narrowed([tuple(c) for c in space["feasible"]], knobs, values)
+    if not feasible:
+        reasons = "; ".join(space.get("examples", {}).values()) or "the values of [tune.space]"
+        raise ConfigError(
+            f"{tune.line('space')}: no knob combination of {manifest.name} is allowed on "
+            f"{target.limits.label} ({reasons}); widen the values or check --arch"
+        )
+    path = tuned_path(workspace, manifest.source)
+    try:
+        winners = read_winners(path)
+    except TunedFileError as exc:
+        raise CockpitError(str(exc)) from exc
+    arch = target.limits.arch
+    kept = Tuned(knobs, manifest.keep_per, arch, winners)
+    names = [k.name for k in knobs]
+    plans = []
+    how = ""
+    for group in groups(manifest):
+        now_config = current(knobs, group, winners, arch)
+        base = GroupPlan(group, tuple(feasible), now_config, (), tuple(kept.defines(leave_out=group.key)))
+        pick = {
+            n: [*values[n], *([v] if v not in values[n] else [])]
+            for n, v in zip(names, now_config, strict=True)
+        }
+        seeds, how = seed_configurations(
+            feasible, pick, names, now_config, min(tune.seed_trials, len(feasible) + 1)
+        )
+        plans.append(replace(base, seeds=tuple(seeds)))
+    settings = {
+        "reps": config.workload.reps,
+        "warmup": config.workload.warmup,
+        "input_sets": 4,
+        "settle_ms": config.workload.settle_ms,
+        "rounds": config.workload.rounds,
+    }
+    plan = KnobPlan(
+        run=time.strftime("tune-%Y%m%d-%H%M%S", time.localtime(now)),
+        run_dir=stored_path(run_dir, workspace),
+        session_journal=stored_path(session_journal, workspace),
+        workload=manifest.name,
+        workload_argv=tuple(wargs.argv()),
+        build={
+            "name": manifest.build.name,
+            "sources": list(manifest.build.sources),
+            "include_dirs": list(manifest.build.include_dirs),
+        },
+        tuned_file=stored_path(path, workspace) if path else "",
+        keep_per=manifest.keep_per,
+        knobs=knobs,
+        options=values,
+        arch=arch,
+        target=target.limits.label,
+        trials=tune.trials,
+        prune_slower=tune.prune_slower,
+        budget_s=tune.budget_min * 60,
+        seed_how=how,
+        baseline=manifest.baseline.name if manifest.baseline else "",
+        groups=tuple(plans),
+        settings=settings,
+    )
+    seed_s = min_trial_seconds(plan) * min(tune.seed_trials, len(feasible))
+    if tune.budget_min * 60 < seed_s:
+        raise ConfigError(
+            f"{tune.line('budget_min')}: tune.budget_min: {tune.budget_min:g} min cannot hold "
+            f"the seed: {tune.seed_trials} configurations x {len(plans)} groups take at least "
+            f"{seed_s / 60:.1f} min; raise budget_min or lower seed_trials"
+        )
+    return plan, space
+
+
+def min_trial_seconds(plan: KnobPlan) -> float:
+    """Every timed block is preceded by `settle_ms` untimed: per bench shape one block for the short
+    measurement and `rounds` for the full one, over every group."""
+    s = plan.settings
+    shapes = sum(len(g.group.bench) for g in plan.groups)
+    per_block = float(s["settle_ms"]) / 1000
+    return TRIAL_OVERHEAD_S * len(plan.groups) + shapes * (1 + int(s["rounds"])) * per_block
+
+
+def describe_plan(plan: KnobPlan, space: dict[str, Any], budget_min: float) -> list[str]:
+    """The dry run's lines."""
+    total = 1
+    for values in plan.options.values():
+        total *= len(values)
+    rejected = sum(space.get("rejected", {}).values())
+    lines = [
+        f"{plan.workload}: target {plan.target}; budget {budget_min:g} min or {plan.trials} trials per "
+        f"group; speedups against {plan.baseline}",
+        "knobs: " + "; ".join(f"{k.name} ({k.via}) {list(plan.options[k.name])}" for k in plan.knobs),
+        f"{total} combinations, {rejected} rejected by the workload's rule"
+        + (
+            ": " + "; ".join(f"{n} {space['examples'][r]}" for r, n in space["rejected"].items())
+            if rejected
+            else ""
+        ),
+    ]
+    for g in plan.groups:
+        lines.append(
+            f"{g.label}: {len(g.feasible)} left to search on {len(g.group.bench)} bench shapes, "
+            f"checked on {len(g.group.checks)}; current {label(plan.knobs, g.current)}"
+        )
+    if plan.tuned_file:
+        lines.append(
+            f"winners are kept in {plan.tuned_file} (per {plan.arch}"
+            + (f" and {', '.join(plan.keep_per)}" if plan.keep_per else "")
+            + ")"
+        )
+    return lines
+
+
+def new_run(workspace: Path, plan: KnobPlan) -> KnobPlan:
+    journal = plan.journal(workspace)
+    if journal.exists():
+        raise CockpitError(
+            f"{journal} holds an earlier search: `cockpit tune --resume` continues it; "
+            "to start over, move that folder away or start a new session"
+        )
+    names = [k.name for k in plan.knobs]
+    for group in plan.groups:
+        study = open_study(plan, group, journal)
+        for config in group.seeds:
+            study.enqueue_trial(dict(zip(names, config, strict=True)))
+    write_plan(workspace, plan)
+    return plan
+
+
+def resume_run(
+    workspace: Path, run_dir: Path, budget_s: float | None, trials: int | None
+) -> tuple[KnobPlan, list[str]]:
+    import optuna
+
+    plan = read_plan(run_dir / PLAN_NAME)
+    plan = replace(
+        plan,
+        budget_s=plan.budget_s if budget_s is None else budget_s,
+        trials=plan.trials if trials is None else trials,
+    )
+    notes = []
+    dropped = cut_torn_tail(plan.journal(workspace))
+    if dropped:
+        notes.append(f"{plan.journal(workspace)}: dropped a write cut off mid-line ({dropped} bytes)")
+    names = [k.name for k in plan.knobs]
+    state = optuna.trial.TrialState
+    for group in plan.groups:
+        study = open_study(plan, group, plan.journal(workspace))
+        again = 0
+        for t in study.get_trials(deepcopy=False, states=(state.RUNNING,)):
+            study.tell(t.number, state=state.FAIL)
+            if all(n in t.params for n in names):
+                study.enqueue_trial({n: t.params[n] for n in names})
+                again += 1
+        if again:
+            notes.append(f"{group.label}: {again} configurations interrupted mid-measurement, queued again")
+    write_plan(workspace, plan)
+    return plan, notes
+
+
+def spent_s(plan: KnobPlan) -> float:
+    return sum(max(0.0, end - start) for start, end in plan.segments)
+
+
+def run_workers(
+    workspace: Path,
+    plan: KnobPlan,
+    gpus: list[Gpu],
+    logs: Path,
+    on_tick: Callable[[], None],
+    clock: Callable[[], float] = time.time,
+) -> list[int]:
+    """One worker per GPU, pinned with CUDA_VISIBLE_DEVICES=<UUID>; Ctrl-C stops them (--resume)."""
+    start, spent = clock(), spent_s(plan)
+    plan = plan.with_segment(start, start, new=True)
+    write_plan(workspace, plan)
+    package_root = str(Path(cockpit.__file__).resolve().parent.parent)
+    children = []
+    logs.mkdir(parents=True, exist_ok=True)
+    for i, gpu in enumerate(gpus):
+        env = dict(
+            os.environ,
+            CUDA_VISIBLE_DEVICES=gpu.uuid,
+            PYTHONUNBUFFERED="1",
+            PYTHONPATH=os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p),
+        )
+        argv = [
+            sys.executable,
+            "-m",
+            "cockpit.tune.knobs.worker",
+            "--workspace",
+            str(workspace),
+            "--plan",
+            str(workspace / plan.run_dir / PLAN_NAME),
+            "--worker",
+            str(i),
+            "--workers",
+            str(len(gpus)),
+            "--gpu",
+            gpu.uuid,
+            "--start",
+            f"{start:.3f}",
+            "--spent",
+            f"{spent:.3f}",
+        ]
+        with (logs / f"{plan.run}-gpu{gpu.index}.log").open("a", encoding="utf-8") as log:
+            children.append(
+                subprocess.Popen(
+                    argv, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=workspace, start_new_session=True
+                )
+            )
+    try:
+        while any(c.poll() is None for c in children):
+            time.sleep(MONITOR_EVERY_S)
+            plan = plan.with_segment(start, clock(), new=False)
+            write_plan(workspace, plan)
+            on_tick()
+    except KeyboardInterrupt:
+        for c in children:
+            if c.poll() is None:
+                os.killpg(c.pid, signal.SIGTERM)
+        for c in children:
+            c.wait()
+        raise
+    finally:
+        write_plan(workspace, plan.with_segment(start, clock(), new=False))
+    return [c.returncode for c in children]

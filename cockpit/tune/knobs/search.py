@@ -1,0 +1,301 @@
+"""The search of a workload's knobs in Optuna's terms, one study per group, and one worker's walk
+through them: ask, build ahead, check, time short, prune, time in full, tell.
+
+The study is the attention tuner's (cockpit/tune/study.py): a JournalStorage file shared by the
+workers of every GPU, TPE multivariate with the constant liar, the same pruner on the short
+measurement's interval. Its value is the configuration's speedup over the workload's baseline
+reference on the group's bench shapes (geometric mean, bootstrapped interval), each worker timing
+that reference on its own GPU first. A configuration proposed twice, or one the rule rejected, is
+told as skipped and replaced by the nearest one not yet seen, so no trial is spent twice.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from cockpit.analysis.stats import Estimate, speedup
+from cockpit.session.journal import Event
+from cockpit.tune import events
+from cockpit.tune.knobs.build import BuildPool, Built
+from cockpit.tune.knobs.plan import GroupPlan, KnobPlan
+from cockpit.tune.knobs.space import Config, as_dict, has_defines, label, variant
+from cockpit.tune.measure import MeasureCrashed, MeasureFailed, ProbeMeasurer
+from cockpit.tune.study import latin_hypercube, slower_than_best, storage
+
+if TYPE_CHECKING:
+    import optuna
+
+LOOKAHEAD = 2
+"""Configurations asked ahead of the one being timed; with define knobs, at least as many as build
+side by side (a variant's build, torch's headers included, takes tens of seconds, a trial a few)."""
+NOTHING_TO_BUILD: Future[Built] = Future()
+NOTHING_TO_BUILD.set_result(Built("", True, 0.0, True))
+
+
+def study_name(group: str) -> str:
+    return f"knobs {group}"
+
+
+def choices(plan: KnobPlan, group: GroupPlan) -> dict[str, list[Any]]:
+    """Each knob's values as the sampler sees them: the plan's, plus the group's current one."""
+    out = {}
+    for k, value in zip(plan.knobs, group.current, strict=True):
+        values = list(plan.options[k.name])
+        out[k.name] = values if value in values else [*values, value]
+    return out
+
+
+def open_study(plan: KnobPlan, group: GroupPlan, journal: Any, seed: int = 0) -> optuna.Study:
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    sampler = optuna.samplers.TPESampler(
+        multivariate=True, constant_liar=True, n_startup_trials=len(group.seeds), seed=seed
+    )
+    return optuna.create_study(
+        storage=storage(journal),
+        study_name=study_name(group.label),
+        direction="maximize",
+        sampler=sampler,
+        pruner=slower_than_best(plan.prune_slower),
+        load_if_exists=True,
+    )
+
+
+def seed_configurations(
+    feasible: Sequence[Config],
+    options: Mapping[str, Sequence[Any]],
+    names: Sequence[str],
+    current: Config,
+    n: int,
+    seed: int = 0,
+) -> tuple[list[Config], str]:
+    """`n` configurations spread over the space (a Latin hypercube over the knobs' value indices,
+    each point moved to the nearest allowed configuration), the current one first."""
+    points, how = latin_hypercube(max(0, n - 1), len(names), seed)
+    chosen = [current]
+    for point in points:
+        free = [c for c in feasible if c not in chosen]
+        if not free:
+            break
+        chosen.append(min(free, key=lambda c: math.dist(coords(c, options, names), point)))
+    return chosen, how
+
+
+def coords(config: Config, options: Mapping[str, Sequence[Any]], names: Sequence[str]) -> tuple[float, ...]:
+    out = []
+    for name, value in zip(names, config, strict=True):
+        values = list(options[name])
+        out.append((values.index(value) + 0.5) / len(values) if value in values else 0.5)
+    return tuple(out)
+
+
+@dataclass
+class Walk:
+    """One worker's search of one group."""
+
+    plan: KnobPlan
+    group: GroupPlan
+    pool: BuildPool
+    measurer: ProbeMeasurer
+    record: Callable[[Event], None]
+    clock: Callable[[], float]
+    deadline: float
+    gpu: str
+    baseline_ms: list[list[float]] | None = None
+
+    def config_of(self, trial: optuna.trial.FrozenTrial | optuna.Trial) -> Config | None:
+        params = trial.params
+        if not all(k.name in params for k in self.plan.knobs):
+            return None
+        return tuple(params[k.name] for k in self.plan.knobs)
+
+    def build_of(self, config: Config) -> Future[Built]:
+        v = variant(self.plan.knobs, config, self.group.group, self.group.others)
+        return NOTHING_TO_BUILD if v is None else self.pool.submit(v)
+
+    def request(self, config: Config) -> dict[str, Any]:
+        return request_for(self.plan, self.group, config)
+
+
+def request_for(plan: KnobPlan, group: GroupPlan, config: Config) -> dict[str, Any]:
+    """A configuration as the measuring child takes it: kwarg values, and the build of its defines."""
+    return {
+        "knobs": as_dict(plan.knobs, config),
+        "variant": variant(plan.knobs, config, group.group, group.others),
+    }
+
+
+def search(study: optuna.Study, walk: Walk) -> int:
+    """Until the deadline, the trial budget or the space runs out; returns the trials measured."""
+    import optuna
+
+    shapes = list(walk.group.group.bench)
+    if walk.baseline_ms is None:
+        walk.baseline_ms = [
+            list(map(float, t))
+            for t in walk.measurer.request({"op": "baseline", "shapes": shapes})["times_ms"]
+        ]
+        walk.record(
+            events.tune_baseline(
+                walk.clock(), walk.plan.run, walk.group.label, {"value": 1.0, "lo": 1.0, "hi": 1.0}
+            )
+        )
+    pending: deque[tuple[optuna.Trial, Config, Future[Built]]] = deque()
+    done = 0
+    while True:
+        spent = len([t for t in study.get_trials(deepcopy=False) if t.user_attrs.get("measured")])
+        over = walk.clock() >= walk.deadline or spent >= walk.plan.trials
+        if not over:
+            _top_up(study, walk, pending)
+        if over or not pending:
+            break
+        trial, config, future = pending.popleft()
+        done += _run_trial(study, walk, trial, config, future.result())
+    for trial, _, _ in pending:  # asked, never timed: the budget ended first
+        trial.set_user_attr("outcome", "unused")
+        study.tell(trial, state=optuna.trial.TrialState.FAIL)
+    return done
+
+
+def _seen(study: optuna.Study, walk: Walk, asking: int) -> set[Config]:
+    import optuna
+
+    return {
+        c
+        for t in study.get_trials(deepcopy=False)
+        if t.number != asking
+        and t.user_attrs.get("outcome") not in ("skipped", "unused")
+        and not (t.state == optuna.trial.TrialState.FAIL and "outcome" not in t.user_attrs)
+        and (c := walk.config_of(t)) is not None
+    }
+
+
+def _top_up(
+    study: optuna.Study, walk: Walk, pending: deque[tuple[optuna.Trial, Config, Future[Built]]]
+) -> None:
+    import optuna
+
+    options = choices(walk.plan, walk.group)
+    names = [k.name for k in walk.plan.knobs]
+    allowed = set(walk.group.feasible) | {walk.group.current}
+    ahead = max(LOOKAHEAD, walk.pool.workers if has_defines(walk.plan.knobs) else 0)
+    while len(pending) < ahead + 1:
+        trial = study.ask()
+        config = tuple(trial.suggest_categorical(n, options[n]) for n in names)
+        seen = _seen(study, walk, trial.number) | {c for _, c, _ in pending}
+        if config in allowed and config not in seen:
+            trial.set_user_attr("config", label(walk.plan.knobs, config))
+            pending.append((trial, config, walk.build_of(config)))
+            continue
+        trial.set_user_attr("outcome", "skipped")
+        study.tell(trial, state=optuna.trial.TrialState.FAIL)
+        free = [c for c in walk.group.feasible if c not in seen]
+        if not free:
+            return
+        here = coords(config, options, names)
+        nearest = min(free, key=lambda c: math.dist(coords(c, options, names), here))
+        study.enqueue_trial(dict(zip(names, nearest, strict=True)))
+
+
+def _run_trial(study: optuna.Study, walk: Walk, trial: optuna.Trial, config: Config, built: Built) -> int:
+    import optuna
+
+    state = optuna.trial.TrialState
+    facts: dict[str, Any] = {
+        "compile_s": round(built.seconds, 2),
+        "cached": built.cached,
+        "queued": walk.pool.queued,
+        "gpu": walk.gpu,
+    }
+    if built.spills:
+        facts["spills"] = built.spills
+    if config == walk.group.current:
+        facts["current"] = True
+    if not built.ok:
+        return _finish(
+            study, walk, trial, config, state.FAIL, "rejected", facts, limit="compile", detail=built.error
+        )
+    request = walk.request(config)
+    shapes = list(walk.group.group.bench)
+    assert walk.baseline_ms is not None
+    try:
+        check = walk.measurer.request(
+            {"op": "check", "config": request, "shapes": list(walk.group.group.checks)}
+        )
+        if not check["ok"]:
+            return _finish(study, walk, trial, config, state.FAIL, "incorrect", facts, detail=check["detail"])
+        short = _times(
+            walk.measurer.request({"op": "time", "config": request, "shapes": shapes, "short": True})
+        )
+        estimate = speedup(short, walk.baseline_ms)
+        trial.set_user_attr("short", estimate.as_dict())
+        trial.report(estimate.value, 0)
+        if config != walk.group.current and trial.should_prune():
+            return _finish(study, walk, trial, config, state.PRUNED, "pruned", facts, estimate=estimate)
+        full = _times(
+            walk.measurer.request({"op": "time", "config": request, "shapes": shapes, "short": False})
+        )
+    except MeasureCrashed as exc:
+        walk.measurer.restart()
+        return _finish(study, walk, trial, config, state.FAIL, "crashed", facts, detail=str(exc)[:300])
+    except MeasureFailed as exc:
+        return _finish(study, walk, trial, config, state.FAIL, "failed", facts, detail=str(exc)[:300])
+    return _finish(
+        study, walk, trial, config, state.COMPLETE, "timed", facts, estimate=speedup(full, walk.baseline_ms)
+    )
+
+
+def _times(reply: Mapping[str, Any]) -> list[list[float]]:
+    return [list(map(float, t)) for t in reply["times_ms"]]
+
+
+def _finish(
+    study: optuna.Study,
+    walk: Walk,
+    trial: optuna.Trial,
+    config: Config,
+    state: optuna.trial.TrialState,
+    outcome: str,
+    facts: dict[str, Any],
+    estimate: Estimate | None = None,
+    **more: Any,
+) -> int:
+    import optuna
+
+    spent = outcome != "rejected"
+    trial.set_user_attr("outcome", outcome)
+    trial.set_user_attr("measured", spent)
+    for key, value in {**facts, **more}.items():
+        trial.set_user_attr(key, value)
+    numbers: dict[str, Any] = {}
+    if estimate is not None:
+        trial.set_user_attr("estimate", estimate.as_dict())
+        numbers = {
+            "value": round(estimate.value, 4),
+            "lo": round(estimate.lo, 4),
+            "hi": round(estimate.hi, 4),
+        }
+    if state == optuna.trial.TrialState.COMPLETE and estimate is not None:
+        study.tell(trial, estimate.value)
+    else:
+        study.tell(trial, state=state)
+    walk.record(
+        events.tune_trial(
+            walk.clock(),
+            walk.plan.run,
+            walk.group.label,
+            trial.number,
+            label(walk.plan.knobs, config),
+            outcome,
+            **numbers,
+            **facts,
+            **more,
+        )
+    )
+    return int(spent)

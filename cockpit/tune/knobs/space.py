@@ -1,0 +1,171 @@
+"""What a search of a workload's knobs walks, laid out before anything runs: its groups (one
+winner is kept per value of the workload's `keep_per` keys, each searched on its own bench shapes
+and checked on its own correctness shapes), each group's configurations the workload's rule
+allows on the target GPU, and the configuration each starts from. Pure: manifest in, plan out.
+
+A configuration is a tuple of knob values in the manifest's knob order (hashable, so the search
+never measures one twice); `None` for a define knob means "no -D: the source's own default".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cockpit.config import ConfigError
+from cockpit.config.tune import TuneConfig
+from cockpit.errors import CockpitError
+from cockpit.workload.manifest import GridShape, Manifest
+from cockpit.workload.tuned import KnobDecl, Winner, define_flags, group_label
+
+Config = tuple[Any, ...]
+
+
+def decls(manifest: Manifest) -> tuple[KnobDecl, ...]:
+    return tuple(KnobDecl(k.name, k.via, k.macro, k.start) for k in manifest.knobs)
+
+
+def as_dict(knobs: Sequence[KnobDecl], config: Config) -> dict[str, Any]:
+    return {k.name: v for k, v in zip(knobs, config, strict=True)}
+
+
+def from_dict(knobs: Sequence[KnobDecl], values: Mapping[str, Any]) -> Config:
+    return tuple(values.get(k.name, k.start) for k in knobs)
+
+
+def label(knobs: Sequence[KnobDecl], config: Config) -> str:
+    """ "ROWS_PER_BLOCK=4 VEC=8 num_warps=4" (a define left to the source: `NAME=src`)."""
+    return " ".join(f"{k.name}={'src' if v is None else v}" for k, v in zip(knobs, config, strict=True))
+
+
+def has_defines(knobs: Sequence[KnobDecl]) -> bool:
+    return any(k.via == "define" for k in knobs)
+
+
+def variant_key(flags: Sequence[str]) -> str:
+    """A short name for a build with these -D flags (its module name and build folder)."""
+    return hashlib.sha256("\0".join(flags).encode()).hexdigest()[:10]
+
+
+@dataclass(frozen=True)
+class Group:
+    key: dict[str, Any]
+    bench: tuple[dict[str, Any], ...]
+    """The bench shapes of this group: what a configuration is timed on."""
+    checks: tuple[dict[str, Any], ...]
+    """Its correctness shapes: the test grid's of this group and its bench shapes' ends."""
+
+    @property
+    def label(self) -> str:
+        return group_label(self.key)
+
+
+def groups(manifest: Manifest) -> list[Group]:
+    """One group per value of the keep_per keys among the bench shapes, in bench-grid order."""
+    keys: list[dict[str, Any]] = []
+    for s in manifest.bench_grid:
+        key = {k: s.shape[k] for k in manifest.keep_per if k in s.shape}
+        if key not in keys:
+            keys.append(key)
+    out = []
+    for key in keys:
+
+        def mine(s: GridShape, key: dict[str, Any] = key) -> bool:
+            return all(s.shape.get(k) == v for k, v in key.items())
+
+        bench = [s for s in manifest.bench_grid if mine(s)]
+        checks = [s for s in manifest.correctness_grid() if mine(s)]
+        by_size = sorted(bench, key=lambda s: (s.bytes or 0, s.flops or 0))
+        for s in (by_size[0], by_size[-1]):
+            if s.name not in {c.name for c in checks}:
+                checks.append(s)
+        out.append(Group(key, tuple(dict(s.shape) for s in bench), tuple(dict(s.shape) for s in checks)))
+    return out
+
+
+def searchable(manifest: Manifest) -> None:
+    """What the generic search needs of a workload, each lack said in one line."""
+    where = manifest.source
+    if not manifest.knobs and manifest.source.startswith("gpumode:"):
+        raise CockpitError(
+            f"{where}: a GPU MODE problem folder declares no knobs: nothing to tune (write "
+            "a workload module with knobs=(Knob(...),) around its submission to tune it)"
+        )
+    if not manifest.knobs:
+        raise CockpitError(
+            f"{where}: {manifest.name} declares no knobs to tune: add knobs=(Knob(...),) "
+            'to its Workload (docs/workloads.md, "Knobs")'
+        )
+    if manifest.baseline is None:
+        raise CockpitError(
+            f"{where}: {manifest.name} has no timed reference to tune against: add "
+            "Reference(..., baseline=True)"
+        )
+    if not manifest.bench_grid:
+        raise CockpitError(f"{where}: {manifest.name} has an empty bench grid: nothing to time")
+    missing = [k for k in manifest.keep_per if not all(k in s.shape for s in manifest.bench_grid)]
+    if missing:
+        raise CockpitError(f"{where}: keep_per names {missing[0]!r}, which not every bench shape has")
+    ks = decls(manifest)
+    if has_defines(ks) and manifest.build.kind != "extension":
+        raise CockpitError(
+            f"{where}: define knobs are compiled into an Extension build; {manifest.name} is "
+            f'built as {manifest.build.kind}: pass them as kwargs (via="kwarg") instead'
+        )
+    several = len(groups(manifest)) > 1
+    for k in ks:
+        if k.via == "define" and several and not any(f"{{{key}}}" in k.macro for key in manifest.keep_per):
+            raise CockpitError(
+                f"{where}: knob {k.name} is a define kept per {', '.join(manifest.keep_per)}, but its macro "
+                f"{k.macro!r} is the same for every group: name it per group, e.g. "
+                f'macro="{k.macro}_{{{manifest.keep_per[0]}}}", or keep_per=()'
+            )
+
+
+def options(manifest: Manifest, tune: TuneConfig) -> dict[str, tuple[Any, ...]]:
+    """Each knob's values: the workload's, or `[tune.space]`'s narrowing of them (errors name
+    `cockpit.toml:LINE`)."""
+    declared = {k.name: tuple(k.values) for k in manifest.knobs}
+    for name, values in tune.space.items():
+        if name not in declared:
+            raise ConfigError(
+                f"{tune.line(f'space.{name}')}: tune.space.{name}: {manifest.name} has no knob "
+                f"{name!r} (its knobs: {', '.join(declared)})"
+            )
+        wrong = [v for v in values if v not in declared[name]]
+        if wrong:
+            raise ConfigError(
+                f"{tune.line(f'space.{name}')}: tune.space.{name}: {wrong[0]!r} is not one of "
+                f"the workload's values {list(declared[name])}"
+            )
+    return {name: tuple(tune.space.get(name, values)) for name, values in declared.items()}
+
+
+def narrowed(
+    feasible: Sequence[Config], knobs: Sequence[KnobDecl], values: Mapping[str, Sequence[Any]]
+) -> list[Config]:
+    return [c for c in feasible if all(v in values[k.name] for k, v in zip(knobs, c, strict=True))]
+
+
+def current(knobs: Sequence[KnobDecl], group: Group, winners: Sequence[Winner], arch: str) -> Config:
+    """What the group runs now on `arch`: its kept winner's values, else the declared ones."""
+    won = next((w for w in winners if w.arch == arch and w.group == group.key), None)
+    return from_dict(knobs, won.knobs if won is not None else {})
+
+
+def variant(
+    knobs: Sequence[KnobDecl], config: Config, group: Group, others: Sequence[str]
+) -> dict[str, Any] | None:
+    """The build this configuration needs: the other groups' kept defines and its own; None when
+    it has no define knob (nothing to compile)."""
+    if not has_defines(knobs):
+        return None
+    flags = [*others, *define_flags(knobs, as_dict(knobs, config), group.key)]
+    return {"key": variant_key(flags), "flags": flags}
+
+
+def fingerprint(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)

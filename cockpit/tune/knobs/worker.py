@@ -1,0 +1,151 @@
+"""One worker of a knob search: a process pinned to one GPU, sharing the studies with the others.
+
+    python -m cockpit.tune.knobs.worker --workspace DIR --plan sessions/<ID>/tune/plan.json
+                                        --worker N --workers M --gpu UUID --start T --spent S
+
+`cockpit tune` starts one per GPU with CUDA_VISIBLE_DEVICES=<UUID>. This process imports no torch:
+its measuring child (the workload probe's `serve`) holds the CUDA context, and define knobs are
+built in children of their own, ahead of the timing. Its first builds are its share of every
+group's seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from cockpit.errors import CockpitError
+from cockpit.session.journal import Event, JournalWriter
+from cockpit.tune.knobs.build import BuildPool, Built, build_variant
+from cockpit.tune.knobs.plan import KnobPlan, read_plan
+from cockpit.tune.knobs.search import Walk, open_study, search
+from cockpit.tune.knobs.space import variant
+from cockpit.tune.measure import MeasureCrashed, ProbeMeasurer
+from cockpit.workload.describe import PROBE
+
+
+def serve_argv(plan: KnobPlan, workspace: Path, python: str = sys.executable) -> list[str]:
+    s = plan.settings
+    return [
+        python,
+        str(PROBE),
+        "serve",
+        "--workspace",
+        str(workspace),
+        *plan.workload_argv,
+        "--reps",
+        str(s["reps"]),
+        "--warmup",
+        str(s["warmup"]),
+        "--input-sets",
+        str(s["input_sets"]),
+        "--settle-ms",
+        f"{s['settle_ms']:g}",
+        "--rounds",
+        str(s["rounds"]),
+    ]
+
+
+def measurer_for(
+    plan: KnobPlan, workspace: Path, log: Path, env: dict[str, str] | None = None
+) -> ProbeMeasurer:
+    child_env = dict(
+        env if env is not None else os.environ, COCKPIT_WORKSPACE=str(workspace), PYTHONUNBUFFERED="1"
+    )
+    return ProbeMeasurer(None, log, env=child_env, argv=serve_argv(plan, workspace), cwd=workspace)
+
+
+JOBS_PER_BUILD = 2
+"""A variant is the kernel's .cu and its binding: two translation units, each one compiler process."""
+
+
+def builder(plan: KnobPlan, workspace: Path, workers_on_box: int) -> BuildPool:
+    """Builds side by side, the box's cores shared by its workers (at most 8 at once: each compile
+    of torch's headers holds about a GB)."""
+    jobs = JOBS_PER_BUILD
+
+    def one(v: dict[str, object]) -> Built:
+        return build_variant(
+            workspace,
+            sys.executable,
+            plan.workload_argv,
+            str(plan.build["name"]),
+            list(plan.build.get("sources", [])),
+            list(plan.build.get("include_dirs", [])),
+            dict(v),
+            plan.arch,
+            jobs,
+        )
+
+    cpus = os.cpu_count() or 1
+    return BuildPool(one, workers=max(1, min(8, cpus // (jobs * max(1, workers_on_box)))))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--workspace", type=Path, required=True)
+    p.add_argument("--plan", type=Path, required=True)
+    p.add_argument("--worker", type=int, default=0)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--gpu", default="", help="the GPU's UUID, for the journal")
+    p.add_argument("--start", type=float, required=True, help="when this stretch of the search began")
+    p.add_argument("--spent", type=float, default=0.0, help="seconds of budget spent before it")
+    args = p.parse_args(argv)
+    try:
+        return run(args)
+    except CockpitError as exc:
+        print(f"cockpit tune worker: {exc}", file=sys.stderr, flush=True)
+        return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    ws = args.workspace.resolve()
+    plan = read_plan(args.plan)
+    pool = builder(plan, ws, args.workers)
+    for group in plan.groups:
+        for config in group.seeds[args.worker :: args.workers]:
+            v = variant(plan.knobs, config, group.group, group.others)
+            if v is not None:
+                pool.submit(v)
+    measurer = measurer_for(plan, ws, ws / plan.run_dir / f"probe-{args.worker}.log")
+    writer = JournalWriter(ws / plan.session_journal)
+    short_gpu = args.gpu[:12] or f"worker {args.worker}"
+
+    def record(event: Event) -> None:
+        writer.append(event)
+        print(
+            f"{event['type']} {event.get('d', '')} {event.get('config', '')} {event.get('outcome', '')} "
+            f"{event.get('value', '')}",
+            flush=True,
+        )
+
+    deadlines = plan.deadlines(args.start, args.spent)
+    total = 0
+    print(
+        f"worker {args.worker}: GPU {args.gpu}, "
+        f"CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES')}",
+        flush=True,
+    )
+    try:
+        try:
+            device = measurer.start()
+        except MeasureCrashed as exc:
+            raise CockpitError(f"cannot measure on this GPU: {exc}") from exc
+        print(f"worker {args.worker}: measuring on {device}", flush=True)
+        for group in plan.groups:
+            study = open_study(plan, group, plan.journal(ws))
+            walk = Walk(plan, group, pool, measurer, record, time.time, deadlines[group.label], short_gpu)
+            total += search(study, walk)
+    finally:
+        measurer.close()
+        pool.close()
+        writer.close()
+    print(f"worker {args.worker}: {total} configurations measured", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
