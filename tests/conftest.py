@@ -38,3 +38,11 @@ def clock() -> FakeClock:
 @pytest.fixture
 def session(ws: Workspace, clock: FakeClock) -> SessionRef:
     return create_session(ws, Config(), "Vectorize K loads", "optimize", clock.now())
+
+
+@pytest.fixture
+def no_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This machine without NVIDIA's driver or a CUDA torch, here and in children (tests/no_gpu.py)."""
+    from tests.no_gpu import hide_gpu
+
+    hide_gpu(monkeypatch)

@@ -67,7 +67,8 @@ async def test_keys_advance_skip_and_pause_the_phase_timer(ws, session, clock) -
         await pilot.press("p")
         await pilot.press("k", "y")
         assert "PROFILE 0 min of 30 min" in header(app)
-    types = [e["type"] for e in journal(session)]
+    # what the GPUs did in a phase (gpu_summary) is journaled only where NVML sees one
+    types = [e["type"] for e in journal(session) if e["type"] != "gpu_summary"]
     assert types == ["session_started", "phase_started", "app_opened", "phase_ended",
                      "phase_started", "timer_paused", "timer_resumed", "phase_ended",
                      "phase_started", "app_closed"]
@@ -141,7 +142,8 @@ async def test_go_to_phase_and_end_session(ws, session, clock) -> None:
         await pilot.pause()
         assert "ENDED" in header(app)
         assert not app.live.state.is_open
-    assert journal(session)[-2]["type"] == "session_ended"
+    kinds = [e["type"] for e in journal(session) if e["type"] != "gpu_summary"]  # only with a GPU
+    assert kinds[-2] == "session_ended"
 
 
 async def test_reopening_after_a_crash_shows_the_same_state(ws, session, clock) -> None:

@@ -47,7 +47,8 @@ def kernel_build(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
          f"-I{REPO / 'csrc'}", str(REPO / "csrc" / "attention.cu"), str(FIXTURES / "launch_table_main.cpp"),
          "-o", str(exe)], capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]
-    table = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, check=True)
+    table = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, check=True,
+                           env={**os.environ, "CUDA_VISIBLE_DEVICES": ""})  # no device: no runtime numbers
     return arch, (out.stdout + out.stderr).splitlines(), [json.loads(line) for line in table.stdout.splitlines()]
 
 
@@ -218,7 +219,7 @@ def test_a_diagnostic_that_names_the_problem_still_wins_over_the_failed_step() -
     assert compile_error.summary.endswith("attention.cu:503: identifier \"undefined_name\" is undefined")
 
 
-def test_the_import_check_asks_the_library_for_its_launch_table(tmp_path: Path) -> None:
+def test_the_import_check_asks_the_library_for_its_launch_table(tmp_path: Path, no_gpu: None) -> None:
     """The probe's import check, with a stand-in module: what it exports, its launch table, and
     where it has none or it raises, one line saying so (no GPU here: no runtime numbers)."""
     from cockpit.probes.build_probe import describe_launch, import_check

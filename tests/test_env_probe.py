@@ -22,6 +22,7 @@ from cockpit.probes.env.extension import check_extension
 from cockpit.probes.env.probe import Check, Probe, find_files, format_age
 from cockpit.probes.env.profiler import profiling_admin_only
 from cockpit.probes.env.run import CHECKS, run_check
+from tests.no_gpu import no_gpu_env
 
 STALE_AGE_S = 2 * 3600 + 13 * 60 + 30
 CHECK_NAMES = [name for name, _ in CHECKS]
@@ -34,7 +35,8 @@ def require_torch() -> None:
 
 def run_probe(workspace: Path, out: Path, *extra: str, env: dict[str, str] | None = None,
               argv: list[str] | None = None) -> tuple[subprocess.CompletedProcess[str], float]:
-    child_env = {**os.environ, "TORCH_EXTENSIONS_DIR": str(workspace / "torch_extensions"), **(env or {})}
+    # this machine as CI's, without a GPU, whatever it has (tests/no_gpu.py)
+    child_env = {**no_gpu_env(), "TORCH_EXTENSIONS_DIR": str(workspace / "torch_extensions"), **(env or {})}
     started = time.monotonic()
     proc = subprocess.run(
         (argv or env_argv(sys.executable, out, workspace)) + list(extra),

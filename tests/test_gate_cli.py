@@ -7,10 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.no_gpu import no_gpu_env
+
 
 def cockpit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "cockpit", "--workspace", str(cwd), *args],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, env=no_gpu_env())
 
 
 def journal(ws: Path) -> list[dict]:

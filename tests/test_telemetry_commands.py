@@ -38,13 +38,15 @@ def fake_sampler(clock: FakeClock | None = None, gpus: list[FakeGpu] | None = No
     return Sampler(Nvml(FakePynvml(gpus)), clock or FakeClock(), processes=Procs())
 
 
-def test_without_nvml_cockpit_gpu_exits_2_with_one_line_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+def test_without_nvml_cockpit_gpu_exits_2_with_one_line_on_stderr(capsys: pytest.CaptureFixture[str],
+                                                                  no_gpu: None) -> None:
     assert gpu_command(as_json=False, watch_s=None) == 2
     out, err = capsys.readouterr()
     assert out == "" and err == f"cockpit: no GPU telemetry: {NO_DRIVER}\n"
 
 
-def test_without_nvml_cockpit_gpu_json_prints_available_false(capsys: pytest.CaptureFixture[str]) -> None:
+def test_without_nvml_cockpit_gpu_json_prints_available_false(capsys: pytest.CaptureFixture[str],
+                                                               no_gpu: None) -> None:
     assert gpu_command(as_json=True, watch_s=None) == 2
     out, err = capsys.readouterr()
     assert json.loads(out) == {"available": False, "reason": NO_DRIVER}
@@ -135,7 +137,7 @@ def test_ctrl_c_while_recording_keeps_what_was_recorded(tmp_path: Path) -> None:
     assert len(read_recording(out).snapshots) == 3
 
 
-def test_recording_without_nvml_is_an_environment_error_and_leaves_no_file(tmp_path: Path) -> None:
+def test_recording_without_nvml_is_an_environment_error_and_leaves_no_file(tmp_path: Path, no_gpu: None) -> None:
     out = tmp_path / "rec.jsonl"
     with pytest.raises(CockpitError, match=re.escape(f"no GPU telemetry to record: {NO_DRIVER}")):
         record_command(5, out)

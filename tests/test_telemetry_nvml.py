@@ -28,8 +28,8 @@ class NoProcesses:
         pass
 
 
-def test_a_machine_without_the_nvidia_driver_reads_as_unavailable_with_a_one_line_reason() -> None:
-    snap = Sampler(Nvml(), FakeClock()).tick()  # the real pynvml: this machine has no driver
+def test_a_machine_without_the_nvidia_driver_reads_as_unavailable_with_a_one_line_reason(no_gpu: None) -> None:
+    snap = Sampler(Nvml(), FakeClock()).tick()  # the real pynvml, its library not found
     assert snap.available is False
     assert snap.reason == "NVML library not found (no NVIDIA driver on this machine)"
     assert snap.samples == () and "\n" not in snap.reason

@@ -39,9 +39,13 @@ def test_the_hard_coded_bits_are_pynvmls_values(bit: int, word: str) -> None:
         "reliability": "Reliability",
     }
     name = names[word]
-    assert getattr(pynvml, f"nvmlClocksThrottleReason{name}") == bit
-    if hasattr(pynvml, f"nvmlClocksEventReason{name}"):
-        assert getattr(pynvml, f"nvmlClocksEventReason{name}") == bit
+    # nvidia-ml-py renamed ClocksThrottleReason to ClocksEventReason, and some releases have only one
+    # of the two names for the newer bits: whichever this one defines must be the hard-coded bit.
+    values = {getattr(pynvml, f"{prefix}{name}") for prefix in ("nvmlClocksThrottleReason", "nvmlClocksEventReason")
+              if hasattr(pynvml, f"{prefix}{name}")}
+    if not values:
+        pytest.skip(f"this nvidia-ml-py names no {word!r} bit under either name")
+    assert values == {bit}
 
 
 def test_a_sample_decodes_its_own_mask() -> None:

@@ -14,6 +14,7 @@ from cockpit.tune.launch import run_workers
 from cockpit.tune.measure import MeasureCrashed, ProbeMeasurer
 from cockpit.tune.progress import tune_progress
 from cockpit.tune.target import Gpu
+from tests.no_gpu import no_gpu_env
 from tests.tune_fakes import start_run
 
 
@@ -86,7 +87,8 @@ def test_a_search_on_a_machine_without_a_gpu_stops_before_anything_starts(tmp_pa
     (tmp_path / "workloads" / "attention.py").write_text((repo / "workloads" / "attention" / "attention.py").read_text())
     (tmp_path / "cockpit.toml").write_text('[workload]\nmodule = "workloads/attention.py"\n')
     out = subprocess.run([sys.executable, "-m", "cockpit", "--workspace", str(tmp_path), "tune", "--arch", "9.0"],
-                         capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parent.parent)
+                         capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parent.parent,
+                         env=no_gpu_env())
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.strip() == ("cockpit: no GPU to tune on (NVML sees none); `cockpit tune --dry-run --arch 8.9` "
                                   "examines a space without one")

@@ -17,6 +17,7 @@ from cockpit.tune.feasibility import check, register_cap, register_estimate
 from cockpit.tune.plan import make_plan
 from cockpit.tune.space import DEFAULTS, KernelParams, resolve_space
 from cockpit.tune.target import Gpu, pick_gpus, resolve_target
+from tests.no_gpu import no_gpu_env
 
 REPO = Path(__file__).resolve().parent.parent
 L4, H100 = LIMITS["sm_89"], LIMITS["sm_90"]
@@ -74,9 +75,8 @@ def test_an_l4s_space_is_smaller_than_an_h100s_and_every_configuration_is_accoun
 
 
 def run_cli(*args: str, cwd: Path = REPO, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    import os
 
-    full = dict(os.environ, **(env or {}))
+    full = dict(no_gpu_env(), **(env or {}))  # CI's machine, without a GPU, whatever this one has
     full.pop("TORCH_CUDA_ARCH_LIST", None) if env is None else None
     return subprocess.run([sys.executable, "-m", "cockpit", *args], capture_output=True, text=True, cwd=cwd,
                           env=full, timeout=120)
