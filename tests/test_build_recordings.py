@@ -93,3 +93,18 @@ def test_the_h200_failure_logs_bring_up_their_patterns() -> None:
              for name in ("undefined-symbol", "link-error", "compile-error", "clean", "noop")}
     assert 9 in fired["undefined-symbol"]  # validate the environment / ABI
     assert fired["clean"] == set() and fired["noop"] == set()
+
+
+def test_a_cached_build_is_judged_as_the_fresh_one_was() -> None:
+    """The same library read two ways: ptxas's report of the clean build, cuobjdump's of the no-op
+    that followed it. cuobjdump's SHARED:1024 is the KB sm_80+ reserves per block, not static shared
+    memory of the kernel (ptxas said none): counted as such, a cached build would have claimed
+    48 KB + 1 KB of shared memory per block and failed the L4 judgement the fresh build passed."""
+    from cockpit.gates.build_log import parse_cuobjdump
+
+    fresh = {k.name: (k.registers, k.smem, k.stack) for k in parse_ptxas(log("clean"))}
+    cached = {k.name: (k.registers, k.smem, k.stack) for k in
+              parse_cuobjdump(probe("noop-result")["cuobjdump"], "sm_90a")}
+    assert "SHARED:1024" in probe("noop-result")["cuobjdump"]
+    assert cached == fresh and len(fresh) == 8
+    assert {smem for _, smem, _ in fresh.values()} == {0}

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from cockpit.hardware.limits import limits_for
 from cockpit.hardware.symbols import demangle
 
 _NINJA_STEP = re.compile(r"^\[(\d+)/(\d+)\]\s+(.*)$")
@@ -80,7 +81,14 @@ def parse_ptxas(lines: Iterable[str]) -> list[KernelResources]:
 
 def parse_cuobjdump(text: str, arch_hint: str = "") -> list[KernelResources]:
     """`cuobjdump --dump-resource-usage LIB.so`: what ptxas said, for a build that was cached.
-    cuobjdump has no spill counts: LOCAL (per-thread local memory) stands in for the stack."""
+    cuobjdump has no spill counts: LOCAL (per-thread local memory) stands in for the stack.
+
+    Its SHARED counts the shared memory the system reserves per block on sm_80 and later (1 KB),
+    which ptxas's "bytes smem" does not: recorded on an H200, the attention kernels ptxas gave
+    no static shared memory read SHARED:1024 from the same library. The kernel's own static
+    shared memory is the rest, so a cached build is judged as the fresh one was (the reserved KB
+    counts against the SM, which the occupancy calculator adds itself, not against the 48 KB a
+    block may use without the opt-in)."""
     kernels: list[KernelResources] = []
     arch = arch_hint
     name: str | None = None
@@ -94,10 +102,16 @@ def parse_cuobjdump(text: str, arch_hint: str = "") -> list[KernelResources]:
             continue
         r = re.search(r"REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+)", line)
         if r and name:
-            kernels.append(KernelResources(name, arch, int(r.group(1)), int(r.group(3)),
-                                           int(r.group(2)), 0, 0))
+            static = own_static_smem(int(r.group(3)), arch)
+            kernels.append(KernelResources(name, arch, int(r.group(1)), static, int(r.group(2)), 0, 0))
             name = None
     return kernels
+
+
+def own_static_smem(shared: int, arch: str) -> int:
+    """cuobjdump's SHARED less what the architecture reserves per block (parse_cuobjdump)."""
+    limits = limits_for(arch)
+    return max(0, shared - (limits.smem_reserved_per_block if limits is not None else 0))
 
 
 @dataclass(frozen=True)
