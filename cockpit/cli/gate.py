@@ -13,6 +13,7 @@ from cockpit.config import load_config
 from cockpit.errors import CockpitError
 from cockpit.gates.catalog import GATES
 from cockpit.gates.gate import GateContext, Verdict
+from cockpit.gates.interpreter import gates_python
 from cockpit.gates.run import GateRun, gate_command, next_run_id
 from cockpit.session.live import LiveSession
 from cockpit.session.workspace import resolve_session
@@ -27,9 +28,13 @@ def gate(args: argparse.Namespace) -> int:
         raise CockpitError('no open session to record the gate in; start one with: cockpit new "OBJECTIVE"')
     live = LiveSession(ref)
     chosen = GATES[args.name]
-    ctx = GateContext(ws.root, ref.path, next_run_id(live.state, chosen.name), config=config,
-                      objective=live.state.objective)
     gate_config = config.gate(chosen.name)
+    python, how = sys.executable, ""
+    if gate_config.command is None:  # the gate's own probe: in the Python with the CUDA torch
+        found = gates_python(config.gates, ws.root)
+        python, how = found.path, found.how
+    ctx = GateContext(ws.root, ref.path, next_run_id(live.state, chosen.name), config=config,
+                      objective=live.state.objective, python=python, python_how=how)
 
     class Printer:
         def gate_output(self, run: GateRun, lines: list[str]) -> None:

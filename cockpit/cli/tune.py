@@ -27,6 +27,7 @@ from typing import Any
 from cockpit.cli.parser import workspace_of
 from cockpit.config import Config, ConfigError, load_config
 from cockpit.errors import CockpitError
+from cockpit.gates.interpreter import gates_python
 from cockpit.session.events import decision
 from cockpit.session.journal import JournalWriter, read_journal
 from cockpit.session.workspace import resolve_session
@@ -47,11 +48,12 @@ def tune(args: argparse.Namespace) -> int:
     """`cockpit tune`: search the kernel's configurations (or, `--dry-run`, print the space)."""
     ws = workspace_of(args)
     config = _with_flags(load_config(ws.root), args)
-    manifest = describe_workload(ws.root, config, sys.executable)
+    python = gates_python(config.gates, ws.root).path  # the Python with the CUDA torch
+    manifest = describe_workload(ws.root, config, python)
     if not tiles_search(manifest, ws.root):
         from cockpit.cli.tune_knobs import tune_knobs
 
-        return tune_knobs(args, ws, config, manifest)
+        return tune_knobs(args, ws, config, manifest, python)
     gpus = list_gpus(Nvml())
     target = resolve_target(args.arch, os.environ, gpus)
     csrc = ws.root / "csrc"

@@ -31,7 +31,9 @@ from cockpit.workload.describe import workload_args
 from cockpit.workload.manifest import Manifest
 
 
-def tune_knobs(args: argparse.Namespace, ws: Workspace, config: Config, manifest: Manifest) -> int:
+def tune_knobs(
+    args: argparse.Namespace, ws: Workspace, config: Config, manifest: Manifest, python: str
+) -> int:
     gpus = list_gpus(Nvml())
     target = resolve_target(args.arch, os.environ, gpus)
     ref = resolve_session(ws, getattr(args, "session", None))
@@ -55,6 +57,7 @@ def tune_knobs(args: argparse.Namespace, ws: Workspace, config: Config, manifest
             run_dir,
             ref.journal if ref is not None else session_dir / "journal.jsonl",
             time.time(),
+            python,
         )
         notes = []
     if args.dry_run:
@@ -111,7 +114,7 @@ def tune_knobs(args: argparse.Namespace, ws: Workspace, config: Config, manifest
         raise CockpitError(f"every worker failed (exit {codes}): {last} (logs in {ref.path / 'logs'})")
     if any(code != 0 for code in codes):
         _say(f"a worker exited {codes}: see {ref.path / 'logs'}; the others finished the search")
-    result = finish_run(config, ws.root, plan, picked[0].uuid, _say)
+    result = finish_run(config, ws.root, plan, picked[0].uuid, _say, python)
     keep = result["keep"]
     writer.append(tev.tune_finished(time.time(), plan.run, keep["action"], keep["summary"], keep=keep))
     writer.append(

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from cockpit.cli.parser import workspace_of
 from cockpit.config import load_config
 from cockpit.errors import CockpitError
+from cockpit.gates.interpreter import gates_python
 from cockpit.workload.describe import describe
 from cockpit.workload.manifest import GridShape, Manifest, manifest_to_json
 from cockpit.workload.tuned import TunedFileError, Winner, group_label, read_winners, tuned_path
@@ -20,7 +20,8 @@ from cockpit.workload.tuned import TunedFileError, Winner, group_label, read_win
 def workload(args: argparse.Namespace) -> int:
     """`cockpit workload show`."""
     ws = workspace_of(args)
-    manifest = describe(ws.root, load_config(ws.root), sys.executable, use_cache=not args.fresh)
+    config = load_config(ws.root)
+    manifest = describe(ws.root, config, gates_python(config.gates, ws.root).path, use_cache=not args.fresh)
     path = tuned_path(ws.root, manifest.source)
     try:
         winners = read_winners(path)

@@ -35,6 +35,10 @@ class Gates(Mapping[str, GateConfig]):
     """`device = "GPU-…"`: every gate's child gets CUDA_VISIBLE_DEVICES set to this GPU's UUID."""
     device_where: str = field(default="", compare=False)
     """Where `device` was set ("…/cockpit.toml:LINE"), for the error when no GPU matches it."""
+    python: str = ""
+    """`python = "/opt/torch/.venv/bin/python"`: the interpreter the gates' probes run (the one
+    with your CUDA torch); empty: found (cockpit/gates/interpreter.py)."""
+    python_where: str = field(default="", compare=False)
 
     def __getitem__(self, name: str) -> GateConfig:
         return self.by_name[name]
@@ -55,8 +59,14 @@ def read_gates(table: Mapping[str, Any], reader: ConfigReader) -> Gates:
             device = parse_device(table["device"])
         except ValueError as exc:
             raise reader.fail("gates.device", str(exc)) from None
-    return Gates({name: _read_gate(body, name, reader) for name, body in table.items() if name != "device"},
-                 device, reader.lines.where("gates.device") if device is not None else "")
+    python = table.get("python", "")
+    if not isinstance(python, str) or ("python" in table and not python.strip()):
+        raise reader.fail("gates.python", f"{python!r} is not an interpreter: give its path or name as a "
+                          'string, e.g. python = "/opt/conda/bin/python"')
+    return Gates({name: _read_gate(body, name, reader) for name, body in table.items()
+                  if name not in ("device", "python")},
+                 device, reader.lines.where("gates.device") if device is not None else "",
+                 python.strip(), reader.lines.where("gates.python") if python else "")
 
 
 def _read_gate(body: Any, name: str, reader: ConfigReader) -> GateConfig:

@@ -51,7 +51,7 @@ class Config:
     workload: Workload = section(read_workload, Workload)
     profile: ProfileSettings = section(read_profile, ProfileSettings)
     templates: Mapping[str, Template] = section(read_templates, lambda: dict(DEFAULT_TEMPLATES))
-    gates: Mapping[str, GateConfig] = section(read_gates, Gates)
+    gates: Gates = section(read_gates, Gates)
     """A `Gates` when read from cockpit.toml (a plain {name: GateConfig} has no pin): see `pinned_gpu`."""
     tune: TuneConfig = section(read_tune, TuneConfig)
     source: Path | None = None

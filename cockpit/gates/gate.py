@@ -21,7 +21,10 @@ class GateContext:
     session_dir: Path
     run_id: str
     python: str = sys.executable
-    """The interpreter that runs probes (they import torch; the cockpit never does)."""
+    """The interpreter that runs probes (they import torch; the cockpit never does): found by
+    `gates/interpreter.py`."""
+    python_how: str = ""
+    """Why that one ("the active venv", "[gates] python (cockpit.toml:7)"): the env gate says it."""
     config: Config = field(default_factory=Config)
     objective: str = ""
 

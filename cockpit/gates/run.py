@@ -8,6 +8,7 @@ The child's callbacks arrive on the runner thread; `post` hands each to the owne
 from __future__ import annotations
 
 import os
+import sys
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -44,6 +45,14 @@ def next_run_id(state: SessionState, gate: str) -> str:
     return f"{len(state.gate_runs) + 1:03d}-{gate}"
 
 
+def python_env(ctx: GateContext) -> dict[str, str]:
+    """What the env probe says of the interpreters: which one runs the gates and why, and the
+    cockpit's own."""
+    if not ctx.python_how:
+        return {}
+    return {"COCKPIT_GATES_PYTHON_HOW": ctx.python_how, "COCKPIT_OWN_PYTHON": sys.executable}
+
+
 def gate_command(gate: Gate, ctx: GateContext, config: GateConfig) -> GateCommand:
     """The gate's own command, or the one cockpit.toml puts in its place, with its limits."""
     return GateCommand(
@@ -51,7 +60,7 @@ def gate_command(gate: Gate, ctx: GateContext, config: GateConfig) -> GateComman
         cwd=ctx.workspace,
         # a replaced command may hand back a structured result in this file (gates/structured.py)
         env={ENV: str(ctx.result_path), "COCKPIT_WORKSPACE": str(ctx.workspace), **config.env}
-        if config.command else config.env,
+        if config.command else {**python_env(ctx), **config.env},
         timeout_s=config.timeout_s or gate.timeout_s,
         stall_after_s=config.stall_after_s,
         shell=config.shell,

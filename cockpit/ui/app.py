@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -152,6 +153,15 @@ class CockpitApp(KeyActions, App[int]):
         self.gpu.start()
         if not self.is_headless:
             hangup.install(self.close_for_signal, lambda: self.exit(0))
+            threading.Thread(target=self._find_gates_python, name="gates-python", daemon=True).start()
+
+    def _find_gates_python(self) -> None:
+        """Which Python the gates run (a child per interpreter, once per workspace): found before
+        the first gate asks for it, off the UI thread."""
+        from cockpit.gates.interpreter import gates_python
+
+        with contextlib.suppress(CockpitError):  # said when a gate starts
+            gates_python(self.config.gates, self.workspace.root)
 
     @property
     def main_screen(self) -> Screen[object]:

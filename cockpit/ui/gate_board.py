@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -75,6 +76,7 @@ class GateBoard:
     def _start_next(self) -> None:
         # The runner (subprocess, threads) loads with the first run, not with the first frame.
         from cockpit.gates.gate import GateContext
+        from cockpit.gates.interpreter import gates_python
         from cockpit.gates.run import GateRun, gate_command, next_run_id
 
         live = self.app.live
@@ -82,9 +84,18 @@ class GateBoard:
             return
         name = self.queue.pop(0)
         gate = GATES[name]
-        ctx = GateContext(self.app.workspace.root, live.ref.path, next_run_id(live.state, name),
-                          config=self.app.config, objective=live.state.objective)
         config = self.app.config.gate(name)
+        python, how = sys.executable, ""
+        if config.command is None:  # the gate's own probe: in the Python with the CUDA torch
+            try:  # warmed in a thread when the app starts (app.py): found, not asked, here
+                found = gates_python(self.app.config.gates, self.app.workspace.root)
+            except CockpitError as exc:  # [gates] python names one that does not run
+                self.app.notify(str(exc), severity="error", markup=False, timeout=15)
+                return
+            python, how = found.path, found.how
+        ctx = GateContext(self.app.workspace.root, live.ref.path, next_run_id(live.state, name),
+                          config=self.app.config, objective=live.state.objective, python=python,
+                          python_how=how)
         run = GateRun(gate, gate_command(gate, ctx, config), ctx, live, self.app.clock, self,
                       self._post, custom_command=config.command is not None)
         self.run = run

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from cockpit.clock import FakeClock
 from cockpit.config import Config, GateConfig, load_config
+from cockpit.config.gates import Gates
 from cockpit.errors import CockpitError
 from cockpit.session import events as ev
 from cockpit.session import timer
@@ -221,7 +222,7 @@ async def _render_recorded(tmp: Path, size: tuple[int, int], out: Path) -> list[
                       "print(*open(sys.argv[1]).read().splitlines()[2:46], sep='\\n', flush=True)\n"
                       "time.sleep(60)\n", encoding="utf-8")
     replayed = GateConfig(command=(sys.executable, str(replay), str(BUILD_LOG)))
-    building = dataclasses.replace(Config(), gates={"build": replayed})
+    building = dataclasses.replace(Config(), gates=Gates({"build": replayed}))
     shots.append(await _shoot_running_build(app_for("build", loop, "gate_started", building), size, out))
     history_ws = Workspace(tmp / "history")
     shutil.copytree(RECORDED, history_ws.root)

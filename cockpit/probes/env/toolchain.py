@@ -24,6 +24,11 @@ _NUMPY_ABI_NOISE = (
 def check_python(p: Probe) -> Check:
     v = sys.version_info
     value = f"{v.major}.{v.minor}.{v.micro} ({sys.executable})"
+    how, own = os.environ.get("COCKPIT_GATES_PYTHON_HOW"), os.environ.get("COCKPIT_OWN_PYTHON")
+    if how:  # the gates' interpreter, as the cockpit chose it, and the cockpit's own
+        value += f", the gates' ({how})"
+        if own and own != sys.executable:
+            value += f"; the cockpit runs in {own}"
     if v < (3, 10):
         return Check("python", "fail", value, "≥ 3.10",
                      "use a python ≥ 3.10, e.g. `uv venv -p 3.11` or `conda create -n k python=3.11`")

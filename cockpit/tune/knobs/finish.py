@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import statistics
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -151,8 +152,14 @@ def describe(v: GroupVerdict, plan: KnobPlan) -> list[str]:
 
 
 def finish_run(
-    config: Config, workspace: Path, plan: KnobPlan, gpu_uuid: str, say: Callable[[str], None]
+    config: Config,
+    workspace: Path,
+    plan: KnobPlan,
+    gpu_uuid: str,
+    say: Callable[[str], None],
+    python: str = sys.executable,
 ) -> dict[str, Any]:
+    """`python`: the gates' interpreter (the one with the CUDA torch), which measures."""
     import os
 
     measurer = measurer_for(
@@ -160,6 +167,7 @@ def finish_run(
         workspace,
         workspace / plan.run_dir / "confirm.log",
         env=dict(os.environ, CUDA_VISIBLE_DEVICES=gpu_uuid),
+        python=python,
     )
     verdicts: list[tuple[GroupVerdict, dict[str, Any]]] = []
     journal = plan.journal(workspace)

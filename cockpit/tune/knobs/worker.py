@@ -17,7 +17,9 @@ import sys
 import time
 from pathlib import Path
 
+from cockpit.config import load_config
 from cockpit.errors import CockpitError
+from cockpit.gates.interpreter import gates_python
 from cockpit.session.journal import Event, JournalWriter
 from cockpit.tune.knobs.build import BuildPool, Built, build_variant
 from cockpit.tune.knobs.plan import KnobPlan, read_plan
@@ -50,19 +52,23 @@ def serve_argv(plan: KnobPlan, workspace: Path, python: str = sys.executable) ->
 
 
 def measurer_for(
-    plan: KnobPlan, workspace: Path, log: Path, env: dict[str, str] | None = None
+    plan: KnobPlan,
+    workspace: Path,
+    log: Path,
+    env: dict[str, str] | None = None,
+    python: str = sys.executable,
 ) -> ProbeMeasurer:
     child_env = dict(
         env if env is not None else os.environ, COCKPIT_WORKSPACE=str(workspace), PYTHONUNBUFFERED="1"
     )
-    return ProbeMeasurer(None, log, env=child_env, argv=serve_argv(plan, workspace), cwd=workspace)
+    return ProbeMeasurer(None, log, env=child_env, argv=serve_argv(plan, workspace, python), cwd=workspace)
 
 
 JOBS_PER_BUILD = 2
 """A variant is the kernel's .cu and its binding: two translation units, each one compiler process."""
 
 
-def builder(plan: KnobPlan, workspace: Path, workers_on_box: int) -> BuildPool:
+def builder(plan: KnobPlan, workspace: Path, workers_on_box: int, python: str = sys.executable) -> BuildPool:
     """Builds side by side, the box's cores shared by its workers (at most 8 at once: each compile
     of torch's headers holds about a GB)."""
     jobs = JOBS_PER_BUILD
@@ -70,7 +76,7 @@ def builder(plan: KnobPlan, workspace: Path, workers_on_box: int) -> BuildPool:
     def one(v: dict[str, object]) -> Built:
         return build_variant(
             workspace,
-            sys.executable,
+            python,
             plan.workload_argv,
             str(plan.build["name"]),
             list(plan.build.get("sources", [])),
@@ -104,13 +110,15 @@ def main(argv: list[str] | None = None) -> int:
 def run(args: argparse.Namespace) -> int:
     ws = args.workspace.resolve()
     plan = read_plan(args.plan)
-    pool = builder(plan, ws, args.workers)
+    # the Python with the CUDA torch builds and measures; this process only drives the search
+    python = gates_python(load_config(ws).gates, ws).path
+    pool = builder(plan, ws, args.workers, python)
     for group in plan.groups:
         for config in group.seeds[args.worker :: args.workers]:
             v = variant(plan.knobs, config, group.group, group.others)
             if v is not None:
                 pool.submit(v)
-    measurer = measurer_for(plan, ws, ws / plan.run_dir / f"probe-{args.worker}.log")
+    measurer = measurer_for(plan, ws, ws / plan.run_dir / f"probe-{args.worker}.log", python=python)
     writer = JournalWriter(ws / plan.session_journal)
     short_gpu = args.gpu[:12] or f"worker {args.worker}"
 
