@@ -85,4 +85,6 @@ class StatusHistory(VerticalScroll):
         self.border_subtitle = f"{len(statuses)} posted"
         self._lines.statuses = statuses
         self._lines.rebuild()
-        self.scroll_end(animate=False)
+        # after the layout that gives the new lines their height: before it, the end is the old one
+        # (a slower or faster machine then stops a few lines short of the newest)
+        self.call_after_refresh(self.scroll_end, animate=False)
