@@ -39,7 +39,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-SESSIONS = REPO / "sessions"
+SESSIONS = REPO / "examples" / "sessions"
 FLOOD = "import sys\nfor i in range(10**9): sys.stdout.write('line %d ' % i + 'x' * 80 + '\\n')"
 KERNELS = {"short": {"B": 1, "H": 8, "S": 512, "D": 64, "dtype": "fp16", "causal": False},
            "long": {"B": 4, "H": 16, "S": 8192, "D": 128, "dtype": "fp16", "causal": False}}

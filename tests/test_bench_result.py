@@ -16,7 +16,7 @@ from cockpit.analysis.bench_result import ATTENTION, read_bench_result
 from cockpit.analysis.stats import geomean
 
 ROOT = Path(__file__).parent.parent
-RECORDED = sorted([*(ROOT / "sessions").glob("*/journal.jsonl"),
+RECORDED = sorted([*(ROOT / "examples" / "sessions").glob("*/journal.jsonl"),
                    *(ROOT / "tests" / "fixtures" / "sessions").glob("*/sessions/*/journal.jsonl")])
 GATE_RECORDINGS = sorted((ROOT / "tests" / "fixtures" / "gpu").glob("*/gate-bench*.json"))
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from cockpit.gates.build import NinjaTracker, judge_build
 from cockpit.gates.build_log import parse_ninja_step, parse_ptxas, read_ninja_log
+from cockpit.patterns.library import SHIPPED
 
 REC = Path(__file__).parent / "fixtures" / "gpu" / "build"
 
@@ -87,7 +88,7 @@ def test_the_h200_failure_logs_bring_up_their_patterns() -> None:
     from cockpit.patterns.library import load_library
     from cockpit.patterns.triggers import match_output
 
-    patterns, problems = load_library(Path(__file__).resolve().parents[1] / "patterns")
+    patterns, problems = load_library(SHIPPED)
     assert not problems
     fired = {name: {p.id for p, _ in match_output(patterns, "build", log(name))}
              for name in ("undefined-symbol", "link-error", "compile-error", "clean", "noop")}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    shutil.copytree(REPO / "patterns", tmp_path / "patterns")
+    """A new workspace: an empty patterns/ of its own, and the library that ships with the cockpit."""
+    (tmp_path / "patterns").mkdir()
     return tmp_path
 
 
@@ -50,9 +50,12 @@ def test_list_names_broken_files_on_stderr_and_exits_1(workspace: Path, capsys: 
     assert err == f"cockpit: {broken}:3: not UTF-8 (byte 0xe9); re-save the file as UTF-8\n"
 
 
-def test_list_of_an_empty_workspace_says_how_to_start(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_list_of_an_empty_workspace_shows_the_library_that_ships_with_the_cockpit(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert list_command(tmp_path, as_json=False) == 0
-    assert "no patterns in" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert out.splitlines()[1].startswith("01  operational  60 min  Measure the PyTorch baseline")
+    assert out.splitlines()[-1].startswith("14 patterns: 12 operational, 2 planned")
 
 
 def test_show_finds_by_id_and_by_fuzzy_title(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,6 +14,7 @@ import yaml
 
 from cockpit.patterns import frontmatter as fm
 from cockpit.patterns.library import (
+    SHIPPED,
     Pattern,
     PatternFileError,
     load_library,
@@ -25,7 +26,7 @@ from cockpit.patterns.triggers import output_trigger, trigger_from_mapping, verd
 from tests.test_patterns_library import GOOD
 
 REPO = Path(__file__).resolve().parent.parent
-LIBRARY = sorted((REPO / "patterns").glob("[0-9]*.md"))
+LIBRARY = sorted((SHIPPED).glob("[0-9]*.md"))
 LOADERS = [yaml.SafeLoader, *([yaml.CSafeLoader] if hasattr(yaml, "CSafeLoader") else [])]
 
 

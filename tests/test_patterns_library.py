@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from cockpit.patterns.library import (
+    SHIPPED,
     Pattern,
     PatternError,
     PatternFileError,
@@ -29,7 +30,7 @@ from cockpit.patterns.library import (
 from cockpit.patterns.triggers import output_trigger, verdict_trigger
 
 REPO = Path(__file__).resolve().parent.parent
-LIBRARY = REPO / "patterns"
+LIBRARY = SHIPPED
 
 GOOD = """---
 id: 4
@@ -76,6 +77,13 @@ def sample(path: Path, **changes: object) -> Pattern:
     )
     fields.update(changes)
     return Pattern(**fields)  # type: ignore[arg-type]
+
+
+@pytest.fixture(autouse=True)
+def only_this_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about one folder's files and numbers: the shipped library is left out
+    (tests/test_patterns_shipped.py tells how the two add up)."""
+    monkeypatch.setattr("cockpit.patterns.library.SHIPPED", tmp_path_factory.mktemp("nothing-shipped"))
 
 
 def test_a_pattern_written_and_read_back_is_the_same_pattern(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.patterns.library import Pattern, load_library
+from cockpit.patterns.library import SHIPPED, Pattern, load_library
 from cockpit.patterns.triggers import (
     OutputTrigger,
     TriggerError,
@@ -29,7 +29,7 @@ ENV_RUN = REPO / "tests" / "fixtures" / "gpu" / "env-run-h200.log"
 
 @pytest.fixture(scope="module")
 def seeds() -> tuple[Pattern, ...]:
-    patterns, problems = load_library(REPO / "patterns")
+    patterns, problems = load_library(SHIPPED)
     assert problems == ()
     return patterns
 
@@ -170,7 +170,7 @@ def test_bad_trigger_mappings_are_refused(mapping: dict[str, object], says: str)
 
 
 def test_a_bad_regex_in_a_pattern_file_is_a_load_problem_not_a_crash(tmp_path: Path) -> None:
-    good = (REPO / "patterns" / "03-compile-time-config-checks.md").read_text(encoding="utf-8")
+    good = (SHIPPED / "03-compile-time-config-checks.md").read_text(encoding="utf-8")
     bad = tmp_path / "03-compile-time-config-checks.md"
     bad.write_text(good.replace("'too much shared data'", "'too much (shared data'"), encoding="utf-8")
     patterns, (problem,) = load_library(tmp_path)

@@ -12,6 +12,7 @@ import pytest
 
 from cockpit.cli import main
 from cockpit.config import Config
+from cockpit.patterns.library import SHIPPED
 from cockpit.report.history import workspace_summaries
 from cockpit.report.trend import history_table
 from cockpit.session import events as ev
@@ -21,7 +22,7 @@ from cockpit.session.state import fold
 from cockpit.session.workspace import SessionRef, Workspace, create_session
 
 REC = Path(__file__).parent / "fixtures" / "gpu"
-PATTERNS = Path(__file__).parent.parent / "patterns"
+
 DAY = 1_795_305_600.0  # 2026-11-22 00:00 UTC
 FIRST = json.loads((REC / "gates" / "gate-bench.json").read_text())["result"]
 BLOCKS = json.loads((REC / "gates-blocks" / "gate-bench.json").read_text())["result"]
@@ -106,7 +107,7 @@ def test_two_machines_merged_the_same_day_read_in_start_order(tmp_path: Path,
 
 
 def library_with_a_lesson_from(ws: Workspace, session_id: str) -> None:
-    shutil.copytree(PATTERNS, ws.patterns_dir)
+    ws.patterns_dir.mkdir(exist_ok=True)  # the shipped library, and one lesson of this workspace's own
     (ws.patterns_dir / "13-settled-blocks.md").write_text(f"""---
 id: 13
 title: Bench a power-capped card in settled blocks
@@ -145,9 +146,10 @@ def test_an_advice_pattern_firing_is_not_a_mistake_until_its_file_says_mistake(w
     second = session(ws, "second", DAY + 86400, 60, [("bench", "warn", bench(FIRST, False))])
     library_with_a_lesson_from(ws, first.id)
     assert [m.id for m in table(ws).sessions[1].mistakes] == [13]
-    tree = next(ws.patterns_dir.glob("10-*.md"))
-    assert "triggers_mean: advice" in tree.read_text()
-    tree.write_text(tree.read_text().replace("triggers_mean: advice\n", ""))
+    shipped = next(SHIPPED.glob("10-*.md"))
+    assert "triggers_mean: advice" in shipped.read_text()
+    # the workspace's own copy of pattern 10 overrides the shipped one
+    (ws.patterns_dir / shipped.name).write_text(shipped.read_text().replace("triggers_mean: advice\n", ""))
     assert [(m.id, m.why) for m in table(ws).sessions[1].mistakes] == [
         (10, "speedup 0.652288 < 1.0"), (13, "status is warn")]
     assert second.id == table(ws).sessions[1].id

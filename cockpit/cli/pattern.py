@@ -20,7 +20,7 @@ from cockpit.patterns.library import (
     Pattern,
     close_matches,
     find,
-    load_library,
+    load_patterns,
     new_pattern,
 )
 from cockpit.patterns.triggers import describe, trigger_to_mapping
@@ -40,7 +40,7 @@ def pattern(args: argparse.Namespace) -> int:
 def list_command(workspace: Path, as_json: bool) -> int:
     """The library as a table (id, status, time saved, title), or one JSON object."""
     directory = Workspace(workspace).patterns_dir
-    patterns, problems = load_library(directory)
+    patterns, problems = load_patterns(directory)
     if as_json:
         print(json.dumps({
             "directory": str(directory),
@@ -59,7 +59,7 @@ def list_command(workspace: Path, as_json: bool) -> int:
 def show_command(workspace: Path, ident: str, as_json: bool) -> int:
     """One pattern found by id, slug or fuzzy title: its fields, triggers and body."""
     directory = Workspace(workspace).patterns_dir
-    patterns, problems = load_library(directory)
+    patterns, problems = load_patterns(directory)
     pattern = find(patterns, ident)
     if pattern is None:
         close = close_matches(patterns, ident)

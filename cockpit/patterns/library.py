@@ -74,6 +74,20 @@ class LoadProblem:
 
 # Reading ------------------------------------------------------------------------------------
 
+SHIPPED = Path(__file__).resolve().parent / "shipped"
+"""The library that comes with the cockpit (package data): every workspace starts with it."""
+
+
+def load_patterns(workspace_dir: Path) -> tuple[tuple[Pattern, ...], tuple[LoadProblem, ...]]:
+    """The shipped library with the workspace's `patterns/` on top: a workspace file adds a
+    pattern, or replaces the shipped one of the same id (your own wording of a rule wins)."""
+    shipped, problems = load_library(SHIPPED)
+    own, own_problems = load_library(workspace_dir)
+    by_id = {p.id: p for p in shipped}
+    by_id.update({p.id: p for p in own})
+    return tuple(sorted(by_id.values(), key=lambda p: p.id)), problems + own_problems
+
+
 def load_library(directory: Path) -> tuple[tuple[Pattern, ...], tuple[LoadProblem, ...]]:
     """Every `NN-slug.md` in `directory`, by id, and a problem for each file that did not load.
     No directory yet is an empty library; README.md and dotfiles are not patterns."""
@@ -248,8 +262,9 @@ def _shown(value: Any, written: str | None = None) -> str:
 
 
 def next_id(directory: Path) -> int:
-    """One more than the highest NN among the files in `directory` (broken files count too)."""
-    return max(_taken_ids(directory), default=0) + 1
+    """One more than the highest NN among the files in `directory` and the shipped library
+    (broken files count too): a new pattern never takes a shipped one's id by accident."""
+    return max([*_taken_ids(directory), *_taken_ids(SHIPPED)], default=0) + 1
 
 
 def _unlistable(directory: Path, exc: OSError) -> PatternError:

@@ -22,12 +22,17 @@ FILE_NAME = re.compile(r"^(\d{2,})-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
 
 
 def library_size(directory: Path) -> int:
-    """How many pattern files (`NN-slug.md`) the library folder holds, without reading them:
-    what the header counts before anything needs the patterns themselves."""
-    try:
-        return sum(1 for entry in directory.iterdir() if FILE_NAME.match(entry.name) and entry.is_file())
-    except OSError:
-        return 0
+    """How many patterns the library holds (the shipped ones, and the workspace folder's that add
+    to them: NN-slug.md, an id once), without reading them: what the header counts before
+    anything needs the patterns themselves."""
+    ids: set[str] = set()
+    for folder in (Path(__file__).resolve().parent / "shipped", directory):
+        try:
+            ids |= {m.group(1) for entry in folder.iterdir()
+                    if (m := FILE_NAME.match(entry.name)) and entry.is_file()}
+        except OSError:
+            continue
+    return len({i.lstrip("0") for i in ids})
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 from cockpit.analysis.bench_result import read_bench_result
 from cockpit.errors import CockpitError
-from cockpit.patterns.library import Pattern, load_library
+from cockpit.patterns.library import Pattern, load_patterns
 from cockpit.report.gate_details import details
 from cockpit.report.history import (
     SessionSummary,
@@ -65,7 +65,7 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
     if state is None:
         raise CockpitError(f"{ref.id}: nothing to report ({'; '.join(problems)})")
     as_of = state.ended_t if state.ended_t is not None else now
-    patterns, _ = load_library(ws.patterns_dir)
+    patterns, _ = load_patterns(ws.patterns_dir)
     refs = list_sessions(ws)
     births = pattern_birth(patterns, {r.id: started_t(r) for r in refs})
     this = summarize(state, read.events, ws.root, patterns, births, as_of)

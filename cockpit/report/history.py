@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.analysis.bench_result import BenchResult, read_bench_result
-from cockpit.patterns.library import Pattern, load_library
+from cockpit.patterns.library import Pattern, load_patterns
 from cockpit.patterns.triggers import OutputTrigger, match_output, match_verdict
 from cockpit.report.model import PatternRef, ReferenceSpeedup
 from cockpit.report.reading import read_session
@@ -254,7 +254,7 @@ def summarize(state: SessionState, events: Sequence[Event], workspace: Path,
 def workspace_summaries(ws: Workspace, now: float) -> tuple[list[SessionSummary], list[str]]:
     """Every session of the workspace summed up, oldest first; and the sessions that could not
     be read, one line each."""
-    patterns, _ = load_library(ws.patterns_dir)
+    patterns, _ = load_patterns(ws.patterns_dir)
     refs = list_sessions(ws)
     births = pattern_birth(patterns, {r.id: started_t(r) for r in refs})
     summaries, problems = [], []

@@ -18,7 +18,12 @@ DIALOG_CSS = """
 """
 
 
-DEFAULT_OBJECTIVE = "Measure the attention kernel against SDPA and find its bottleneck"
+def suggested_objective(workload_source: str) -> str:
+    """The first session's objective, pre-filled so a first run is one Enter away from a session:
+    about the workload cockpit.toml names (its module's or folder's name), never the example's."""
+    name = workload_source.removeprefix("gpumode:").rstrip("/").rsplit("/", 1)[-1].removesuffix(".py")
+    kernel = f"the {name} kernel" if name else "my kernel"
+    return f"Measure {kernel} against its baseline and find its bottleneck"
 
 
 class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
@@ -27,16 +32,17 @@ class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
     DEFAULT_CSS = DIALOG_CSS.format(name="NewSessionDialog")
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, templates: list[str], default: str) -> None:
+    def __init__(self, templates: list[str], default: str, objective: str = "") -> None:
         super().__init__()
         self._templates = templates
         self._default = default
+        self._objective = objective or suggested_objective("")
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("[b]New session[/b] — what is this session for?")
             # Pre-filled, so a first run is one Enter away from a session (edit it, or keep it).
-            yield Input(DEFAULT_OBJECTIVE, placeholder="e.g. vectorize K loads in the QK^T loop",
+            yield Input(self._objective, placeholder="e.g. vectorize K loads in the QK^T loop",
                         id="objective")
             yield Select([(t, t) for t in self._templates], value=self._default,
                          allow_blank=False, id="template")

@@ -40,11 +40,11 @@ class PatternDesk:
         return self._files
 
     def load(self) -> None:
-        from cockpit.patterns.library import load_library
+        from cockpit.patterns.library import load_patterns
 
         self._patterns = ()
         try:
-            self._patterns, problems = load_library(self.host.workspace.patterns_dir)
+            self._patterns, problems = load_patterns(self.host.workspace.patterns_dir)
         except CockpitError as exc:
             self.host.notify(str(exc), severity="warning", markup=False)
             return

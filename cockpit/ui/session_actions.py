@@ -92,10 +92,10 @@ def ask_new_session(host: CockpitHost, exit_on_cancel: bool = False) -> None:
         host.open_session(ref)
         host.notify(f"Session {ref.id} started: {host.current_phase_text()}", markup=False)
 
-    from cockpit.ui.dialogs import NewSessionDialog  # dialogs load on first use: faster start
+    from cockpit.ui.dialogs import NewSessionDialog, suggested_objective  # loaded on first use
 
-    host.push_screen(NewSessionDialog(sorted(host.config.templates), host.config.default_template),
-                     created)
+    host.push_screen(NewSessionDialog(sorted(host.config.templates), host.config.default_template,
+                                      suggested_objective(host.config.workload.source)), created)
 
 
 def end_session(host: CockpitHost) -> None:
