@@ -130,7 +130,7 @@ def test_gpus_are_picked_by_nvidia_smi_index_or_uuid_never_by_cuda_ordinal() -> 
     ("[tune]\ntrials = 10\nseed_trials = 20\n",
      "cockpit.toml:3: tune.seed_trials: 20 seed configurations do not fit in trials = 10; lower seed_trials "
      "or raise trials"),
-    ("[tune]\nbudget_min = 0\n", "cockpit.toml:2: tune.budget_min: 0 is not allowed (expected minutes > 0)"),
+    ("[tune]\nbudget_min = 0\n", "cockpit.toml:2: tune.budget_min: 0 is not allowed (expected minutes > 0, at most a week)"),
 ])
 def test_a_bad_tune_table_is_one_line_naming_its_cockpit_toml_line(tmp_path: Path, toml: str,
                                                                     message: str) -> None:

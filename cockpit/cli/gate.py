@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 
 from cockpit.cli.parser import workspace_of
 from cockpit.clock import SystemClock
@@ -17,6 +18,9 @@ from cockpit.gates.interpreter import gates_python
 from cockpit.gates.run import GateRun, gate_command, next_run_id
 from cockpit.session.live import LiveSession
 from cockpit.session.workspace import resolve_session
+
+RETRY_JOURNAL_S = 10
+"""How long a headless gate waits for disk space to journal its end before saying it could not."""
 
 
 def gate(args: argparse.Namespace) -> int:
@@ -33,7 +37,7 @@ def gate(args: argparse.Namespace) -> int:
     if gate_config.command is None:  # the gate's own probe: in the Python with the CUDA torch
         found = gates_python(config.gates, ws.root)
         python, how = found.path, found.how
-    ctx = GateContext(ws.root, ref.path, next_run_id(live.state, chosen.name), config=config,
+    ctx = GateContext(ws.root, ref.path, next_run_id(live.state, chosen.name, ref.path), config=config,
                       objective=live.state.objective, python=python, python_how=how)
 
     class Printer:
@@ -56,9 +60,18 @@ def gate(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         run.cancel()
         run.wait()
-    live.close()
     verdict = run.verdict
-    assert verdict is not None
+    if verdict is None:  # the run's own thread failed: said, never a traceback
+        live.close()
+        raise CockpitError(f"{chosen.name}: the run ended without a verdict; its log: {ctx.log_path}")
+    for _ in range(RETRY_JOURNAL_S):
+        if run.retry_journal():
+            break
+        time.sleep(1.0)
+    live.close()
+    if run.unjournaled:
+        print(f"cockpit: {chosen.name} finished ({verdict.status}) but the journal could not record it: "
+              f"{run.journal_error}; free space and run `cockpit gate {chosen.name}` again", file=sys.stderr)
     record = live.state.last_run(chosen.name)
     if args.json:
         print(json.dumps({

@@ -44,7 +44,7 @@ def export_session(ws: Workspace, spec: str | None, fmt: str | None, out: Path |
                                "(or name the file .md, .html or .json)")
     ref = pick_session(ws, spec)
     report = build_report(ws, ref, now)
-    written, note = export_files(report, [fmt] if fmt else FORMATS, ref.path, out)
+    written, note = export_files(report, [fmt] if fmt else FORMATS, ref.path, out, ws.root)
     if note:
         print(f"cockpit: {note}", file=sys.stderr)
     for path in written:

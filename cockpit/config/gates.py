@@ -39,6 +39,8 @@ class Gates(Mapping[str, GateConfig]):
     """`python = "/opt/torch/.venv/bin/python"`: the interpreter the gates' probes run (the one
     with your CUDA torch); empty: found (cockpit/gates/interpreter.py)."""
     python_where: str = field(default="", compare=False)
+    log_max_mb: float = 64.0
+    """`log_max_mb = 64`: a gate's log keeps its first and last half of this; the cut is said."""
 
     def __getitem__(self, name: str) -> GateConfig:
         return self.by_name[name]
@@ -63,10 +65,12 @@ def read_gates(table: Mapping[str, Any], reader: ConfigReader) -> Gates:
     if not isinstance(python, str) or ("python" in table and not python.strip()):
         raise reader.fail("gates.python", f"{python!r} is not an interpreter: give its path or name as a "
                           'string, e.g. python = "/opt/conda/bin/python"')
+    log_max_mb = reader.number(table.get("log_max_mb", 64.0), "gates.log_max_mb",
+                               lambda v: 1 <= v <= 100_000, "megabytes from 1 to 100000")
     return Gates({name: _read_gate(body, name, reader) for name, body in table.items()
-                  if name not in ("device", "python")},
+                  if name not in ("device", "python", "log_max_mb")},
                  device, reader.lines.where("gates.device") if device is not None else "",
-                 python.strip(), reader.lines.where("gates.python") if python else "")
+                 python.strip(), reader.lines.where("gates.python") if python else "", log_max_mb)
 
 
 def _read_gate(body: Any, name: str, reader: ConfigReader) -> GateConfig:

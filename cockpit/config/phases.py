@@ -9,6 +9,10 @@ from typing import Any
 
 from cockpit.config.reader import ConfigReader
 
+MAX_BUDGET_MIN = 7 * 24 * 60
+"""A phase's budget is at most a week: a bigger number is a typo, and 1e308 minutes would be
+journaled as Infinity, which no reader takes back."""
+
 
 @dataclass(frozen=True)
 class PhaseSpec:
@@ -74,6 +78,9 @@ def _read_phases(value: Any, key_path: str, reader: ConfigReader) -> tuple[Phase
             raise reader.fail(where, f"{item_path}.name {name!r} must be a short word")
         if isinstance(budget, bool) or not isinstance(budget, (int, float)) or budget <= 0:
             raise reader.fail(where, f"{item_path}.budget_min {budget!r} must be minutes > 0")
+        if not budget <= MAX_BUDGET_MIN:  # also NaN and inf (TOML writes them as nan, inf)
+            raise reader.fail(where, f"{item_path}.budget_min {budget!r} is more than a week "
+                              f"({MAX_BUDGET_MIN} min): give minutes a session can last")
         if any(p.name.lower() == name.lower() for p in phases):
             raise reader.fail(where, f"phase {name!r} appears twice")
         phases.append(PhaseSpec(name, float(budget) * 60.0))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -79,6 +80,8 @@ class ConfigReader:
     def number(self, value: Any, key_path: str, ok: Callable[[float], bool], rule: str) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not ok(value):
             raise self.fail(key_path, f"{value!r} is not allowed (expected {rule})")
+        if not math.isfinite(value):  # TOML's inf and nan: a journal could never read them back
+            raise self.fail(key_path, f"{value!r} is not allowed (expected a finite number: {rule})")
         return float(value)
 
     def table(self, key: str) -> Mapping[str, Any]:

@@ -88,7 +88,7 @@ def read_tune(table: Mapping[str, Any], reader: ConfigReader) -> TuneConfig:
         seq_lens=tuple(seq_lens), batch=whole("batch", 1), heads=whole("heads", 1), dtype=dtype,
         causal=causal,
         budget_min=reader.number(table.get("budget_min", d.budget_min), "tune.budget_min",
-                                 lambda v: v > 0, "minutes > 0"),
+                                 lambda v: 0 < v <= 7 * 24 * 60, "minutes > 0, at most a week"),
         trials=whole("trials", 1), seed_trials=whole("seed_trials", 1),
         prune_slower=fraction("prune_slower", "a fraction such as 0.1 for 10 % slower"),
         keep_improvement=fraction("keep_improvement", "a fraction such as 0.1 for 10 % faster"),

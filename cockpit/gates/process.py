@@ -15,7 +15,8 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
@@ -37,6 +38,8 @@ class GateCommand:
     timeout_s: float = 3600.0
     stall_after_s: float = 60.0
     shell: bool = False
+    log_max_bytes: int = 64 * 1024 * 1024
+    """`[gates] log_max_mb`: past it the log keeps its head and its tail, and says what it cut."""
 
 
 @dataclass(frozen=True)
@@ -190,9 +193,9 @@ class GateProcess:
 
 def _spawn(command: GateCommand) -> subprocess.Popen[bytes]:
     env = {**os.environ, **command.env}
-    argv: str | Sequence[str] = command.argv[0] if command.shell else list(command.argv)
+    argv: list[str] = ["/bin/sh", "-c", command.argv[0]] if command.shell else list(command.argv)
     return subprocess.Popen(
-        argv, cwd=command.cwd, env=env, shell=command.shell, stdin=subprocess.DEVNULL,
+        argv, cwd=command.cwd, env=env, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True, bufsize=0,
     )
 
@@ -203,24 +206,52 @@ def _signal_group(proc: subprocess.Popen[bytes], sig: signal.Signals) -> None:
 
 
 class _Log:
-    def __init__(self, path: Path) -> None:
+    """The gate's log file, at most `max_bytes`: the first half as it came, then only the latest
+    output is kept (in memory, up to the other half) and written after a line that says how much
+    was cut, when the run ends. A runaway print fills neither the disk nor the journal's reader."""
+
+    def __init__(self, path: Path, max_bytes: int) -> None:
         self._f = path.open("w", encoding="utf-8", errors="replace")
+        self._head_left = max(1, max_bytes // 2)
+        self._tail_limit = max(1, max_bytes - max_bytes // 2)
+        self._tail: deque[str] = deque()
+        self._tail_size = 0
+        self._cut = 0
+        self._max_mb = max_bytes / (1024 * 1024)
 
     def write(self, text: str) -> None:
-        self._f.write(text)
+        if self._head_left >= len(text) and not self._tail:
+            self._f.write(text)
+            self._head_left -= len(text)
+            return
+        self._head_left = 0
+        self._tail.append(text)
+        self._tail_size += len(text)
+        while self._tail_size > self._tail_limit and len(self._tail) > 1:
+            dropped = self._tail.popleft()
+            self._tail_size -= len(dropped)
+            self._cut += len(dropped)
 
     def write_lines(self, lines: list[str]) -> None:
-        self._f.write("\n".join(lines) + "\n")
-        self._f.flush()
+        self.write("\n".join(lines) + "\n")
+        if not self._tail:
+            self._f.flush()
 
     def close(self) -> None:
+        if self._tail:
+            if self._cut:
+                self._f.write(f"# [cockpit: {self._cut / (1024 * 1024):.1f} MB of output cut here: the log "
+                              f"keeps its first and last {self._max_mb / 2:g} MB ([gates] log_max_mb = "
+                              f"{self._max_mb:g})]\n")
+            self._f.writelines(self._tail)
+            self._tail.clear()
         self._f.close()
 
 
 def _open_log(path: Path, command: GateCommand) -> _Log:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        log = _Log(path)
+        log = _Log(path, command.log_max_bytes)
     except OSError as exc:
         raise CockpitError(f"{path}: cannot write the gate log ({exc.strerror})") from exc
     shown = command.argv[0] if command.shell else shlex.join(command.argv)

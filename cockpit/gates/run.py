@@ -12,6 +12,7 @@ import sys
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from cockpit.clock import Clock
@@ -41,8 +42,27 @@ class RunListener(Protocol):
     def gate_finished(self, run: GateRun, verdict: Verdict) -> None: ...
 
 
-def next_run_id(state: SessionState, gate: str) -> str:
-    return f"{len(state.gate_runs) + 1:03d}-{gate}"
+def next_run_id(state: SessionState, gate: str, session_dir: Path | None = None) -> str:
+    """`NNN-gate`, after the runs this cockpit has folded. With `session_dir`, the run's log file
+    is created here exclusively, so two cockpits on one session (two SSH logins, the TUI and a
+    headless `cockpit gate`) never share a run id or a log: the second takes the next number."""
+    number = len(state.gate_runs) + 1
+    if session_dir is None:
+        return f"{number:03d}-{gate}"
+    logs = session_dir / "logs"
+    try:
+        logs.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CockpitError(f"{logs}: cannot create ({exc.strerror})") from exc
+    while True:
+        run_id = f"{number:03d}-{gate}"
+        try:
+            os.close(os.open(logs / f"{run_id}.log", os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+            return run_id
+        except FileExistsError:
+            number += 1
+        except OSError as exc:
+            raise CockpitError(f"{logs}: cannot create the run's log ({exc.strerror})") from exc
 
 
 def python_env(ctx: GateContext) -> dict[str, str]:
@@ -64,6 +84,7 @@ def gate_command(gate: Gate, ctx: GateContext, config: GateConfig) -> GateComman
         timeout_s=config.timeout_s or gate.timeout_s,
         stall_after_s=config.stall_after_s,
         shell=config.shell,
+        log_max_bytes=int(float(getattr(ctx.config.gates, "log_max_mb", 64.0)) * 1024 * 1024),
     )
 
 
@@ -100,6 +121,9 @@ class GateRun:
         self._tracker = gate.tracker(ctx)
         self._gpus = gpus
         self._process = GateProcess(command, ctx.log_path, self)
+        self.unjournaled = False
+        """The run's end is not in the journal yet (a full disk refused it)."""
+        self.journal_error = ""
 
     @property
     def _log(self) -> str:
@@ -217,17 +241,19 @@ class GateRun:
         elif outcome.ending == "timeout":
             verdict = Verdict("timeout", f"no result within {self.command.timeout_s:g} s; "
                               "raise timeout_s in cockpit.toml if it needs longer")
-        elif self._custom:
-            try:
-                verdict = (judge_replaced(self.gate.name, self.ctx, outcome.exit_code or 0, list(self._tail))
-                           or exit_code_verdict(outcome.exit_code or 0, list(self._tail)))
-            except CockpitError as exc:
-                verdict = Verdict("error", str(exc))
         else:
             try:
-                verdict = self.gate.verdict(self.ctx, outcome.exit_code or 0, list(self._tail))
+                if self._custom:
+                    tail = list(self._tail)
+                    verdict = (judge_replaced(self.gate.name, self.ctx, outcome.exit_code or 0, tail)
+                               or exit_code_verdict(outcome.exit_code or 0, tail))
+                else:
+                    verdict = self.gate.verdict(self.ctx, outcome.exit_code or 0, list(self._tail))
             except CockpitError as exc:
                 verdict = Verdict("error", str(exc))
+            except OSError as exc:  # a full disk or a read-only folder while writing its results
+                verdict = Verdict("error", f"the verdict could not be written ({exc.strerror or exc}): "
+                                           "free disk space or fix permissions and run the gate again")
         self._finish(verdict, outcome.duration_s, outcome.exit_code)
 
     def _finish(self, verdict: Verdict, duration_s: float, exit_code: int | None) -> None:
@@ -236,5 +262,21 @@ class GateRun:
             self.session.append([ev.gate_finished(
                 self.clock.now(), self.run_id, self.gate.name, verdict.status, verdict.summary,
                 duration_s, exit_code, self._log, verdict.result)])
+        except CockpitError as exc:  # the session keeps the event and writes it first next time
+            self.unjournaled, self.journal_error = True, str(exc)
         finally:
             self.listener.gate_finished(self, verdict)
+
+    def retry_journal(self) -> bool:
+        """Journal the finished run if the journal refused it (a full disk): the UI calls this
+        every tick and the CLI for a while, so the run ends as recorded when space returns. True
+        once the journal has it."""
+        if not self.unjournaled:
+            return True
+        try:
+            self.session.append([])  # writes what it kept
+        except CockpitError as exc:
+            self.journal_error = str(exc)
+            return False
+        self.unjournaled = False
+        return True

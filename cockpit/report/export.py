@@ -17,6 +17,7 @@ from cockpit.report.jsonio import dumps
 from cockpit.report.markdown import render_markdown
 from cockpit.report.model import Report
 from cockpit.session.live import atomic_write
+from cockpit.session.paths import inside
 from cockpit.session.workspace import SessionRef, Workspace, list_sessions, resolve_session
 
 FORMATS = ("md", "html", "json")
@@ -38,10 +39,15 @@ def pick_session(ws: Workspace, spec: str | None) -> SessionRef:
 
 
 def export_files(report: Report, formats: Iterable[str], folder: Path,
-                 out: Path | None = None) -> tuple[list[Path], str | None]:
+                 out: Path | None = None, workspace: Path | None = None) -> tuple[list[Path], str | None]:
     """Write each format (into `folder` under its usual name, or to `out`); the paths written
-    and, when there is no chart, the one line saying why."""
+    and, when there is no chart, the one line saying why. A session folder that leads out of
+    `workspace` (a symlink in a cloned repository) is refused: only `out`, named by the engineer,
+    may be elsewhere."""
     formats = list(formats)
+    if out is None and workspace is not None and not inside(folder, workspace):
+        raise CockpitError(f"{folder}: leads outside the workspace (to {folder.resolve()}); the report "
+                           "is written there only with --out PATH")
     svg: str | None = None
     note: str | None = None
     if "md" in formats or "html" in formats:

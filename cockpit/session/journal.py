@@ -91,10 +91,46 @@ def _parse_line(
         events.append(event)
 
 
+MAX_DEPTH = 32
+"""The deepest nesting an event may have: the cockpit writes at most a handful of levels. A line
+nested deeper (a hand edit, a corrupted or hostile clone) is skipped and listed, never walked by
+the code that folds, exports or draws it (which would die with RecursionError)."""
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is out of range")
+    return value
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not a number the cockpit writes")
+
+
+def _depth(value: Any) -> int:
+    """How deeply `value` nests, without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if level > MAX_DEPTH:
+            return level
+        if isinstance(item, dict):
+            stack.extend((v, level + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, level + 1) for v in item)
+    return deepest
+
+
 def _as_event(raw: bytes) -> Event | None:
+    """The event on one line, or None: not JSON, not an event, NaN/Infinity or a float out of
+    range (a later read would overflow), an integer too long to read, or nested too deep."""
     try:
-        value = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        value = json.loads(raw.decode("utf-8"), parse_float=_finite, parse_constant=_no_constants)
+    except (UnicodeDecodeError, ValueError, RecursionError):  # JSONDecodeError is a ValueError
+        return None
+    if _depth(value) > MAX_DEPTH:
         return None
     if (
         not isinstance(value, dict)

@@ -6,6 +6,7 @@ another process (a headless `cockpit gate`, a second pane) show up in the same o
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -86,5 +87,6 @@ def atomic_write(path: Path, text: str) -> None:
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # a read-only folder refuses the unlink as well
+            tmp.unlink(missing_ok=True)
         raise CockpitError(f"{path}: cannot write ({exc.strerror})") from exc

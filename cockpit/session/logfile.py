@@ -3,7 +3,9 @@ atomically (temp file, fsync, rename), and tell whether someone else changed it 
 
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,10 +82,33 @@ def save(path: Path, text: str) -> Stamp:
             os.close(dir_fd)
         st = path.stat()
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # a read-only folder refuses the unlink as well
+            tmp.unlink(missing_ok=True)
         raise CockpitError(f"{path}: cannot save ({exc.strerror}); your text is still in the "
                            "editor — free disk space or fix permissions, it is retried") from exc
     return Stamp(st.st_mtime_ns, st.st_size, _digest(data))
+
+
+def rescue_dir() -> Path:
+    """Outside every workspace, where the folder that refused a save is not: the user's state
+    folder ($XDG_STATE_HOME, else ~/.local/state), else the temp folder."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "cockpit" / "rescue"
+
+
+def rescue(path: Path, text: str) -> Path | None:
+    """A copy of text its own file would not take (a full disk, a read-only folder), named after
+    the session folder and file; None when no place took it either."""
+    name = f"{path.parent.name}-{path.name}"
+    for folder in (rescue_dir(), Path(tempfile.gettempdir()) / f"cockpit-rescue-{os.getuid()}"):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            target = folder / name
+            target.write_text(text, encoding="utf-8")
+            return target
+        except OSError:
+            continue
+    return None
 
 
 def changed_since(path: Path, stamp: Stamp | None) -> bool:

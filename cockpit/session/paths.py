@@ -17,15 +17,31 @@ def stored_path(path: Path, workspace: Path) -> str:
         return str(path)
 
 
+REFUSED = ".outside-the-workspace"
+"""Where a stored path that leads out of the workspace resolves to: a name that never exists, so
+a reader says "missing" and never shows or overwrites a file outside the workspace."""
+
+
+def inside(path: Path, workspace: Path) -> bool:
+    """Whether `path`, its symlinks followed, lies in the workspace (its own symlinks followed)."""
+    try:
+        return path.resolve().is_relative_to(workspace.resolve())
+    except (OSError, RuntimeError):  # a symlink loop
+        return False
+
+
 def resolve_stored(stored: str, workspace: Path) -> Path:
     """The file a stored path names in this workspace. A relative path is under the workspace;
-    an absolute one from another machine or folder is mapped by its `sessions/<ID>/` tail when
-    the original is not there."""
+    an absolute one (a journal from before relative paths, or from another machine) is mapped by
+    its `sessions/<ID>/` tail when the original is not in this workspace. Sessions are committed
+    and cloned: a path that still leads outside (`../`, an absolute path, a symlink) resolves to
+    a name that does not exist (REFUSED), never to the file it names."""
     path = Path(stored)
-    if not path.is_absolute():
-        return workspace / path
-    parts = path.parts
-    if "sessions" not in parts or path.exists():
-        return path
-    tail = len(parts) - 1 - parts[::-1].index("sessions")
-    return workspace.joinpath(*parts[tail:])
+    if path.is_absolute() and not inside(path, workspace) and "sessions" in path.parts:
+        parts = path.parts
+        tail = len(parts) - 1 - parts[::-1].index("sessions")
+        path = Path(*parts[tail:])
+    candidate = path if path.is_absolute() else workspace / path
+    if inside(candidate, workspace):
+        return candidate
+    return workspace / REFUSED / path.name

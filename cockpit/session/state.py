@@ -142,6 +142,7 @@ class _Fold:
             gpu_cost_per_hour=float(first.get("gpu_cost_per_hour", 0.0)),
         )
         self.runs: list[PhaseRun] = []
+        self.extra_phases: list[PhaseSpec] = []
         self.pauses: list[Pause] = []
         self.statuses: list[StatusEntry] = []
         self.notes: list[StatusEntry] = []
@@ -162,7 +163,12 @@ class _Fold:
         self.count += 1
         if kind == ev.PHASE_STARTED:
             self._close_run(t, "done")
-            self.runs.append(PhaseRun(str(event.get("phase", "?")), t))
+            name = str(event.get("phase", "?"))
+            if name not in {p.name for p in (*self.base.phases, *self.extra_phases)}:
+                # a phase the template does not have (a hand edit, a template changed since):
+                # shown, with no budget to overrun, never fatal
+                self.extra_phases.append(PhaseSpec(name, 0.0))
+            self.runs.append(PhaseRun(name, t))
         elif kind == ev.PHASE_ENDED:
             self._close_run(t, str(event.get("outcome", "done")))
         elif kind == ev.PHASE_OVER_BUDGET:
@@ -220,7 +226,7 @@ class _Fold:
     def freeze(self) -> SessionState:
         b = self.base
         return SessionState(
-            id=b.id, objective=b.objective, template=b.template, phases=b.phases,
+            id=b.id, objective=b.objective, template=b.template, phases=(*b.phases, *self.extra_phases),
             created_t=b.created_t, gpu_cost_per_hour=b.gpu_cost_per_hour,
             runs=tuple(self.runs), pauses=tuple(self.pauses), statuses=tuple(self.statuses),
             notes=tuple(self.notes), gate_runs=tuple(self.gate_runs),

@@ -43,7 +43,9 @@ def compose_status(
     if not state.is_open:
         parts.append("session ended")
     elif current is not None:
-        phase = f"{current.name.upper()} {fmt_duration(current.elapsed_s)}/{fmt_duration(current.budget_s)}"
+        budget = (f"/{fmt_duration(current.budget_s)}" if current.budget_s > 0
+                  else " (no budget: not in the template)")
+        phase = f"{current.name.upper()} {fmt_duration(current.elapsed_s)}{budget}"
         parts.append(phase + (" PAUSED" if view.paused else ""))
     elif view.finished:
         parts.append("all phases done")
@@ -57,7 +59,7 @@ def compose_status(
         parts.append(f"now: {now}")
         if activity.eta_s is not None:
             parts.append(f"~{fmt_duration(activity.eta_s)} left")
-    elif current is not None and state.is_open:
+    elif current is not None and state.is_open and current.budget_s > 0:
         if current.remaining_s >= 0:
             parts.append(f"{fmt_duration(current.remaining_s)} left in phase")
         else:

@@ -210,6 +210,6 @@ def overrun_events(state: SessionState, now: float) -> list[Event]:
         return []
     elapsed = phase_elapsed(state, run.phase, now)
     budget = state.phase(run.phase).budget_s
-    if elapsed <= budget:
+    if budget <= 0 or elapsed <= budget:  # a phase without a budget (one the template lacks)
         return []
     return [ev.phase_over_budget(now, run.phase, elapsed, budget)]

@@ -233,6 +233,11 @@ class CockpitApp(KeyActions, App[int]):
             live.refresh()
         except CockpitError as exc:
             self.report_once(str(exc))
+        for run in list(self.gates.unjournaled):  # a full disk refused a run's end: try again
+            if run.retry_journal():
+                self.gates.unjournaled.remove(run)
+            else:
+                self.report_once(f"{run.run_id} finished but is not journaled yet: {run.journal_error}")
         now = self.clock.now()
         overrun = timer.overrun_events(live.state, now)
         if overrun and self.append(overrun):

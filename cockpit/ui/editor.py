@@ -123,8 +123,12 @@ class SessionEditor(Vertical):
         try:
             self._stamp = logfile.save(self.path, self.area.text)
         except CockpitError as exc:
+            first = self.border_subtitle != "NOT SAVED"
             self.border_subtitle = "NOT SAVED"
-            self.app.notify(str(exc), severity="error", markup=False)
+            if first:  # once per failure, not at every retry: a copy where the disk still takes it
+                copy = logfile.rescue(self.path, self.area.text)
+                where = f"; a copy is in {copy}" if copy else "; no folder took a copy either"
+                self.app.notify(str(exc) + where, severity="error", markup=False, timeout=30)
             return False
         self._first_unsaved = None
         self.border_subtitle = f"saved {time.strftime('%H:%M:%S')}"

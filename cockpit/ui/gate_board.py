@@ -30,6 +30,8 @@ class GateBoard:
     def __init__(self, app: CockpitHost) -> None:
         self.app = app
         self.run: GateRun | None = None
+        self.unjournaled: list[GateRun] = []
+        """Finished runs whose end the journal could not take yet (a full disk)."""
         self.queue: list[str] = []
         self._matches: dict[str, list[tuple[Pattern, str]]] = {}
 
@@ -93,9 +95,13 @@ class GateBoard:
                 self.app.notify(str(exc), severity="error", markup=False, timeout=15)
                 return
             python, how = found.path, found.how
-        ctx = GateContext(self.app.workspace.root, live.ref.path, next_run_id(live.state, name),
-                          config=self.app.config, objective=live.state.objective, python=python,
-                          python_how=how)
+        try:  # its log created exclusively: a second cockpit on this session takes the next id
+            run_id = next_run_id(live.state, name, live.ref.path)
+        except CockpitError as exc:  # a full disk, a read-only folder
+            self.app.notify(str(exc), severity="error", markup=False, timeout=15)
+            return
+        ctx = GateContext(self.app.workspace.root, live.ref.path, run_id, config=self.app.config,
+                          objective=live.state.objective, python=python, python_how=how)
         run = GateRun(gate, gate_command(gate, ctx, config), ctx, live, self.app.clock, self,
                       self._post, custom_command=config.command is not None)
         self.run = run
@@ -140,6 +146,8 @@ class GateBoard:
                         severity=severity, markup=False)  # type: ignore[arg-type]
         if self.run is run:
             self.run = None
+        if run.unjournaled:  # a full disk refused its end: the app's tick journals it when it can
+            self.unjournaled.append(run)
         self.refresh()
         self.select(self.app.gate_panel.selected)
         record = self.app.live.state.last_run(run.gate.name) if self.app.live else None

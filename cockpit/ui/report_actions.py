@@ -22,7 +22,7 @@ def export_report(host: CockpitHost, why: str) -> None:
         from cockpit.report.export import FORMATS, export_files
 
         try:
-            written, note = export_files(build_report(ws, ref, now), FORMATS, ref.path)
+            written, note = export_files(build_report(ws, ref, now), FORMATS, ref.path, workspace=ws.root)
         except CockpitError as exc:
             host.call_from_thread(host.notify, f"Report not written: {exc}", severity="error",
                                   markup=False, timeout=15)
