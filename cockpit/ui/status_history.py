@@ -85,6 +85,8 @@ class StatusHistory(VerticalScroll):
         self.border_subtitle = f"{len(statuses)} posted"
         self._lines.statuses = statuses
         self._lines.rebuild()
-        # after the layout that gives the new lines their height: before it, the end is the old one
-        # (a slower or faster machine then stops a few lines short of the newest)
-        self.call_after_refresh(self.scroll_end, animate=False)
+        # Anchored to the newest line (Textual keeps an anchored view at the end whenever the
+        # content grows, until the engineer scrolls up): scrolling once, before the layout that
+        # gives the new lines their height, stopped a few lines short on a faster machine.
+        self.anchor()
+        self.scroll_end(animate=False)
