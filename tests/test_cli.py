@@ -22,8 +22,11 @@ def test_new_names_sessions_by_start_time_with_a_slug(tmp_path: Path, capsys) ->
     out = capsys.readouterr().out.split()
     assert re.fullmatch(r"\d{8}-\d{4}-c0de-vectorize-k-loads-float4", out[0])
     assert Path(out[1]) == tmp_path / "sessions" / out[0]
+    # a second session while the first is open: refused in one line, or started beside it with --force
+    assert main(["--workspace", str(tmp_path), "new", "baseline run"]) == 2
+    assert "is still open: end it first (`cockpit end`), or pass --force" in capsys.readouterr().err
     assert main(["--workspace", str(tmp_path), "new", "baseline run", "--template", "baseline",
-                 "--json"]) == 0
+                 "--json", "--force"]) == 0
     created = json.loads(capsys.readouterr().out)
     assert re.fullmatch(r"\d{8}-\d{4}-c0de-baseline-run", created["id"])
     folder = Path(created["path"])
@@ -45,7 +48,7 @@ def test_slugs_are_path_safe() -> None:
 
 def test_python_dash_m_status_prints_the_latest_open_session(tmp_path: Path) -> None:
     assert run("--workspace", str(tmp_path), "new", "first").returncode == 0
-    assert run("--workspace", str(tmp_path), "new", "second").returncode == 0
+    assert run("--workspace", str(tmp_path), "new", "second", "--force").returncode == 0
     result = run("status", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("0:0")

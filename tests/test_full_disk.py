@@ -79,3 +79,16 @@ def test_a_verdict_that_cannot_be_written_is_an_error_run_not_a_crash(
     report = json.loads(capsys.readouterr().out)
     assert report["status"] == "error" and "No space left on device" in report["summary"]
     assert ends(ws) == ["gate_started", "gate_finished"]
+
+
+def test_a_new_session_the_disk_cannot_hold_leaves_no_empty_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from cockpit.session.journal import JournalWriter
+
+    def full(self: JournalWriter, event: dict) -> None:
+        raise CockpitError(f"{tmp_path}/journal.jsonl: cannot append (No space left on device)")
+
+    monkeypatch.setattr(JournalWriter, "append", full)
+    assert main(["--workspace", str(tmp_path), "new", "no room"]) == 2
+    assert "the session could not be written" in capsys.readouterr().err
+    assert list((tmp_path / "sessions").iterdir()) == []

@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--template", default=None, metavar="NAME",
                      help="session template: optimize (default), baseline, or one from cockpit.toml")
     new.add_argument("--json", action="store_true", help="print one JSON object")
+    new.add_argument("--force", action="store_true", help="start it even though a session is open")
 
     status = sub.add_parser("status", parents=[common],
                             help="one status line of the latest open session (for tmux status-right)")
@@ -98,8 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     exp = sub.add_parser("export", parents=[common],
                          help="the end-of-session report: REPORT.md (+ report.svg), report.html, report.json")
     exp.add_argument("session", nargs="?", metavar="ID", help="session id or number (default: the latest)")
-    exp.add_argument("--format", choices=("md", "html", "json"), default=None,
-                     help="one format only (default: all three, into the session's folder)")
+    exp.add_argument("--format", choices=("md", "html", "json", "pr"), default=None,
+                     help="one format only (default: md, html and json, into the session's folder); "
+                          "pr: PR.md, at most 40 lines for a pull request")
     exp.add_argument("-o", "--out", type=Path, metavar="FILE", help="write the one format here")
 
     his = sub.add_parser("history", parents=[common], help="every session side by side, and the trend")

@@ -51,6 +51,13 @@ def new(args: argparse.Namespace) -> int:
     """`cockpit new "OBJECTIVE"`: make the session folder; print its id and path."""
     ws = workspace_of(args)
     config = load_config(ws.root)
+    try:
+        open_now = resolve_session(ws, None)
+    except CockpitError:  # no sessions folder to list: creating one says what is wrong
+        open_now = None
+    if open_now is not None and not args.force:
+        raise CockpitError(f"session {open_now.id} is still open: end it first (`cockpit end`), or pass "
+                           "--force to start another beside it")
     ref = create_session(ws, config, args.objective, args.template, time.time())
     if args.json:
         print(json.dumps({"id": ref.id, "path": str(ref.path), "journal": str(ref.journal),

@@ -16,12 +16,13 @@ from cockpit.report.html import render_html
 from cockpit.report.jsonio import dumps
 from cockpit.report.markdown import render_markdown
 from cockpit.report.model import Report
+from cockpit.report.pr import render_pr
 from cockpit.session.live import atomic_write
-from cockpit.session.paths import inside
+from cockpit.session.paths import inside, stored_path
 from cockpit.session.workspace import SessionRef, Workspace, list_sessions, resolve_session
 
 FORMATS = ("md", "html", "json")
-DEFAULT_NAMES = {"md": "REPORT.md", "html": "report.html", "json": "report.json"}
+DEFAULT_NAMES = {"md": "REPORT.md", "html": "report.html", "json": "report.json", "pr": "PR.md"}
 CHART_NAME = "report.svg"
 
 
@@ -65,6 +66,9 @@ def export_files(report: Report, formats: Iterable[str], folder: Path,
             written.append(_write(path, render_markdown(report, chart if svg else None, note)))
         elif fmt == "html":
             written.append(_write(path, render_html(report, svg, note)))
+        elif fmt == "pr":
+            link = stored_path(folder / DEFAULT_NAMES["md"], workspace) if workspace else DEFAULT_NAMES["md"]
+            written.append(_write(path, render_pr(report, link)))
         else:
             written.append(_write(path, dumps(report)))
     return written, note

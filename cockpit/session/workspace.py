@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import socket
 import zlib
 from dataclasses import dataclass
@@ -174,15 +175,20 @@ def create_session(
                 "fix the sessions folder's permissions or free disk space"
             ) from exc
     ref = SessionRef(session_id, None, path)
-    writer = JournalWriter(ref.journal)
     try:
-        writer.append(ev.session_started(now, session_id, objective, tmpl.name, tmpl.phases,
-                                         config.gpu_cost_per_hour))
-        if start_timer and tmpl.phases:
-            writer.append(ev.phase_started(now, tmpl.phases[0].name))
-    finally:
-        writer.close()
-    _write_new(ref.log_md, session_md(session_id, objective, tmpl.name, tmpl.phases, now))
+        writer = JournalWriter(ref.journal)
+        try:
+            writer.append(ev.session_started(now, session_id, objective, tmpl.name, tmpl.phases,
+                                             config.gpu_cost_per_hour))
+            if start_timer and tmpl.phases:
+                writer.append(ev.phase_started(now, tmpl.phases[0].name))
+        finally:
+            writer.close()
+        _write_new(ref.log_md, session_md(session_id, objective, tmpl.name, tmpl.phases, now))
+    except (CockpitError, OSError) as exc:  # a full disk: no half-made session folder is left
+        shutil.rmtree(path, ignore_errors=True)
+        raise CockpitError(f"{path}: the session could not be written ({exc}); nothing was kept: "
+                           "free disk space and run it again") from exc
     return ref
 
 

@@ -88,5 +88,6 @@ class StatusHistory(VerticalScroll):
         # Anchored to the newest line (Textual keeps an anchored view at the end whenever the
         # content grows, until the engineer scrolls up): scrolling once, before the layout that
         # gives the new lines their height, stopped a few lines short on a faster machine.
-        self.anchor()
-        self.scroll_end(animate=False)
+        self.anchor(bool(statuses))  # an empty history keeps its hint at the top
+        if statuses:
+            self.scroll_end(animate=False)
