@@ -246,3 +246,19 @@ async def test_a_first_run_is_one_enter_away_from_a_session(ws, clock) -> None:
         assert app.live is not None and app.live.state.objective == (
             "Measure my kernel against its baseline and find its bottleneck")
     assert len(list_sessions(ws)) == 1
+
+
+async def test_an_ended_session_opens_for_reading_without_a_journal_write(ws, session, clock) -> None:
+    writer = JournalWriter(session.journal)
+    writer.append(ev.session_ended(clock.now() + 60, "done"))
+    writer.close()
+    before = session.journal.read_bytes()
+    clock.advance(3600)
+    app = make_app(ws, session, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "ENDED" in header(app) and app.sub_title.endswith("(ended: read only)")
+        app.tick()
+        await pilot.pause()
+    assert session.journal.read_bytes() == before  # no app_opened, no app_closed, no status
+    assert not (session.path / "telemetry.jsonl").exists()

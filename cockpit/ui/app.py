@@ -111,6 +111,7 @@ class CockpitApp(KeyActions, App[int]):
         self.gpu = GpuFeed(self, telemetry, gpu_every_s, initial_gpu[1] if initial_gpu else None,
                            self._gpu_frame)
         self.track: TrackWriter | None = None  # the session's telemetry.jsonl
+        self._reading = False  # an ended session: shown, never written to
         # What runs now, for the status line; the first source that reports something wins.
         self.activity_sources: list[ActivitySource] = [self.gates.activity, self.tune.activity]
 
@@ -153,15 +154,7 @@ class CockpitApp(KeyActions, App[int]):
         self.gpu.start()
         if not self.is_headless:
             hangup.install(self.close_for_signal, lambda: self.exit(0))
-            threading.Thread(target=self._find_gates_python, name="gates-python", daemon=True).start()
-
-    def _find_gates_python(self) -> None:
-        """Which Python the gates run (a child per interpreter, once per workspace): found before
-        the first gate asks for it, off the UI thread."""
-        from cockpit.gates.interpreter import gates_python
-
-        with contextlib.suppress(CockpitError):  # said when a gate starts
-            gates_python(self.config.gates, self.workspace.root)
+            threading.Thread(target=self.gates.find_python, name="gates-python", daemon=True).start()
 
     @property
     def main_screen(self) -> Screen[object]:
@@ -181,9 +174,11 @@ class CockpitApp(KeyActions, App[int]):
             self.notify(str(exc), severity="error", markup=False)
             return
         self.live = live
-        self.track = TrackWriter(ref.path / TRACK_NAME)
-        self._attached_t = self.clock.now()
         state = live.state
+        # An ended session opens for reading: nothing is appended to its journal or its track.
+        self._reading = not state.is_open
+        self.track = None if self._reading else TrackWriter(ref.path / TRACK_NAME)
+        self._attached_t = self.clock.now()
         if state.attached_pid is not None:
             from cockpit.gates.process import pid_alive
 
@@ -195,8 +190,9 @@ class CockpitApp(KeyActions, App[int]):
                             "state restored from the journal.", severity="warning")
         for problem in live.problems[:3]:
             self.notify(problem.describe(ref.journal), severity="warning", markup=False)
-        self.append([ev.app_opened(self.clock.now(), os.getpid())])
-        self.sub_title = state.id
+        if not self._reading:
+            self.append([ev.app_opened(self.clock.now(), os.getpid())])
+        self.sub_title = state.id + (" (ended: read only)" if self._reading else "")
         self.editor.open(ref.log_md)
         self.tick()
         self.gates.select(self.gate_panel.selected)
@@ -210,6 +206,9 @@ class CockpitApp(KeyActions, App[int]):
                 track.close()
         live, self.live = self.live, None
         if live is None:
+            return
+        if self._reading:
+            live.close()
             return
         try:
             live.append([ev.app_closed(self.clock.now(), os.getpid(), reason)])

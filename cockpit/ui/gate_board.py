@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -74,6 +75,14 @@ class GateBoard:
 
     def activity(self) -> Activity | None:
         return self.run.activity() if self.run is not None else None
+
+    def find_python(self) -> None:
+        """Which Python the gates run (a child per interpreter, once per workspace): found in a
+        thread when the app starts, before the first gate asks for it."""
+        from cockpit.gates.interpreter import gates_python
+
+        with contextlib.suppress(CockpitError):  # said when a gate starts
+            gates_python(self.app.config.gates, self.app.workspace.root)
 
     def _start_next(self) -> None:
         # The runner (subprocess, threads) loads with the first run, not with the first frame.
