@@ -12,7 +12,7 @@ from cockpit.clock import FakeClock
 from cockpit.config import Config, GateConfig
 from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.dialogs import ConfirmDialog
+from cockpit.ui.dialogs import DiskChangedDialog
 from cockpit.ui.patterns import NewPatternDialog, PatternBrowser
 
 SIZE = (160, 48)
@@ -99,17 +99,31 @@ async def test_a_change_on_disk_is_noticed_and_the_engineer_chooses(ws, session)
         session.log_md.write_text("# rewritten by git checkout\n")
         app.tick()
         await pilot.pause()
-        assert isinstance(app.screen, ConfirmDialog)
-        await pilot.press("y")  # take the disk version; keep mine aside
+        assert isinstance(app.screen, DiskChangedDialog)
+        await pilot.press(*"no way, yes")  # still typing: letters are not answers
+        await pilot.pause()
+        assert isinstance(app.screen, DiskChangedDialog)
+        assert session.log_md.read_text() == "# rewritten by git checkout\n"
+        await pilot.press("ctrl+d")  # take the disk version; keep mine aside
         await pilot.pause()
         assert app.editor.area.text == "# rewritten by git checkout\n"
         assert (session.path / "SESSION.md.mine").read_text().endswith("## Log\nmine")
+        # nothing unsaved here: another cockpit's save is followed without a question
+        session.log_md.write_text("# saved by the other cockpit\n")
+        app.tick()
+        await pilot.pause()
+        assert not isinstance(app.screen, DiskChangedDialog)
+        assert app.editor.area.text == "# saved by the other cockpit\n"
+        app.editor.area.focus()
+        await pilot.press("end", *"!")
         session.log_md.write_text("# again, from vim\n")
         app.tick()
         await pilot.pause()
-        await pilot.press("n")  # keep the editor's text
+        assert isinstance(app.screen, DiskChangedDialog)
+        await pilot.press("escape")  # keep the editor's text; the disk's is kept beside it
         await pilot.pause()
-        assert session.log_md.read_text() == "# rewritten by git checkout\n"
+        assert session.log_md.read_text().startswith("# saved by the other cockpit")
+        assert (session.path / "SESSION.md.theirs").read_text() == "# again, from vim\n"
 
 
 async def test_a_file_that_is_not_utf8_is_shown_read_only_and_kept(ws, session) -> None:

@@ -128,3 +128,26 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+
+class DiskChangedDialog(ModalScreen[bool]):
+    """SESSION.md changed on disk while the editor holds unsaved text. Answered with control keys
+    only: a sentence typed on into it (a word with a y or an n) answers nothing, and neither
+    answer discards a side (the other is kept beside it)."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="DiskChangedDialog")
+    BINDINGS = [
+        Binding("ctrl+d", "answer(True)", "Load the disk's"),
+        Binding("ctrl+k,escape", "answer(False)", "Keep yours"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("SESSION.md was changed on disk (another cockpit, git checkout, an editor) while "
+                        "you have unsaved text here.\n\nctrl+d: load the version on disk; yours is kept "
+                        "in SESSION.md.mine.\nctrl+k / escape: keep yours; the disk's is kept in "
+                        "SESSION.md.theirs.", markup=False)
+            yield Label("letters typed here are not answers", classes="hint")
+
+    def action_answer(self, take_disk: bool) -> None:
+        self.dismiss(take_disk)

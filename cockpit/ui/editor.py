@@ -153,14 +153,18 @@ class SessionEditor(Vertical):
         self._show(logfile.load(self.path))
         return kept
 
-    def keep_mine(self) -> None:
-        """Write the editor's text over the file on disk."""
+    def keep_mine(self) -> Path:
+        """Write the editor's text over the file on disk, the disk's version kept first in
+        SESSION.md.theirs (returned): neither side is lost."""
         assert self.path is not None
+        theirs = self.path.with_suffix(".md.theirs")
+        logfile.save(theirs, logfile.load(self.path).text)
         self._asked = False
         self._stamp = logfile.stamp_of(self.path)
         if self._first_unsaved is None:
             self._first_unsaved = self.now()
         self.flush()
+        return theirs
 
     # Inserting at the cursor ----------------------------------------------------------------
 

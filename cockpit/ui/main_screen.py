@@ -127,10 +127,9 @@ class MainScreen(Screen[None]):
 
     def on_session_editor_changed_on_disk(self, _message: object) -> None:
         from cockpit.errors import CockpitError
-        from cockpit.ui.dialogs import ConfirmDialog
+        from cockpit.ui.dialogs import DiskChangedDialog
 
         editor, app = self.cockpit.editor, self.app
-        unsaved = " Your unsaved text goes to SESSION.md.mine." if editor.dirty else ""
 
         def chosen(take_disk: bool | None) -> None:
             try:
@@ -139,15 +138,16 @@ class MainScreen(Screen[None]):
                     mine = f" Yours is in {kept.name}." if kept else ""
                     app.notify("Loaded SESSION.md from disk." + mine, markup=False)
                 else:
-                    editor.keep_mine()
-                    app.notify("Kept your SESSION.md and wrote it over the file on disk.")
+                    theirs = editor.keep_mine()
+                    app.notify(f"Kept your SESSION.md; the version on disk is in {theirs.name}.",
+                               markup=False)
             except CockpitError as exc:
                 app.notify(str(exc), severity="error", markup=False)
 
-        app.push_screen(ConfirmDialog(
-            "SESSION.md was changed on disk by something else (git checkout, another editor)."
-            f"\n\ny: load the version on disk.{unsaved}\nn: keep yours and write it over the file."),
-            chosen)
+        if not editor.dirty:  # nothing of yours to lose: follow the file, no question asked
+            chosen(True)
+            return
+        app.push_screen(DiskChangedDialog(), chosen)
 
     # Typing ---------------------------------------------------------------------------------
 
