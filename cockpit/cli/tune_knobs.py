@@ -134,13 +134,10 @@ def tune_knobs(
 
 
 def _spaces(plan: KnobPlan, space: dict[str, Any]) -> list[dict[str, Any]]:
-    total = 1
-    for values in plan.options.values():
-        total *= len(values)
     return [
         {
             "group": g.label,
-            "total": total,
+            "total": plan.combinations,
             "left": len(g.feasible),
             "rejected_by": {"rule": sum(space.get("rejected", {}).values())} if space.get("rejected") else {},
         }

@@ -52,19 +52,23 @@ class Config:
     profile: ProfileSettings = section(read_profile, ProfileSettings)
     templates: Mapping[str, Template] = section(read_templates, lambda: dict(DEFAULT_TEMPLATES))
     gates: Gates = section(read_gates, Gates)
-    """A `Gates` when read from cockpit.toml (a plain {name: GateConfig} has no pin): see `pinned_gpu`."""
+    """`[gates]`; a plain {name: GateConfig} given in code becomes a `Gates` with the defaults."""
     tune: TuneConfig = section(read_tune, TuneConfig)
     source: Path | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.gates, Gates):
+            object.__setattr__(self, "gates", Gates(dict(self.gates)))
 
     @property
     def pinned_gpu(self) -> DeviceSpec | None:
         """`[gates] device`: the GPU every gate's child runs on, named by UUID, PCI bus id or index."""
-        return self.gates.device if isinstance(self.gates, Gates) else None
+        return self.gates.device
 
     @property
     def pinned_gpu_where(self) -> str:
         """Where `[gates] device` is set ("…/cockpit.toml:LINE"), for an error about it."""
-        return self.gates.device_where if isinstance(self.gates, Gates) else ""
+        return self.gates.device_where
 
     @property
     def phase_warn_fraction(self) -> float:

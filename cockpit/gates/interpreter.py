@@ -130,7 +130,7 @@ def gates_python(gates: Gates, workspace: Path, env: Mapping[str, str] | None = 
     """The interpreter the gates run (see the module docstring); CockpitError when `[gates] python`
     names one that does not run."""
     env = os.environ if env is None else env
-    named_python = getattr(gates, "python", "")  # a Config built in code may hold a plain mapping
+    named_python = gates.python
     memo_key = (str(workspace), named_python, env.get("VIRTUAL_ENV"), env.get("CONDA_PREFIX"),
                 env.get("PATH"), own, asker)
     with _LOCK:
@@ -143,7 +143,7 @@ def gates_python(gates: Gates, workspace: Path, env: Mapping[str, str] | None = 
 
 def _find(gates: Gates, workspace: Path, env: Mapping[str, str], own: str, asker: Asker) -> Interpreter:
     cache = PythonCache(workspace)
-    named_python, where_set = getattr(gates, "python", ""), getattr(gates, "python_where", "")
+    named_python, where_set = gates.python, gates.python_where
     if named_python:
         where = where_set or "cockpit.toml"
         named = named_python

@@ -84,7 +84,7 @@ def gate_command(gate: Gate, ctx: GateContext, config: GateConfig) -> GateComman
         timeout_s=config.timeout_s or gate.timeout_s,
         stall_after_s=config.stall_after_s,
         shell=config.shell,
-        log_max_bytes=int(float(getattr(ctx.config.gates, "log_max_mb", 64.0)) * 1024 * 1024),
+        log_max_bytes=int(ctx.config.gates.log_max_mb * 1024 * 1024),
     )
 
 

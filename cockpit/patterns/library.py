@@ -22,7 +22,7 @@ from typing import Any
 
 from cockpit.errors import CockpitError
 from cockpit.patterns import frontmatter as fm
-from cockpit.patterns.pattern import FILE_NAME, MEANINGS, STATUSES, Pattern, PatternStatus, Trigger
+from cockpit.patterns.pattern import FILE_NAME, MEANINGS, SHIPPED, STATUSES, Pattern, PatternStatus, Trigger
 from cockpit.patterns.search import close_matches, find, rank
 from cockpit.patterns.triggers import TriggerError, trigger_from_mapping, trigger_to_mapping
 from cockpit.slug import slugify
@@ -73,10 +73,6 @@ class LoadProblem:
 
 
 # Reading ------------------------------------------------------------------------------------
-
-SHIPPED = Path(__file__).resolve().parent / "shipped"
-"""The library that comes with the cockpit (package data): every workspace starts with it."""
-
 
 def load_patterns(workspace_dir: Path) -> tuple[tuple[Pattern, ...], tuple[LoadProblem, ...]]:
     """The shipped library with the workspace's `patterns/` on top: a workspace file adds a

@@ -21,12 +21,16 @@ error, a dropped connection), or it is the moment to apply the pattern (a speedu
 FILE_NAME = re.compile(r"^(\d{2,})-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
 
 
+SHIPPED = Path(__file__).resolve().parent / "shipped"
+"""The library that comes with the cockpit (package data): every workspace starts with it."""
+
+
 def library_size(directory: Path) -> int:
     """How many patterns the library holds (the shipped ones, and the workspace folder's that add
     to them: NN-slug.md, an id once), without reading them: what the header counts before
     anything needs the patterns themselves."""
     ids: set[str] = set()
-    for folder in (Path(__file__).resolve().parent / "shipped", directory):
+    for folder in (SHIPPED, directory):
         try:
             ids |= {m.group(1) for entry in folder.iterdir()
                     if (m := FILE_NAME.match(entry.name)) and entry.is_file()}

@@ -119,11 +119,9 @@ def run_workers(plan: RunPlan, gpus: list[Gpu], logs: Path, on_tick: Callable[[]
     spent = spent_s(plan)
     plan = replace(plan, segments=(*plan.segments, (start, start)))
     write_plan(plan)
-    package_root = str(Path(cockpit.__file__).resolve().parent.parent)
     children = []
     for i, gpu in enumerate(gpus):
-        env = dict(os.environ, CUDA_VISIBLE_DEVICES=gpu.uuid, PYTHONUNBUFFERED="1",
-                   PYTHONPATH=os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p))
+        env = worker_env(gpu)
         argv = [sys.executable, "-m", "cockpit.tune.worker", "--plan", str(plan.run_dir / PLAN_NAME),
                 "--worker", str(i), "--workers", str(len(gpus)), "--gpu", gpu.uuid,
                 "--nvml-index", str(gpu.index), "--start", f"{start:.3f}", "--spent", f"{spent:.3f}"]
@@ -131,12 +129,32 @@ def run_workers(plan: RunPlan, gpus: list[Gpu], logs: Path, on_tick: Callable[[]
         with (logs / f"{plan.run}-gpu{gpu.index}.log").open("a", encoding="utf-8") as log:
             children.append(subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env,
                                              start_new_session=True))
+    def every() -> None:
+        nonlocal plan
+        plan = replace(plan, segments=(*plan.segments[:-1], (start, clock())))
+        write_plan(plan)  # a hard stop loses at most a couple of seconds of the budget's count
+        on_tick()
+
+    try:
+        return supervise(children, every)
+    finally:
+        write_plan(replace(plan, segments=(*plan.segments[:-1], (start, clock()))))
+
+
+def worker_env(gpu: Gpu) -> dict[str, str]:
+    """A search worker's environment: pinned to its GPU by UUID, this cockpit importable."""
+    package_root = str(Path(cockpit.__file__).resolve().parent.parent)
+    return dict(os.environ, CUDA_VISIBLE_DEVICES=gpu.uuid, PYTHONUNBUFFERED="1",
+                PYTHONPATH=os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p))
+
+
+def supervise(children: Sequence[subprocess.Popen[bytes]], every: Callable[[], None]) -> list[int]:
+    """Wait for the workers, calling `every` every couple of seconds; returns their exit codes.
+    Ctrl-C stops them all (each leads its own process group) and is raised again."""
     try:
         while any(c.poll() is None for c in children):
             time.sleep(MONITOR_EVERY_S)
-            plan = replace(plan, segments=(*plan.segments[:-1], (start, clock())))
-            write_plan(plan)  # a hard stop loses at most a couple of seconds of the budget's count
-            on_tick()
+            every()
     except KeyboardInterrupt:
         for c in children:
             if c.poll() is None:
@@ -144,6 +162,4 @@ def run_workers(plan: RunPlan, gpus: list[Gpu], logs: Path, on_tick: Callable[[]
         for c in children:
             c.wait()
         raise
-    finally:
-        write_plan(replace(plan, segments=(*plan.segments[:-1], (start, clock()))))
     return [c.returncode for c in children]

@@ -5,8 +5,6 @@ per GPU pinned by UUID, and the wait for them, resumable after any stop."""
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
 import time
@@ -15,13 +13,22 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-import cockpit
 from cockpit.config import Config, ConfigError
 from cockpit.errors import CockpitError
 from cockpit.session.paths import stored_path
 from cockpit.tune.knobs.plan import PLAN_NAME, GroupPlan, KnobPlan, read_plan, write_plan
 from cockpit.tune.knobs.search import open_study, seed_configurations
-from cockpit.tune.knobs.space import current, decls, groups, label, narrowed, options, searchable
+from cockpit.tune.knobs.space import (
+    current,
+    decls,
+    groups,
+    label,
+    narrowed,
+    options,
+    searchable,
+    with_current,
+)
+from cockpit.tune.launch import supervise, worker_env
 from cockpit.tune.study import cut_torn_tail
 from cockpit.tune.target import Gpu, Target
 from cockpit.workload.describe import WorkloadArgs, ask
@@ -31,7 +38,6 @@ from cockpit.workload.tuned import Tuned, TunedFileError, read_winners, tuned_pa
 SPACE_LINE = "SPACE "
 TRIAL_OVERHEAD_S = 2.0
 """The check and the child's round trips around a trial: what does not scale with the shapes."""
-MONITOR_EVERY_S = 2.0
 
 
 def make_plan(
@@ -74,10 +80,7 @@ def make_plan(
     for group in groups(manifest):
         now_config = current(knobs, group, winners, arch)
         base = GroupPlan(group, tuple(feasible), now_config, (), tuple(kept.defines(leave_out=group.key)))
-        pick = {
-            n: [*values[n], *([v] if v not in values[n] else [])]
-            for n, v in zip(names, now_config, strict=True)
-        }
+        pick = with_current(values, knobs, now_config)
         seeds, how = seed_configurations(
             feasible, pick, names, now_config, min(tune.seed_trials, len(feasible) + 1)
         )
@@ -135,9 +138,7 @@ def min_trial_seconds(plan: KnobPlan) -> float:
 
 def describe_plan(plan: KnobPlan, space: dict[str, Any], budget_min: float) -> list[str]:
     """The dry run's lines."""
-    total = 1
-    for values in plan.options.values():
-        total *= len(values)
+    total = plan.combinations
     rejected = sum(space.get("rejected", {}).values())
     lines = [
         f"{plan.workload}: target {plan.target}; budget {budget_min:g} min or {plan.trials} trials per "
@@ -227,16 +228,10 @@ def run_workers(
     start, spent = clock(), spent_s(plan)
     plan = plan.with_segment(start, start, new=True)
     write_plan(workspace, plan)
-    package_root = str(Path(cockpit.__file__).resolve().parent.parent)
     children = []
     logs.mkdir(parents=True, exist_ok=True)
     for i, gpu in enumerate(gpus):
-        env = dict(
-            os.environ,
-            CUDA_VISIBLE_DEVICES=gpu.uuid,
-            PYTHONUNBUFFERED="1",
-            PYTHONPATH=os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p),
-        )
+        env = worker_env(gpu)
         argv = [
             sys.executable,
             "-m",
@@ -262,19 +257,13 @@ def run_workers(
                     argv, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=workspace, start_new_session=True
                 )
             )
+    def every() -> None:
+        nonlocal plan
+        plan = plan.with_segment(start, clock(), new=False)
+        write_plan(workspace, plan)
+        on_tick()
+
     try:
-        while any(c.poll() is None for c in children):
-            time.sleep(MONITOR_EVERY_S)
-            plan = plan.with_segment(start, clock(), new=False)
-            write_plan(workspace, plan)
-            on_tick()
-    except KeyboardInterrupt:
-        for c in children:
-            if c.poll() is None:
-                os.killpg(c.pid, signal.SIGTERM)
-        for c in children:
-            c.wait()
-        raise
+        return supervise(children, every)
     finally:
         write_plan(workspace, plan.with_segment(start, clock(), new=False))
-    return [c.returncode for c in children]

@@ -5,6 +5,7 @@ relative to the workspace (a session is committed and cloned), the workspace its
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -61,6 +62,11 @@ class KnobPlan:
     settings: dict[str, Any]
     """reps, warmup, input_sets, settle_ms, rounds: the bench gate's method."""
     segments: tuple[tuple[float, float], ...] = ()
+
+    @property
+    def combinations(self) -> int:
+        """Every combination of the knobs' values, before the workload's rule."""
+        return math.prod(len(v) for v in self.options.values())
 
     def journal(self, workspace: Path) -> Path:
         return workspace / self.run_dir / JOURNAL_NAME

@@ -23,9 +23,9 @@ from cockpit.session.journal import Event
 from cockpit.tune import events
 from cockpit.tune.knobs.build import BuildPool, Built
 from cockpit.tune.knobs.plan import GroupPlan, KnobPlan
-from cockpit.tune.knobs.space import Config, as_dict, has_defines, label, variant
+from cockpit.tune.knobs.space import Config, as_dict, has_defines, label, variant, with_current
 from cockpit.tune.measure import MeasureCrashed, MeasureFailed, ProbeMeasurer
-from cockpit.tune.study import latin_hypercube, slower_than_best, storage
+from cockpit.tune.study import cut_off, latin_hypercube, slower_than_best, storage
 
 if TYPE_CHECKING:
     import optuna
@@ -43,11 +43,7 @@ def study_name(group: str) -> str:
 
 def choices(plan: KnobPlan, group: GroupPlan) -> dict[str, list[Any]]:
     """Each knob's values as the sampler sees them: the plan's, plus the group's current one."""
-    out = {}
-    for k, value in zip(plan.knobs, group.current, strict=True):
-        values = list(plan.options[k.name])
-        out[k.name] = values if value in values else [*values, value]
-    return out
+    return with_current(plan.options, plan.knobs, group.current)
 
 
 def open_study(plan: KnobPlan, group: GroupPlan, journal: Any, seed: int = 0) -> optuna.Study:
@@ -164,14 +160,12 @@ def search(study: optuna.Study, walk: Walk) -> int:
 
 
 def _seen(study: optuna.Study, walk: Walk, asking: int) -> set[Config]:
-    import optuna
-
     return {
         c
         for t in study.get_trials(deepcopy=False)
         if t.number != asking
         and t.user_attrs.get("outcome") not in ("skipped", "unused")
-        and not (t.state == optuna.trial.TrialState.FAIL and "outcome" not in t.user_attrs)
+        and not cut_off(t)
         and (c := walk.config_of(t)) is not None
     }
 

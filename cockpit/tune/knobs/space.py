@@ -156,6 +156,17 @@ def current(knobs: Sequence[KnobDecl], group: Group, winners: Sequence[Winner], 
     return from_dict(knobs, won.knobs if won is not None else {})
 
 
+def with_current(options: Mapping[str, Sequence[Any]], knobs: Sequence[KnobDecl],
+                 config: Config) -> dict[str, list[Any]]:
+    """Each knob's values, with `config`'s added where they lack it (a kept winner or a declared
+    default outside `[tune.space]`'s narrowing): what the sampler and the seed may pick from."""
+    out = {}
+    for k, value in zip(knobs, config, strict=True):
+        values = list(options[k.name])
+        out[k.name] = values if value in values else [*values, value]
+    return out
+
+
 def variant(
     knobs: Sequence[KnobDecl], config: Config, group: Group, others: Sequence[str]
 ) -> dict[str, Any] | None:
