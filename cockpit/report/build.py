@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from cockpit.analysis.bench_result import read_bench_result
 from cockpit.errors import CockpitError
@@ -31,7 +31,6 @@ from cockpit.report.model import (
     Comparison,
     Decision,
     GateReport,
-    GpuPhase,
     Machine,
     Outcome,
     PatternRef,
@@ -41,8 +40,9 @@ from cockpit.report.model import (
     Span,
     TimedText,
 )
+from cockpit.report.phase_gpu import gpu_phases, why_no_gpu_phases
 from cockpit.report.reading import read_session
-from cockpit.report.text import clean_block, clean_line, decode
+from cockpit.report.text import clean_block, clean_line, clean_value, decode
 from cockpit.report.trend import compare
 from cockpit.session import events as ev
 from cockpit.session.journal import Event
@@ -75,7 +75,7 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
                             sum(1 for r in state.runs if r.phase == p.name)) for p in view.phases)
     track = _read_track(ref, problems)
     wall = wall_seconds(state, as_of)
-    return normalized(Report(
+    report = normalized(Report(
         schema_version=SCHEMA_VERSION, session=clean_line(state.id), objective=clean_line(state.objective),
         template=clean_line(state.template), started_t=state.created_t, ended_t=state.ended_t,
         as_of_t=as_of, duration_s=round(total_elapsed(state, as_of), 1), wall_s=round(wall, 1),
@@ -97,6 +97,9 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
         comparison=_comparison(ws, ref, refs, this, patterns, births, as_of),
         problems=tuple(clean_line(p) for p in problems),
     ))
+    if report.gpu_phases:
+        return report
+    return replace(report, gpu_phases_note=why_no_gpu_phases(read.events, [r.t for r in track.rows], as_of))
 
 
 def outcome(state: SessionState) -> Outcome:
@@ -122,12 +125,12 @@ def outcome(state: SessionState) -> Outcome:
 
 def machine(state: SessionState, track: Track) -> Machine | None:
     """GPU, driver, CUDA, torch, nvcc and python from the last env run's checks; the driver and
-    the GPU count from the telemetry track where the checks do not say."""
+    the GPU count from the telemetry track where the checks do not say; None with neither."""
     env = state.last_run("env", finished=True)
-    checks = {str(c.get("name")): str(c.get("value", "")) for c in env.result.get("checks", [])
-              if isinstance(c, dict)} if env else {}
+    checks = {clean_value(c.get("name")): clean_value(c.get("value")) for c in env.result.get("checks", [])
+              if isinstance(c, dict) and c.get("value") is not None} if env else {}
     gpus = track.gpus
-    if not checks and not gpus:
+    if env is None and not gpus:
         return None
     device = checks.get("cuda_available", "")
     gpu = device.split(": ", 1)[1].split(",")[0] if device.startswith("True: ") else None
@@ -179,39 +182,13 @@ def decisions(events: tuple[Event, ...], state: SessionState) -> tuple[Decision,
         before = [r for r in state.gate_runs if r.gate == "bench" and r.finished_t is not None
                   and r.finished_t <= t]
         improvement = e.get("improvement")
-        out.append(Decision(t, clean_line(str(e.get("action", ""))), clean_line(str(e.get("summary", ""))),
+        out.append(Decision(t, clean_value(e.get("action")), clean_value(e.get("summary")),
                             e.get("confirmed") is True,
                             float(improvement) if isinstance(improvement, (int, float))
                             and not isinstance(improvement, bool) else None,
-                            clean_line(str(e["commit"])) if e.get("commit") else None,
+                            clean_value(e["commit"]) if e.get("commit") else None,
                             before[-1].run_id if before else None))
     return tuple(out)
-
-
-def gpu_phases(events: tuple[Event, ...]) -> tuple[GpuPhase, ...]:
-    out = []
-    for e in events:
-        if e.get("type") != ev.GPU_SUMMARY or not isinstance(e.get("gpus"), list):
-            continue
-        for g in e["gpus"]:
-            if not isinstance(g, dict):
-                continue
-            throttled = g["throttled_s"] if isinstance(g.get("throttled_s"), dict) else {}
-            stats = {k: _float(g.get(k)) for k in ("util_mean", "util_max", "power_mean_w",
-                                                    "power_max_w", "temp_max_c", "sm_clock_min_mhz")}
-            words = ", ".join(f"{clean_line(str(k))} {v:.0f} s" for k, v in throttled.items()
-                              if _float(v) is not None and k != "idle")
-            out.append(GpuPhase(clean_line(str(e.get("phase", ""))), _int(g.get("gpu")),
-                                _int(g.get("samples")), **stats, throttled=words or "none"))
-    return tuple(out)
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _float(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _read_track(ref: SessionRef, problems: list[str]) -> Track:
@@ -303,8 +280,8 @@ def _notes(ref: SessionRef, problems: list[str]) -> str | None:
 
 
 def applied(events: tuple[Event, ...]) -> tuple[PatternRef, ...]:
-    return tuple(PatternRef(e["pattern"], clean_line(str(e.get("title", ""))),
-                            clean_line(str(e.get("why", ""))), float(e["t"]))
+    return tuple(PatternRef(e["pattern"], clean_value(e.get("title")), clean_value(e.get("why")),
+                            float(e["t"]))
                  for e in events if e.get("type") == ev.PATTERN_APPLIED
                  and isinstance(e.get("pattern"), int) and not isinstance(e.get("pattern"), bool))
 

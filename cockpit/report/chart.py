@@ -1,5 +1,7 @@
 """report.svg: the session's GPU telemetry on one time axis — utilization, power, temperature and
-SM clock — with the phases shaded and named and each gate run marked.
+SM clock — with the phases shaded and named and each gate run marked. Phase names take two rows
+above the top panel and never overlap (`chart_labels.py`); a name shortened or left out for want of
+room shows as the phase's tooltip (an SVG <title>), as every phase's name does.
 
 matplotlib draws it with its SVG backend alone (no Agg, no GUI), imported only when a report is
 exported; text stays text (`svg.fonttype: none`) and ids are salted with a constant, so the same
@@ -11,9 +13,11 @@ from __future__ import annotations
 
 import io
 import re
+from html import escape
 from typing import TYPE_CHECKING
 
 from cockpit.errors import CockpitError
+from cockpit.report.chart_labels import FONT_PT, OFFSET_PT, place_labels
 from cockpit.report.model import Report, Span
 
 if TYPE_CHECKING:
@@ -57,15 +61,15 @@ def render_chart(report: Report) -> str:
             _phases(ax, report.spans, start)
             ax.grid(True, linewidth=0.3, alpha=0.5)
         _gate_marks(axes[0], report.spans, start)
-        _phase_names(axes[0], report.spans, start)
         axes[-1].set_xlabel("minutes since the session started")
         if len(report.telemetry) > 1:
             axes[0].legend(loc="lower right", fontsize=6)
         fig.subplots_adjust(left=0.07, right=0.99, top=0.93, bottom=0.08, hspace=0.12)
+        names = _phase_names(axes[0], report.spans, start, fig.get_figwidth() * 72)
         out = io.StringIO()
         fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None, "Format": None,
                                                  "Type": None})
-    return safe_svg(out.getvalue())
+    return safe_svg(_titled(out.getvalue(), names))
 
 
 def _points(ts: tuple[float, ...], values: tuple[float | None, ...],
@@ -94,19 +98,47 @@ def _label(text: str) -> str:
     return text.replace("$", r"\$")
 
 
+def _phase_spans(spans: tuple[Span, ...]) -> list[Span]:
+    return sorted((s for s in spans if s.kind == "phase"), key=lambda s: s.start_t)
+
+
 def _phases(ax: Axes, spans: tuple[Span, ...], start: float) -> None:
-    for i, span in enumerate(s for s in spans if s.kind == "phase"):
+    for i, span in enumerate(_phase_spans(spans)):
         ax.axvline((span.start_t - start) / 60, color="#555555", linewidth=0.6)
         if i % 2:
             ax.axvspan((span.start_t - start) / 60, (span.end_t - start) / 60,
                        color="#000000", alpha=0.04, linewidth=0)
 
 
-def _phase_names(ax: Axes, spans: tuple[Span, ...], start: float) -> None:
-    for span in (s for s in spans if s.kind == "phase"):
-        ax.annotate(_label(span.label[:24]), xy=((span.start_t - start) / 60, 1.0),
-                    xycoords=("data", "axes fraction"), xytext=(2, 3), textcoords="offset points",
-                    fontsize=6, rotation=20, ha="left", va="bottom", annotation_clip=False)
+def _phase_names(ax: Axes, spans: tuple[Span, ...], start: float, figure_pt: float) -> list[str]:
+    """Each phase's name above the top panel where it fits (`place_labels`), and over the whole
+    phase an all but transparent band (`phase-N`) to carry its tooltip; the names, by N.
+    Call it once the axes' limits and position are final: it converts minutes to points."""
+    phases = _phase_spans(spans)
+    x0, x1 = ax.get_xlim()
+    where = ax.get_position()
+    panel = where.width * figure_pt
+    labels = place_labels([(s.label, ((s.start_t - start) / 60 - x0) / (x1 - x0) * panel)
+                           for s in phases], (1 - where.x0) * figure_pt)  # up to the figure's edge
+    for i, (span, label) in enumerate(zip(phases, labels, strict=True)):
+        ax.axvspan((span.start_t - start) / 60, (span.end_t - start) / 60, color="#000000",
+                   alpha=0.001, linewidth=0, gid=f"phase-{i}")
+        if label.text:
+            ax.annotate(_label(label.text), xy=((span.start_t - start) / 60, 1.0),
+                        xycoords=("data", "axes fraction"), xytext=(OFFSET_PT[0], label.y_pt),
+                        textcoords="offset points", fontsize=FONT_PT, ha="left", va="baseline",
+                        annotation_clip=False, gid=f"phase-label-{i}")
+    ax.set_xlim(x0, x1)  # the bands must not widen what the names were placed against
+    return [s.label for s in phases]
+
+
+def _titled(svg: str, names: list[str]) -> str:
+    """Each phase's band, and its label, with the phase's name as a tooltip."""
+    for i, name in enumerate(names):
+        title = f"<title>{escape(name, quote=False)}</title>"
+        for gid in (f"phase-{i}", f"phase-label-{i}"):
+            svg = svg.replace(f'<g id="{gid}">', f'<g id="{gid}">{title}', 1)
+    return svg
 
 
 def _gate_marks(ax: Axes, spans: tuple[Span, ...], start: float) -> None:

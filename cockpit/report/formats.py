@@ -5,6 +5,10 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
+from cockpit.report.model import Machine
+
+RUN_ENV = "run the env gate (cockpit gate env)"
+
 
 def utc(t: float | None) -> str:
     """2026-11-21 23:19 UTC."""
@@ -39,4 +43,22 @@ def money(value: float) -> str:
     return f"${value:,.2f}"
 
 
-FILTERS = {"utc": utc, "duration": duration, "offset": offset, "number": number, "money": money}
+def machine(m: Machine | None) -> str:
+    """`NVIDIA H200 × 8; driver 580.65; CUDA 13.0; torch 2.9.0; nvcc 13.0; python 3.12 (from
+    001-env)`: only the facts that were recorded; none at all says where they come from."""
+    if m is None:
+        return f"not recorded — {RUN_ENV}"
+    gpu = (f"{m.gpu} × {m.gpu_count}" if m.gpu_count else m.gpu) if m.gpu else (
+        f"{m.gpu_count} GPU{'s' if m.gpu_count > 1 else ''}" if m.gpu_count else None)
+    facts = [gpu, *(f"{name} {value}" for name, value in (
+        ("driver", m.driver), ("CUDA", m.cuda), ("torch", m.torch), ("nvcc", m.nvcc),
+        ("python", m.python)) if value)]
+    said = "; ".join(f for f in facts if f)
+    if said:
+        return f"{said} (from {m.source})"
+    by = f" by {m.source}" if m.source != "telemetry" else ""
+    return f"not recorded{by} — {RUN_ENV}"
+
+
+FILTERS = {"utc": utc, "duration": duration, "offset": offset, "number": number, "money": money,
+           "machine": machine}

@@ -12,7 +12,7 @@ from typing import Any
 
 from cockpit.analysis.bench_result import BenchResult, read_bench_result
 from cockpit.report.model import Fact, Table
-from cockpit.report.text import clean_line
+from cockpit.report.text import clean_value
 
 Details = tuple[tuple[Fact, ...], tuple[str, ...], tuple[Table, ...]]
 
@@ -24,7 +24,18 @@ def details(gate: str, result: dict[str, Any]) -> Details:
 
 
 def _s(value: Any) -> str:
-    return clean_line(str(value)) if value is not None else ""
+    return clean_value(value)
+
+
+def _present(*parts: str | None, sep: str = " ") -> str:
+    """The parts that were recorded, joined; empty when none was."""
+    return sep.join(p for p in parts if p)
+
+
+def _unit(value: Any, spec: str, unit: str) -> str | None:
+    """`12.3 s`, or None when the number was not recorded."""
+    number = _num(value)
+    return None if number is None else f"{format(number, spec)}{unit}"
 
 
 def _num(value: Any) -> float | None:
@@ -50,8 +61,8 @@ def env_details(result: dict[str, Any]) -> Details:
     rows = tuple((_s(c.get("status")).upper(), _s(c.get("name")), _s(c.get("value")),
                   _s(c.get("fix")) if c.get("status") != "pass" else "")
                  for c in sorted(checks, key=lambda c: order.get(str(c.get("status")), 3)))
-    warnings = tuple(f"{_s(c.get('name'))}: {_s(c.get('value'))}" for c in checks
-                     if c.get("status") in ("warn", "fail"))
+    warnings = tuple(_present(_s(c.get("name")), _s(c.get("value")), sep=": ") for c in checks
+                     if c.get("status") in ("warn", "fail") and (c.get("name") or c.get("value")))
     table = Table("checks", ("status", "check", "value", "fix"), rows, (False,) * 4)
     return (), warnings, (table,) if rows else ()
 
@@ -66,16 +77,20 @@ def short_name(mangled: str) -> str:
 
 
 def _occupancy(kernel: dict[str, Any]) -> str:
-    """`H100 80GB HBM3 1×8 warps (registers); L4 1×8 (registers + shared memory)`."""
-    return "; ".join(f"{_s(o.get('gpu'))} {_fmt(o.get('blocks_per_sm'), '.0f')} blk "
-                     f"{_fmt(o.get('warps_per_sm'), '.0f')} warps ({_s(o.get('limiter'))})"
-                     for o in _dicts(kernel.get("occupancy")))
+    """`H100 80GB HBM3 1 blk 8 warps (registers); L4 1 blk 8 warps (registers + shared memory)`;
+    what a GPU's entry did not record is left out."""
+    return "; ".join(filter(None, (
+        _present(_s(o.get("gpu")), _unit(o.get("blocks_per_sm"), ".0f", " blk"),
+                 _unit(o.get("warps_per_sm"), ".0f", " warps"),
+                 f"({_s(o.get('limiter'))})" if o.get("limiter") is not None else None)
+        for o in _dicts(kernel.get("occupancy")))))
 
 
 def build_details(result: dict[str, Any]) -> Details:
-    facts = [Fact("build", "up to date (ninja had no work)" if result.get("up_to_date") is True
-                  else f"{_fmt(result.get('build_s'), '.1f')} s, {_fmt(result.get('steps'), '.0f')} "
-                       "ninja steps")]
+    took = ("up to date (ninja had no work)" if result.get("up_to_date") is True
+            else _present(_unit(result.get("build_s"), ".1f", " s"),
+                          _unit(result.get("steps"), ".0f", " ninja steps"), sep=", "))
+    facts = [Fact("build", took)] if took else []
     if result.get("arch"):
         facts.append(Fact("arch", _s(result["arch"])))
     imported = result.get("import")
@@ -133,7 +148,7 @@ def bench_details(result: dict[str, Any]) -> Details:
         facts.append(Fact("device", _s(bench.device)))
     if bench.speedup is not None:
         facts.append(Fact("speedup", f"{bench.speedup:.2f}x {_s(bench.vs_label(bench.baseline))} "
-                                     f"(geometric mean), {_s(bench.level)}"))
+                                     "(geometric mean)" + (f", {_s(bench.level)}" if bench.level else "")))
     facts.append(Fact("validity", "VALID" if bench.valid else "SUSPECT"))
     for reason in validity.get("reasons", []) if isinstance(validity.get("reasons"), list) else []:
         facts.append(Fact("why suspect", _s(reason)))
@@ -144,7 +159,8 @@ def bench_details(result: dict[str, Any]) -> Details:
         facts.append(Fact("next step", _s(bench.next_step)))
     keep = _dict(bench.keep)
     if keep.get("summary"):
-        facts.append(Fact(f"keep/revert ({_s(keep.get('action'))})", _s(keep["summary"])))
+        facts.append(Fact(f"keep/revert ({_s(keep['action'])})" if keep.get("action") else "keep/revert",
+                          _s(keep["summary"])))
     warnings = (_s(validity["hint"]),) if validity.get("hint") else ()
     return tuple(facts), warnings, (bench_table(bench),) if bench.rows else ()
 
@@ -170,35 +186,63 @@ def bench_table(bench: BenchResult) -> Table:
 
 
 def evidence_lines(evidence: Any) -> list[str]:
-    """The validity evidence in words: window, clock events, clocks, other processes."""
+    """The validity evidence in words: window, clock events, clocks, other processes. Only the
+    numbers the evidence holds are said; a line left with no number is dropped."""
     if not isinstance(evidence, dict) or not evidence:
         return []
-    lines = []
-    if _num(evidence.get("window_s")) is not None:
-        lines.append(f"{evidence['window_s']:.1f} s watched, {_fmt(evidence.get('samples'), '.0f')} "
-                     "NVML samples")
+    lines = [_present(_unit(evidence.get("window_s"), ".1f", " s watched"),
+                      _unit(evidence.get("samples"), ".0f", " NVML samples"), sep=", ")]
     for t in _dicts(evidence.get("throttle")):
-        tolerated = " (tolerated)" if t.get("tolerated") else ""
-        lines.append(f"GPU {_s(t.get('gpu'))}: {_s(t.get('reason'))} for {_fmt(t.get('seconds'), '.1f')} s"
-                     f"{tolerated}")
+        seconds = _unit(t.get("seconds"), ".1f", " s")
+        if seconds is not None or t.get("reason") is not None:
+            lines.append(_gpu(t) + _present(_s(t.get("reason")) or "clock event",
+                                            f"for {seconds}" if seconds else None,
+                                            "(tolerated)" if t.get("tolerated") else None))
     for c in _dicts(evidence.get("clocks")):
-        lines.append(f"GPU {_s(c.get('gpu'))}: busy SM clock {_fmt(c.get('min_busy_sm_clock_mhz'), '.0f')}"
-                     f"–{_fmt(c.get('max_busy_sm_clock_mhz'), '.0f')} MHz of "
-                     f"{_fmt(c.get('max_sm_clock_mhz'), '.0f')}; {_fmt(c.get('samples_below'), '.0f')} "
-                     f"busy samples below {_fmt(c.get('threshold_mhz'), '.0f')} MHz")
+        said = _present(_busy_clock(c), _samples_below(c), sep="; ")
+        if said:
+            lines.append(_gpu(c) + said)
     for f in _dicts(evidence.get("foreign")):
         lines.append(f"another process on the GPU: {_s(f)}")
-    return lines
+    return [line for line in lines if line]
+
+
+def _gpu(item: dict[str, Any]) -> str:
+    return f"GPU {_s(item['gpu'])}: " if item.get("gpu") is not None else ""
+
+
+def _busy_clock(c: dict[str, Any]) -> str | None:
+    """`busy SM clock 1380–1980 MHz of 1980`, with only the ends that were measured."""
+    low, high = _num(c.get("min_busy_sm_clock_mhz")), _num(c.get("max_busy_sm_clock_mhz"))
+    top = _unit(c.get("max_sm_clock_mhz"), ".0f", "")
+    if low is not None and high is not None:
+        span = f"busy SM clock {low:.0f}–{high:.0f} MHz"
+    elif low is not None:
+        span = f"busy SM clock down to {low:.0f} MHz"
+    elif high is not None:
+        span = f"busy SM clock up to {high:.0f} MHz"
+    else:
+        return f"max SM clock {top} MHz" if top else None
+    return span + (f" of {top}" if top else "")
+
+
+def _samples_below(c: dict[str, Any]) -> str | None:
+    """`3 busy samples below 1800 MHz`; without the threshold, `below the threshold`."""
+    count = _unit(c.get("samples_below"), ".0f", " busy samples below")
+    if count is None:
+        return None
+    return f"{count} {_unit(c.get('threshold_mhz'), '.0f', ' MHz') or 'the threshold'}"
 
 
 def profile_details(result: dict[str, Any]) -> Details:
     facts = []
     for k in _dicts(result.get("kernels"))[:3]:
         v = _dict(k.get("verdict"))
-        facts += [Fact("kernel", _s(str(k.get("name", "")).split("(")[0])),
-                  Fact("verdict", f"{_s(v.get('bottleneck'))}: {_s(v.get('headline'))}"),
-                  Fact("the one fix", _s(v.get("recommendation"))),
-                  Fact("confidence", f"{_s(v.get('confidence'))}: {_s(v.get('confidence_reason'))}")]
+        said = (("kernel", _s(k.get("name")).split("(")[0]),
+                ("verdict", _present(_s(v.get("bottleneck")), _s(v.get("headline")), sep=": ")),
+                ("the one fix", _s(v.get("recommendation"))),
+                ("confidence", _present(_s(v.get("confidence")), _s(v.get("confidence_reason")), sep=": ")))
+        facts += [Fact(label, value) for label, value in said if value]
     if result.get("clock_note"):
         facts.append(Fact("clocks", _s(result["clock_note"])))
     if result.get("report"):

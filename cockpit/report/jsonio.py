@@ -23,9 +23,10 @@ class ReportFormatError(CockpitError):
 
 
 def to_json(value: Any) -> Any:
-    """Dataclasses to dicts (field order kept), tuples to lists; other values as they are."""
+    """Dataclasses to dicts (field order kept, `RENDERED_ONLY` fields left out), tuples to lists;
+    other values as they are."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value) if _in_json(f)}
     if isinstance(value, tuple):
         return [to_json(v) for v in value]
     return value
@@ -51,9 +52,10 @@ def loads(text: str) -> Report:
 
 def normalized(report: Report) -> Report:
     """The report with every number as its field declares it (0 → 0.0 in a float field), so
-    that writing, reading and writing again gives the same bytes."""
+    that writing, reading and writing again gives the same bytes; its rendered-only sentences kept."""
     result: Report = from_json(Report, to_json(report), "")
-    return result
+    return dataclasses.replace(result, **{f.name: getattr(report, f.name)
+                                          for f in dataclasses.fields(Report) if not _in_json(f)})
 
 
 def from_json(kind: Any, data: Any, where: str) -> Any:
@@ -141,7 +143,14 @@ def _defaulted(kind: Any) -> frozenset[str]:
 
 @cache
 def _hints(kind: type) -> dict[str, Any]:
-    return typing.get_type_hints(kind)
+    """The fields report.json holds, with their types: every field but the `RENDERED_ONLY` ones."""
+    shown = {f.name for f in dataclasses.fields(kind) if _in_json(f)}
+    return {name: hint for name, hint in typing.get_type_hints(kind).items() if name in shown}
+
+
+def _in_json(f: dataclasses.Field[Any]) -> bool:
+    """False for a field marked `model.RENDERED_ONLY`."""
+    return bool(f.metadata.get("report_json", True))
 
 
 def schema() -> dict[str, Any]:

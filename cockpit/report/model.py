@@ -1,18 +1,23 @@
 """The end-of-session report as data: what `build.py` reads out of a session folder and what the
 Markdown, HTML and JSON writers render. Frozen, plain types only, so it round-trips through
-JSON (`jsonio.py`); every text in it has been through `text.clean_line`/`clean_block`.
+JSON (`jsonio.py`) — all but the fields marked `RENDERED_ONLY`, sentences for REPORT.md and
+report.html that report.json leaves out; every text in it has been through
+`text.clean_line`/`clean_block`.
 
 Times are unix seconds (UTC when shown); durations are seconds.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 SCHEMA_VERSION = 3
 READS = (1, 2, 3)
 """Versions `jsonio.loads` reads: 2 added `outcome.vs_flash` (null when read from a 1); 3 added
 `outcome.workload`, `outcome.baseline` and `outcome.vs` (null and empty when read from a 1 or 2)."""
+RENDERED_ONLY = {"report_json": False}
+"""Field metadata: a sentence the Markdown and HTML say that report.json (its schema versioned)
+does not carry; read back from JSON it is its default, and reports compare equal without it."""
 
 
 @dataclass(frozen=True)
@@ -228,3 +233,5 @@ class Report:
     comparison: Comparison | None
     problems: tuple[str, ...]
     """What could not be read (torn journal lines, missing files), one line each."""
+    gpu_phases_note: str | None = field(default=None, compare=False, metadata=RENDERED_ONLY)
+    """Why `gpu_phases` is empty, in one sentence (None when it is not, or read from JSON)."""

@@ -40,16 +40,24 @@ def render_pr(report: Report, full_report: str) -> str:
         verdict = _fact(profile, "verdict")
         lines.append(f"- **Profile** — {_cell(verdict or profile.summary)}" + (f"; the one fix: {_cell(fix)}"
                                                                              if fix else ""))
-    if report.machine is not None and report.machine.gpu:
-        m = report.machine
-        lines.append(f"- **Machine** — {m.gpu}" + (f", driver {m.driver}" if m.driver else "")
-                     + (f", torch {m.torch}" if m.torch else ""))
+    machine = _machine(report)
+    if machine:
+        lines.append(f"- **Machine** — {_cell(machine)}")
     minutes = report.duration_s / 60
     lines += ["", f"{minutes:.0f} min of work, {len(report.gates)} gate runs. "
                   f"Full report: [{full_report}]({full_report})"]
     if len(lines) > MAX_LINES:  # a table of very long config names is the only way to get here
         lines = [*lines[:MAX_LINES - 1], f"… (see the full report: {full_report})"]
     return "\n".join(lines) + "\n"
+
+
+def _machine(report: Report) -> str:
+    """`NVIDIA H200, driver 580.65, torch 2.9.0`: what was recorded of it; empty when nothing was."""
+    m = report.machine
+    if m is None:
+        return ""
+    return ", ".join(f"{name}{value}" for name, value in (("", m.gpu), ("driver ", m.driver),
+                                                           ("torch ", m.torch)) if value)
 
 
 def _fact(gate: GateReport, label: str) -> str | None:

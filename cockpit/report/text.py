@@ -18,6 +18,12 @@ def clean_line(text: str) -> str:
     return _CONTROL_OR_NEWLINE.sub("\ufffd", text)
 
 
+def clean_value(value: object) -> str:
+    """A value read from a journal or a result as one clean line; a missing one (None) as empty
+    text, so a report never shows the word None where a fact was not recorded."""
+    return clean_line(str(value)) if value is not None else ""
+
+
 def clean_block(text: str) -> str:
     """Several lines (SESSION.md): as `clean_line`, but newlines kept and CRLF made LF."""
     text = _ANSI.sub("", text).replace("\r\n", "\n").replace("\t", "    ")
