@@ -55,7 +55,7 @@ def _controlling_tty() -> None:
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
-def first_frame_s(workspace: Path, marker: bytes) -> float:
+def first_frame_s(workspace: Path, marker: bytes, timeout_s: float = SPAWN_TIMEOUT_S) -> float:
     """Seconds from spawn until `marker` appears in the cockpit's terminal output."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
@@ -69,7 +69,7 @@ def first_frame_s(workspace: Path, marker: bytes) -> float:
     os.close(slave)
     elapsed: float | None = None
     try:
-        deadline = t0 + SPAWN_TIMEOUT_S
+        deadline = t0 + timeout_s
         while elapsed is None and time.perf_counter() < deadline:
             ready, _, _ = select.select([master], [], [], 0.05)
             if not ready:
@@ -91,7 +91,7 @@ def first_frame_s(workspace: Path, marker: bytes) -> float:
         _stop(child, master)
     if elapsed is None:
         tail = bytes(out[-600:]).decode("utf-8", "replace")
-        raise SystemExit(f"bench: {marker.decode()!r} never appeared within {SPAWN_TIMEOUT_S:g}s "
+        raise SystemExit(f"bench: {marker.decode()!r} never appeared within {timeout_s:g}s "
                          f"(exit {child.returncode}); last output:\n{tail}")
     return elapsed
 

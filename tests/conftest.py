@@ -21,6 +21,12 @@ TAG = "c0de"
 
 
 @pytest.fixture(autouse=True)
+def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Saved folds (session/saved_state.py) go to a cache of the test's own, never the user's."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+
+
+@pytest.fixture(autouse=True)
 def pinned_session_tag(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("cockpit.session.workspace.session_tag", lambda: TAG)
 

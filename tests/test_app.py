@@ -52,21 +52,21 @@ def header(app: CockpitApp) -> str:
 async def test_keys_advance_skip_and_pause_the_phase_timer(ws, session, clock) -> None:
     app = make_app(ws, session, clock, status_every_s=10**6)
     async with app.run_test(size=SIZE) as pilot:
-        assert "ENVIRONMENT 0 min of 10 min" in header(app)
+        assert "ENVIRONMENT 0/10 min · 10 min left" in header(app)
         assert "Environment" in phase_line(app, "Environment") and "0:00/10:00" in phase_line(app, "Environment")
         clock.advance(125)
         await pilot.press("n", "y")
-        assert "BASELINE 0 min of 20 min" in header(app)
+        assert "BASELINE 0/20 min · 20 min left" in header(app)
         clock.advance(60)
         await pilot.press("p")
         clock.advance(600)
         app.tick()
         await pilot.pause()
-        assert "BASELINE 1 min of 20 min PAUSED" in header(app)
+        assert "BASELINE 1/20 min PAUSED · 19 min left" in header(app)
         assert "Baseline" in phase_line(app, "Baseline") and "1:00/20:00" in phase_line(app, "Baseline")  # the pause stopped it
         await pilot.press("p")
         await pilot.press("k", "y")
-        assert "PROFILE 0 min of 30 min" in header(app)
+        assert "PROFILE 0/30 min · 30 min left" in header(app)
     # what the GPUs did in a phase (gpu_summary) is journaled only where NVML sees one
     types = [e["type"] for e in journal(session) if e["type"] != "gpu_summary"]
     assert types == ["session_started", "phase_started", "app_opened", "phase_ended",
@@ -161,7 +161,7 @@ async def test_reopening_after_a_crash_shows_the_same_state(ws, session, clock) 
     app = make_app(ws, session, clock)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert "BASELINE 1 min of 20 min" in header(app)
+        assert "BASELINE 1/20 min · 19 min left" in header(app)
         assert "Baseline" in phase_line(app, "Baseline") and "1:40/20:00" in phase_line(app, "Baseline")
         assert any(f"pid {dead.pid}) did not close cleanly" in t for t in app.toasts)
         assert any("torn last line" in t for t in app.toasts)

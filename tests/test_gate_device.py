@@ -84,8 +84,8 @@ def test_a_started_gate_and_a_finished_probe_name_their_gpu() -> None:
 
 def test_a_phase_summary_covers_the_gpus_the_gates_ran_on() -> None:
     runs = [GateRunRecord("001-bench", "bench", 100.0, 1, "log", 190.0, "pass",
-                          result={"gpu": {"uuid": H200_1.uuid}}),
-            GateRunRecord("002-env", "env", 200.0, 2, "log", 205.0, "pass", result={"checks": []})]
+                          result_inline={"gpu": {"uuid": H200_1.uuid}}),
+            GateRunRecord("002-env", "env", 200.0, 2, "log", 205.0, "pass", result_inline={"checks": []})]
     assert phase_gpu_uuids(runs, 0.0, 300.0, None, BOX) == {H200_1.uuid}
     assert phase_gpu_uuids(runs, 0.0, 300.0, gate_device(Config(), "bench", {}), BOX) == {
         H200_0.uuid, H200_1.uuid}

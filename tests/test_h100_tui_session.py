@@ -11,6 +11,7 @@ from pathlib import Path
 
 from cockpit.report.build import build_report
 from cockpit.report.export import FORMATS, export_files
+from cockpit.report.model import SCHEMA_VERSION
 from cockpit.session.workspace import Workspace, list_sessions
 from cockpit.telemetry.track import read_track
 
@@ -35,7 +36,7 @@ def test_the_h100_session_exports_with_its_machine_outcome_and_live_telemetry(tm
     assert "comparable \\(power cap 36% of the window" in md
     assert "memory-bound" in md and "(report.svg)" in md
     data = json.loads((ref.path / "report.json").read_text())
-    assert data["schema_version"] == 3
+    assert data["schema_version"] == SCHEMA_VERSION
     assert (data["outcome"]["workload"], data["outcome"]["baseline"]) == ("attention", "SDPA")
     assert hashlib.sha256(ref.journal.read_bytes()).hexdigest() == before  # export never writes it
 

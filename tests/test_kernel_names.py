@@ -57,3 +57,74 @@ def test_a_short_name_drops_return_type_namespaces_and_parameters() -> None:
     assert function_parts("void ns::A<int>::f<ns::A<int> >(ns::A<int> const&)") == ("f", ("ns::A<int>",))
     assert short_name("big(float*)") == "big"
     assert short_name("torch::autograd::Node::name[abi:cxx11]() const") == "name[abi:cxx11]"
+
+
+# The profile panel's kernel name: what ncu and our builds recorded, as an engineer reads it.
+
+H100_PROFILE = next((FIXTURES / "sessions" / "h100-tui" / "sessions").glob("*/journal.jsonl"))
+
+
+def recorded_profile() -> dict:
+    import json
+
+    events = [json.loads(line) for line in H100_PROFILE.read_text().splitlines()]
+    return next(e["result"] for e in events if e["type"] == "gate_finished" and e["gate"] == "profile")
+
+
+def test_ncus_kernel_names_read_as_the_function_and_its_template_arguments() -> None:
+    from cockpit.analysis.ncu import parse_ncu_csv
+    from cockpit.ui.kernel_name import readable_kernel
+
+    launch = parse_ncu_csv((FIXTURES / "gpu" / "ncu" / "ours-d64.csv").read_text()).launches[0]
+    assert launch.name.startswith("void unnamed>::attn_fwd_kernel<__half, 64")
+    assert readable_kernel(launch.name) == "attn_fwd_kernel<half, 64, 128, 64, 8, 2, 0>"
+    assert readable_kernel("void (anonymous namespace)::attn_fwd_kernel<64, 64, 128, true>"
+                           "(float const*, float*, int)") == "attn_fwd_kernel<64, 64, 128, true>"
+    assert readable_kernel("void unnamed>::attn_fwd_kernel<...>") == "attn_fwd_kernel<...>"
+
+
+def test_a_builds_mangled_names_read_the_same_way() -> None:
+    import json
+
+    from cockpit.ui.kernel_name import readable_kernel
+
+    build = json.loads((FIXTURES / "gpu" / "h100" / "gate-build.json").read_text())
+    names = [readable_kernel(k["name"]) for k in build["result"]["kernels"]]
+    assert names[:2] == ["attn_fwd_kernel<bf16, 128, 128, 128, 8, 1, true>",
+                         "attn_fwd_kernel<bf16, 128, 128, 128, 8, 1, false>"]
+
+
+def test_a_triton_kernels_name_stays_as_it_is() -> None:
+    from cockpit.ui.kernel_name import fit_kernel_name, readable_kernel
+
+    assert readable_kernel("_layer_norm_fwd") == "_layer_norm_fwd"
+    assert readable_kernel("_attn_fwd_inner_0d1d2d3d") == "_attn_fwd_inner_0d1d2d3d"
+    assert fit_kernel_name("_layer_norm_fwd", 10) == "_layer_no…"
+
+
+def test_a_narrow_panel_cuts_the_template_arguments_not_the_kernels_name() -> None:
+    from cockpit.ui.kernel_name import fit_kernel_name
+
+    name = "attn_fwd_kernel<half, 64, 128, 64, 8, 2, 0>"
+    assert fit_kernel_name(name, 80) == name
+    assert fit_kernel_name(name, len(name)) == name
+    assert fit_kernel_name(name, len(name) - 1) == "attn_fwd_kernel<half, 64, 128, 64, 8, …>"
+    assert fit_kernel_name(name, 30) == "attn_fwd_kernel<half, 64, …>"
+    assert fit_kernel_name(name, 19) == "attn_fwd_kernel<…>"
+    assert fit_kernel_name(name, 12) == "attn_fwd_ke…"
+    assert all(len(fit_kernel_name(name, w)) <= w for w in range(1, 60))
+
+
+@pytest.mark.parametrize("width", [60, 100, 160])
+def test_the_profile_panel_shows_the_recorded_kernel_readably(width: int) -> None:
+    from rich.console import Console
+
+    from cockpit.ui.gate_results import profile_table
+
+    console = Console(width=width, record=True, color_system=None)
+    console.print(profile_table(recorded_profile()))
+    kernel_line = next(line for line in console.export_text().splitlines() if line.lstrip().startswith("kernel"))
+    assert "unnamed" not in kernel_line and "void" not in kernel_line and "(" not in kernel_line
+    assert "attn_fwd_kernel<half, 64" in kernel_line
+    if width >= 100:
+        assert "attn_fwd_kernel<half, 64, 128, 64, 8, 2, 0>" in kernel_line

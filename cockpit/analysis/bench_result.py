@@ -13,7 +13,8 @@ not one is skipped; reading never raises.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from cockpit.analysis.keep import number
@@ -73,7 +74,6 @@ class BenchResult:
     """The reference the speedup is stated against."""
     labels: Mapping[str, str]
     """Implementation id -> how it is shown, in the order the bench declared them."""
-    rows: tuple[BenchRow, ...]
     speedup: float | None
     """Geometric mean over the configs of ours' speedup over the baseline."""
     configs: int | None
@@ -85,6 +85,13 @@ class BenchResult:
     validity: Mapping[str, Any] | None = None
     keep: Mapping[str, Any] | None = None
     source: str | None = None
+    raw_rows: Any = field(default=(), repr=False)
+    """The result's rows as stored; `rows` reads them when first asked (a report of 300 bench
+    runs needs the headline of each and the table of a few)."""
+
+    @cached_property
+    def rows(self) -> tuple[BenchRow, ...]:
+        return _rows(self.raw_rows)
 
     @property
     def valid(self) -> bool:
@@ -149,9 +156,24 @@ class BenchResult:
 
 def read_bench_result(result: object) -> BenchResult | None:
     """A bench gate's `gate_finished` result read, whichever schema wrote it; None when it is not
-    one (not an object, a schema this cockpit does not know, nothing measured)."""
+    one (not an object, a schema this cockpit does not know, nothing measured). The same result
+    object is read once (a report and the gate board ask for each run several times)."""
     if not isinstance(result, Mapping) or not any(k in result for k in BENCH_KEYS):
         return None
+    seen = _READ.get(id(result))
+    if seen is not None and seen[0] is result:
+        return seen[1]
+    read = _read(result)
+    if len(_READ) >= 4096:
+        _READ.clear()
+    _READ[id(result)] = (result, read)
+    return read
+
+
+_READ: dict[int, tuple[object, BenchResult | None]] = {}
+
+
+def _read(result: Mapping[str, Any]) -> BenchResult | None:
     schema = result.get("schema")
     if schema is None:
         return _read_attention(result)
@@ -172,7 +194,7 @@ def _read_schema_2(result: Mapping[str, Any]) -> BenchResult | None:
         candidates = (ours, *candidates)
     labels = {k: v for k, v in _dict(result.get("labels")).items()
               if isinstance(k, str) and isinstance(v, str) and v}
-    rows = _rows(result.get("rows"))
+    rows = result.get("rows")
     speedup = _positive(result.get("geomean_speedup"))
     stored = _dict(result.get("vs"))
     vs = {k: v for k, value in stored.items()
@@ -189,21 +211,31 @@ def _read_schema_2(result: Mapping[str, Any]) -> BenchResult | None:
 
 def _read_attention(result: Mapping[str, Any]) -> BenchResult:
     """A result from before the schema: the attention bench, against SDPA and its FLASH backend."""
-    rows = _rows(result.get("rows"))
+    raw = result.get("rows")
     speedup = _positive(result.get("geomean_speedup"))
     vs: dict[str, float] = {"sdpa": speedup} if speedup is not None else {}
     flash = _positive(result.get("geomean_vs_flash"))
     if flash is None:  # journals from before the gate stored it: read from the rows
-        flash = _rows_geomean(rows, "flash")[0]
+        flash = _raw_geomean(raw, "flash")[0]
     if flash is not None:
         vs["flash"] = flash
-    return _result(result, 1, ATTENTION, "ours", ("ours",), "sdpa", dict(ATTENTION_LABELS), rows,
-                   speedup, _rows_geomean(rows, "sdpa")[1] if speedup is not None else None, vs)
+    return _result(result, 1, ATTENTION, "ours", ("ours",), "sdpa", dict(ATTENTION_LABELS), raw,
+                   speedup, _raw_geomean(raw, "sdpa")[1] if speedup is not None else None, vs)
+
+
+def _raw_geomean(raw: Any, reference: str) -> tuple[float | None, int]:
+    """`_rows_geomean` of the stored rows, without reading them whole (a report of 300 bench runs
+    needs each one's headline, and the table of a few)."""
+    key = SPEEDUP_PREFIX + reference
+    values = [v for row in (raw if isinstance(raw, list) else [])
+              if isinstance(row, Mapping) and isinstance(row.get("config"), str)
+              and (v := _positive(row.get(key))) is not None]
+    return (geomean(values) if values else None), len(values)
 
 
 def _result(result: Mapping[str, Any], schema: int, workload: str, ours: str,
             candidates: tuple[str, ...], baseline: str, labels: dict[str, str],
-            rows: tuple[BenchRow, ...], speedup: float | None, configs: int | None,
+            raw_rows: Any, speedup: float | None, configs: int | None,
             vs: dict[str, float], source: str | None = None) -> BenchResult:
     declared = list(labels)
     others = sorted((k for k in vs if k != baseline and k not in candidates),
@@ -212,7 +244,7 @@ def _result(result: Mapping[str, Any], schema: int, workload: str, ours: str,
     validity, keep = result.get("validity"), result.get("keep")
     return BenchResult(
         schema=schema, workload=workload, ours=ours, candidates=candidates, baseline=baseline,
-        labels=labels, rows=rows, speedup=speedup, configs=configs, vs=ordered,
+        labels=labels, raw_rows=raw_rows, speedup=speedup, configs=configs, vs=ordered,
         level=_text(result.get("level")), next_step=_text(result.get("next_step")),
         device=_text(result.get("device")),
         validity=validity if isinstance(validity, Mapping) else None,

@@ -10,9 +10,9 @@ from typing import Any
 
 from cockpit.errors import CockpitError
 from cockpit.gates.gate import GateContext, NoProgress, ProgressTracker, Verdict
-from cockpit.session.journal import JOURNAL_NAME, read_journal
+from cockpit.session.journal import JOURNAL_NAME
 from cockpit.session.paths import stored_path
-from cockpit.session.state import fold
+from cockpit.session.saved_state import recent_state
 from cockpit.workload.describe import workload_args
 
 PROBE = Path(__file__).resolve().parent.parent / "probes" / "profile_probe.py"
@@ -94,7 +94,7 @@ def bench_ms_for(ctx: GateContext, name: str) -> float | None:
     """Our per-call time for this shape (as the workload names it) from the session's latest
     bench run, if any."""
     try:
-        state = fold(read_journal(ctx.session_dir / JOURNAL_NAME).events)
+        state = recent_state(ctx.session_dir / JOURNAL_NAME, ctx.workspace)
     except CockpitError:
         return None
     bench = state.last_run("bench", finished=True)

@@ -25,6 +25,7 @@ from cockpit.gates.structured import ENV, judge_replaced
 from cockpit.session import events as ev
 from cockpit.session.live import LiveSession
 from cockpit.session.paths import stored_path
+from cockpit.session.results import gate_finished_event
 from cockpit.session.state import SessionState
 from cockpit.session.status import Activity
 from cockpit.telemetry.sample import GpuStatic
@@ -46,7 +47,7 @@ def next_run_id(state: SessionState, gate: str, session_dir: Path | None = None)
     """`NNN-gate`, after the runs this cockpit has folded. With `session_dir`, the run's log file
     is created here exclusively, so two cockpits on one session (two SSH logins, the TUI and a
     headless `cockpit gate`) never share a run id or a log: the second takes the next number."""
-    number = len(state.gate_runs) + 1
+    number = state.gate_run_count + 1
     if session_dir is None:
         return f"{number:03d}-{gate}"
     logs = session_dir / "logs"
@@ -259,9 +260,9 @@ class GateRun:
     def _finish(self, verdict: Verdict, duration_s: float, exit_code: int | None) -> None:
         self.verdict = verdict
         try:
-            self.session.append([ev.gate_finished(
-                self.clock.now(), self.run_id, self.gate.name, verdict.status, verdict.summary,
-                duration_s, exit_code, self._log, verdict.result)])
+            self.session.append([gate_finished_event(
+                self.ctx.session_dir, self.ctx.workspace, self.clock.now(), self.run_id, self.gate.name,
+                verdict.status, verdict.summary, duration_s, exit_code, self._log, verdict.result)])
         except CockpitError as exc:  # the session keeps the event and writes it first next time
             self.unjournaled, self.journal_error = True, str(exc)
         finally:

@@ -28,6 +28,7 @@ from cockpit.report.history import (
 from cockpit.report.jsonio import normalized
 from cockpit.report.model import (
     SCHEMA_VERSION,
+    TIMELINE_MAX,
     Comparison,
     Decision,
     GateReport,
@@ -83,14 +84,15 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
         cost=round(wall / 3600 * state.gpu_cost_per_hour, 2),
         outcome=outcome(state), machine=machine(state, track),
         phases=phases,
-        statuses=tuple(TimedText(s.t, clean_line(s.text), s.auto) for s in state.statuses),
-        gates=tuple(gate_report(ws, state, run) for run in state.gate_runs),
+        statuses=tuple(TimedText(s.t, clean_line(s.text), s.auto) for s in state.statuses[-TIMELINE_MAX:]),
+        statuses_total=len(state.statuses), journal_notes_total=len(state.notes),
+        gates=gate_reports(ws, state),
         decisions=decisions(read.events, state),
         gpu_phases=gpu_phases(read.events),
         telemetry=series(ref, state, track, problems),
         spans=spans(state, as_of),
         notes=_notes(ref, problems),
-        journal_notes=tuple(TimedText(n.t, clean_line(n.text)) for n in state.notes),
+        journal_notes=tuple(TimedText(n.t, clean_line(n.text)) for n in state.notes[-TIMELINE_MAX:]),
         patterns_applied=applied(read.events),
         patterns_created=created(patterns, births, state),
         repeated_mistakes=this.mistakes,
@@ -151,8 +153,24 @@ def machine(state: SessionState, track: Track) -> Machine | None:
         source=env.run_id if env else "telemetry")
 
 
-def gate_report(ws: Workspace, state: SessionState, run: GateRunRecord) -> GateReport:
-    facts, warnings, tables = details(run.gate, run.result) if run.finished else ((), (), ())
+DETAILED_RUNS = 40
+"""Gate runs whose details (facts, warnings, tables) the report shows: the latest ones, plus each
+gate's latest and the best valid bench. An earlier run is its one line (status, summary,
+speedup): a week-long session's 2,000 runs made a 15 MB REPORT.md that no one reads, and its
+details stay in the journal and results/."""
+
+
+def gate_reports(ws: Workspace, state: SessionState) -> tuple[GateReport, ...]:
+    runs = state.gate_runs
+    detailed = {r.run_id for r in runs[-DETAILED_RUNS:]}
+    detailed |= {last.run_id for gate in {r.gate for r in runs} if (last := state.last_run(gate))}
+    if (best := best_valid(state)) is not None:
+        detailed.add(best[0].run_id)
+    return tuple(gate_report(ws, state, run, run.run_id in detailed) for run in runs)
+
+
+def gate_report(ws: Workspace, state: SessionState, run: GateRunRecord, detailed: bool = True) -> GateReport:
+    facts, warnings, tables = details(run.gate, run.result) if run.finished and detailed else ((), (), ())
     bench = read_bench_result(run.result) if run.gate == "bench" else None
     return GateReport(
         run_id=clean_line(run.run_id), gate=clean_line(run.gate),

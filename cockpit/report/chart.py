@@ -103,11 +103,22 @@ def _phase_spans(spans: tuple[Span, ...]) -> list[Span]:
 
 
 def _phases(ax: Axes, spans: tuple[Span, ...], start: float) -> None:
-    for i, span in enumerate(_phase_spans(spans)):
-        ax.axvline((span.start_t - start) / 60, color="#555555", linewidth=0.6)
-        if i % 2:
-            ax.axvspan((span.start_t - start) / 60, (span.end_t - start) / 60,
-                       color="#000000", alpha=0.04, linewidth=0)
+    """A line where each phase starts and every other phase shaded: two collections per panel,
+    however many phases a week-long session visited (one artist each took 2.5 s for 111)."""
+    from matplotlib.collections import LineCollection, PolyCollection
+
+    phases = _phase_spans(spans)
+    if not phases:
+        return
+    where = ax.get_xaxis_transform()  # x in minutes, y from 0 to 1 of the panel
+    starts = [(s.start_t - start) / 60 for s in phases]
+    ax.add_collection(LineCollection([[(x, 0), (x, 1)] for x in starts], colors="#555555",
+                                     linewidths=0.6, transform=where), autolim=False)
+    shaded = [((s.start_t - start) / 60, (s.end_t - start) / 60) for s in phases[1::2]]
+    if shaded:
+        ax.add_collection(PolyCollection([[(a, 0), (b, 0), (b, 1), (a, 1)] for a, b in shaded],
+                                         facecolors="#000000", alpha=0.04, linewidths=0,
+                                         transform=where), autolim=False)
 
 
 def _phase_names(ax: Axes, spans: tuple[Span, ...], start: float, figure_pt: float) -> list[str]:

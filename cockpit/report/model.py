@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-SCHEMA_VERSION = 3
-READS = (1, 2, 3)
+SCHEMA_VERSION = 4
+READS = (1, 2, 3, 4)
+TIMELINE_MAX = 500
+"""Statuses and journaled notes a report lists: the latest (a week's 46,000 auto statuses made a
+report no one reads, and the export took seconds); `statuses_total` says how many there were."""
 """Versions `jsonio.loads` reads: 2 added `outcome.vs_flash` (null when read from a 1); 3 added
 `outcome.workload`, `outcome.baseline` and `outcome.vs` (null and empty when read from a 1 or 2)."""
 RENDERED_ONLY = {"report_json": False}
@@ -233,5 +236,9 @@ class Report:
     comparison: Comparison | None
     problems: tuple[str, ...]
     """What could not be read (torn journal lines, missing files), one line each."""
+    statuses_total: int = 0
+    """Statuses the journal holds; `statuses` lists the latest TIMELINE_MAX (version 4)."""
+    journal_notes_total: int = 0
+    """Notes the journal holds; `journal_notes` lists the latest TIMELINE_MAX (version 4)."""
     gpu_phases_note: str | None = field(default=None, compare=False, metadata=RENDERED_ONLY)
     """Why `gpu_phases` is empty, in one sentence (None when it is not, or read from JSON)."""

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import Any, Literal
 
@@ -44,43 +47,132 @@ class JournalRead:
 
 
 def read_journal(
-    path: Path, offset: int = 0, first_line: int = 1, include_tail: bool = True
+    path: Path, offset: int = 0, first_line: int = 1, include_tail: bool = True,
+    on_event: Callable[[Event], None] | None = None,
 ) -> JournalRead:
     """Parse the journal from `offset`; a missing file reads as empty.
 
     `include_tail=False` leaves an unterminated last line for the next incremental read
-    (it may be a write still in progress), so no event is ever folded twice.
+    (it may be a write still in progress), so no event is ever folded twice. With `on_event`,
+    each event is handed over as it is read and none are kept (`events` is empty): a journal of
+    hundreds of megabytes is read in chunks, in bounded memory.
     """
+    events: list[Event] = []
+    sink = on_event if on_event is not None else events.append
+    problems: list[JournalProblem] = []
+    number = first_line - 1
+    end_offset = offset
+    tail = b""
     try:
         with path.open("rb") as f:
             f.seek(offset)
-            data = f.read()
+            while chunk := f.read(CHUNK):
+                data = tail + chunk
+                complete, newline, tail = data.rpartition(b"\n")
+                if not newline:
+                    tail = data
+                    continue
+                number = _parse_lines(complete.split(b"\n"), number, sink, problems)
+                end_offset += len(complete) + 1
     except FileNotFoundError:
         return JournalRead((), (), offset, first_line - 1)
     except OSError as exc:
         raise CockpitError(f"{path}: cannot read the journal ({exc.strerror})") from exc
-
-    events: list[Event] = []
-    problems: list[JournalProblem] = []
-    complete, _, tail = data.rpartition(b"\n")
-    lines = complete.split(b"\n") if complete or data.startswith(b"\n") else []
-    number = first_line - 1
-    for number, raw in enumerate(lines, start=first_line):
-        _parse_line(raw, number, events, problems)
-    end_line = first_line - 1 + len(lines)
-    end_offset = offset + (len(complete) + 1 if lines else 0)
     if tail.strip():
         # An unterminated last line is a write that was cut off, unless it happens to parse.
         event = _as_event(tail)
         if event is None:
-            problems.append(JournalProblem(end_line + 1, "torn", _excerpt(tail)))
+            problems.append(JournalProblem(number + 1, "torn", _excerpt(tail)))
         elif include_tail:
-            events.append(event)
-    return JournalRead(tuple(events), tuple(problems), end_offset, end_line)
+            sink(event)
+    return JournalRead(tuple(events), tuple(problems), end_offset, number)
+
+
+CHUNK = 8 << 20
+
+
+BATCH = 2048
+def _parse_lines(
+    lines: list[bytes], number: int, sink: Callable[[Event], None], problems: list[JournalProblem]
+) -> int:
+    """Parse `lines` (numbered after `number`); returns the last line's number. Plain lines go to
+    the JSON decoder a batch at a time, as one array (one C call, not one per line); a line that
+    needs a closer look (a long exponent, not one object) goes alone, and so does every line of a
+    batch that does not parse whole, so a garbage line is found and skipped as before."""
+    for start in range(0, len(lines), BATCH):
+        batch = lines[start:start + BATCH]
+        first = number + start + 1
+        suspect = _suspect_lines(batch)
+        plain = [i for i, raw in enumerate(batch) if i not in suspect and _one_object(raw)]
+        values = _array([batch[i] for i in plain])
+        by_line = dict(zip(plain, values, strict=True)) if values is not None else {}
+        for i, raw in enumerate(batch):
+            if i in by_line:
+                value = by_line[i]
+                event = None if _bracketed(raw) and _too_deep(value) else _event_or_none(value)
+                if event is None:
+                    problems.append(JournalProblem(first + i, "garbage", _excerpt(raw)))
+                else:
+                    sink(event)
+            else:
+                _parse_line(raw, first + i, sink, problems)
+    return number + len(lines)
+
+
+def _one_object(raw: bytes) -> bool:
+    raw = raw.strip()
+    return raw[:1] == b"{" and raw[-1:] == b"}"
+
+
+def _suspect_lines(batch: list[bytes]) -> set[int]:
+    """The lines of `batch` holding a number that needs the float check, found with a few byte
+    searches over the whole batch (digits read as 0: no regex per line); an `e` inside a word
+    (a GPU UUID's `9e133`) is not an exponent."""
+    joined = b"\n".join(batch)
+    shape = joined.translate(_SHAPE)
+    hits = [at for needle in (b"e000", b"e-000", b"e+000") for at in _find_all(shape, needle)
+            if _in_number(joined, at)]
+    hits += _find_all(shape, b"0" * 300)
+    if not hits:
+        return set()
+    starts = list(accumulate((len(raw) + 1 for raw in batch[:-1]), initial=0))
+    return {bisect_right(starts, at) - 1 for at in hits}
+
+
+_SHAPE = bytes.maketrans(b"0123456789E", b"0000000000e")
+
+
+def _find_all(text: bytes, needle: bytes) -> list[int]:
+    found, at = [], text.find(needle)
+    while at >= 0:
+        found.append(at)
+        at = text.find(needle, at + 1)
+    return found
+
+
+def _in_number(text: bytes, e_at: int) -> bool:
+    """Whether the `e` at `e_at` ends a JSON number's mantissa: digits before it, and before them
+    what JSON puts before a number."""
+    head = text[max(0, e_at - 40):e_at]
+    mantissa = head.rstrip(b"0123456789.-")
+    return len(mantissa) < len(head) and head[len(mantissa):][-1:].isdigit() and \
+        mantissa[-1:] in (b":", b",", b"[", b" ", b"\t", b"")
+
+
+def _array(lines: list[bytes]) -> list[Any] | None:
+    """The values of `lines` decoded as one array, or None when that fails or does not give one
+    value per line."""
+    if not lines:
+        return []
+    try:
+        values = json.loads(b"[" + b",".join(lines) + b"]", parse_constant=_no_constants)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return values if isinstance(values, list) and len(values) == len(lines) else None
 
 
 def _parse_line(
-    raw: bytes, number: int, events: list[Event], problems: list[JournalProblem]
+    raw: bytes, number: int, sink: Callable[[Event], None], problems: list[JournalProblem]
 ) -> None:
     if not raw.strip():
         return
@@ -88,7 +180,7 @@ def _parse_line(
     if event is None:
         problems.append(JournalProblem(number, "garbage", _excerpt(raw)))
     else:
-        events.append(event)
+        sink(event)
 
 
 MAX_DEPTH = 32
@@ -104,34 +196,71 @@ def _finite(text: str) -> float:
     return value
 
 
+def _short_int(text: str) -> int:
+    if len(text.lstrip("-")) >= 300:
+        raise ValueError("an integer too long for a float")
+    return int(text)
+
+
 def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not a number the cockpit writes")
 
 
-def _depth(value: Any) -> int:
-    """How deeply `value` nests, without recursion."""
-    deepest, stack = 0, [(value, 1)]
+def parse_bounded(raw: bytes) -> Any:
+    """The JSON value in `raw`, or None: not JSON, NaN/Infinity or a float out of range (a later
+    read would overflow), an integer too long to read, or nested too deep.
+
+    The checks cost little: only a text with a 3-digit exponent or a 300-digit number (found by
+    byte searches) goes through the slow float check, and only a value with more brackets than
+    MAX_DEPTH has its containers walked (a bench result of 57 KB: 2 ms in all)."""
+    try:
+        if _suspect_lines([raw]):
+            value = json.loads(raw.decode("utf-8"), parse_float=_finite, parse_int=_short_int,
+                               parse_constant=_no_constants)
+        else:
+            value = json.loads(raw.decode("utf-8"), parse_constant=_no_constants)
+    except (UnicodeDecodeError, ValueError, RecursionError):  # JSONDecodeError is a ValueError
+        return None
+    return None if _bracketed(raw) and _too_deep(value) else value
+
+
+def _bracketed(raw: bytes) -> bool:
+    """Whether the JSON text `raw` may nest deeper than MAX_DEPTH, with C byte operations only: the
+    brackets outside strings, their innermost pairs removed pass after pass (a pass removes one
+    level or two, so text that empties within MAX_DEPTH / 2 passes is no deeper than MAX_DEPTH).
+    True sends the decoded value to `_too_deep`'s exact walk."""
+    if raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH:
+        return False
+    unescaped = raw.replace(b"\\\\", b"").replace(b'\\"', b"")  # so quotes delimit the strings
+    brackets = b"".join(unescaped.split(b'"')[0::2]).translate(None, _NOT_BRACKETS)
+    for _ in range(MAX_DEPTH // 2):
+        if not brackets:
+            return False
+        brackets = brackets.replace(b"[]", b"").replace(b"{}", b"")
+    return bool(brackets)
+
+
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def _too_deep(value: Any) -> bool:
+    """Whether `value` nests deeper than MAX_DEPTH: its containers walked, without recursion."""
+    stack = [(value, 1)]
     while stack:
         item, level = stack.pop()
-        deepest = max(deepest, level)
         if level > MAX_DEPTH:
-            return level
-        if isinstance(item, dict):
-            stack.extend((v, level + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, level + 1) for v in item)
-    return deepest
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((c, level + 1) for c in children if isinstance(c, (dict, list)))
+    return False
 
 
 def _as_event(raw: bytes) -> Event | None:
-    """The event on one line, or None: not JSON, not an event, NaN/Infinity or a float out of
-    range (a later read would overflow), an integer too long to read, or nested too deep."""
-    try:
-        value = json.loads(raw.decode("utf-8"), parse_float=_finite, parse_constant=_no_constants)
-    except (UnicodeDecodeError, ValueError, RecursionError):  # JSONDecodeError is a ValueError
-        return None
-    if _depth(value) > MAX_DEPTH:
-        return None
+    """The event on one line, or None: not bounded JSON (parse_bounded), or not an event."""
+    return _event_or_none(parse_bounded(raw))
+
+
+def _event_or_none(value: Any) -> Event | None:
     if (
         not isinstance(value, dict)
         or not isinstance(value.get("type"), str)

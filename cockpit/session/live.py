@@ -11,22 +11,24 @@ import os
 from pathlib import Path
 
 from cockpit.errors import CockpitError
+from cockpit.session import saved_state
 from cockpit.session.journal import Event, JournalProblem, JournalWriter, read_journal
-from cockpit.session.state import SessionFold, SessionState
+from cockpit.session.saved_state import open_recent
+from cockpit.session.state import SessionState
 from cockpit.session.workspace import SessionRef
 
 
 class LiveSession:
     def __init__(self, ref: SessionRef) -> None:
         self.ref = ref
-        read = read_journal(ref.journal, include_tail=False)
-        try:
-            self._fold = SessionFold(read.events, ref.workspace)
+        try:  # the latest of everything, from where the last reader stopped (saved_state.py)
+            opened = open_recent(ref.journal, ref.workspace, include_tail=False)
         except CockpitError as exc:
             raise CockpitError(f"{ref.journal}: {exc}") from exc
-        self._offset = read.end_offset
-        self._line = read.end_line + 1
-        self.problems: tuple[JournalProblem, ...] = read.problems
+        self._fold = opened.fold
+        self._offset = self._saved_at = opened.offset
+        self._line = opened.line + 1
+        self.problems: tuple[JournalProblem, ...] = opened.problems
         self._pending: list[Event] = []
         self._writer: JournalWriter | None = None
 
@@ -75,6 +77,10 @@ class LiveSession:
         atomic_write(self.ref.status_txt, line + "\n")
 
     def close(self) -> None:
+        if self._offset - self._saved_at >= saved_state.SAVE_AFTER:  # a long day since the last save
+            saved_state.save(self.ref.journal, saved_state.Opened(self._fold, self._offset, self._line - 1,
+                                                                  self.problems))
+            self._saved_at = self._offset
         if self._writer is not None:
             self._writer.close()
             self._writer = None

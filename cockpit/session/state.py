@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -51,12 +51,24 @@ class GateRunRecord:
     summary: str = ""
     duration_s: float | None = None
     exit_code: int | None = None
-    result: dict[str, Any] = field(default_factory=dict)
+    result_inline: dict[str, Any] = field(default_factory=dict)
+    """The result as the journal holds it: whole, or its headline when `result_file` has it."""
     stalls: int = 0
+    result_file: str = ""
+    """The file holding the whole result when it was too big for a journal line (session/results.py)."""
 
     @property
     def finished(self) -> bool:
         return self.status is not None
+
+    @property
+    def result(self) -> dict[str, Any]:
+        """The whole result: inline, or read from its file (cached) when it lives in one."""
+        if not self.result_file:
+            return self.result_inline
+        from cockpit.session.results import load_result
+
+        return load_result(Path(self.result_file), self.run_id, self.result_inline)
 
 
 @dataclass(frozen=True)
@@ -81,6 +93,13 @@ class SessionState:
     """pid of a cockpit that opened the session and has not closed it (still running, or crashed)."""
     last_event_t: float = 0.0
     event_count: int = 0
+    status_count: int = 0
+    """Statuses in the whole journal (`statuses` holds the latest `recent` of them when bounded)."""
+    note_count: int = 0
+    gate_run_count: int = 0
+    recent: int | None = None
+    """None: every status, note and gate run is here; else only the latest `recent` of each (and
+    the latest tune's events): what the TUI and `cockpit status` need of a week-long journal."""
     tune_events: tuple[Event, ...] = ()
     """The `cockpit tune` events (tune_*), as journaled: the tune panel folds its progress from them."""
 
@@ -119,11 +138,12 @@ class SessionState:
         return [p.name for p in self.phases].index(self.phase(name).name)
 
 
-class _Fold:
+class Fold:
     """Mutable accumulator behind `fold`; keeps incremental application cheap."""
 
-    def __init__(self, first: Event, workspace: Path | None) -> None:
+    def __init__(self, first: Event, workspace: Path | None, recent: int | None = None) -> None:
         self.workspace = workspace
+        self.recent = recent
         if first.get("type") != ev.SESSION_STARTED:
             raise CockpitError(
                 "the journal does not begin with a session_started event; "
@@ -155,6 +175,7 @@ class _Fold:
         self.attached_pid: int | None = None
         self.last_t = float(first["t"])
         self.count = 1
+        self.status_count = self.note_count = self.gate_run_count = 0
 
     def apply(self, event: Event) -> None:
         t = float(event["t"])
@@ -180,18 +201,25 @@ class _Fold:
         elif kind == ev.TIMER_RESUMED:
             self._close_pause(t)
         elif kind == ev.STATUS:
+            self.status_count += 1
             self.statuses.append(StatusEntry(t, str(event.get("text", "")), bool(event.get("auto"))))
+            self._trim(self.statuses)
         elif kind == ev.NOTE:
+            self.note_count += 1
             self.notes.append(StatusEntry(t, str(event.get("text", "")), False))
+            self._trim(self.notes)
         elif kind == ev.GATE_STARTED:
+            self.gate_run_count += 1
             run = GateRunRecord(str(event.get("run_id", "")), str(event.get("gate", "")), t,
                                 _int_or_none(event.get("pid")), self._path(event.get("log")))
             self.gate_index[run.run_id] = len(self.gate_runs)
             self.gate_runs.append(run)
+            if self._trim(self.gate_runs):
+                self.gate_index = {r.run_id: i for i, r in enumerate(self.gate_runs)}
         elif kind in (ev.GATE_FINISHED, ev.GATE_STALLED):
             index = self.gate_index.get(str(event.get("run_id", "")))
             if index is not None:
-                self.gate_runs[index] = _gate_update(self.gate_runs[index], event, t)
+                self.gate_runs[index] = _gate_update(self.gate_runs[index], event, t, self._path)
         elif kind == ev.PATTERN_APPLIED:
             pid = _int_or_none(event.get("pattern"))
             if pid is not None and pid not in self.applied:
@@ -202,11 +230,22 @@ class _Fold:
             if event.get("pid") == self.attached_pid:
                 self.attached_pid = None
         elif str(kind).startswith("tune_"):
+            if (self.recent is not None and kind == "tune_started" and self.tune
+                    and event.get("run") != self.tune[0].get("run")):
+                self.tune = []  # bounded: the latest search's events (a resumed one keeps its own)
             self.tune.append(event)
         elif kind == ev.SESSION_ENDED:
             self._close_pause(t)
             self._close_run(t, "done")
             self.ended_t = t
+
+    def _trim(self, items: list[Any]) -> bool:
+        """Keep a bounded fold's list to its latest `recent` items (cut in batches: amortized
+        O(1) per event). True when it was cut."""
+        if self.recent is None or len(items) <= 2 * self.recent:
+            return False
+        del items[: len(items) - self.recent]
+        return True
 
     def _path(self, stored: Any) -> str:
         text = str(stored or "")
@@ -228,29 +267,36 @@ class _Fold:
         return SessionState(
             id=b.id, objective=b.objective, template=b.template, phases=(*b.phases, *self.extra_phases),
             created_t=b.created_t, gpu_cost_per_hour=b.gpu_cost_per_hour,
-            runs=tuple(self.runs), pauses=tuple(self.pauses), statuses=tuple(self.statuses),
-            notes=tuple(self.notes), gate_runs=tuple(self.gate_runs),
+            runs=tuple(self.runs), pauses=tuple(self.pauses), statuses=self._latest(self.statuses),
+            notes=self._latest(self.notes), gate_runs=self._latest(self.gate_runs),
             applied_patterns=tuple(self.applied), overrun_runs=frozenset(self.overrun),
             ended_t=self.ended_t, attached_pid=self.attached_pid, last_event_t=self.last_t,
-            event_count=self.count, tune_events=tuple(self.tune),
+            event_count=self.count, tune_events=tuple(self.tune), status_count=self.status_count,
+            note_count=self.note_count, gate_run_count=self.gate_run_count, recent=self.recent,
         )
+
+    def _latest(self, items: list[Any]) -> tuple[Any, ...]:
+        return tuple(items if self.recent is None else items[-self.recent:])
 
 
 def _int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _gate_update(run: GateRunRecord, event: Event, t: float) -> GateRunRecord:
+def _gate_update(run: GateRunRecord, event: Event, t: float,
+                 path: Callable[[Any], str]) -> GateRunRecord:
     if event["type"] == ev.GATE_STALLED:
         return replace(run, stalls=run.stalls + 1)
     result = event.get("result")
     duration = event.get("duration_s")
+    stored = event.get("result_file")
     return replace(
         run, finished_t=t, status=str(event.get("status", "error")),
         summary=str(event.get("summary", "")),
         duration_s=float(duration) if isinstance(duration, (int, float)) else None,
         exit_code=_int_or_none(event.get("exit_code")),
-        result=result if isinstance(result, dict) else {},
+        result_inline=result if isinstance(result, dict) else {},
+        result_file=path(stored) if isinstance(stored, str) and stored else "",
     )
 
 
@@ -261,7 +307,8 @@ class SessionFold:
     journal) come out as paths in this workspace.
     """
 
-    def __init__(self, events: Iterable[Event], workspace: Path | None = None) -> None:
+    def __init__(self, events: Iterable[Event], workspace: Path | None = None,
+                 recent: int | None = None) -> None:
         it = iter(events)
         first = next(it, None)
         if first is None:
@@ -269,14 +316,30 @@ class SessionFold:
                 "the journal holds no events; it is not a cockpit session "
                 "(create one with `cockpit new \"OBJECTIVE\"`)"
             )
-        self._fold = _Fold(first, workspace)
+        self._fold = Fold(first, workspace, recent)
         for event in it:
             self._fold.apply(event)
         self.state = self._fold.freeze()
 
+    @classmethod
+    def resume(cls, fold: Fold) -> SessionFold:
+        """Go on from a fold saved earlier (session/saved_state.py)."""
+        self = cls.__new__(cls)
+        self._fold = fold
+        self.state = fold.freeze()
+        return self
+
     def extend(self, events: Iterable[Event]) -> SessionState:
         for event in events:
             self._fold.apply(event)
+        self.state = self._fold.freeze()
+        return self.state
+
+    def apply(self, event: Event) -> None:
+        """Fold in one event without freezing the state (a stream: call `freeze` at its end)."""
+        self._fold.apply(event)
+
+    def freeze(self) -> SessionState:
         self.state = self._fold.freeze()
         return self.state
 

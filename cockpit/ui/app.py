@@ -31,8 +31,8 @@ from cockpit.session.status import (
 from cockpit.session.timer import TimerView
 from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.telemetry.track import TRACK_NAME, TrackWriter
-from cockpit.ui import hangup, session_actions
-from cockpit.ui.commands import COMMANDS
+from cockpit.ui import hangup, session_actions, session_open
+from cockpit.ui.commands import COMMANDS, key_label
 from cockpit.ui.editor import SessionEditor
 from cockpit.ui.gate_board import GateBoard
 from cockpit.ui.gate_panel import GateDetail, GatePanel
@@ -89,6 +89,7 @@ class CockpitApp(KeyActions, App[int]):
         self.config = config
         self.clock = clock or SystemClock()
         self.live: LiveSession | None = None
+        self.reading: threading.Thread | None = None
         self._initial = session
         self._tick_s = tick_s
         self._typing_gap_s = typing_gap_s
@@ -168,34 +169,33 @@ class CockpitApp(KeyActions, App[int]):
 
     def open_session(self, ref: SessionRef) -> None:
         self._close_session("switched session")
+        if session_open.reads_long(ref):
+            self.sub_title = f"{ref.id} (reading its journal)"
+            session_open.open_in_background(self, ref, self._attach)
+            return
         try:
             live = LiveSession(ref)
         except CockpitError as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
+        self._attach(live)
+
+    def _attach(self, live: LiveSession) -> None:
+        ref = live.ref
         self.live = live
         state = live.state
         # An ended session opens for reading: nothing is appended to its journal or its track.
         self._reading = not state.is_open
         self.track = None if self._reading else TrackWriter(ref.path / TRACK_NAME)
         self._attached_t = self.clock.now()
-        if state.attached_pid is not None:
-            from cockpit.gates.process import pid_alive
-
-            if pid_alive(state.attached_pid):
-                self.notify(f"Another cockpit (pid {state.attached_pid}) has this session open.",
-                            severity="warning")
-            else:
-                self.notify(f"The last cockpit (pid {state.attached_pid}) did not close cleanly; "
-                            "state restored from the journal.", severity="warning")
-        for problem in live.problems[:3]:
-            self.notify(problem.describe(ref.journal), severity="warning", markup=False)
+        session_open.say_what_was_found(self, live)
         if not self._reading:
             self.append([ev.app_opened(self.clock.now(), os.getpid())])
         self.sub_title = state.id + (" (ended: read only)" if self._reading else "")
         self.editor.open(ref.log_md)
         self.tick()
-        self.gates.select(self.gate_panel.selected)
+        # after the first frame: the gate's result and its pattern hints (the library loads then)
+        self.call_after_refresh(self.gates.select, self.gate_panel.selected)
 
     def _close_session(self, reason: str) -> None:
         if self.editor.is_mounted:
@@ -264,7 +264,7 @@ class CockpitApp(KeyActions, App[int]):
         view = self._view(now)
         self.header.show(state, view, now, self.pattern_desk.size())
         self.phase_panel.show(view)
-        self.status_history.show(state.statuses)
+        self.status_history.show(state.statuses, state.status_count)
         self.tune.show(state, now)
         self.gates.refresh()
 
@@ -382,7 +382,7 @@ class CockpitApp(KeyActions, App[int]):
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         for command in COMMANDS:
-            yield SystemCommand(f"{command.title}  [{command.key}]", command.help,
+            yield SystemCommand(f"{command.title}  [{key_label(command.key)}]", command.help,
                                 _action_callback(self, command.action))
         yield from super().get_system_commands(screen)
 

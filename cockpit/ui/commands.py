@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.binding import Binding, BindingType
+from textual.keys import format_key
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,13 @@ COMMANDS: tuple[Command, ...] = (
     Command("new_session", "ctrl+n", "New session…", "Start a new session with an objective",
             footer=False),
     Command("quit", "q", "Quit", "Leave the cockpit; the session stays open for next time"),
+    Command("help", "question_mark", "Help", "Every key of every screen, and what it does"),
 )
+
+
+def key_label(key: str) -> str:
+    """A key as the help and the palette spell it: `.` for full_stop, `?`, `ctrl+n`, `esc`, `↑`."""
+    return format_key(key)
 
 
 def bindings() -> list[BindingType]:

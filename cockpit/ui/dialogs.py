@@ -113,7 +113,7 @@ class PhasePickerDialog(ModalScreen[str | None]):
 class ConfirmDialog(ModalScreen[bool]):
     DEFAULT_CSS = DIALOG_CSS.format(name="ConfirmDialog")
     BINDINGS = [
-        Binding("y", "answer(True)", "Yes"),
+        Binding("y", "answer(True)", "Yes", tooltip="Only y confirms"),
         Binding("n,escape", "answer(False)", "No"),
     ]
 
@@ -137,8 +137,10 @@ class DiskChangedDialog(ModalScreen[bool]):
 
     DEFAULT_CSS = DIALOG_CSS.format(name="DiskChangedDialog")
     BINDINGS = [
-        Binding("ctrl+d", "answer(True)", "Load the disk's"),
-        Binding("ctrl+k,escape", "answer(False)", "Keep yours"),
+        Binding("ctrl+d", "answer(True)", "Load the disk's",
+                tooltip="Load the version on disk; yours is kept in SESSION.md.mine"),
+        Binding("ctrl+k,escape", "answer(False)", "Keep yours",
+                tooltip="Keep yours; the disk's is kept in SESSION.md.theirs"),
     ]
 
     def compose(self) -> ComposeResult:

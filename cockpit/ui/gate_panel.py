@@ -97,8 +97,10 @@ class GatePanel(TextLines, can_focus=True):
     DEFAULT_CSS = """
     GatePanel { height: auto; border: round $primary; padding: 0 1; }
     """
-    BINDINGS = [Binding("up", "move(-1)", "Up", show=False),
-                Binding("down", "move(1)", "Down", show=False)]
+    BINDINGS = [Binding("up", "move(-1)", "Gate above", show=False,
+                        tooltip="Its latest run (log and result) shows on the right"),
+                Binding("down", "move(1)", "Gate below", show=False,
+                        tooltip="Its latest run (log and result) shows on the right")]
 
     class Selected(Message):
         def __init__(self, gate: str) -> None:

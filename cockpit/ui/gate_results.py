@@ -207,6 +207,8 @@ def bar(percent: float | None, width: int = 20) -> Text:
 
 def profile_table(result: dict[str, Any]) -> Table | None:
     """SOL compute vs memory bars, occupancy and its limiter, top stalls, verdict, the ONE fix."""
+    from cockpit.ui.kernel_name import KernelName
+
     kernels = result.get("kernels") or []
     if not kernels:
         return None
@@ -226,7 +228,7 @@ def profile_table(result: dict[str, Any]) -> Table | None:
 
         compute = pct("sm__throughput.avg.pct_of_peak_sustained_elapsed", "compute")
         memory = pct("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "memory")
-        table.add_row("kernel", Text(k["name"].split("(")[0][-70:], style="bold"))
+        table.add_row("kernel", KernelName(str(k.get("kernel") or k["name"])))
         table.add_row("compute", bar(compute) + Text(f" {compute:.1f} %" if compute is not None else ""))
         table.add_row("memory", bar(memory) + Text(f" {memory:.1f} %" if memory is not None else ""))
         table.add_row("verdict", Text(f"{v['bottleneck']}: {v['headline']}", style="bold"))

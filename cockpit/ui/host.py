@@ -3,6 +3,7 @@ so they depend on this module and never on the app itself (the arrows only point
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -26,6 +27,8 @@ class CockpitHost(Protocol):
     config: Config
     workspace: Workspace
     live: LiveSession | None
+    reading: threading.Thread | None
+    """The thread reading a long journal, while it does (ui/session_open.py)."""
     gate_panel: GatePanel
     gate_detail: GateDetail
     gpu_panel: GpuPanel

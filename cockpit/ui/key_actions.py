@@ -1,6 +1,6 @@
 """What each key does (commands.py names them): the session's moves, the gates, the patterns, the
-report and the History screen, each one line into the desk that does it. A mixin of the app, typed
-by what it uses of the app (`KeysHost`), so it never imports the app itself."""
+report, the History and Help screens, each one line into the desk that does it. A mixin of the
+app, typed by what it uses of the app (`KeysHost`), so it never imports the app itself."""
 
 from __future__ import annotations
 
@@ -92,6 +92,12 @@ class KeyActions:
         from cockpit.ui.history_screen import HistoryScreen
 
         self.push_screen(HistoryScreen(self.workspace, self.clock.now()))
+
+    def action_help(self: KeysHost) -> None:
+        from cockpit.ui.help_screen import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
 
     # Patterns -----------------------------------------------------------------------------
 

@@ -3,11 +3,13 @@
 Textual's Footer is a container with a widget per key (14 on the main screen), composed again on
 every focus change: ~2 MiB of the TUI's resident memory. Here the same line is one Rich Text,
 rebuilt when the screen's bindings change; a click runs the key under the pointer, and hovering
-a key shows its tooltip.
+a key shows its tooltip. A line too short for every key drops keys whole, the least used first;
+`?` (every key, with what it does) always stays.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rich.style import Style
@@ -15,6 +17,34 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.widget import Widget
+
+# The main screen's keys by how often a kernel engineer reaches for them. Keys not named here (a
+# focused panel's or a dialog's own) rank after help and before these; `?` help ranks first.
+PRIORITY = ("help", "run_gate", "goto_phase", "post_status", "quit", "next_phase", "cancel_gate",
+            "focus_editor", "toggle_pause", "open_patterns", "end_session", "skip_phase", "zoom")
+
+
+def rank(action: str, order: int) -> tuple[int, int]:
+    """Where a key stands when the line is short (lower stays longer); `order`: its place on the line."""
+    name = action.removeprefix("app.")
+    if name == PRIORITY[0]:
+        return (0, 0)
+    if name in PRIORITY:
+        return (2, PRIORITY.index(name))
+    return (1, order)
+
+
+def keys_that_fit(widths: Sequence[int], ranks: Sequence[tuple[int, int]], room: int) -> set[int]:
+    """Which keys (by index) the line shows: the best-ranked ones whose widths add up to `room`
+    at most; the rest are dropped whole, the worst-ranked first."""
+    shown: set[int] = set()
+    used = 0
+    for i in sorted(range(len(widths)), key=lambda i: ranks[i]):
+        if used + widths[i] > room:
+            break
+        shown.add(i)
+        used += widths[i]
+    return shown
 
 
 @dataclass(frozen=True)
@@ -70,8 +100,8 @@ class KeyBar(Widget, can_focus=False):
         key_style = self.get_component_rich_style("key-bar--key")
         text_style = self.get_component_rich_style("key-bar--description")
         width = self.size.width
-        keys = Text(no_wrap=True, overflow="crop")
         palette: tuple[Binding, bool, str] | None = None
+        items: list[tuple[Text, Binding, bool, str]] = []
         shown: set[str] = set()  # one key per action (the first), as the Footer does
         for _node, binding, enabled, tooltip in self.screen.active_bindings.values():
             if binding.key == self.app.COMMAND_PALETTE_BINDING:
@@ -80,22 +110,32 @@ class KeyBar(Widget, can_focus=False):
             if not binding.show or binding.action in shown:
                 continue
             shown.add(binding.action)
-            start = keys.cell_len
             dim = Style(dim=not enabled)
-            keys.append(f" {self.app.get_key_display(binding)} ", key_style + dim)
-            keys.append(f"{binding.description} ", text_style + dim)
-            self._spans.append(KeySpan(start, keys.cell_len, binding.key, enabled, tooltip))
-        if palette is None or not self.app.ENABLE_COMMAND_PALETTE:
-            return keys
-        binding, enabled, tooltip = palette
-        # Textual's Footer docks the palette's key at the right, compact, behind a thin edge.
-        right = Text.assemble(("▏", self.get_component_rich_style("key-bar--edge")),
-                              (self.app.get_key_display(binding), key_style),
-                              (f" {binding.description}", text_style),
-                              (" ", self.get_component_rich_style("key-bar--item")))
+            item = Text.assemble((f" {self.app.get_key_display(binding)} ", key_style + dim),
+                                 (f"{binding.description} ", text_style + dim))
+            items.append((item, binding, enabled, tooltip))
+        if not self.app.ENABLE_COMMAND_PALETTE:
+            palette = None
+        right = Text()
+        if palette is not None:
+            # Textual's Footer docks the palette's key at the right, compact, behind a thin edge.
+            right = Text.assemble(("▏", self.get_component_rich_style("key-bar--edge")),
+                                  (self.app.get_key_display(palette[0]), key_style),
+                                  (f" {palette[0].description}", text_style),
+                                  (" ", self.get_component_rich_style("key-bar--item")))
         room = max(0, width - right.cell_len)
+        fit = keys_that_fit([item.cell_len for item, *_ in items],
+                            [rank(b.action, i) for i, (_, b, _, _) in enumerate(items)], room)
+        keys = Text(no_wrap=True, overflow="crop")
+        for i, (item, binding, enabled, tooltip) in enumerate(items):
+            if i in fit:
+                start = keys.cell_len
+                keys.append_text(item)
+                self._spans.append(KeySpan(start, keys.cell_len, binding.key, enabled, tooltip))
+        if palette is None:
+            return keys
         keys.truncate(room, overflow="crop", pad=True)
-        self._spans = [s for s in self._spans if s.start < room]
+        binding, enabled, tooltip = palette
         self._spans.append(KeySpan(room, width, binding.key, enabled, tooltip))
         return keys + right
 

@@ -9,6 +9,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.keys import key_to_character
 from textual.screen import Screen
 from textual.timer import Timer
 
@@ -45,7 +46,7 @@ class Column(Vertical):
 
 def printable_actions() -> dict[str, str]:
     """The actions on keys that also type a character: the ones stray typing could fire."""
-    return {c.key: c.action for c in COMMANDS if len(c.key) == 1 or c.key == "full_stop"}
+    return {c.key: c.action for c in COMMANDS if key_to_character(c.key) is not None}
 
 
 class ScreenHost(Protocol):
@@ -73,7 +74,12 @@ class MainScreen(Screen[None]):
     BLANK = True  # covered by its columns: painted as blank lines, not from its style cache
     BINDINGS = [
         # Tab always reaches the editor, from any panel (priority: before a widget's own tab).
-        Binding("tab", "app.focus_editor", "Editor", priority=True),
+        Binding("tab", "app.focus_editor", "Editor", priority=True,
+                tooltip="Into the editor (SESSION.md), from any panel; esc leaves it"),
+        # Textual's own, named so the help says what it reaches: tab always goes to the editor.
+        Binding("shift+tab", "app.focus_previous", "Previous panel", show=False,
+                tooltip="Focus goes back a panel: from the gates to the gate's output (↑ ↓ PgUp "
+                        "PgDn scroll it), then the editor, then the status history"),
         Binding("ctrl+f", "app.zoom", "Zoom panel",
                 tooltip="The focused panel fills the window; again: back"),
         *bindings(),

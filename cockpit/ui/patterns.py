@@ -53,7 +53,8 @@ class PatternBrowser(ModalScreen[None]):
     """
     BINDINGS = [Binding("escape", "dismiss_browser", "Close"),
                 Binding("ctrl+o", "mark_applied", "Mark applied"),
-                Binding("down", "move(1)", show=False), Binding("up", "move(-1)", show=False)]
+                Binding("down", "move(1)", "Pattern below", show=False),
+                Binding("up", "move(-1)", "Pattern above", show=False)]
 
     def __init__(self, patterns: Sequence[Pattern], applied: Sequence[int],
                  on_applied: Callable[[Pattern], None], select: int | None = None) -> None:

@@ -16,7 +16,9 @@ from textual.containers import VerticalScroll
 from cockpit.session.state import StatusEntry
 from cockpit.ui.lines import TextLines
 
-SHOWN = 200
+SHOWN = 100
+"""Status lines drawn (the latest; the rest are counted above them): a day of statuses
+scrolls back far enough, and a frame never waits on a week of them."""
 TIME_WIDTH = len("00:00:00")
 
 
@@ -52,12 +54,13 @@ class StatusLines(TextLines):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self.statuses: tuple[StatusEntry, ...] = ()
+        self.total = 0
 
     def build(self, width: int) -> list[Text]:
         if not self.statuses:
             return wrap(Text("No status yet: one is posted every few minutes, or press s.", style="dim"),
                         width, self.app.console)
-        earlier = len(self.statuses) - SHOWN
+        earlier = max(self.total, len(self.statuses)) - min(SHOWN, len(self.statuses))
         lines = [Text(f"{earlier} earlier: in the journal and the report (R)", style="dim")
                  ] if earlier > 0 else []
         return lines + status_lines(self.statuses[-SHOWN:], width, self.app.console)
@@ -78,12 +81,14 @@ class StatusHistory(VerticalScroll):
     def compose(self):  # type: ignore[no-untyped-def]
         yield self._lines
 
-    def show(self, statuses: tuple[StatusEntry, ...]) -> None:
-        if len(statuses) == self._shown:
+    def show(self, statuses: tuple[StatusEntry, ...], total: int | None = None) -> None:
+        """`statuses`: the latest ones (a bounded fold's); `total`: how many the journal holds."""
+        total = max(len(statuses), total or 0)
+        if total == self._shown:
             return
-        self._shown = len(statuses)
-        self.border_subtitle = f"{len(statuses)} posted"
-        self._lines.statuses = statuses
+        self._shown = total
+        self.border_subtitle = f"{total} posted"
+        self._lines.statuses, self._lines.total = statuses, total
         self._lines.rebuild()
         # Anchored to the newest line (Textual keeps an anchored view at the end whenever the
         # content grows, until the engineer scrolls up): scrolling once, before the layout that

@@ -1,0 +1,94 @@
+"""A gate's result too big for a journal line lives in `results/<run>.verdict.json`.
+
+A bench result is ~57 KB (every config's timings, the validity evidence); 8,607 of them made a
+282 MB journal that every `cockpit status` read whole. So `gate_finished` carries a result inline
+only up to INLINE_MAX bytes of JSON; a bigger one is written once beside the logs and the event
+keeps its headline (the top-level numbers and short strings: speedup, class, next step) and the
+workspace-relative `result_file`. `GateRunRecord.result` reads the file when it is asked for the
+whole result (cached per file), and falls back to the headline, with a problem noted, when the
+file is gone or damaged: the journal's story never depends on a file that a clone can lose.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from cockpit.session import events as ev
+from cockpit.session.journal import Event
+
+INLINE_MAX = 16 * 1024
+"""Bytes of JSON a result may take inline in the journal (an env, build or profile result fits)."""
+
+HEADLINE_TEXT_MAX = 240
+FORMAT = 1
+
+
+def _size(result: dict[str, Any]) -> int:
+    return len(json.dumps(result, ensure_ascii=False, separators=(",", ":")))
+
+
+def headline(result: dict[str, Any]) -> dict[str, Any]:
+    """The top-level numbers, flags and short texts of a result: what a status line, history's
+    trend and a glance at the gate board need without the tables."""
+    out: dict[str, Any] = {}
+    for key, value in result.items():
+        short = isinstance(value, str) and len(value) <= HEADLINE_TEXT_MAX
+        if value is None or short or isinstance(value, (bool, int, float)):
+            out[key] = value
+    return out
+
+
+def gate_finished_event(
+    session_dir: Path, workspace: Path, t: float, run_id: str, gate: str, status: str, summary: str,
+    duration_s: float, exit_code: int | None, log: str, result: dict[str, Any],
+) -> Event:
+    """The `gate_finished` event for a run: the result inline when it is small, else written to
+    `results/<run>.verdict.json` and pointed at. A file that cannot be written (a full disk) keeps
+    the result inline: the journal append that follows says what is wrong."""
+    if _size(result) <= INLINE_MAX:
+        return ev.gate_finished(t, run_id, gate, status, summary, duration_s, exit_code, log, result)
+    path = session_dir / "results" / f"{run_id}.verdict.json"
+    document = {"format": FORMAT, "run_id": run_id, "gate": gate, "result": result}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(document, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        return ev.gate_finished(t, run_id, gate, status, summary, duration_s, exit_code, log, result)
+    finished = ev.gate_finished(t, run_id, gate, status, summary, duration_s, exit_code, log,
+                                headline(result))
+    finished["result_file"] = os.path.relpath(path, workspace).replace(os.sep, "/") \
+        if path.is_relative_to(workspace) else str(path)
+    return finished
+
+
+def load_result(path: Path, run_id: str, fallback: dict[str, Any]) -> dict[str, Any]:
+    """The whole result of `run_id` from its file, or `fallback` (the journal's headline) when the
+    file is missing, unreadable, or holds another run's result."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return fallback
+    loaded = _load(str(path), stat.st_mtime_ns, stat.st_size)
+    if loaded is None or loaded[0] != run_id:
+        return fallback
+    return loaded[1]
+
+
+@lru_cache(maxsize=1024)
+def _load(path: str, _mtime_ns: int, _size: int) -> tuple[str, dict[str, Any]] | None:
+    from cockpit.session.journal import parse_bounded
+
+    try:
+        with open(path, "rb") as f:
+            document = parse_bounded(f.read())
+    except OSError:
+        return None
+    if not isinstance(document, dict) or not isinstance(document.get("result"), dict):
+        return None
+    return str(document.get("run_id", "")), document["result"]
