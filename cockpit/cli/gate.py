@@ -15,6 +15,7 @@ from cockpit.errors import CockpitError
 from cockpit.gates.catalog import GATES
 from cockpit.gates.gate import GateContext, Verdict
 from cockpit.gates.interpreter import gates_python
+from cockpit.gates.orphans import reap
 from cockpit.gates.run import GateRun, gate_command, next_run_id
 from cockpit.session.live import LiveSession
 from cockpit.session.workspace import resolve_session
@@ -31,6 +32,11 @@ def gate(args: argparse.Namespace) -> int:
     if ref is None:
         raise CockpitError('no open session to record the gate in; start one with: cockpit new "OBJECTIVE"')
     live = LiveSession(ref)
+    events, told = reap(live.state, time.time)  # gate processes a killed cockpit left running
+    if events:
+        live.append(events)
+        for line in told:
+            print(f"cockpit: {line}", file=sys.stderr)
     chosen = GATES[args.name]
     gate_config = config.gate(chosen.name)
     python, how = sys.executable, ""

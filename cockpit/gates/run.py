@@ -20,7 +20,7 @@ from cockpit.config import GateConfig
 from cockpit.errors import CockpitError
 from cockpit.gates.device import GateDevice, command_device, needs_nvml, nvml_gpus, pin_command
 from cockpit.gates.gate import Gate, GateContext, Verdict, exit_code_verdict
-from cockpit.gates.process import GateCommand, GateProcess, ProcessOutcome
+from cockpit.gates.process import GateCommand, GateProcess, ProcessOutcome, process_start
 from cockpit.gates.structured import ENV, judge_replaced
 from cockpit.session import events as ev
 from cockpit.session.live import LiveSession
@@ -166,7 +166,8 @@ class GateRun:
             return
         try:
             self.session.append([ev.gate_started(self.started_t, self.run_id, self.gate.name,
-                                                 self.command.argv, self._log, pid)])
+                                                 self.command.argv, self._log, pid, os.getpid(),
+                                                 process_start(pid))])
         except CockpitError:
             self._process.terminate_now()  # a run the journal cannot record must not go on
             raise

@@ -7,7 +7,9 @@ another process (a headless `cockpit gate`, a second pane) show up in the same o
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import time
 from pathlib import Path
 
 from cockpit.errors import CockpitError
@@ -31,6 +33,8 @@ class LiveSession:
         self.problems: tuple[JournalProblem, ...] = opened.problems
         self._pending: list[Event] = []
         self._writer: JournalWriter | None = None
+        self._inode = _inode(ref.journal)
+        self._healed: str | None = None
 
     @property
     def state(self) -> SessionState:
@@ -48,6 +52,8 @@ class LiveSession:
         re-raised so the caller can say so.
         """
         self._pending.extend(events)
+        if self.vanished():  # appends would go to the deleted file: write the journal again first
+            self._healed = self.recreate(time.time())
         if self._writer is None:
             self._writer = JournalWriter(self.ref.journal)
         while self._pending:
@@ -72,6 +78,54 @@ class LiveSession:
         self._fold.extend(read.events)
         return True
 
+    def vanished(self) -> bool:
+        """Whether the journal this cockpit reads and appends to is gone from its path (deleted,
+        or moved away): appends would go to a file no one will read."""
+        return self._inode is not None and _inode(self.ref.journal) is None
+
+    def heal(self, now: float) -> str | None:
+        """Recreate a deleted journal (the UI asks every second); the line to tell the engineer,
+        once, whether it was recreated now or by an append since the last ask."""
+        if self.vanished():
+            self._healed = self.recreate(now)
+        told, self._healed = self._healed, None
+        return told
+
+    def recreate(self, now: float) -> str:
+        """Write the journal again from this cockpit's state (session/rebuild.py); the line that
+        says so. Another cockpit that recreated it first wins: its file is read instead."""
+        from cockpit.session.rebuild import events_from_state
+
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        state = self.state
+        why = (f"journal.jsonl was deleted while a cockpit (pid {os.getpid()}) had the session open; "
+               "written again from what it held")
+        lines = "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n"
+                        for e in events_from_state(state, self.ref.workspace, now, why))
+        try:
+            fd = os.open(self.ref.journal, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            try:
+                os.write(fd, lines.encode("utf-8"))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            told = (f"{self.ref.journal.name} was deleted: written again from this cockpit's state "
+                    f"(phases, the latest {len(state.statuses)} statuses, {len(state.gate_runs)} gate runs); "
+                    "older events are gone unless git has them (git checkout -- the journal)")
+        except FileExistsError:
+            told = f"{self.ref.journal.name} was deleted and another cockpit wrote it again: following it"
+        except OSError as exc:
+            raise CockpitError(f"{self.ref.journal}: was deleted and cannot be written again "
+                               f"({exc.strerror}); the session is kept in memory, free space or fix "
+                               "permissions") from exc
+        opened = open_recent(self.ref.journal, self.ref.workspace, include_tail=False, save=False)
+        self._fold, self._offset, self._line = opened.fold, opened.offset, opened.line + 1
+        self._saved_at = self._offset
+        self._inode = _inode(self.ref.journal)
+        return told
+
     def write_status_file(self, line: str) -> None:
         """`status.txt`: the latest status line, replaced atomically (for tmux and scripts)."""
         atomic_write(self.ref.status_txt, line + "\n")
@@ -84,6 +138,13 @@ class LiveSession:
         if self._writer is not None:
             self._writer.close()
             self._writer = None
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
 
 
 def atomic_write(path: Path, text: str) -> None:

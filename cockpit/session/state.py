@@ -56,6 +56,10 @@ class GateRunRecord:
     stalls: int = 0
     result_file: str = ""
     """The file holding the whole result when it was too big for a journal line (session/results.py)."""
+    owner: int | None = None
+    """pid of the cockpit process that ran it (journals from before: None)."""
+    pid_start: int | None = None
+    """When `pid` started (kernel ticks since boot), to tell it from a reused pid."""
 
     @property
     def finished(self) -> bool:
@@ -211,7 +215,9 @@ class Fold:
         elif kind == ev.GATE_STARTED:
             self.gate_run_count += 1
             run = GateRunRecord(str(event.get("run_id", "")), str(event.get("gate", "")), t,
-                                _int_or_none(event.get("pid")), self._path(event.get("log")))
+                                _int_or_none(event.get("pid")), self._path(event.get("log")),
+                                owner=_int_or_none(event.get("owner")),
+                                pid_start=_int_or_none(event.get("pid_start")))
             self.gate_index[run.run_id] = len(self.gate_runs)
             self.gate_runs.append(run)
             if self._trim(self.gate_runs):
@@ -291,8 +297,8 @@ def _gate_update(run: GateRunRecord, event: Event, t: float,
     duration = event.get("duration_s")
     stored = event.get("result_file")
     return replace(
-        run, finished_t=t, status=str(event.get("status", "error")),
-        summary=str(event.get("summary", "")),
+        run, finished_t=t, status=str(event.get("status") or "error"),
+        summary=str(event.get("summary") or ""),
         duration_s=float(duration) if isinstance(duration, (int, float)) else None,
         exit_code=_int_or_none(event.get("exit_code")),
         result_inline=result if isinstance(result, dict) else {},

@@ -171,16 +171,16 @@ class CockpitApp(KeyActions, App[int]):
         self._close_session("switched session")
         if session_open.reads_long(ref):
             self.sub_title = f"{ref.id} (reading its journal)"
-            session_open.open_in_background(self, ref, self._attach)
+            session_open.open_in_background(self, ref, self._attach_session)
             return
         try:
             live = LiveSession(ref)
         except CockpitError as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
-        self._attach(live)
+        self._attach_session(live)
 
-    def _attach(self, live: LiveSession) -> None:
+    def _attach_session(self, live: LiveSession) -> None:
         ref = live.ref
         self.live = live
         state = live.state
@@ -188,7 +188,7 @@ class CockpitApp(KeyActions, App[int]):
         self._reading = not state.is_open
         self.track = None if self._reading else TrackWriter(ref.path / TRACK_NAME)
         self._attached_t = self.clock.now()
-        session_open.say_what_was_found(self, live)
+        session_open.say_what_was_found(self, live, self._reading)
         if not self._reading:
             self.append([ev.app_opened(self.clock.now(), os.getpid())])
         self.sub_title = state.id + (" (ended: read only)" if self._reading else "")
@@ -229,6 +229,8 @@ class CockpitApp(KeyActions, App[int]):
         if live is None:
             return
         try:
+            if not self._reading and (told := live.heal(self.clock.now())):
+                self.notify(told, severity="warning", timeout=30, markup=False)
             live.refresh()
         except CockpitError as exc:
             self.report_once(str(exc))

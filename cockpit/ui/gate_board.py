@@ -14,6 +14,7 @@ from rich.text import Text
 
 from cockpit.errors import CockpitError
 from cockpit.gates.catalog import GATES
+from cockpit.gates.orphans import running_elsewhere
 from cockpit.session.state import GateRunRecord
 from cockpit.session.status import Activity
 from cockpit.ui.gate_panel import GateRow
@@ -186,6 +187,9 @@ class GateBoard:
                 rows.append(GateRow(name, "queued", f"queued #{self.queue.index(name) + 1}"))
             elif record is None:
                 rows.append(GateRow(name, "never", "not run yet"))
+            elif not record.finished and running_elsewhere(record):
+                rows.append(GateRow(name, "running", f"running in another cockpit (pid {record.owner})",
+                                    elapsed_s=now - record.started_t))
             elif not record.finished:
                 rows.append(GateRow(name, "interrupted", interrupted_summary(record),
                                     ago_s=minutes(now - record.started_t)))
@@ -214,9 +218,12 @@ class GateBoard:
             detail.show_run(gate, None, None, Text(f"{GATES[gate].title}: not run yet — r runs it.",
                                                    style="dim"))
             return
-        status = record.status or "interrupted"
+        elsewhere = running_elsewhere(record)
+        status = record.status or ("running" if elsewhere else "interrupted")
         head = Text.assemble((status.upper(), "bold"), " ",
-                             record.summary if record.finished else interrupted_summary(record),
+                             record.summary if record.finished else
+                             f"in another cockpit (pid {record.owner}); its output is in the log"
+                             if elsewhere else interrupted_summary(record),
                              ("\nlog ", "dim"), self._shown_path(record.log))
         for pattern, why in self.matches_for(record)[:2]:
             head.append(f"\n⚑ pattern {pattern.id:02d} {pattern.title}", style="bold magenta")

@@ -45,9 +45,17 @@ def open_in_background(host: CockpitHost, ref: SessionRef, attach: Callable[[Liv
     reader.start()
 
 
-def say_what_was_found(host: CockpitHost, live: LiveSession) -> None:
-    """Another cockpit on the session (alive, or gone without closing), and the journal's first
-    unreadable lines."""
+def say_what_was_found(host: CockpitHost, live: LiveSession, reading: bool) -> None:
+    """Another cockpit on the session (alive, or gone without closing), gate processes a killed
+    cockpit left running (stopped, and their ends journaled: gates/orphans.py), and the journal's
+    first unreadable lines."""
+    if not reading:
+        from cockpit.gates.orphans import reap
+
+        events, told = reap(live.state, host.clock.now)
+        if events and host.append(events):
+            for line in told:
+                host.notify(line, severity="warning", timeout=20, markup=False)
     pid = live.state.attached_pid
     if pid is not None:
         from cockpit.gates.process import pid_alive
