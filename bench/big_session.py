@@ -61,8 +61,8 @@ def many_events(ws: Workspace, events: int = 100_000, rows: int = 50_000) -> Ses
     statuses = events - 2 - 2 * gate_runs - stalls - notes_and_moves - tunes * (trials + 2)
     span = rows * 5.0
     out: list[tuple[float, dict]] = []
-    recorded = [json.loads(line) for line in
-                (REPO / "tests/fixtures/gpu/tune-knobs/layernorm-h100-journal.jsonl").read_text().splitlines()]
+    tune_journal = REPO / "tests/fixtures/gpu/tune-knobs/layernorm-h100-journal.jsonl"
+    recorded = [json.loads(line) for line in tune_journal.read_text().splitlines()]
     started = next(e for e in recorded if e["type"] == "tune_started")
     trial = [e for e in recorded if e["type"] == "tune_trial"]
     done = next(e for e in recorded if e["type"] == "tune_finished")
@@ -192,7 +192,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="cockpit-big-") as tmp:
         CHILD_ENV["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")
         CHILD_ENV["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
-        CHILD_ENV["PYTHONPATH"] = str(REPO)
+        paths = (str(REPO), os.environ.get("PYTHONPATH", ""))  # the device's wheels stay visible
+        CHILD_ENV["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
         print("| measurement | best | target | result |\n|---|---|---|---|")
         for name, build in (("many-events", many_events), ("fat-results", fat_results)):
             if args.only not in (None, name):

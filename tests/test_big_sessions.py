@@ -200,3 +200,16 @@ async def test_the_tui_draws_at_once_and_reads_a_long_journal_in_the_background(
         assert "ENVIRONMENT" in header(app)
     # the fold the TUI read is saved: the next opening reads only what came after
     assert saved_state.unread_bytes(session.journal, ws.root) < 1000
+
+
+def test_the_latest_open_session_is_found_without_reading_the_journal_again(
+        session: SessionRef, ws: Workspace, clock: FakeClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cockpit.session.workspace import latest_open_session
+
+    monkeypatch.setattr(saved_state, "SAVE_AFTER", 1000)
+    _append(session, _statuses(clock.now(), 500))
+    recent_state(session.journal, ws.root)  # saved: open
+    assert (found := latest_open_session(ws)) is not None and found.id == session.id
+    _append(session, [ev.session_ended(clock.now() + 600, "done")])  # after the saved offset
+    assert latest_open_session(ws) is None
+    assert saved_state.saved_end(session.journal, ws.root)[0] is False  # found in the bytes after it

@@ -116,4 +116,4 @@ def test_kill_9_of_a_headless_gate_then_the_next_gate_stops_what_it_left(tmp_pat
     assert "was gone" in done.stderr
     _until(lambda: process_start(gate_pid) is None)
     ends = [e for e in map(json.loads, journal.read_text().splitlines()) if e["type"] == "gate_finished"]
-    assert [(e["run_id"], e["status"]) for e in ends][0] == ("001-env", "interrupted")
+    assert (ends[0]["run_id"], ends[0]["status"]) == ("001-env", "interrupted")

@@ -107,7 +107,7 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
 def outcome(state: SessionState) -> Outcome:
     benches = [r for r in state.gate_runs if r.gate == "bench" and r.finished]
     best = best_valid(state)
-    valid = sum(1 for r in benches if (b := read_bench_result(r.result)) is not None and b.valid)
+    valid = sum(1 for r in benches if (b := read_bench_result(r.result_inline)) is not None and b.valid)
     if best is None:
         text = (f"no valid benchmark: {len(benches)} run(s), all suspect or failed" if benches
                 else "no benchmark was run")
@@ -171,7 +171,7 @@ def gate_reports(ws: Workspace, state: SessionState) -> tuple[GateReport, ...]:
 
 def gate_report(ws: Workspace, state: SessionState, run: GateRunRecord, detailed: bool = True) -> GateReport:
     facts, warnings, tables = details(run.gate, run.result) if run.finished and detailed else ((), (), ())
-    bench = read_bench_result(run.result) if run.gate == "bench" else None
+    bench = read_bench_result(run.result_inline) if run.gate == "bench" else None  # its headline
     return GateReport(
         run_id=clean_line(run.run_id), gate=clean_line(run.gate),
         status=clean_line(run.status or "interrupted"),

@@ -76,11 +76,13 @@ BenchRun = tuple[GateRunRecord, BenchResult]
 def bench_runs(state: SessionState) -> list[BenchRun]:
     """The session's finished bench runs, read, of the workload its last measurement was of (a
     session that changed workloads half-way is summed up by the one it ended on; a run that
-    measured nothing may not name its workload). Read once per state: a report asks five times."""
+    measured nothing may not name its workload). Each is read from the journal's headline (its
+    speedups, validity and references; `run.result` has its tables), once per state: a report
+    asks five times."""
     if _read_for[0] is state:
         return list(_read_for[1])
     runs = [(r, b) for r in state.gate_runs if r.gate == "bench" and r.finished
-            and (b := read_bench_result(r.result)) is not None]
+            and (b := read_bench_result(r.result_inline)) is not None]  # the headline: no tables
     last = last_measured(runs)
     kept = [(r, b) for r, b in runs if last is not None and b.workload == last.workload]
     _read_for[:] = [state, kept]
@@ -198,8 +200,8 @@ def mistakes_in(state: SessionState, workspace: Path, patterns: Sequence[Pattern
 def verdict_fields(run: GateRunRecord) -> dict[str, Any]:
     """What a pattern's verdict trigger reads of a finished run: its result and status, and for
     a bench its speedup over the baseline as `speedup`."""
-    fields = {**run.result, "status": run.status}
-    bench = read_bench_result(run.result) if run.gate == "bench" else None
+    fields = {**run.result_inline, "status": run.status}  # a trigger reads top-level fields: the headline
+    bench = read_bench_result(run.result_inline) if run.gate == "bench" else None
     if bench is not None and bench.speedup is not None:
         fields["speedup"] = bench.speedup
     return fields
@@ -252,7 +254,7 @@ def summarize(state: SessionState, events: Sequence[Event], workspace: Path,
         best_vs=reference_speedups(result) if result else
         reference_speedups(last, measured=False) if last else (),
         device=clean_line(result.device) if result and result.device else None,
-        best_ms=result.ours_ms if result else (),
+        best_ms=whole.ours_ms if best and (whole := read_bench_result(best[0].result)) else (),
         patterns_applied=tuple(dict.fromkeys(applied)),
         mistakes=mistakes_in(state, workspace, patterns, births),
         gate_runs=len(state.gate_runs), outcome=outcome)

@@ -32,14 +32,25 @@ def _size(result: dict[str, Any]) -> int:
 
 
 def headline(result: dict[str, Any]) -> dict[str, Any]:
-    """The top-level numbers, flags and short texts of a result: what a status line, history's
-    trend and a glance at the gate board need without the tables."""
+    """What a status line, history's trend and a glance at the gate board need of a result,
+    without its tables: the top-level numbers, flags and short texts, a nested object's own
+    (the bench's validity verdict, its speedup per reference, its labels), and short lists of
+    short texts (its candidates)."""
     out: dict[str, Any] = {}
     for key, value in result.items():
-        short = isinstance(value, str) and len(value) <= HEADLINE_TEXT_MAX
-        if value is None or short or isinstance(value, (bool, int, float)):
+        if _scalar(value):
+            out[key] = value
+        elif isinstance(value, dict):
+            out[key] = {k: v for k, v in value.items() if _scalar(v)}
+        elif isinstance(value, list) and len(value) <= 32 and all(
+                isinstance(v, str) and len(v) <= HEADLINE_TEXT_MAX for v in value):
             out[key] = value
     return out
+
+
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (bool, int, float)) or (
+        isinstance(value, str) and len(value) <= HEADLINE_TEXT_MAX)
 
 
 def gate_finished_event(

@@ -219,3 +219,12 @@ def unread_bytes(journal: Path, workspace: Path) -> int:
         return 0
     saved = _load(journal, workspace)
     return size - (saved.offset if saved else 0)
+
+
+def saved_end(journal: Path, workspace: Path) -> tuple[bool, int]:
+    """What a saved fold says of the session's end: (ended, the offset it read to); (False, 0)
+    when there is none to trust (the whole journal is then what is left to search)."""
+    saved = _load(journal, workspace)
+    if saved is None:
+        return False, 0
+    return saved.fold.state.ended_t is not None, saved.offset

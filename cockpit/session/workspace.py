@@ -23,7 +23,7 @@ from cockpit.config import CONFIG_NAME, Config, PhaseSpec
 from cockpit.errors import CockpitError
 from cockpit.session import events as ev
 from cockpit.session.journal import JOURNAL_NAME, JournalWriter, parse_bounded
-from cockpit.session.saved_state import recent_state
+from cockpit.session.saved_state import recent_state, saved_end
 from cockpit.session.state import SessionState
 from cockpit.slug import slugify
 
@@ -131,10 +131,14 @@ def latest_open_session(ws: Workspace) -> SessionRef | None:
 
 
 def has_ended(ref: SessionRef) -> bool:
-    """Whether the journal holds a `session_ended` event."""
+    """Whether the journal holds a `session_ended` event: a saved fold says so for what it read,
+    the bytes after it are searched."""
+    ended, start = saved_end(ref.journal, ref.workspace)
+    if ended:
+        return True
     try:
         with ref.journal.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            at = data.find(b'"session_ended"')
+            at = data.find(b'"session_ended"', start)
             while at >= 0:
                 start, end = data.rfind(b"\n", 0, at) + 1, data.find(b"\n", at)
                 line = data[start:end if end >= 0 else len(data)]

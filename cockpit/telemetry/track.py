@@ -90,27 +90,33 @@ def row_json(row: TrackRow) -> dict[str, Any]:
 
 
 def row_from_json(obj: Any) -> TrackRow | None:
-    """The row a line holds, or None when it is not one (wrong shape or types)."""
-    if not isinstance(obj, dict):
+    """The row a line holds, or None when it is not one (wrong shape or types). Exact type checks
+    (`type(x) in NUMBER`: a bool is not a number here): a week's track is 50,000 rows."""
+    if type(obj) is not dict:
         return None
     t: Any = obj.get("t")
     gpu = obj.get("gpu")
-    if not _number(t) or not isinstance(gpu, int) or isinstance(gpu, bool):
+    if type(gpu) is not int or type(t) not in _NUMBER or not math.isfinite(t):
         return None
-    events = obj.get("clock_events", [])
+    events = obj.get("clock_events", ())
     uuid = obj.get("uuid")
     samples = obj.get("samples", 1)
-    if (not isinstance(events, list) or not all(isinstance(e, str) for e in events)
-            or (uuid is not None and not isinstance(uuid, str))
-            or not isinstance(samples, int) or isinstance(samples, bool)):
+    if (type(events) not in (list, tuple) or not all(type(e) is str for e in events)
+            or (uuid is not None and type(uuid) is not str) or type(samples) is not int):
         return None
     values = {}
-    for key in ("util", "memory_mib", "power_w", "temp_c", "sm_clock_mhz"):
+    for key in _VALUE_KEYS:
         value = obj.get(key)
-        if value is not None and not _number(value):
-            return None
-        values[key] = None if value is None else float(value)
+        if value is not None:
+            if type(value) not in _NUMBER or not math.isfinite(value):
+                return None
+            value = float(value)
+        values[key] = value
     return TrackRow(float(t), gpu, uuid, clock_events=tuple(events), samples=samples, **values)
+
+
+_NUMBER = (int, float)
+_VALUE_KEYS = ("util", "memory_mib", "power_w", "temp_c", "sm_clock_mhz")
 
 
 def _number(value: Any) -> bool:
