@@ -122,7 +122,7 @@ def test_a_missing_workspace_is_exit_2(tmp_path: Path) -> None:
 
 
 def test_screenshot_writes_svgs_of_the_main_screens(tmp_path: Path) -> None:
-    result = run("screenshot", "--out", str(tmp_path / "shots"), "--size", "120x36")
+    result = run("screenshot", "--demo", "--out", str(tmp_path / "shots"), "--size", "120x36")
     assert result.returncode == 0, result.stderr
     shots = tmp_path / "shots"
     main_svg = (shots / "main.svg").read_text()  # a recorded H200 session, mid-way

@@ -22,7 +22,7 @@ def test_main_screen(snap_compare, ws) -> None:
 
 
 def test_new_session_dialog(snap_compare, ws) -> None:
-    assert snap_compare(demo(ws), terminal_size=SIZE, press=["ctrl+n"])
+    assert snap_compare(demo(ws), terminal_size=SIZE, press=["ctrl+n", "y"])
 
 
 def test_post_status_dialog(snap_compare, ws) -> None:

@@ -138,9 +138,15 @@ def build_parser() -> argparse.ArgumentParser:
     shot.add_argument("--out", type=Path, default=Path("screenshots"), metavar="DIR")
     shot.add_argument("--size", default="160x48", metavar="COLSxROWS")
     shot.add_argument("--replay", type=Path, metavar="FILE.jsonl", default=argparse.SUPPRESS,
-                      help="GPU panel from this recording (default: the committed loaded H200 one)")
-    shot.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS,
-                      help="screenshot this session (a copy of it) instead of the demo session")
+                      help="GPU panel from this recording (default: the committed loaded H200 one with "
+                      "--demo, none for a session)")
+    shown = shot.add_mutually_exclusive_group()
+    shown.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS,
+                       help="the session to show (default: the workspace's latest, open or ended); "
+                       "it is never written to")
+    shown.add_argument("--demo", action="store_true",
+                       help="the demo sessions (recorded on an H200, and scripted) instead: what "
+                       "screenshots/ shows")
     return p
 
 

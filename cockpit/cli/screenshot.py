@@ -9,9 +9,11 @@ from cockpit.ui.screenshot import parse_size, take_screenshots
 
 
 def screenshot(args: argparse.Namespace) -> int:
-    """`cockpit screenshot`: SVGs of the main screens."""
+    """`cockpit screenshot`: SVGs of the workspace's latest session (never written to), or of
+    the demo sessions with `--demo`."""
     size = parse_size(args.size)
-    session = getattr(args, "session", None)
-    for path in take_screenshots(args.out, size, workspace_of(args), session):
+    workspace = None if args.demo else workspace_of(args)
+    for path in take_screenshots(args.out, size, workspace, getattr(args, "session", None),
+                                 getattr(args, "replay", None)):
         print(path)
     return 0

@@ -111,7 +111,8 @@ class PhasePickerDialog(ModalScreen[str | None]):
 
 
 class ConfirmDialog(ModalScreen[bool]):
-    DEFAULT_CSS = DIALOG_CSS.format(name="ConfirmDialog")
+    # the question wraps (a session's id alone can fill the dialog's width)
+    DEFAULT_CSS = DIALOG_CSS.format(name="ConfirmDialog") + "ConfirmDialog Label { width: 100%; }\n"
     BINDINGS = [
         Binding("y", "answer(True)", "Yes", tooltip="Only y confirms"),
         Binding("n,escape", "answer(False)", "No"),

@@ -1,12 +1,16 @@
 """`cockpit screenshot`: SVGs of the main screens, rendered headless with a fixed clock.
 
-Without `--session` the screens show a demo session scripted through the real core (timer
-intents and composed status lines at fixed times), so `screenshots/` is reproducible.
+In a workspace the screens show its latest session (or `--session ID`) as it stood at its last
+event. Looking is read-only: the cockpit opens a copy of the session folder, for reading, so the
+session gets no journal event, no telemetry track and no status.txt, and no process of its is
+stopped. `--demo` shows sessions recorded on a lent H200 and one scripted through the real core
+(timer intents and composed status lines at fixed times), so `screenshots/` is reproducible.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import os
@@ -14,7 +18,7 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +36,7 @@ from cockpit.session.workspace import (
     SessionRef,
     Workspace,
     create_session,
+    list_sessions,
     load_state,
     resolve_session,
 )
@@ -86,17 +91,22 @@ DEFAULT_REPLAY = (Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "
 REPLAY_TICKS = 18  # into the recording: the load has ramped up, the card is on its power cap
 
 
+NO_GPU_DRAWN = "not drawn (see --replay)"  # the panel says "No GPU telemetry: " first
+
+
 def screenshot_app(ws: Workspace, config: Config, ref: SessionRef, now: float,
-                   replay: Path | None = DEFAULT_REPLAY) -> CockpitApp:
+                   replay: Path | None = DEFAULT_REPLAY, read_only: bool = False) -> CockpitApp:
     """The app frozen at `now`: its clock never moves, no status of its own is posted, and the
-    GPU panel shows `replay` after REPLAY_TICKS seconds (no NVML is touched)."""
+    GPU panel shows `replay` after REPLAY_TICKS seconds (no NVML is touched; without a recording
+    it says that it draws none). `read_only`: the session is opened as an ended one is, open or not."""
     from cockpit.telemetry.history import History
     from cockpit.telemetry.recording import ReplaySampler, read_recording
+    from cockpit.telemetry.sample import Snapshot
     from cockpit.ui.app import CockpitApp
 
     quiet = dataclasses.replace(config, status_every_s=10**9)
     clock = FakeClock(now - REPLAY_TICKS)
-    gpu: tuple[list[Any], History] | None = None
+    gpu: tuple[list[Any], History] = ([Snapshot(now, available=False, reason=NO_GPU_DRAWN)], History())
     if replay is not None and replay.exists():
         source, history = ReplaySampler(read_recording(replay), clock), History()
         snapshots = []
@@ -106,8 +116,22 @@ def screenshot_app(ws: Workspace, config: Config, ref: SessionRef, now: float,
             history.append(snapshots[-1])
         gpu = (snapshots, history)
     clock.set(now)
-    return CockpitApp(ws, quiet, ref, clock=clock, tick_s=3600, gpu_every_s=0, initial_gpu=gpu,
-                      typing_gap_s=0)  # keys are scripted, one at a time
+    app_class = _read_only_cockpit() if read_only else CockpitApp
+    return app_class(ws, quiet, ref, clock=clock, tick_s=3600, gpu_every_s=0, initial_gpu=gpu,
+                     typing_gap_s=0)  # keys are scripted, one at a time
+
+
+def _read_only_cockpit() -> type[CockpitApp]:
+    from cockpit.ui.app import CockpitApp
+
+    class ReadOnlyCockpit(CockpitApp):
+        """The cockpit reading its session as it reads an ended one (CockpitApp._attach_session): no
+        app_opened/app_closed, no telemetry track, and no orphaned gate of the session stopped,
+        whether the session is open or not."""
+
+        _reading = property(lambda self: True, lambda self, value: None)
+
+    return ReadOnlyCockpit
 
 
 async def _render(app: CockpitApp, size: tuple[int, int], out: Path) -> list[Path]:
@@ -191,7 +215,7 @@ async def _shoot_running_build(app: CockpitApp, size: tuple[int, int], out: Path
         return path
 
 
-async def _render_recorded(tmp: Path, size: tuple[int, int], out: Path) -> list[Path]:
+async def _render_recorded(tmp: Path, size: tuple[int, int], out: Path, replay: Path) -> list[Path]:
     import sys
 
     sessions = sorted(p.name for p in (RECORDED / "sessions").iterdir() if p.is_dir())
@@ -204,7 +228,7 @@ async def _render_recorded(tmp: Path, size: tuple[int, int], out: Path) -> list[
         ws.sessions_dir.mkdir(parents=True)
         shutil.copytree(RECORDED / "patterns", ws.patterns_dir)
         ref, now = mid_session(ws, session_id, before)
-        return screenshot_app(ws, config or Config(), ref, now)
+        return screenshot_app(ws, config or Config(), ref, now, replay)
 
     shots.append(await _shoot(app_for("main", loop), size, out, "main.svg", "cockpit"))
     shots.append(await _shoot(app_for("bench", loop), size, out, "bench.svg",
@@ -217,18 +241,18 @@ async def _render_recorded(tmp: Path, size: tuple[int, int], out: Path) -> list[
                               "cockpit — the pattern library", keys=("o", *"smem")))
     shots.append(await _shoot(app_for("main-80x24", loop), (80, 24), out, "main-80x24.svg",
                               "cockpit in an 80x24 pane"))
-    replay = tmp / "replay_recorded_build.py"  # the real H200 log up to its step [2/3], then waits
-    replay.write_text("import sys, time\n"
+    build_script = tmp / "replay_recorded_build.py"  # the real H200 log up to its step [2/3], then waits
+    build_script.write_text("import sys, time\n"
                       "print(*open(sys.argv[1]).read().splitlines()[2:46], sep='\\n', flush=True)\n"
                       "time.sleep(60)\n", encoding="utf-8")
-    replayed = GateConfig(command=(sys.executable, str(replay), str(BUILD_LOG)))
+    replayed = GateConfig(command=(sys.executable, str(build_script), str(BUILD_LOG)))
     building = dataclasses.replace(Config(), gates=Gates({"build": replayed}))
     shots.append(await _shoot_running_build(app_for("build", loop, "gate_started", building), size, out))
     history_ws = Workspace(tmp / "history")
     shutil.copytree(RECORDED, history_ws.root)
     last = resolve_session(history_ws, sessions[-1])
     assert last is not None
-    hist_app = screenshot_app(history_ws, Config(), last, load_state(last).last_event_t + 90)
+    hist_app = screenshot_app(history_ws, Config(), last, load_state(last).last_event_t + 90, replay)
     shots.append(await _shoot(hist_app, size, out, "history.svg", "cockpit — history", keys=("H",)))
     return shots
 
@@ -248,32 +272,80 @@ def _save(svg: str, path: Path) -> Path:
     return path
 
 
+def session_to_shoot(ws: Workspace, spec: str | None) -> SessionRef:
+    """The session named by `spec` (id or number); None or "latest": the newest by start, open or
+    ended (not `resolve_session`'s latest open one: an ended session is worth a picture too)."""
+    if spec is not None and spec != "latest":
+        ref = resolve_session(ws, spec)  # an unknown id raises, naming the latest ones
+        assert ref is not None
+        return ref
+    sessions = list_sessions(ws)
+    if not sessions:
+        raise CockpitError(f'no session in {ws.root}: start one with `cockpit new "OBJECTIVE"`, '
+                           "or pass --demo for the demo sessions")
+    return sessions[-1]
+
+
+def copy_session(original: SessionRef, source: Workspace, into: Workspace) -> SessionRef:
+    """`original`'s folder, and `source`'s patterns (the pattern hints), copied into `into`: the
+    cockpit writes into the folder of a session it opens, so a screenshot opens the copy."""
+    ref = SessionRef(original.id, original.number, into.sessions_dir / original.id)
+    try:
+        shutil.copytree(original.path, ref.path)
+        if source.patterns_dir.is_dir():
+            shutil.copytree(source.patterns_dir, into.patterns_dir)
+    except OSError as exc:  # shutil.Error too
+        raise CockpitError(f"{original.path}: cannot copy the session to render it ({exc})") from exc
+    return ref
+
+
+@contextlib.contextmanager
+def _cache_in(folder: Path) -> Iterator[None]:
+    """Folds saved while rendering (session/saved_state.py) go to `folder`, removed with it: the
+    copies rendered live in a temporary folder, so the user's cache would only keep strays."""
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["XDG_CACHE_HOME"]
+        else:
+            os.environ["XDG_CACHE_HOME"] = before
+
+
+def _render_demo(tmp: Path, size: tuple[int, int], out: Path, replay: Path) -> list[Path]:
+    ws = Workspace(tmp)
+    ref, now = build_demo_session(ws, Config())
+    if not RECORDED.is_dir():
+        return asyncio.run(_render(screenshot_app(ws, Config(), ref, now, replay), size, out))
+    shots = asyncio.run(_render_recorded(tmp, size, out, replay))
+    dialog = asyncio.run(_render_dialog(screenshot_app(ws, Config(), ref, now, replay), size, out))
+    return [*shots, dialog]
+
+
 def take_screenshots(out: Path, size: tuple[int, int], workspace: Workspace | None = None,
-                     session: str | None = None) -> list[Path]:
-    """Render the main screens to `out/*.svg`; the demo session unless `session` is given."""
+                     session: str | None = None, replay: Path | None = None) -> list[Path]:
+    """Render the main screens to `out/*.svg`: `workspace`'s session `session` (default: its
+    newest, open or ended), never written to; without a workspace, the demo sessions. `replay`:
+    the GPU panel's recording (default: the recorded H200 for the demo, none for a session)."""
     os.environ["TZ"] = "UTC"  # clock times on screen must not depend on the machine
     time.tzset()
+    if replay is not None and not replay.is_file():
+        raise CockpitError(f"--replay {replay}: no such file; record one with "
+                           "`cockpit telemetry record --seconds 60 -o FILE.jsonl`")
+    shown = None  # what to show is settled (or refused in one line) before anything is written
+    if workspace is not None:
+        shown = (workspace, session_to_shoot(workspace, session), load_config(workspace.root))
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise CockpitError(f"{out}: cannot create the screenshot folder ({exc.strerror})") from exc
-    with tempfile.TemporaryDirectory(prefix="cockpit-shot-") as tmp:
-        ws = Workspace(Path(tmp))
-        if (session is None or workspace is None) and RECORDED.is_dir():
-            shots = asyncio.run(_render_recorded(Path(tmp), size, out))
-            ref, now = build_demo_session(ws, Config())
-            dialog = asyncio.run(_render_dialog(screenshot_app(ws, Config(), ref, now), size, out))
-            return [*shots, dialog]
-        if session is None or workspace is None:
-            config = Config()
-            ref, now = build_demo_session(ws, config)
-        else:
-            # Render a copy: opening the cockpit journals app_opened/app_closed.
-            original = resolve_session(workspace, session)
-            if original is None:
-                raise CockpitError("no open session to screenshot; pass --session ID")
-            config = load_config(workspace.root)
-            ref = SessionRef(original.id, original.number, ws.sessions_dir / original.id)
-            shutil.copytree(original.path, ref.path)
-            now = load_state(ref).last_event_t
-        return asyncio.run(_render(screenshot_app(ws, config, ref, now), size, out))
+    with tempfile.TemporaryDirectory(prefix="cockpit-shot-") as tmp, _cache_in(Path(tmp) / "cache"):
+        if shown is None:
+            return _render_demo(Path(tmp), size, out, replay or DEFAULT_REPLAY)
+        source, original, config = shown
+        looking = Workspace(Path(tmp) / "workspace")
+        ref = copy_session(original, source, looking)
+        app = screenshot_app(looking, config, ref, load_state(ref).last_event_t, replay, read_only=True)
+        return asyncio.run(_render(app, size, out))

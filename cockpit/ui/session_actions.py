@@ -1,6 +1,6 @@
 """The session's keys: next, skip, pause and go to phase, a status by hand, a new session, the
-end of one. The moves that end a phase or the session ask first (a key pressed by mistake must
-not move the timer)."""
+end of one. The moves that end a phase or the session, and a new session beside an open one, ask
+first (a key pressed by mistake must not move the timer)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from cockpit.errors import CockpitError
 from cockpit.session import timer
-from cockpit.session.workspace import create_session
+from cockpit.session.workspace import create_session, latest_open_session
 from cockpit.ui.host import CockpitHost
 
 
@@ -78,6 +78,8 @@ def ask_status(host: CockpitHost) -> None:
 
 
 def ask_new_session(host: CockpitHost, exit_on_cancel: bool = False) -> None:
+    """The new-session form. With a session still open it asks first, as `cockpit new` refuses
+    without --force: a second session beside an open one is a choice, not a slip of ctrl+n."""
     def created(answer: tuple[str, str] | None) -> None:
         if answer is None:
             if exit_on_cancel and host.live is None:
@@ -92,10 +94,39 @@ def ask_new_session(host: CockpitHost, exit_on_cancel: bool = False) -> None:
         host.open_session(ref)
         host.notify(f"Session {ref.id} started: {host.current_phase_text()}", markup=False)
 
-    from cockpit.ui.dialogs import NewSessionDialog, suggested_objective  # loaded on first use
+    def form() -> None:
+        from cockpit.ui.dialogs import NewSessionDialog, suggested_objective  # loaded on first use
 
-    host.push_screen(NewSessionDialog(sorted(host.config.templates), host.config.default_template,
-                                      suggested_objective(host.config.workload.source)), created)
+        host.push_screen(NewSessionDialog(sorted(host.config.templates), host.config.default_template,
+                                          suggested_objective(host.config.workload.source)), created)
+
+    def answered(yes: bool | None) -> None:
+        if yes:
+            form()
+        else:
+            created(None)  # as if the form was cancelled
+
+    still_open = open_session_id(host)
+    if still_open is None:
+        form()
+    else:
+        from cockpit.ui.dialogs import ConfirmDialog
+
+        host.push_screen(ConfirmDialog(f"Session {still_open} is still open: start another beside "
+                                       "it? (To end it first: n, then E.)"), answered)
+
+
+def open_session_id(host: CockpitHost) -> str | None:
+    """The open session a new one would start beside: the one shown, else the workspace's latest
+    open one (another cockpit's, or one `cockpit new` made since)."""
+    live = host.live
+    if live is not None and live.state.is_open:
+        return live.state.id
+    try:
+        ref = latest_open_session(host.workspace)
+    except CockpitError:  # no sessions folder to list: the form's create says what is wrong
+        return None
+    return ref.id if ref is not None else None
 
 
 def end_session(host: CockpitHost) -> None:
