@@ -124,6 +124,33 @@ def _save(journal: Path, opened: Opened) -> None:
 
 
 def _load(journal: Path, workspace: Path) -> Opened | None:
+    """The saved fold of `journal` if it can be trusted; one process asks once per state of the
+    files (`cockpit status` asks whether the session ended, then for its state)."""
+    try:
+        st = journal.stat()
+        saved = (cache_dir(journal) / "state.json").stat()
+        key = (str(journal), st.st_size, st.st_mtime_ns, saved.st_mtime_ns)
+    except OSError:
+        return None
+    if key not in _LOADED:
+        _LOADED.clear()
+        _LOADED[key] = _load_fresh(journal)
+    found = _LOADED[key]
+    if found is None:
+        return None
+    data, offset, line, problems = found
+    try:
+        return Opened(SessionFold.resume(load(data, workspace)), offset, line, problems)
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+_LOADED: dict[tuple[str, int, int, int], tuple[Any, int, int, tuple[JournalProblem, ...]] | None] = {}
+
+
+def _load_fresh(journal: Path) -> tuple[Any, int, int, tuple[JournalProblem, ...]] | None:
+    """The saved fold's data, the offset and line it read to, and its problems; None when there
+    is none to trust."""
     try:
         folder = cache_dir(journal)
         document = json.loads((folder / "state.json").read_bytes())  # ours: no hostile nesting
@@ -133,12 +160,11 @@ def _load(journal: Path, workspace: Path) -> Opened | None:
         offset, line = int(document["offset"]), int(document["line"])
         if journal.stat().st_size < offset or fingerprint(journal, offset) != document["fingerprint"]:
             return None
-        fold = load(document["fold"], workspace)
         problems = tuple(JournalProblem(int(p["line"]), p["kind"], str(p["excerpt"]))
                          for p in document.get("problems", []))
     except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None  # a damaged, stale or foreign cache is read past, never trusted
-    return Opened(SessionFold.resume(fold), offset, line, problems)
+    return document["fold"], offset, line, problems
 
 
 def dump(fold: Fold, folder: Path) -> dict[str, Any]:

@@ -194,8 +194,7 @@ class CockpitApp(KeyActions, App[int]):
         self.sub_title = state.id + (" (ended: read only)" if self._reading else "")
         self.editor.open(ref.log_md)
         self.tick()
-        # after the first frame: the gate's result and its pattern hints (the library loads then)
-        self.call_after_refresh(self.gates.select, self.gate_panel.selected)
+        self.gates.select(self.gate_panel.selected)
 
     def _close_session(self, reason: str) -> None:
         if self.editor.is_mounted:
