@@ -81,10 +81,31 @@ def geomean_speedup(reference: dict[str, float], now: dict[str, float]) -> tuple
 
 def rows_geomean(rows: Any, key: str) -> tuple[float, int] | None:
     """The geometric mean of one speedup column of a bench result's rows ("speedup_vs_sdpa",
-    "speedup_vs_flash"), and over how many configs; None when no row has a usable value."""
-    cells = [number(r.get(key)) for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
-    values = [v for v in cells if v is not None and v > 0]
+    "speedup_vs_flash"), and over how many configs; None when no row has a usable value. Rows
+    the bench marked launch-bound (their time is the launch, not the kernel) are left out while
+    any other row has a value: they do not move the kernel's headline."""
+    kept = kernel_rows(rows, key)
+    values = [v for r in kept if (v := number(r.get(key))) is not None and v > 0]
     return (geomean(values), len(values)) if values else None
+
+
+def kernel_rows(rows: Any, key: str) -> list[dict[str, Any]]:
+    """The rows with a value in `key` that are not launch-bound; all of them when every one is."""
+    valued = [r for r in rows if isinstance(r, dict) and (v := number(r.get(key))) is not None and v > 0] \
+        if isinstance(rows, list) else []
+    kernel = [r for r in valued if r.get("launch_bound") is not True]
+    return kernel or valued
+
+
+def rows_interval(rows: Any, key: str) -> tuple[float, float] | None:
+    """The headline's interval: the geometric means of the kept rows' interval ends (`key`_ci,
+    each config at its worst and its best: conservative); None when a kept row has none."""
+    kept = kernel_rows(rows, key)
+    ends = [r.get(f"{key}_ci") for r in kept]
+    if not kept or not all(isinstance(e, list) and len(e) == 2 and all(
+            (x := number(v)) is not None and x > 0 for v in e) for e in ends):
+        return None
+    return geomean([float(e[0]) for e in ends]), geomean([float(e[1]) for e in ends])  # type: ignore[index]
 
 
 def number(value: object) -> float | None:

@@ -20,6 +20,7 @@ from cockpit.analysis.keep import (
     decide_keep,
     head_commit,
     rows_geomean,
+    rows_interval,
 )
 from cockpit.config import Thresholds
 from cockpit.errors import CockpitError
@@ -122,7 +123,13 @@ def judge_bench(data: dict[str, Any], validity: dict[str, Any], keep: dict[str, 
     status: GateStatus = "fail" if d.level == "CRITICAL" else "warn" if d.level == "HIGH" else "pass"
     if not validity["valid"] and status == "pass":
         status = "warn"
-    summary = f"{geomean:.2f}x vs {labels.get(baseline, baseline)} ({d.level}) over {configs} configs"
+    interval = rows_interval(rows, f"speedup_vs_{baseline}")
+    spread = f" [{interval[0]:.2f}, {interval[1]:.2f}]" if interval else ""
+    bound = [str(r.get("config")) for r in rows if r.get("launch_bound") is True]
+    apart = f" ({len(bound)} launch-bound apart)" if bound and len(bound) < len(rows) else \
+        " (every config launch-bound)" if bound else ""
+    summary = (f"{geomean:.2f}x{spread} vs {labels.get(baseline, baseline)} ({d.level}) over {configs} "
+               f"configs{apart}")
     for ref in data.get("compared") or ["flash"]:
         if ref == baseline or ref not in vs:
             continue
@@ -140,6 +147,7 @@ def judge_bench(data: dict[str, Any], validity: dict[str, Any], keep: dict[str, 
               "labels": {i: labels.get(i, i) for i in ["ours", *timed]},
               "rows": rows, "device": data.get("device"), "gpu": data.get("gpu"), "peak": data.get("peak"),
               "geomean_speedup": geomean, "configs": configs, "vs": {ref: g[0] for ref, g in vs.items()},
+              "interval": list(interval) if interval else None, "launch_bound": bound,
               "level": d.level, "next_step": d.next_step, "tool": d.tool,
               "profile_first": d.profile_first, "validity": validity, "keep": keep, "record": record_path}
     if "flash" in vs:

@@ -15,6 +15,8 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from cockpit.probes.batch_timing import per_call_extras, speedup_intervals
+
 from .configs import Impl, config_name, flops, make_inputs, say
 
 
@@ -79,8 +81,12 @@ def bench(impls: dict[str, Impl], configs: Sequence[dict[str, Any]], reps: int, 
     for the order and the untimed settling before each block. `keep_times`: every call's time
     too (`times_ms`), for confidence intervals (the tune gate bootstraps them).
     """
+    from cockpit.analysis.timing_method import batch_calls, plan_config
+    from cockpit.probes.batch_timing import batch_cells, device_memory, set_bytes
+
     flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")  # > any L2 (50 MB H100)
     flush_ms = _flush_ms(flush)
+    l2_bytes, free_bytes = device_memory()
     rows = []
     for index, cfg in enumerate(configs):
         sets = [make_inputs(cfg, "cuda", seed=2000 + 10 * index + i) for i in range(input_sets)]
@@ -100,14 +106,28 @@ def bench(impls: dict[str, Impl], configs: Sequence[dict[str, Any]], reps: int, 
                 runnable[name] = fn
             except RuntimeError as exc:  # a backend that does not support this config
                 say(f"  {name}: not available for {config_name(cfg)} ({str(exc).splitlines()[0][:80]})")
-        n = max(reps, min(1000, int(budget_s * 1000 / max(sum(estimate_ms.values()), 1e-3))))
-        call_ms = {name: ms + flush_ms for name, ms in estimate_ms.items()}
-        events: dict[str, list[tuple[Any, Any]]] = {name: [] for name in runnable}
         # The GPU's timeline in wall-clock time: an event the host waited for, and the time then.
         anchor = torch.cuda.Event(enable_timing=True)
         anchor.record()
         anchor.synchronize()
         anchor_t = time.time()
+        plan = plan_config(min(estimate_ms.values(), default=1.0), l2_bytes, set_bytes(sets[0]), free_bytes)
+        row: dict[str, Any] = {"config": config_name(cfg), **cfg, "flops": flops(cfg), "impl": {},
+                               "method": plan.why, **({"l2_note": plan.l2_note} if plan.l2_note else {})}
+        if plan.method == "batch":  # short calls: batches between two events, inputs rotated past L2
+            sets += [make_inputs(cfg, "cuda", seed=2000 + 10 * index + i)
+                     for i in range(len(sets), plan.input_sets)]
+            calls = {name: (lambda k, fn=fn, ins=sets, causal=cfg["causal"]: fn(*ins[k], causal))
+                     for name, fn in runnable.items()}
+            per = {name: batch_calls(ms) for name, ms in estimate_ms.items()}
+            batch, batched = batch_cells(calls, estimate_ms, per, len(sets), settle_ms, index)
+            row["blocks"] = block_spans(anchor, anchor_t, batched)
+            rows.append(_finish_row(row, batch, cfg))
+            del sets, calls
+            continue
+        n = max(reps, min(1000, int(budget_s * 1000 / max(sum(estimate_ms.values()), 1e-3))))
+        call_ms = {name: ms + flush_ms for name, ms in estimate_ms.items()}
+        events: dict[str, list[tuple[Any, Any]]] = {name: [] for name in runnable}
         spans: list[tuple[str, Any, Any, int]] = []
         rep = 0
         for name, settle, timed in block_plan(call_ms, n, rounds, settle_ms, index):
@@ -127,26 +147,35 @@ def bench(impls: dict[str, Impl], configs: Sequence[dict[str, Any]], reps: int, 
                 events[name].append((start, end))
             spans.append((name, events[name][first][0], events[name][-1][1], timed))
         torch.cuda.synchronize()
-        row: dict[str, Any] = {"config": config_name(cfg), **cfg, "flops": flops(cfg), "impl": {}}
         row["blocks"] = block_spans(anchor, anchor_t, spans)
+        cells: dict[str, dict[str, Any]] = {}
         for name, pairs in events.items():
             samples = [s.elapsed_time(e) for s, e in pairs]
-            median = statistics.median(samples)
-            row["impl"][name] = {"median_ms": median, "p20_ms": percentile(samples, 0.2),
-                                 "p80_ms": percentile(samples, 0.8),
-                                 "tflops": flops(cfg) / (median * 1e-3) / 1e12, "samples": len(samples)}
+            cells[name] = {"median_ms": statistics.median(samples), "p20_ms": percentile(samples, 0.2),
+                           "p80_ms": percentile(samples, 0.8), "samples": len(samples),
+                           **per_call_extras(samples)}
             if keep_times:
-                row["impl"][name]["times_ms"] = samples
-        ours = row["impl"].get("ours")
-        for base in ("sdpa", "flash"):
-            if ours and base in row["impl"]:
-                row[f"speedup_vs_{base}"] = row["impl"][base]["median_ms"] / ours["median_ms"]
-        cells = "  ".join(f"{impl} {r['median_ms']:.3f} ms ({r['tflops']:.0f} TF/s)"
-                          for impl, r in row["impl"].items())
-        say(f"{config_name(cfg):<36} {cells}  speedup vs sdpa {row.get('speedup_vs_sdpa', 0):.2f}x")
-        rows.append(row)
+                cells[name]["times_ms"] = samples
+        rows.append(_finish_row(row, cells, cfg))
         del sets
     return rows
+
+
+def _finish_row(row: dict[str, Any], cells: dict[str, dict[str, Any]], cfg: dict[str, Any]) -> dict[str, Any]:
+    """The cells with their TFLOP/s, the speedups over SDPA and FLASH with their intervals; said
+    in the log."""
+    for name, cell in cells.items():
+        row["impl"][name] = {**cell, "tflops": flops(cfg) / (cell["median_ms"] * 1e-3) / 1e12}
+    ours = row["impl"].get("ours")
+    for base in ("sdpa", "flash"):
+        if ours and base in row["impl"]:
+            row[f"speedup_vs_{base}"] = row["impl"][base]["median_ms"] / ours["median_ms"]
+    speedup_intervals(row)
+    text = "  ".join(f"{impl} {r['median_ms']:.3f} ms ({r['tflops']:.0f} TF/s)"
+                     for impl, r in row["impl"].items())
+    bound = " (launch-bound)" if row.get("launch_bound") else ""
+    say(f"{config_name(cfg):<36} {text}  speedup vs sdpa {row.get('speedup_vs_sdpa', 0):.2f}x{bound}")
+    return row
 
 
 def block_spans(anchor: Any, anchor_t: float, spans: Sequence[tuple[str, Any, Any, int]]

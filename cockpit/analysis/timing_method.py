@@ -1,0 +1,281 @@
+"""How to time one kernel call honestly, and when the timing has converged: the pure decisions the
+bench probe's runner calls (it owns the events, the flush and the input sets; this module owns
+the numbers).
+
+Why not per-call events for everything: an event pair around a ~10 µs call, with the L2 flushed
+before each call, is bimodal by itself on an H100 (15.5 µs, or 25–34 µs for the same kernel on
+an idle card): when the host's enqueue of one iteration outlasts the GPU's flush + call, the queue
+drains and the start event is stamped before the call has even been launched, so host launch
+latency lands inside the interval. Two runs of one binary 7 minutes apart read 1.06x and 1.01x
+vs FLASH because three 8–15 µs configs moved 2.5–3.4x. Below `LAUNCH_BOUND_MS` a config is
+therefore timed in *batches* (nvbench's batch measurement, Triton's do_bench): `calls_per_batch`
+calls back to back between two events, no flush inside, the inputs rotated over enough sets that
+every call reads data L2 no longer holds; one sample is a batch's mean call time.
+
+Why batched eager launches rather than CUDA-graph replay (do_bench_cudagraph): a batch works for
+every callable — a Triton kernel whose autotuner picks a config on first call, a wrapper that
+does host-side work, an op that allocates — where capture fails or freezes one path; it times
+what eager use runs; and a graph replays launches without the host's per-launch cost, which
+eager users pay: a kernel faster than its own launch would look fast in a graph and not in use.
+That cost is not hidden here either: `launch_bound` flags a config whose host enqueue keeps up
+with the GPU only barely, and `headline` reports those configs apart.
+
+Convergence follows nvbench's stdrel criterion (`noise`, `enough`); a median carries a
+distribution-free interval (`median_interval`), speedups a conservative one (`ratio_interval`),
+and a change counts only when intervals do not overlap (`beyond_noise`).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
+
+LAUNCH_BOUND_MS = 0.05
+"""Calls at least this long are timed per call (flush outside the events). The host then stays
+ahead: each iteration is a flush (~0.1 ms for 256 MB at H100 bandwidth) plus ≥ 50 µs of call,
+longer than the tens of µs a Python dispatch takes to enqueue it, so both events and the call are
+queued before the GPU reaches them; 0.5 µs of event resolution is ≤ 1 % of the call. On the two
+recorded H100 benches (tests/fixtures/gpu/h100, comparable) every per-call cell whose p80/p20
+exceeded 1.5 had a median under 0.045 ms, and all 192 cells at ≥ 0.05 ms stayed within 1.21."""
+
+BATCH_SPAN_MS = 1.0
+"""A batch spans at least this much GPU time: event resolution (~0.5 µs) becomes 0.05 % of it,
+and one late launch is averaged over ≥ 20 calls (100 for a 10 µs kernel)."""
+
+MAX_CALLS_PER_BATCH = 2000
+"""Bounds the host's enqueue run for sub-microsecond calls (those are launch-bound anyway)."""
+
+COLD_L2_FACTOR = 2
+"""Rotated inputs total more than 2x L2 before a set comes round again: L2 is not a strict LRU,
+so 1x is not enough to be sure a set was evicted."""
+
+ROTATION_MEMORY_FRACTION = 0.5
+"""The input sets may use at most half of the free GPU memory: the call's own outputs and
+workspace, and the references' copies, need the rest."""
+
+MAX_INPUT_SETS = 1024
+"""Each set is one call of the workload's input maker (host time); inputs so small they need more
+sets than this make a launch-bound call, where a warm L2 moves little."""
+
+HOST_BOUND_FRACTION = 0.8
+"""A config is launch-bound when enqueueing a call takes ≥ 80 % of the GPU's time for it: the
+queue barely grows, so any host hiccup (GC, a page fault) drains it and the GPU waits."""
+
+NOISE_TARGET = 0.005
+MIN_SAMPLES = 10
+MAX_SECONDS = 2.0
+"""nvbench's stop rule: at least 10 samples, then stop when the relative standard deviation is
+≤ 0.5 % (its defaults) or at the time cap (ours 2 s per implementation and config, not nvbench's
+15 s: a bench has tens of configs times several references)."""
+
+
+class Interval(NamedTuple):
+    """A point value and its interval: (value, lo, hi), unpackable as the tuple it is."""
+
+    value: float
+    lo: float
+    hi: float
+
+
+@dataclass(frozen=True)
+class TimingPlan:
+    """How one implementation on one config is timed."""
+
+    method: Literal["per-call", "batch"]
+    calls_per_batch: int  # 1 per call
+    input_sets: int  # sets to rotate over so each call reads cold data (1: the flush does it)
+    rotation_bytes: int  # input_sets x bytes of one set
+    why: str  # one line for the log: the method and what chose it
+    l2_note: str | None = None  # set when the rotation cannot exceed COLD_L2_FACTOR x L2
+
+
+def plan_config(single_call_ms: float, l2_bytes: int, bytes_per_input_set: int,
+                free_bytes: int) -> TimingPlan:
+    """Per-call timing for calls ≥ LAUNCH_BOUND_MS, batches below, from one warm call's time
+    (an over-estimate for short calls; re-plan with the first batch's mean for a tighter size).
+
+    In a batch the runner keeps one rotation counter across batches, so a set comes back only
+    after `rotation_bytes` of other inputs have been read, whatever `calls_per_batch` is."""
+    if single_call_ms <= 0 or l2_bytes <= 0 or bytes_per_input_set <= 0:
+        raise ValueError("call time, L2 size and input bytes must be positive")
+    if single_call_ms >= LAUNCH_BOUND_MS:
+        return TimingPlan("per-call", 1, 1, bytes_per_input_set,
+                          f"per-call: {single_call_ms * 1e3:.1f} µs ≥ {LAUNCH_BOUND_MS * 1e3:.0f} µs, "
+                          "L2 flushed before each call")
+    calls = batch_calls(single_call_ms)
+    needed = COLD_L2_FACTOR * l2_bytes // bytes_per_input_set + 1
+    fits = int(ROTATION_MEMORY_FRACTION * free_bytes) // bytes_per_input_set
+    sets = max(1, min(needed, fits, MAX_INPUT_SETS))
+    rotation = sets * bytes_per_input_set
+    note = None
+    if sets < needed:
+        limit = "free memory" if fits <= MAX_INPUT_SETS else f"the {MAX_INPUT_SETS}-set cap"
+        note = (f"rotation {_mb(rotation)} ({sets} sets x {_mb(bytes_per_input_set)}) does not exceed "
+                f"{COLD_L2_FACTOR}x L2 ({_mb(COLD_L2_FACTOR * l2_bytes)}), held back by {limit}: "
+                "some inputs may still be in L2, so times may read fast")
+    return TimingPlan("batch", calls, sets, rotation,
+                      f"batch: {single_call_ms * 1e3:.1f} µs < {LAUNCH_BOUND_MS * 1e3:.0f} µs, "
+                      f"{calls} calls per batch over {sets} input sets", note)
+
+
+def with_resolution(interval: Interval, floor: float = NOISE_TARGET) -> Interval:
+    """`interval` widened to at least ±`floor` of its value. A median's interval from thousands
+    of samples in one run says how well that run pinned it, not how far the next run lands: on
+    the H100 two back-to-back runs of one binary moved per-call configs by up to 0.45 % with
+    intervals ten times narrower. The noise target is the resolution the bench claims."""
+    value, lo, hi = interval
+    return Interval(value, min(lo, value * (1 - floor)), max(hi, value * (1 + floor)))
+
+
+def batch_calls(call_ms: float) -> int:
+    """Calls per batch for a call of `call_ms`: a batch spans at least BATCH_SPAN_MS of GPU time.
+    Every implementation of a batched config gets its own (a slower reference needs fewer)."""
+    return max(1, min(MAX_CALLS_PER_BATCH, math.ceil(BATCH_SPAN_MS / max(call_ms, 1e-6))))
+
+
+def noise(samples: Sequence[float]) -> float:
+    """Relative standard deviation (stdev / mean), nvbench's stdrel; inf when it cannot be told
+    (fewer than two samples, or a zero mean)."""
+    if len(samples) < 2:
+        return math.inf
+    mean = statistics.fmean(samples)
+    return statistics.stdev(samples) / mean if mean > 0 else math.inf
+
+
+def enough(samples: Sequence[float], elapsed_s: float, target: float = NOISE_TARGET,
+           min_samples: int = MIN_SAMPLES, max_s: float = MAX_SECONDS) -> tuple[bool, str]:
+    """Whether to stop sampling, and why. The time cap wins over everything; below `min_samples`
+    it goes on; then it stops once `noise` ≤ `target`. Batch means usually meet 0.5 %; per-call
+    times keep their spread however many are taken (stdrel does not shrink with n), so per-call
+    configs tend to stop at the cap, their median's interval having narrowed meanwhile."""
+    level = noise(samples)
+    if elapsed_s >= max_s:
+        return True, f"time cap {max_s:.1f} s reached at noise {_pct(level)} ({len(samples)} samples)"
+    if len(samples) < min_samples:
+        return False, f"{len(samples)} of {min_samples} samples"
+    if level <= target:
+        return True, f"noise {_pct(level)} ≤ {_pct(target)}"
+    return False, f"noise {_pct(level)} > {_pct(target)}"
+
+
+def median_interval(samples: Sequence[float], confidence: float = 0.95) -> Interval:
+    """The median and a distribution-free interval for it from order statistics: the k-th
+    smallest and k-th largest sample, with k the largest for which Binomial(n, ½) puts at least
+    `confidence` between them. Bimodal or skewed samples need no normality. With too few samples
+    for the asked confidence (n ≤ 5 at 95 %) it is the full range, the widest the data can say."""
+    if not samples:
+        raise ValueError("no samples")
+    if not 0 < confidence < 1:
+        raise ValueError("confidence must lie in (0, 1)")
+    ordered = sorted(samples)
+    n = len(ordered)
+    k = _order_statistic(n, (1 - confidence) / 2)
+    return Interval(statistics.median(ordered), ordered[k - 1], ordered[n - k])
+
+
+def ratio_interval(ref: Interval | tuple[float, float, float],
+                   ours: Interval | tuple[float, float, float]) -> Interval:
+    """Speedup ref / ours from two (value, lo, hi) times, conservatively: the slowest reference
+    over the fastest ours is the top, the fastest reference over the slowest ours the bottom."""
+    (r, r_lo, r_hi), (o, o_lo, o_hi) = ref, ours
+    return Interval(r / o, r_lo / o_hi, r_hi / o_lo)
+
+
+def launch_bound(gpu_ms_per_call: float, host_ms_per_call: float) -> bool:
+    """Whether the host's enqueue, not the kernel, sets the pace: host time per call (wall clock
+    around a batch's launches, no sync, / calls) ≥ HOST_BOUND_FRACTION x the GPU's per call (the
+    batch's event time / calls). Such a config's time says how fast it launches; report it apart."""
+    return host_ms_per_call >= HOST_BOUND_FRACTION * gpu_ms_per_call
+
+
+@dataclass(frozen=True)
+class ConfigSpeedup:
+    """One config's speedup over a reference, its interval, and whether it is launch-bound."""
+
+    config: str
+    speedup: float
+    lo: float
+    hi: float
+    launch_bound: bool = False
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The bench's one number: geometric-mean speedup over the configs the kernel bounds, with
+    the launch-bound ones apart (their times move with the host, not with the kernel)."""
+
+    speedup: Interval
+    configs: int  # how many configs the headline is over
+    launch_bound: tuple[str, ...]  # configs reported apart
+    launch_bound_speedup: Interval | None  # their own geomean, None when there are none
+    all_launch_bound: bool = False  # no config was kernel-bound: the headline is over them all
+
+    def __str__(self) -> str:
+        v, lo, hi = self.speedup
+        line = f"{v:.2f}x [{lo:.2f}, {hi:.2f}] over {self.configs} configs"
+        if self.all_launch_bound:
+            return f"{line}, every one launch-bound: the host's launch rate, not the kernel"
+        if self.launch_bound_speedup is not None:
+            line += (f"; {len(self.launch_bound)} launch-bound apart: "
+                     f"{self.launch_bound_speedup.value:.2f}x")
+        return line
+
+
+def headline(rows: Sequence[ConfigSpeedup]) -> Headline:
+    """Geometric mean of the speedups over the configs that are not launch-bound, its interval the
+    geomean of the los and of the his (each config at its own worst and best: conservative); the
+    launch-bound configs listed apart with their own geomean. If every config is launch-bound the
+    headline is over them all, flagged."""
+    if not rows:
+        raise ValueError("no configs to headline")
+    kernel_bound = [r for r in rows if not r.launch_bound]
+    apart = [r for r in rows if r.launch_bound]
+    if not kernel_bound:
+        return Headline(_geomean_interval(apart), len(apart), tuple(r.config for r in apart),
+                        None, all_launch_bound=True)
+    return Headline(_geomean_interval(kernel_bound), len(kernel_bound),
+                    tuple(r.config for r in apart), _geomean_interval(apart) if apart else None)
+
+
+def beyond_noise(before: Interval | tuple[float, float, float],
+                 after: Interval | tuple[float, float, float]) -> bool:
+    """A change counts only when the two (value, lo, hi) intervals do not overlap: the run-to-run
+    spread is each measurement's own, not a fixed 3 %."""
+    _, b_lo, b_hi = before
+    _, a_lo, a_hi = after
+    return a_hi < b_lo or a_lo > b_hi
+
+
+def geomean(values: Sequence[float]) -> float:
+    """Here, not from stats.py: the probes import this module in the user's Python, stdlib only."""
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def _geomean_interval(rows: Sequence[ConfigSpeedup]) -> Interval:
+    return Interval(geomean([r.speedup for r in rows]), geomean([r.lo for r in rows]),
+                    geomean([r.hi for r in rows]))
+
+
+def _order_statistic(n: int, tail: float) -> int:
+    """The largest k (1-based, ≥ 1) with P(Binomial(n, ½) ≤ k - 1) ≤ tail, so that
+    [x_(k), x_(n+1-k)] covers the median with probability ≥ 1 - 2·tail (k = 1 when even the full
+    range cannot). Summed in log space: n may be many thousand per-call samples."""
+    log_half_n = n * math.log(0.5)
+    cdf, k = 0.0, 0
+    while k < n // 2:
+        cdf += math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) + log_half_n)
+        if cdf > tail:
+            break
+        k += 1
+    return max(1, k)
+
+
+def _pct(fraction: float) -> str:
+    return "unknown" if math.isinf(fraction) else f"{fraction * 100:.2f} %"
+
+
+def _mb(nbytes: int) -> str:
+    return f"{nbytes / 1e6:.0f} MB"

@@ -1,0 +1,157 @@
+"""Timing a config whose calls are short (under `LAUNCH_BOUND_MS`), the way they run in use: in
+batches of back-to-back calls between two CUDA events, no L2 flush inside a batch, the inputs
+rotated over enough sets that every call reads data L2 no longer holds (analysis/timing_method.py
+decides the method, the batch size and the sets; this module runs it).
+
+Every implementation is timed in the same rounds, its order alternating round by round, each
+turn after `settle_ms` of untimed calls (its own power-capped clock, as the per-call path does).
+A sample is one batch's mean call time; rounds go on until every implementation's samples are
+quiet (relative spread ≤ 0.5 %, nvbench's stdrel) or the time cap is reached. The host's time to
+enqueue a batch is kept too: a config whose host barely keeps ahead of the GPU is launch-bound.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import torch
+
+from cockpit.analysis.timing_method import (
+    MAX_SECONDS,
+    Interval,
+    enough,
+    launch_bound,
+    median_interval,
+    noise,
+    ratio_interval,
+    with_resolution,
+)
+
+Call = Callable[[int], object]
+"""call(k): one call of an implementation on input set k."""
+BATCHES_PER_TURN = 4
+
+
+def batch_cells(calls: Mapping[str, Call], call_ms: Mapping[str, float], calls_per_batch: Mapping[str, int],
+                sets: int, settle_ms: float, config_index: int, max_s: float = MAX_SECONDS,
+                ) -> tuple[dict[str, dict[str, Any]], list[tuple[str, Any, Any, int]]]:
+    """Each implementation's cell (median call time, its interval, the samples, why it stopped,
+    the host's enqueue time, launch-bound) and the timed spans (impl, first event, last event,
+    calls) for the validity verdict."""
+    names = list(calls)
+    host_ms = {n: _host_ms(calls[n], min(HOST_PROBE_CALLS, calls_per_batch[n]), sets) for n in names}
+    batches: dict[str, list[tuple[Any, Any, float]]] = {n: [] for n in names}
+    spans: list[tuple[str, Any, Any, int]] = []
+    rep = 0
+    started = time.perf_counter()
+    done: dict[str, str] = {}
+    round_no = 0
+    while len(done) < len(names):
+        order = names if (config_index + round_no) % 2 == 0 else names[::-1]
+        for name in order:
+            if name in done:
+                continue
+            call, per = calls[name], calls_per_batch[name]
+            for _ in range(min(5000, math.ceil(settle_ms / max(call_ms[name], 1e-3)))):
+                call(rep % sets)
+                rep += 1
+            first = len(batches[name])
+            for _ in range(BATCHES_PER_TURN):
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                host = time.perf_counter()
+                for _ in range(per):
+                    call(rep % sets)
+                    rep += 1
+                host = time.perf_counter() - host
+                end.record()
+                batches[name].append((start, end, host))
+            spans.append((name, batches[name][first][0], batches[name][-1][1], BATCHES_PER_TURN * per))
+        torch.cuda.synchronize()
+        round_no += 1
+        elapsed = time.perf_counter() - started
+        for name in names:
+            if name not in done:
+                stop, why = enough(_per_call(batches[name], calls_per_batch[name]), elapsed, max_s=max_s)
+                if stop:
+                    done[name] = why
+    return {n: _cell(batches[n], calls_per_batch[n], done[n], host_ms[n]) for n in names}, spans
+
+
+HOST_PROBE_CALLS = 256
+"""Calls whose enqueue is timed on an idle GPU: fewer than CUDA's launch queue holds (~1,000), so
+the host never waits for room and its time is the launch cost alone."""
+
+
+def _host_ms(call: Call, n: int, sets: int) -> float:
+    """The host's time to enqueue one call, measured with the GPU idle and the queue empty (in a
+    timed round the queue is full and every enqueue waits for the GPU: that would read as
+    launch-bound)."""
+    torch.cuda.synchronize()
+    host = time.perf_counter()
+    for k in range(n):
+        call(k % sets)
+    host = time.perf_counter() - host
+    torch.cuda.synchronize()
+    return host * 1e3 / n
+
+
+def _per_call(batches: Sequence[tuple[Any, Any, float]], per: int) -> list[float]:
+    return [s.elapsed_time(e) / per for s, e, _ in batches]
+
+
+def _cell(batches: Sequence[tuple[Any, Any, float]], per: int, why: str, host_ms: float) -> dict[str, Any]:
+    samples = _per_call(batches, per)
+    median, lo, hi = with_resolution(median_interval(samples))
+    return {"median_ms": median, "ci_ms": [lo, hi], "p20_ms": _pct(samples, 0.2),
+            "p80_ms": _pct(samples, 0.8), "samples": len(samples), "method": "batch",
+            "calls_per_batch": per, "noise": noise(samples), "stop": why, "host_ms_per_call": host_ms,
+            "launch_bound": launch_bound(median, host_ms)}
+
+
+def per_call_extras(samples: Sequence[float]) -> dict[str, Any]:
+    """What the per-call path adds to its cells: the median's interval, the spread, the method."""
+    _, lo, hi = with_resolution(median_interval(samples))
+    return {"ci_ms": [lo, hi], "noise": noise(samples), "method": "per-call", "launch_bound": False}
+
+
+def speedup_intervals(row: dict[str, Any]) -> None:
+    """Each `speedup_vs_X` gets its interval (`speedup_vs_X_ci`), and the row is launch-bound when
+    any of its implementations is (its speedups then measure launch cost, not the kernel)."""
+    cells = row["impl"]
+    ours = cells.get("ours")
+    if ours is None:
+        return
+    for impl, cell in cells.items():
+        if impl != "ours" and "ci_ms" in cell and "ci_ms" in ours:
+            ratio = ratio_interval(Interval(cell["median_ms"], *cell["ci_ms"]),
+                                   Interval(ours["median_ms"], *ours["ci_ms"]))
+            row[f"speedup_vs_{impl}_ci"] = [ratio.lo, ratio.hi]
+    row["launch_bound"] = any(bool(c.get("launch_bound")) for c in cells.values())
+
+
+def set_bytes(inputs: Any) -> int:
+    """Bytes of the tensors in one input set (nested lists and tuples walked)."""
+    if isinstance(inputs, torch.Tensor):
+        return int(inputs.numel() * inputs.element_size())
+    if isinstance(inputs, (list, tuple)):
+        return sum(set_bytes(x) for x in inputs)
+    return 0
+
+
+def device_memory() -> tuple[int, int]:
+    """(L2 bytes, free bytes) of the current GPU."""
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    l2 = int(getattr(props, "L2_cache_size", 0) or 50 * 1024 * 1024)
+    free, _ = torch.cuda.mem_get_info()
+    return l2, int(free)
+
+
+def _pct(values: Sequence[float], p: float) -> float:
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * p
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
