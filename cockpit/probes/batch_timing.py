@@ -37,10 +37,12 @@ BATCHES_PER_TURN = 4
 
 def batch_cells(calls: Mapping[str, Call], call_ms: Mapping[str, float], calls_per_batch: Mapping[str, int],
                 sets: int, settle_ms: float, config_index: int, max_s: float = MAX_SECONDS,
+                keep_times: bool = False,
                 ) -> tuple[dict[str, dict[str, Any]], list[tuple[str, Any, Any, int]]]:
     """Each implementation's cell (median call time, its interval, the samples, why it stopped,
     the host's enqueue time, launch-bound) and the timed spans (impl, first event, last event,
-    calls) for the validity verdict."""
+    calls) for the validity verdict. `keep_times`: each cell keeps its samples (`times_ms`, one
+    per batch: the tuner bootstraps its intervals from them)."""
     names = list(calls)
     host_ms = {n: _host_ms(calls[n], min(HOST_PROBE_CALLS, calls_per_batch[n]), sets) for n in names}
     batches: dict[str, list[tuple[Any, Any, float]]] = {n: [] for n in names}
@@ -78,7 +80,11 @@ def batch_cells(calls: Mapping[str, Call], call_ms: Mapping[str, float], calls_p
                 stop, why = enough(_per_call(batches[name], calls_per_batch[name]), elapsed, max_s=max_s)
                 if stop:
                     done[name] = why
-    return {n: _cell(batches[n], calls_per_batch[n], done[n], host_ms[n]) for n in names}, spans
+    cells = {n: _cell(batches[n], calls_per_batch[n], done[n], host_ms[n]) for n in names}
+    if keep_times:
+        for n in names:
+            cells[n]["times_ms"] = _per_call(batches[n], calls_per_batch[n])
+    return cells, spans
 
 
 HOST_PROBE_CALLS = 256

@@ -8,16 +8,24 @@ from __future__ import annotations
 
 import math
 import statistics
+import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import torch
 import torch.nn.functional as F
 
-from cockpit.probes.batch_timing import per_call_extras, speedup_intervals
-
 from .configs import Impl, config_name, flops, make_inputs, say
+
+# The tuner runs its probe by path, where `cockpit` need not be installed: the folder holding the
+# package goes first on sys.path (as workload_load.py does), so the batch timing is this checkout's.
+_PACKAGE_PARENT = Path(__file__).resolve().parents[3]
+if str(_PACKAGE_PARENT) not in sys.path:
+    sys.path.insert(0, str(_PACKAGE_PARENT))
+
+from cockpit.probes.batch_timing import per_call_extras, speedup_intervals  # noqa: E402
 
 
 def sdpa_impls() -> dict[str, Impl]:
@@ -81,7 +89,7 @@ def bench(impls: dict[str, Impl], configs: Sequence[dict[str, Any]], reps: int, 
     for the order and the untimed settling before each block. `keep_times`: every call's time
     too (`times_ms`), for confidence intervals (the tune gate bootstraps them).
     """
-    from cockpit.analysis.timing_method import batch_calls, plan_config
+    from cockpit.analysis.timing_method import MAX_SECONDS, batch_calls, plan_config
     from cockpit.probes.batch_timing import batch_cells, device_memory, set_bytes
 
     flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")  # > any L2 (50 MB H100)
@@ -120,7 +128,8 @@ def bench(impls: dict[str, Impl], configs: Sequence[dict[str, Any]], reps: int, 
             calls = {name: (lambda k, fn=fn, ins=sets, causal=cfg["causal"]: fn(*ins[k], causal))
                      for name, fn in runnable.items()}
             per = {name: batch_calls(ms) for name, ms in estimate_ms.items()}
-            batch, batched = batch_cells(calls, estimate_ms, per, len(sets), settle_ms, index)
+            batch, batched = batch_cells(calls, estimate_ms, per, len(sets), settle_ms, index,
+                                         max_s=min(MAX_SECONDS, 4 * budget_s), keep_times=keep_times)
             row["blocks"] = block_spans(anchor, anchor_t, batched)
             rows.append(_finish_row(row, batch, cfg))
             del sets, calls

@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from cockpit.analysis.timing_method import batch_calls, plan_config
+from cockpit.analysis.timing_method import MAX_SECONDS, batch_calls, plan_config
 from cockpit.probes.attention.timing import _flush_ms, block_plan, block_spans, percentile
 from cockpit.probes.batch_timing import (
     batch_cells,
@@ -112,7 +112,8 @@ def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
             calls = {impl: (lambda k, fn=fn, ins=sets, outs=bufs: fn(ins[k], outs[k]))
                      for impl, fn in runnable.items()}
             per = {impl: batch_calls(ms) for impl, ms in estimate_ms.items()}
-            cells, batched = batch_cells(calls, estimate_ms, per, len(sets), settle_ms, index)
+            cells, batched = batch_cells(calls, estimate_ms, per, len(sets), settle_ms, index,
+                                         max_s=min(MAX_SECONDS, 4 * budget_s), keep_times=keep_times)
             rows.append(_row(w, shape, name, cells, anchor, anchor_t, batched, plan.why, plan.l2_note))
             say(f"[{index + 1}/{len(grid)}] {_line(rows[-1])}")
             del sets, bufs, calls
