@@ -13,7 +13,7 @@ import json
 import math
 import subprocess
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -35,6 +35,10 @@ class BenchRecord:
     commit: str | None = None
     workload: str | None = None
     """The workload it measured; None for a record from before workloads (the attention kernel)."""
+    ours_ci: dict[str, tuple[float, float]] = field(default_factory=dict)
+    """Our median's interval per config (benches that measured one); empty for older records."""
+    launch_bound: frozenset[str] = frozenset()
+    """Configs the bench found launch-bound: left out of keep/revert like the headline."""
 
     @property
     def measured(self) -> str:
@@ -57,10 +61,13 @@ def read_bench_record(path: Path) -> BenchRecord | None:
         data = json.loads(path.read_text(encoding="utf-8"))
         ours = {row["config"]: float(row["impl"]["ours"]["median_ms"])
                 for row in data["rows"] if "ours" in row.get("impl", {})}
+        ci = {row["config"]: (float(c[0]), float(c[1])) for row in data["rows"]
+              if isinstance(c := row.get("impl", {}).get("ours", {}).get("ci_ms"), list) and len(c) == 2}
+        bound = frozenset(row["config"] for row in data["rows"] if row.get("launch_bound") is True)
         workload = data.get("workload")
         return BenchRecord(path, str(data.get("session", "")), float(data.get("t", 0.0)),
                            bool(data.get("valid")), ours, data.get("commit"),
-                           workload if isinstance(workload, str) else None)
+                           workload if isinstance(workload, str) else None, ci, bound)
     except (OSError, ValueError, KeyError, TypeError):
         return None  # not a bench result (or a torn one): never a reference
 
@@ -70,6 +77,20 @@ def bench_history(sessions_dir: Path) -> list[BenchRecord]:
     records = [r for p in sorted(sessions_dir.glob("*/results/bench-*.json"))
                if (r := read_bench_record(p)) is not None]
     return sorted(records, key=lambda r: r.t)
+
+
+def speedup_interval(before: BenchRecord, now: BenchRecord) -> tuple[float, float, float, int] | None:
+    """Geometric-mean speedup of `now` over `before` with its interval, over the configs both
+    timed with an interval and neither found launch-bound (each config's ratio at its worst and
+    best: conservative); None when they share no such config (records from before intervals)."""
+    shared = [c for c in now.ours_ci if c in before.ours_ci and c not in now.launch_bound
+              and c not in before.launch_bound and before.ours_ms.get(c, 0) > 0 and now.ours_ms.get(c, 0) > 0]
+    if not shared:
+        return None
+    mid = geomean([before.ours_ms[c] / now.ours_ms[c] for c in shared])
+    lo = geomean([before.ours_ci[c][0] / now.ours_ci[c][1] for c in shared])
+    hi = geomean([before.ours_ci[c][1] / now.ours_ci[c][0] for c in shared])
+    return mid, lo, hi, len(shared)
 
 
 def geomean_speedup(reference: dict[str, float], now: dict[str, float]) -> tuple[float, int]:
@@ -127,7 +148,9 @@ def decide_keep(current: BenchRecord, history: Iterable[BenchRecord], objective:
         if (record.path == current.path or not record.valid or record.t >= current.t
                 or record.measured != current.measured):
             continue  # only an earlier valid run of the same workload is a reference
-        speedup, shared = geomean_speedup(record.ours_ms, current.ours_ms)
+        apart = record.launch_bound | current.launch_bound  # the launch, not the kernel
+        speedup, shared = geomean_speedup({c: v for c, v in record.ours_ms.items() if c not in apart},
+                                          {c: v for c, v in current.ours_ms.items() if c not in apart})
         if shared:
             candidates.append((speedup, shared, record))
     if not candidates:
@@ -137,6 +160,12 @@ def decide_keep(current: BenchRecord, history: Iterable[BenchRecord], objective:
     speedup, shared, best = min(candidates, key=lambda c: c[0])
     improvement = speedup - 1.0
     versus = f"{best.session}/{best.path.name}"
+    measured = speedup_interval(best, current)
+    if measured is not None and improvement >= keep_improvement and measured[1] <= 1.0:
+        return KeepDecision(
+            "revert", f"REVERT: {improvement:+.0%} vs the best earlier run ({versus}) but not beyond the "
+            f"noise (its interval [{measured[1]:.3f}, {measured[2]:.3f}] reaches 1): re-measure, or try "
+            "a different fix", improvement, best, shared)
     if improvement >= keep_improvement:
         return KeepDecision(
             "keep", f"KEEP: {improvement:+.0%} vs the best earlier run ({versus}, {shared} configs)",

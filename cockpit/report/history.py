@@ -64,6 +64,9 @@ class SessionSummary:
     mistakes: tuple[PatternRef, ...]
     gate_runs: int
     outcome: str
+    best_ci: tuple[tuple[str, float, float], ...] = ()
+    """The best run's interval per config, where its bench measured one (the configs it found
+    launch-bound left out): what a regression must fall outside of."""
 
     def vs(self, reference: str) -> float | None:
         """The best valid run against one reference (by id), where it was measured."""
@@ -197,6 +200,15 @@ def mistakes_in(state: SessionState, workspace: Path, patterns: Sequence[Pattern
     return tuple(sorted(found.values(), key=lambda m: (m.t or 0.0, m.id)))
 
 
+def _intervals(result: Mapping[str, Any]) -> tuple[tuple[str, float, float], ...]:
+    rows = result.get("rows")
+    return tuple((str(r["config"]), float(c[0]), float(c[1]))
+                 for r in (rows if isinstance(rows, list) else [])
+                 if isinstance(r, dict) and r.get("launch_bound") is not True
+                 and isinstance(c := r.get("impl", {}).get("ours", {}).get("ci_ms"), list) and len(c) == 2
+                 and all(isinstance(x, (int, float)) and x > 0 for x in c))
+
+
 def verdict_fields(run: GateRunRecord) -> dict[str, Any]:
     """What a pattern's verdict trigger reads of a finished run: its result and status, and for
     a bench its speedup over the baseline as `speedup`."""
@@ -255,6 +267,7 @@ def summarize(state: SessionState, events: Sequence[Event], workspace: Path,
         reference_speedups(last, measured=False) if last else (),
         device=clean_line(result.device) if result and result.device else None,
         best_ms=whole.ours_ms if best and (whole := read_bench_result(best[0].result)) else (),
+        best_ci=_intervals(best[0].result) if best else (),
         patterns_applied=tuple(dict.fromkeys(applied)),
         mistakes=mistakes_in(state, workspace, patterns, births),
         gate_runs=len(state.gate_runs), outcome=outcome)

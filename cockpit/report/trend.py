@@ -128,6 +128,19 @@ class HistoryTable:
     """The sessions grouped by workload; the latest session's workload last."""
 
 
+def slower_beyond_noise(earlier: SessionSummary, later: SessionSummary, speedup: float) -> bool:
+    """Whether `later`'s best run is slower than `earlier`'s beyond what they measured: with both
+    runs' intervals, the geometric mean of the configs' best-case ratios stays under 1; runs from
+    before intervals fall back to a fixed margin (REGRESSION_MARGIN)."""
+    before = {c: (lo, hi) for c, lo, hi in earlier.best_ci}
+    after = {c: (lo, hi) for c, lo, hi in later.best_ci}
+    shared = [c for c in after if c in before]
+    if not shared:
+        return speedup < 1 - REGRESSION_MARGIN
+    best_case = math.exp(sum(math.log(before[c][1] / after[c][0]) for c in shared) / len(shared))
+    return best_case < 1.0
+
+
 def regressions(sessions: Sequence[SessionSummary]) -> tuple[Regression, ...]:
     """Each session whose best valid run is slower than an earlier session's best valid run on
     the same GPU and configs, against the earlier run it loses most to."""
@@ -140,7 +153,7 @@ def regressions(sessions: Sequence[SessionSummary]) -> tuple[Regression, ...]:
             if not earlier.best_ms or earlier.device != s.device:
                 continue
             speedup, shared = geomean_speedup(dict(earlier.best_ms), dict(s.best_ms))
-            if shared and speedup < 1 - REGRESSION_MARGIN and (worst is None or speedup < worst[0]):
+            if shared and slower_beyond_noise(earlier, s, speedup) and (worst is None or speedup < worst[0]):
                 worst = (speedup, shared, earlier)
         if worst is not None:
             speedup, shared, earlier = worst
