@@ -33,6 +33,10 @@ async def test_a_day_of_statuses_shows_the_newest_and_says_where_the_rest_are(ws
     async with app.run_test(size=(140, 36)) as pilot:
         await pilot.pause()
         pane = app.query_one(StatusHistory)
+        # the lines get their height in a layout after the first: wait for it, and for the
+        # anchored scroll it triggers (a fast box asked before it and read 88 of 91)
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
         text = pane.query_one("#status-lines").plain  # type: ignore[attr-defined]
         assert pane.border_subtitle == f"{SHOWN + 50} posted"
         assert text.startswith("50 earlier: in the journal and the report (R)\n")
