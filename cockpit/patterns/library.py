@@ -1,9 +1,8 @@
 """The pattern library: `patterns/NN-slug.md` files, each one failure turned into a rule.
 
-A file is YAML front matter (`frontmatter.py`) and a markdown body; what a pattern is lives
-in `pattern.py`. Finding patterns by id or fuzzy title lives in `search.py` and is re-exported here.
-Loading never stops at a bad file: it is reported as a `LoadProblem` (file:line: what is
-wrong) and the others load. New patterns get the next free number and never replace a file.
+A file is YAML front matter (`frontmatter.py`) and a markdown body (a pattern: `pattern.py`;
+finding by id or title: `search.py`, re-exported). A bad file is a `LoadProblem` (file:line:
+what is wrong) and the others load; a new pattern takes the next free number, never a file.
 """
 
 from __future__ import annotations
