@@ -29,11 +29,9 @@ from cockpit.slug import slugify
 if sys.platform != "win32":
     import fcntl
 
-__all__ = [
-    "LoadProblem", "Pattern", "PatternError", "PatternFileError", "PatternStatus", "close_matches", "find",
-    "load_library", "new_pattern", "next_id", "parse_pattern", "pattern_slug", "rank", "read_pattern",
-    "render_pattern",
-]
+__all__ = ["LoadProblem", "Pattern", "PatternError", "PatternFileError", "PatternStatus", "close_matches",
+           "find", "load_library", "new_pattern", "next_id", "parse_pattern", "pattern_slug", "rank",
+           "read_pattern", "render_pattern"]
 
 KEYS = ("id", "title", "status", "time_saved_min", "problem", "when", "solution", "evidence", "triggers",
         "triggers_mean")
