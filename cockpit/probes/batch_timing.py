@@ -13,6 +13,7 @@ enqueue a batch is kept too: a config whose host barely keeps ahead of the GPU i
 from __future__ import annotations
 
 import math
+import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -112,16 +113,26 @@ def _per_call(batches: Sequence[tuple[Any, Any, float]], per: int) -> list[float
 def _cell(batches: Sequence[tuple[Any, Any, float]], per: int, why: str, host_ms: float) -> dict[str, Any]:
     samples = _per_call(batches, per)
     median, lo, hi = with_resolution(median_interval(samples))
-    return {"median_ms": median, "ci_ms": [lo, hi], "p20_ms": _pct(samples, 0.2),
-            "p80_ms": _pct(samples, 0.8), "samples": len(samples), "method": "batch",
+    return {"median_ms": median, "ci_ms": [lo, hi], "p20_ms": percentile(samples, 0.2),
+            "p80_ms": percentile(samples, 0.8), "samples": len(samples), "method": "batch",
             "calls_per_batch": per, "noise": noise(samples), "stop": why, "host_ms_per_call": host_ms,
             "launch_bound": launch_bound(median, host_ms)}
 
 
-def per_call_extras(samples: Sequence[float]) -> dict[str, Any]:
-    """What the per-call path adds to its cells: the median's interval, the spread, the method."""
-    _, lo, hi = with_resolution(median_interval(samples))
-    return {"ci_ms": [lo, hi], "noise": noise(samples), "method": "per-call", "launch_bound": False}
+def per_call_cells(events: Mapping[str, Sequence[tuple[Any, Any]]], keep_times: bool = False
+                   ) -> dict[str, dict[str, Any]]:
+    """Each implementation's cell from its per-call event pairs: median, p20/p80, the median's
+    interval and the spread. `keep_times`: its samples too (`times_ms`)."""
+    cells = {}
+    for impl, pairs in events.items():
+        samples = [s.elapsed_time(e) for s, e in pairs]
+        _, lo, hi = with_resolution(median_interval(samples))
+        cells[impl] = {"median_ms": statistics.median(samples), "p20_ms": percentile(samples, 0.2),
+                       "p80_ms": percentile(samples, 0.8), "samples": len(samples), "ci_ms": [lo, hi],
+                       "noise": noise(samples), "method": "per-call", "launch_bound": False}
+        if keep_times:
+            cells[impl]["times_ms"] = samples
+    return cells
 
 
 def speedup_intervals(row: dict[str, Any]) -> None:
@@ -158,7 +169,7 @@ def device_memory() -> tuple[int, int]:
     return l2, int(free)
 
 
-def _pct(values: Sequence[float], p: float) -> float:
+def percentile(values: Sequence[float], p: float) -> float:
     ordered = sorted(values)
     pos = (len(ordered) - 1) * p
     lo, hi = math.floor(pos), math.ceil(pos)

@@ -7,7 +7,6 @@ span in wall-clock time."""
 from __future__ import annotations
 
 import math
-import statistics
 import sys
 import time
 from collections.abc import Sequence
@@ -25,7 +24,7 @@ _PACKAGE_PARENT = Path(__file__).resolve().parents[3]
 if str(_PACKAGE_PARENT) not in sys.path:
     sys.path.insert(0, str(_PACKAGE_PARENT))
 
-from cockpit.probes.batch_timing import per_call_extras, speedup_intervals  # noqa: E402
+from cockpit.probes.batch_timing import per_call_cells, percentile, speedup_intervals  # noqa: E402, F401
 
 
 def sdpa_impls() -> dict[str, Impl]:
@@ -46,13 +45,6 @@ def sdpa_impls() -> dict[str, Impl]:
     return {"sdpa": default, "flash": backend(SDPBackend.FLASH_ATTENTION),
             "cudnn": backend(SDPBackend.CUDNN_ATTENTION),
             "efficient": backend(SDPBackend.EFFICIENT_ATTENTION)}
-
-
-def percentile(values: Sequence[float], p: float) -> float:
-    ordered = sorted(values)
-    pos = (len(ordered) - 1) * p
-    lo, hi = math.floor(pos), math.ceil(pos)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
 def block_plan(call_ms: dict[str, float], n: int, rounds: int, settle_ms: float,
@@ -157,15 +149,7 @@ def bench(impls: dict[str, Impl], configs: Sequence[dict[str, Any]], reps: int, 
             spans.append((name, events[name][first][0], events[name][-1][1], timed))
         torch.cuda.synchronize()
         row["blocks"] = block_spans(anchor, anchor_t, spans)
-        cells: dict[str, dict[str, Any]] = {}
-        for name, pairs in events.items():
-            samples = [s.elapsed_time(e) for s, e in pairs]
-            cells[name] = {"median_ms": statistics.median(samples), "p20_ms": percentile(samples, 0.2),
-                           "p80_ms": percentile(samples, 0.8), "samples": len(samples),
-                           **per_call_extras(samples)}
-            if keep_times:
-                cells[name]["times_ms"] = samples
-        rows.append(_finish_row(row, cells, cfg))
+        rows.append(_finish_row(row, per_call_cells(events, keep_times), cfg))
         del sets
     return rows
 

@@ -7,7 +7,6 @@ verdict."""
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -15,11 +14,11 @@ from typing import Any
 import torch
 
 from cockpit.analysis.timing_method import MAX_SECONDS, batch_calls, plan_config
-from cockpit.probes.attention.timing import _flush_ms, block_plan, block_spans, percentile
+from cockpit.probes.attention.timing import _flush_ms, block_plan, block_spans
 from cockpit.probes.batch_timing import (
     batch_cells,
     device_memory,
-    per_call_extras,
+    per_call_cells,
     set_bytes,
     speedup_intervals,
 )
@@ -145,20 +144,6 @@ def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
         say(f"[{index + 1}/{len(grid)}] {_line(rows[-1])}")
         del sets, bufs
     return rows
-
-
-def per_call_cells(events: Mapping[str, list[tuple[Any, Any]]], keep_times: bool = False
-                   ) -> dict[str, dict[str, Any]]:
-    """Each implementation's cell from its per-call event pairs."""
-    cells = {}
-    for impl, pairs in events.items():
-        samples = [s.elapsed_time(e) for s, e in pairs]
-        cells[impl] = {"median_ms": statistics.median(samples), "p20_ms": percentile(samples, 0.2),
-                       "p80_ms": percentile(samples, 0.8), "samples": len(samples),
-                       **per_call_extras(samples)}
-        if keep_times:
-            cells[impl]["times_ms"] = samples
-    return cells
 
 
 def _row(w: Workload, shape: Mapping[str, Any], name: str, cells: Mapping[str, dict[str, Any]],
