@@ -222,3 +222,31 @@ def bench_record_json(rows: list[dict[str, Any]], session: str, t: float, valid:
                       validity: dict[str, Any], commit: str | None) -> dict[str, Any]:
     return {"session": session, "t": t, "valid": valid, "validity": validity, "commit": commit,
             "rows": rows}
+
+
+def hold_launch_bound(rows: list[dict[str, Any]], history: Sequence[BenchRecord], session: str,
+                      workload: str | None) -> list[str]:
+    """Each row's launch-bound answer held to the session's run before of the same workload
+    (`timing_method.held_launch_bound`'s band), so two runs' headlines cover the same configs
+    unless a config clearly moved. Returns the configs whose answer the run before held; each
+    such row says so (`launch_bound_held`)."""
+    from cockpit.analysis.timing_method import held_launch_bound, host_share
+
+    before = next((r for r in reversed(history) if r.session == session
+                   and r.measured == (workload or "attention")), None)
+    if before is None:
+        return []
+    held = []
+    for row in rows:
+        config = str(row.get("config"))
+        if config not in before.ours_ms:
+            continue
+        found = row.get("launch_bound") is True
+        share = host_share(row.get("impl") or {})
+        now = held_launch_bound(share, found, config in before.launch_bound)
+        if now != found:
+            row["launch_bound"] = now
+            how = f"host {share:.0%} of the GPU's time" if share is not None else "timed per call"
+            row["launch_bound_held"] = f"{how}; {'launch' if now else 'kernel'}-bound as in the run before"
+            held.append(config)
+    return held

@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 LAUNCH_BOUND_MS = 0.05
 """Calls at least this long are timed per call (flush outside the events). The host then stays
@@ -63,6 +63,14 @@ sets than this make a launch-bound call, where a warm L2 moves little."""
 HOST_BOUND_FRACTION = 0.8
 """A config is launch-bound when enqueueing a call takes ≥ 80 % of the GPU's time for it: the
 queue barely grows, so any host hiccup (GC, a page fault) drains it and the GPU waits."""
+
+HOST_BOUND_LEAVE = 0.6
+HOST_BOUND_ENTER = 1.0
+"""Hysteresis between runs of one session: a config the run before found launch-bound stays so
+until its host share falls under 60 %; one it found kernel-bound turns launch-bound only at
+100 %. A config whose host share sits near 80 % otherwise flips from run to run with the CPU's
+jitter (SDPA's dispatch at S=512 on an H100: 22 then 23 of 56 configs apart, moving the headline
+3 %), and the headline would compare two different sets."""
 
 NOISE_TARGET = 0.005
 MIN_SAMPLES = 10
@@ -279,3 +287,22 @@ def _pct(fraction: float) -> str:
 
 def _mb(nbytes: int) -> str:
     return f"{nbytes / 1e6:.0f} MB"
+
+
+def host_share(cells: Mapping[str, Mapping[str, Any]]) -> float | None:
+    """The largest host-enqueue share of the GPU's time among a config's batched cells (what
+    `launch_bound` compares with HOST_BOUND_FRACTION); None when no cell was batched."""
+    shares = [float(c["host_ms_per_call"]) / float(c["median_ms"]) for c in cells.values()
+              if c.get("method") == "batch" and c.get("host_ms_per_call") is not None
+              and float(c.get("median_ms") or 0) > 0]
+    return max(shares, default=None)
+
+
+def held_launch_bound(share: float | None, found: bool, before: bool | None) -> bool:
+    """Launch-bound or not, given the run before's answer for the same config (None: no run
+    before, or it did not measure it): the HOST_BOUND_LEAVE/ENTER band around the 80 % rule."""
+    if before is None:
+        return found
+    if share is None:  # timed per call this time (its first look came out longer): no share to
+        return found or before  # weigh, the run before's launch-bound answer stands
+    return share >= (HOST_BOUND_LEAVE if before else HOST_BOUND_ENTER)

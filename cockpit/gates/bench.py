@@ -19,6 +19,7 @@ from cockpit.analysis.keep import (
     bench_record_json,
     decide_keep,
     head_commit,
+    hold_launch_bound,
     rows_geomean,
     rows_interval,
 )
@@ -64,6 +65,8 @@ def judge_measured(ctx: GateContext, data: dict[str, Any]) -> Verdict:
     record_path = ctx.session_dir / "results" / f"bench-{stamp}.json"
     record_path.parent.mkdir(parents=True, exist_ok=True)
     commit = head_commit(ctx.workspace)
+    hold_launch_bound(data["rows"], bench_history(ctx.workspace / "sessions"), ctx.session_dir.name,
+                      data.get("workload"))  # the headline covers the configs the run before did
     record = bench_record_json(data["rows"], ctx.session_dir.name, t, validity["valid"], validity, commit)
     record["workload"] = data.get("workload")
     record_path.write_text(json.dumps(record), encoding="utf-8")
@@ -126,7 +129,9 @@ def judge_bench(data: dict[str, Any], validity: dict[str, Any], keep: dict[str, 
     interval = rows_interval(rows, f"speedup_vs_{baseline}")
     spread = f" [{interval[0]:.2f}, {interval[1]:.2f}]" if interval else ""
     bound = [str(r.get("config")) for r in rows if r.get("launch_bound") is True]
-    apart = f" ({len(bound)} launch-bound apart)" if bound and len(bound) < len(rows) else \
+    held = sum(1 for r in rows if r.get("launch_bound_held"))
+    kept = f", {held} held as in the run before" if held else ""
+    apart = f" ({len(bound)} launch-bound apart{kept})" if bound and len(bound) < len(rows) else \
         " (every config launch-bound)" if bound else ""
     summary = (f"{geomean:.2f}x{spread} vs {labels.get(baseline, baseline)} ({d.level}) over {configs} "
                f"configs{apart}")
