@@ -102,7 +102,7 @@ def check(ws: Path) -> dict[str, Any]:
     config = load_config(ws)
     gpus = list_gpus(Nvml())
     target = resolve_target(None, {}, gpus)
-    plan = make_plan(config.tune, config.workload, target, read_current(ws / "csrc"))
+    plan = make_plan(config.tune, config.workload, target, read_current(ws / "csrc", target.limits.arch))
     limits = target.limits
     toolchain = find_toolchain()
     cache = ws / "build" / "tune"

@@ -36,38 +36,77 @@ namespace cockpit_attn {
 namespace {
 
 // ---------------------------------------------------------------------------------------------
-// Tile configuration per head dim: FlashAttention-2's own tiles for Hopper, 4 warps of 32 rows,
-// Q read from shared memory. Measured on an H100 against the other knob sets (fp16/bf16, causal
-// or not, B=4 H=16 S=1k-8k; bench/kernel_variants.py, csrc/README.md): 1.04-1.14x FLASH.
-// Shared memory per block: Q (kBlockM x D) + kStages x (K + V) (kBlockN x D each), fp16/bf16.
+// Tile configuration, per head dim and per GPU architecture.
+//
+// The hand-picked tiles (kDefaultTiles) are the L4's (sm_89, the smallest target): FlashAttention-2's
+// own tiles, 4 warps of 32 rows, Q read from shared memory, each small enough for two blocks per SM
+// in the L4's 100 KB of shared memory:
 //   D = 64 : BM=128, BN=128, 1 stage -> 16 + 16 + 16 = 48 KB
-//   D = 128: BM=128, BN=64,  1 stage -> 32 + 16 + 16 = 64 KB
-// On an L4 (100 KB of shared memory per SM) the D=128 tile fits one block per SM: `cockpit tune
-// --arch 8.9` searches the L4's own configuration.
-// Both use dynamic shared memory; above 48 KB the launcher opts in with
-// cudaFuncSetAttribute(MaxDynamicSharedMemorySize). The smallest target is the L4 (sm_89),
-// whose per-block opt-in limit is 99 KB (101376 bytes): checked by static_assert below unless
-// COCKPIT_ATTN_MAX_SMEM names another GPU's limit (H100/H200 allow 227 KB per block).
+//   D = 128: BM=128, BN=32,  1 stage -> 32 +  8 +  8 = 48 KB   (BN=64's 64 KB leaves one block)
+// `cockpit tune` keeps a winner per architecture in tuned_config.h (kTunedTiles below: the H100's
+// D=128 tile is BM128 BN64, 1.20x the L4's there), so one checkout builds each GPU's own tile.
+// Which architecture a build is for: nvcc's __CUDA_ARCH_LIST__ when the build targets exactly one
+// (the build gate and `cockpit tune` build for the GPU present; an `a` suffix is the same arch).
+// A build for several archs at once uses the hand-picked tiles everywhere, so the host's launch
+// and every device's code agree; -DCOCKPIT_ATTN_SM=90 names the arch by hand.
+// Above 48 KB the launcher opts in with cudaFuncSetAttribute(MaxDynamicSharedMemorySize); a
+// static_assert holds the build's tile to its arch's opt-in limit (the L4's 99 KB for the
+// hand-picked tiles, the tuned entry's own limit for a kept one) unless COCKPIT_ATTN_MAX_SMEM
+// names another.
 // ---------------------------------------------------------------------------------------------
-// `cockpit tune`'s kept winner, when there is one: its knobs below, and COCKPIT_ATTN_MAX_SMEM when
-// it needs more than the L4 allows.
+#define COCKPIT_ATTN_NARGS_(a, b, c, d, e, f, g, h, n, ...) n
+#define COCKPIT_ATTN_NARGS(...) COCKPIT_ATTN_NARGS_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#if !defined(COCKPIT_ATTN_SM) && defined(__CUDA_ARCH_LIST__)
+#if COCKPIT_ATTN_NARGS(__CUDA_ARCH_LIST__) == 1
+#define COCKPIT_ATTN_SM (__CUDA_ARCH_LIST__ / 10)
+#endif
+#endif
+#ifndef COCKPIT_ATTN_SM
+#define COCKPIT_ATTN_SM 0  // not one arch: the hand-picked tiles
+#endif
+
+// One tile: for `sm` (90 = sm_90; 0 = every arch) and head dim `d`. `smem_limit`: the opt-in
+// shared memory per block of the arch it was chosen for.
+struct Tile {
+  int sm, d, bm, bn, warps, minb, stages, o_smem, q_regs, smem_limit;
+};
+
+// `cockpit tune`'s kept winners, when it kept any: COCKPIT_ATTN_TUNED_TILES, one {...} per arch
+// and head dim. Delete tuned_config.h to go back to the hand-picked tiles.
 #if __has_include("tuned_config.h")
 #include "tuned_config.h"
 #endif
-#ifndef COCKPIT_ATTN_MAX_SMEM
-#define COCKPIT_ATTN_MAX_SMEM (99 * 1024)
+#ifndef COCKPIT_ATTN_TUNED_TILES
+#define COCKPIT_ATTN_TUNED_TILES
 #endif
-constexpr int kMaxSmemPerBlock = COCKPIT_ATTN_MAX_SMEM;
+
+constexpr int kL4SmemPerBlock = 99 * 1024;  // the L4's opt-in limit per block (101376 bytes)
 constexpr int kDefaultSmemPerBlock = 48 * 1024;  // without the opt-in, on every arch
+constexpr Tile kTunedTiles[] = {COCKPIT_ATTN_TUNED_TILES Tile{-1, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+constexpr Tile kDefaultTiles[] = {
+    // sm, D,  BM,  BN, warps, minb, stages, O in smem, Q in regs
+    {0, 64, 128, 128, 4, 2, 1, 0, 0, kL4SmemPerBlock},  // minb 2: 255 regs/thread; O staged spills on sm_89
+    {0, 128, 128, 32, 4, 1, 1, 1, 0, kL4SmemPerBlock},  // 255 registers/thread, no spills (sm_89, sm_90)
+};
 
-constexpr bool needs_smem_opt_in(int bytes) { return bytes > kDefaultSmemPerBlock; }
+// The tile a build for `sm` uses for head dim `d`: its arch's kept winner, else one kept for
+// every arch, else the hand-picked one.
+constexpr Tile tile_for(int sm, int d) {
+  for (const Tile& t : kTunedTiles)
+    if (t.sm == sm && sm > 0 && t.d == d) return t;
+  for (const Tile& t : kTunedTiles)
+    if (t.sm == 0 && t.d == d) return t;
+  for (const Tile& t : kDefaultTiles)
+    if (t.d == d) return t;
+  return Tile{sm, d, 0, 0, 0, 0, 0, 0, 0, 0};
+}
 
-// Tuning knobs, per head dim: -DCOCKPIT_ATTN_D64_BM=64 etc. `cockpit tune` searches them and
-// writes its winner to tuned_config.h (included above); a -D on the command line still wins.
+// Tuning knobs, per head dim, on the command line: -DCOCKPIT_ATTN_D64_BM=64 etc. (what `cockpit
+// tune` compiles each configuration with) win over both tables.
 //   BM      query rows per block
 //   BN      keys per K/V tile
 //   WARPS   warps per block; each owns BM / WARPS query rows: 16 or 32 (one or two MMA row tiles,
-//           two share every K and V fragment they load)
+//           two share every K and V fragment they load); BM / 32 when only BM is given
 //   MINB    __launch_bounds__ minimum blocks per SM: caps registers at 64K / (threads x MINB)
 //   STAGES  K/V buffers: 1 = V_j streams in while S_j is computed and K_{j+1} while P_j V_j is
 //           (FlashAttention-2's order, one K and one V tile); 2 = double buffered: K/V_{j+1}
@@ -78,78 +117,135 @@ constexpr bool needs_smem_opt_in(int bytes) { return bytes > kDefaultSmemPerBloc
 //           read again from shared memory (ldmatrix) at every K tile, which frees D/4 registers
 //           per 16 rows: what lets a warp own 32 rows (every K and V fragment it loads serves
 //           two MMA row tiles, half the shared-memory traffic per MMA) without spilling
-#ifndef COCKPIT_ATTN_D64_BM
-#define COCKPIT_ATTN_D64_BM 128
+#if defined(COCKPIT_ATTN_D64_BM)
+#define COCKPIT_ATTN_D64_BM_SET COCKPIT_ATTN_D64_BM
+#else
+#define COCKPIT_ATTN_D64_BM_SET -1
 #endif
-#ifndef COCKPIT_ATTN_D64_BN
-#define COCKPIT_ATTN_D64_BN 128
+#if defined(COCKPIT_ATTN_D64_BN)
+#define COCKPIT_ATTN_D64_BN_SET COCKPIT_ATTN_D64_BN
+#else
+#define COCKPIT_ATTN_D64_BN_SET -1
 #endif
-#ifndef COCKPIT_ATTN_D64_WARPS
-#define COCKPIT_ATTN_D64_WARPS (COCKPIT_ATTN_D64_BM / 32)
+#if defined(COCKPIT_ATTN_D64_WARPS)
+#define COCKPIT_ATTN_D64_WARPS_SET COCKPIT_ATTN_D64_WARPS
+#else
+#define COCKPIT_ATTN_D64_WARPS_SET -1
 #endif
-#ifndef COCKPIT_ATTN_D64_MINB
-#define COCKPIT_ATTN_D64_MINB 2  // 2 blocks/SM: caps registers at 255/thread (4 warps)
+#if defined(COCKPIT_ATTN_D64_MINB)
+#define COCKPIT_ATTN_D64_MINB_SET COCKPIT_ATTN_D64_MINB
+#else
+#define COCKPIT_ATTN_D64_MINB_SET -1
 #endif
-#ifndef COCKPIT_ATTN_D64_STAGES
-#define COCKPIT_ATTN_D64_STAGES 1
+#if defined(COCKPIT_ATTN_D64_STAGES)
+#define COCKPIT_ATTN_D64_STAGES_SET COCKPIT_ATTN_D64_STAGES
+#else
+#define COCKPIT_ATTN_D64_STAGES_SET -1
 #endif
-#ifndef COCKPIT_ATTN_D64_O_SMEM
-#define COCKPIT_ATTN_D64_O_SMEM 0  // staged, it spills 24-32 bytes on sm_89
+#if defined(COCKPIT_ATTN_D64_O_SMEM)
+#define COCKPIT_ATTN_D64_O_SMEM_SET COCKPIT_ATTN_D64_O_SMEM
+#else
+#define COCKPIT_ATTN_D64_O_SMEM_SET -1
 #endif
-#ifndef COCKPIT_ATTN_D64_Q_REGS
-#define COCKPIT_ATTN_D64_Q_REGS 0
+#if defined(COCKPIT_ATTN_D64_Q_REGS)
+#define COCKPIT_ATTN_D64_Q_REGS_SET COCKPIT_ATTN_D64_Q_REGS
+#else
+#define COCKPIT_ATTN_D64_Q_REGS_SET -1
 #endif
-#ifndef COCKPIT_ATTN_D128_BM
-#define COCKPIT_ATTN_D128_BM 128
+#if defined(COCKPIT_ATTN_D128_BM)
+#define COCKPIT_ATTN_D128_BM_SET COCKPIT_ATTN_D128_BM
+#else
+#define COCKPIT_ATTN_D128_BM_SET -1
 #endif
-#ifndef COCKPIT_ATTN_D128_BN
-#define COCKPIT_ATTN_D128_BN 32
+#if defined(COCKPIT_ATTN_D128_BN)
+#define COCKPIT_ATTN_D128_BN_SET COCKPIT_ATTN_D128_BN
+#else
+#define COCKPIT_ATTN_D128_BN_SET -1
 #endif
-#ifndef COCKPIT_ATTN_D128_WARPS
-#define COCKPIT_ATTN_D128_WARPS (COCKPIT_ATTN_D128_BM / 32)
+#if defined(COCKPIT_ATTN_D128_WARPS)
+#define COCKPIT_ATTN_D128_WARPS_SET COCKPIT_ATTN_D128_WARPS
+#else
+#define COCKPIT_ATTN_D128_WARPS_SET -1
 #endif
-#ifndef COCKPIT_ATTN_D128_MINB
-#define COCKPIT_ATTN_D128_MINB 1  // 255 registers/thread, no spills (ptxas -v, sm_89 and sm_90)
+#if defined(COCKPIT_ATTN_D128_MINB)
+#define COCKPIT_ATTN_D128_MINB_SET COCKPIT_ATTN_D128_MINB
+#else
+#define COCKPIT_ATTN_D128_MINB_SET -1
 #endif
-#ifndef COCKPIT_ATTN_D128_STAGES
-#define COCKPIT_ATTN_D128_STAGES 1
+#if defined(COCKPIT_ATTN_D128_STAGES)
+#define COCKPIT_ATTN_D128_STAGES_SET COCKPIT_ATTN_D128_STAGES
+#else
+#define COCKPIT_ATTN_D128_STAGES_SET -1
 #endif
-#ifndef COCKPIT_ATTN_D128_O_SMEM
-#define COCKPIT_ATTN_D128_O_SMEM 1
+#if defined(COCKPIT_ATTN_D128_O_SMEM)
+#define COCKPIT_ATTN_D128_O_SMEM_SET COCKPIT_ATTN_D128_O_SMEM
+#else
+#define COCKPIT_ATTN_D128_O_SMEM_SET -1
 #endif
-#ifndef COCKPIT_ATTN_D128_Q_REGS
-#define COCKPIT_ATTN_D128_Q_REGS 0
+#if defined(COCKPIT_ATTN_D128_Q_REGS)
+#define COCKPIT_ATTN_D128_Q_REGS_SET COCKPIT_ATTN_D128_Q_REGS
+#else
+#define COCKPIT_ATTN_D128_Q_REGS_SET -1
 #endif
+
+// The knobs given on the command line for head dim D (-1: not given).
+template <int D>
+struct KnobsGiven;
+template <>
+struct KnobsGiven<64> {
+  static constexpr int v[7] = {COCKPIT_ATTN_D64_BM_SET,    COCKPIT_ATTN_D64_BN_SET,
+                               COCKPIT_ATTN_D64_WARPS_SET, COCKPIT_ATTN_D64_MINB_SET,
+                               COCKPIT_ATTN_D64_STAGES_SET, COCKPIT_ATTN_D64_O_SMEM_SET,
+                               COCKPIT_ATTN_D64_Q_REGS_SET};
+};
+template <>
+struct KnobsGiven<128> {
+  static constexpr int v[7] = {COCKPIT_ATTN_D128_BM_SET,    COCKPIT_ATTN_D128_BN_SET,
+                               COCKPIT_ATTN_D128_WARPS_SET, COCKPIT_ATTN_D128_MINB_SET,
+                               COCKPIT_ATTN_D128_STAGES_SET, COCKPIT_ATTN_D128_O_SMEM_SET,
+                               COCKPIT_ATTN_D128_Q_REGS_SET};
+};
+
+constexpr int given_or(int given, int otherwise) { return given >= 0 ? given : otherwise; }
+
+// A build for `sm`: its tile with the command line's knobs applied.
+template <int D>
+constexpr Tile build_tile(int sm) {
+  const Tile t = tile_for(sm, D);
+  const int* k = KnobsGiven<D>::v;
+  const int bm = given_or(k[0], t.bm);
+  const int warps = given_or(k[2], k[0] >= 0 ? bm / 32 : t.warps);
+  return Tile{t.sm, D, bm, given_or(k[1], t.bn), warps, given_or(k[3], t.minb),
+              given_or(k[4], t.stages), given_or(k[5], t.o_smem), given_or(k[6], t.q_regs),
+              t.smem_limit};
+}
 
 template <int D>
-struct KernelConfig;
-
-template <>
-struct KernelConfig<64> {
-  static constexpr int kBlockM = COCKPIT_ATTN_D64_BM;
-  static constexpr int kBlockN = COCKPIT_ATTN_D64_BN;
-  static constexpr int kWarps = COCKPIT_ATTN_D64_WARPS;
-  static constexpr int kMinBlocksPerSM = COCKPIT_ATTN_D64_MINB;
-  static constexpr int kStages = COCKPIT_ATTN_D64_STAGES;
-  static constexpr bool kStageOInSmem = COCKPIT_ATTN_D64_O_SMEM != 0;
-  static constexpr bool kQInRegs = COCKPIT_ATTN_D64_Q_REGS != 0;
+struct KernelConfig {
+  static constexpr Tile kTile = build_tile<D>(COCKPIT_ATTN_SM);
+  static constexpr int kBlockM = kTile.bm;
+  static constexpr int kBlockN = kTile.bn;
+  static constexpr int kWarps = kTile.warps;
+  static constexpr int kMinBlocksPerSM = kTile.minb;
+  static constexpr int kStages = kTile.stages;
+  static constexpr bool kStageOInSmem = kTile.o_smem != 0;
+  static constexpr bool kQInRegs = kTile.q_regs != 0;
+#ifdef COCKPIT_ATTN_MAX_SMEM
+  static constexpr int kMaxSmem = COCKPIT_ATTN_MAX_SMEM;
+#else
+  static constexpr int kMaxSmem = kTile.smem_limit;
+#endif
 };
 
-template <>
-struct KernelConfig<128> {
-  static constexpr int kBlockM = COCKPIT_ATTN_D128_BM;
-  static constexpr int kBlockN = COCKPIT_ATTN_D128_BN;
-  static constexpr int kWarps = COCKPIT_ATTN_D128_WARPS;
-  static constexpr int kMinBlocksPerSM = COCKPIT_ATTN_D128_MINB;
-  static constexpr int kStages = COCKPIT_ATTN_D128_STAGES;
-  static constexpr bool kStageOInSmem = COCKPIT_ATTN_D128_O_SMEM != 0;
-  static constexpr bool kQInRegs = COCKPIT_ATTN_D128_Q_REGS != 0;
-};
+constexpr bool needs_smem_opt_in(int bytes) { return bytes > kDefaultSmemPerBlock; }
+
+constexpr int tile_smem_bytes(const Tile& t) {
+  return (t.bm + 2 * t.stages * t.bn) * t.d * 2;  // Q + stages x (K + V), 2 bytes per element
+}
 
 template <int D>
 constexpr int smem_bytes() {
-  using Cfg = KernelConfig<D>;
-  return (Cfg::kBlockM + 2 * Cfg::kStages * Cfg::kBlockN) * D * 2;  // 2 bytes per element
+  return tile_smem_bytes(KernelConfig<D>::kTile);
 }
 
 // What the kernel accepts; `cockpit tune` checks the same rules before it compiles anything
@@ -170,12 +266,12 @@ static_assert(config_ok<64>(),
 static_assert(config_ok<128>(),
               "D=128 config: BM = 16 or 32 x WARPS, BN a multiple of 16, tiles split evenly over "
               "the threads, STAGES 1 or 2");
-static_assert(smem_bytes<64>() <= kMaxSmemPerBlock,
-              "D=64 tile exceeds the opt-in shared memory per block (the L4's 99 KB unless "
-              "COCKPIT_ATTN_MAX_SMEM says otherwise)");
-static_assert(smem_bytes<128>() <= kMaxSmemPerBlock,
-              "D=128 tile exceeds the opt-in shared memory per block (the L4's 99 KB unless "
-              "COCKPIT_ATTN_MAX_SMEM says otherwise)");
+static_assert(smem_bytes<64>() <= KernelConfig<64>::kMaxSmem,
+              "D=64 tile exceeds the opt-in shared memory per block of the arch it is for (the "
+              "L4's 99 KB for the hand-picked tiles) unless COCKPIT_ATTN_MAX_SMEM says otherwise");
+static_assert(smem_bytes<128>() <= KernelConfig<128>::kMaxSmem,
+              "D=128 tile exceeds the opt-in shared memory per block of the arch it is for (the "
+              "L4's 99 KB for the hand-picked tiles) unless COCKPIT_ATTN_MAX_SMEM says otherwise");
 
 // ---------------------------------------------------------------------------------------------
 // Element types.
@@ -663,28 +759,33 @@ struct TypeName<__nv_bfloat16> {
   static constexpr const char* kShort = "bf16";
 };
 
+// A kernel as a build with tile `t` launches it (no function pointer: that build may be for
+// another arch than this one).
 template <typename T, int D, bool kCausal>
-KernelLaunch describe() {
-  using F = Forward<T, D, kCausal>;
-  using Cfg = typename F::Cfg;
+KernelLaunch describe_tile(const Tile& t) {
   KernelLaunch k{};
   std::snprintf(k.kernel, sizeof k.kernel, "attn_fwd_kernel");
   std::snprintf(k.template_args, sizeof k.template_args, "%s, %d, %d, %d, %d, %d, %s",
-                TypeName<T>::kCxx, D, Cfg::kBlockM, Cfg::kBlockN, Cfg::kWarps,
-                Cfg::kMinBlocksPerSM, kCausal ? "true" : "false");
+                TypeName<T>::kCxx, D, t.bm, t.bn, t.warps, t.minb, kCausal ? "true" : "false");
   // The other knobs are named only where they leave the hand-picked shape (32 rows per warp,
   // one K/V stage, Q read from shared memory), so the default labels stay short.
   char knobs[48] = "";
-  if (Cfg::kBlockM != 32 * Cfg::kWarps || Cfg::kStages != 1 || Cfg::kQInRegs) {
-    std::snprintf(knobs, sizeof knobs, ", warps=%d, stages=%d%s%s", Cfg::kWarps, Cfg::kStages,
-                  Cfg::kStageOInSmem ? "" : ", O direct", Cfg::kQInRegs ? ", Q regs" : "");
+  if (t.bm != 32 * t.warps || t.stages != 1 || t.q_regs) {
+    std::snprintf(knobs, sizeof knobs, ", warps=%d, stages=%d%s%s", t.warps, t.stages,
+                  t.o_smem ? "" : ", O direct", t.q_regs ? ", Q regs" : "");
   }
   std::snprintf(k.label, sizeof k.label, "attn_fwd<%s, D=%d, BM=%d, BN=%d%s%s>",
-                TypeName<T>::kShort, D, Cfg::kBlockM, Cfg::kBlockN, kCausal ? ", causal" : "",
-                knobs);
-  k.threads_per_block = F::kThreads;
-  k.dynamic_smem_bytes = F::kSmem;
-  k.smem_opt_in = needs_smem_opt_in(F::kSmem);
+                TypeName<T>::kShort, D, t.bm, t.bn, kCausal ? ", causal" : "", knobs);
+  k.threads_per_block = t.warps * 32;
+  k.dynamic_smem_bytes = tile_smem_bytes(t);
+  k.smem_opt_in = needs_smem_opt_in(k.dynamic_smem_bytes);
+  return k;
+}
+
+template <typename T, int D, bool kCausal>
+KernelLaunch describe() {
+  using F = Forward<T, D, kCausal>;
+  KernelLaunch k = describe_tile<T, D, kCausal>(F::Cfg::kTile);
   k.function = reinterpret_cast<const void*>(F::kernel);
   return k;
 }
@@ -735,6 +836,33 @@ int attention_kernels(KernelLaunch* out, int capacity) {
   };
   const int n = static_cast<int>(sizeof all / sizeof all[0]);
   for (int i = 0; i < n && i < capacity; ++i) out[i] = all[i];
+  return n;
+}
+
+int attention_kernels_for(int sm, KernelLaunch* out, int capacity) {
+  // The same instantiations as attention_kernels(), each with the tile a build for `sm` uses.
+  const Tile t64 = build_tile<64>(sm), t128 = build_tile<128>(sm);
+  const KernelLaunch all[] = {
+      describe_tile<__half, 64, false>(t64),          describe_tile<__half, 64, true>(t64),
+      describe_tile<__half, 128, false>(t128),        describe_tile<__half, 128, true>(t128),
+      describe_tile<__nv_bfloat16, 64, false>(t64),   describe_tile<__nv_bfloat16, 64, true>(t64),
+      describe_tile<__nv_bfloat16, 128, false>(t128), describe_tile<__nv_bfloat16, 128, true>(t128),
+  };
+  const int n = static_cast<int>(sizeof all / sizeof all[0]);
+  for (int i = 0; i < n && i < capacity; ++i) out[i] = all[i];
+  return n;
+}
+
+int attention_build_arch() { return COCKPIT_ATTN_SM; }
+
+int attention_tuned_archs(int* out, int capacity) {
+  int n = 0;
+  for (const Tile& t : kTunedTiles) {
+    if (t.sm <= 0) continue;
+    bool seen = false;
+    for (int i = 0; i < n && i < capacity; ++i) seen = seen || out[i] == t.sm;
+    if (!seen && n < capacity) out[n++] = t.sm;
+  }
   return n;
 }
 

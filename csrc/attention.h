@@ -72,6 +72,18 @@ struct KernelOccupancy {
 // and fills the first `capacity` of them.
 int attention_kernels(KernelLaunch* out, int capacity);
 
+// The same kernels as a build for architecture `sm` (89 = sm_89) would launch them, with that
+// arch's tile (tuned_config.h's winner for it, else the hand-picked one); `function` is null.
+// What the build gate judges another GPU by: this build's own tiles are for this build's arch.
+int attention_kernels_for(int sm, KernelLaunch* out, int capacity);
+
+// The arch this build's tiles are for (COCKPIT_ATTN_SM: 90 for an sm_90 build); 0 when the build
+// targets several archs and every arch uses the hand-picked tiles.
+int attention_build_arch();
+
+// The archs tuned_config.h keeps a tile for; returns how many, fills the first `capacity`.
+int attention_tuned_archs(int* out, int capacity);
+
 // The runtime's view of `kernel` on the current device. Without a GPU it returns the runtime's
 // error (cudaErrorNoDevice ...) and leaves `out` untouched; the error is not left pending.
 cudaError_t kernel_occupancy(const KernelLaunch& kernel, KernelOccupancy* out);

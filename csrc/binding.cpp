@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "attention.h"
 
@@ -135,6 +137,20 @@ pybind11::list launch_info() {
   constexpr int kMax = 64;
   cockpit_attn::KernelLaunch kernels[kMax];
   const int n = std::min(cockpit_attn::attention_kernels(kernels, kMax), kMax);
+  // The same kernels as a build for each target arch launches them (the L4 and Hopper, and any
+  // arch tuned_config.h keeps a tile for): a build's tiles are its own arch's, so the build gate
+  // judges another GPU by that GPU's build, not this one.
+  int archs[16] = {89, 90};
+  int n_archs = 2 + cockpit_attn::attention_tuned_archs(archs + 2, 14);
+  std::vector<std::pair<int, std::vector<cockpit_attn::KernelLaunch>>> builds;
+  for (int a = 0; a < n_archs; ++a) {
+    bool seen = false;
+    for (const auto& b : builds) seen = seen || b.first == archs[a];
+    if (seen) continue;
+    std::vector<cockpit_attn::KernelLaunch> as(kMax);
+    as.resize(std::min(cockpit_attn::attention_kernels_for(archs[a], as.data(), kMax), kMax));
+    builds.emplace_back(archs[a], std::move(as));
+  }
   pybind11::list out;
   for (int i = 0; i < n; ++i) {
     const cockpit_attn::KernelLaunch& k = kernels[i];
@@ -145,6 +161,20 @@ pybind11::list launch_info() {
     d["threads_per_block"] = k.threads_per_block;
     d["dynamic_smem_bytes"] = k.dynamic_smem_bytes;
     d["smem_opt_in"] = k.smem_opt_in;
+    pybind11::dict other;
+    for (const auto& b : builds) {
+      if (i >= static_cast<int>(b.second.size())) continue;
+      const cockpit_attn::KernelLaunch& t = b.second[i];
+      pybind11::dict e;
+      e["template_args"] = std::string(t.template_args);
+      e["label"] = std::string(t.label);
+      e["threads_per_block"] = t.threads_per_block;
+      e["dynamic_smem_bytes"] = t.dynamic_smem_bytes;
+      e["smem_opt_in"] = t.smem_opt_in;
+      other[pybind11::str("sm_" + std::to_string(b.first))] = e;
+    }
+    d["builds"] = other;
+    d["build_arch"] = cockpit_attn::attention_build_arch();
     cockpit_attn::KernelOccupancy occ;
     const cudaError_t err = cockpit_attn::kernel_occupancy(k, &occ);
     if (err == cudaSuccess) {

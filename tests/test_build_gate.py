@@ -18,6 +18,7 @@ import pytest
 from cockpit.gates.build import judge_build
 from cockpit.gates.build_log import KernelResources, parse_errors, parse_ptxas
 from cockpit.gates.kernel_resources import ResourcePolicy, report_kernels
+from cockpit.tune.header import read_current
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures" / "build"
@@ -73,14 +74,19 @@ def test_every_compiled_kernel_is_judged_as_launched_on_an_l4_and_an_h100(
     assert report.launch_known and report.findings == ()
     rows = {r["label"]: r for r in report.rows}
     assert len(rows) == 8 and {r["threads"] for r in rows.values()} == {128}
-    d64, d128 = rows["attn_fwd<half, D=64, BM=128, BN=128, causal>"], rows["attn_fwd<bf16, D=128, BM=128, BN=32>"]
+    bn = read_current(REPO / "csrc", arch)[128].block_n  # the L4's BN32; the H100's kept BN64 (tuned_config.h)
+    assert bn == (32 if arch == "sm_89" else 64)
+    d64, d128 = rows["attn_fwd<half, D=64, BM=128, BN=128, causal>"], rows[f"attn_fwd<bf16, D=128, BM=128, BN={bn}>"]
     assert (d64["smem_per_block"], d64["smem_opt_in"]) == (48 * 1024, False)
-    # The L4's tile: two blocks of 48 KB fit its 100 KB per SM (a 64 KB tile would leave one).
-    assert (d128["smem_per_block"], d128["smem_opt_in"]) == (48 * 1024, False)
+    # The L4's tile: two blocks of 48 KB fit its 100 KB per SM (a 64 KB tile would leave one); the
+    # H100's 64 KB tile needs the opt-in, and an L4 is judged by the L4 build's tile.
+    assert (d128["smem_per_block"], d128["smem_opt_in"]) == ((128 + 2 * bn) * 128 * 2, bn > 32)
     seen = {(t["arch"], t["source"]): (t["blocks_per_sm"], t["warps_per_sm"], t["limiter"])
             for t in d128["occupancy"]}
     assert seen == {("sm_89", "limits table"): (2, 8, "registers + shared memory"),
                     ("sm_90", "limits table"): (2, 8, "registers")}
+    l4 = next(t for t in d128["occupancy"] if t["arch"] == "sm_89")
+    assert l4["note"].startswith("the sm_89 build's own tile, attn_fwd<bf16, D=128, BM=128, BN=32>") == (arch == "sm_90")
     assert [t["arch"] for t in d64["occupancy"]] == [arch, *({"sm_89", "sm_90"} - {arch})]
     assert {t["blocks_per_sm"] for t in d64["occupancy"]} == {2}  # __launch_bounds__(128, 2)
     other = next(t for t in d64["occupancy"] if t["arch"] != arch)
@@ -95,11 +101,12 @@ def test_the_build_summary_names_registers_shared_memory_and_occupancy(
     verdict = judge_build(["[1/1] nvcc ...", *lines], 0, probe)
     assert verdict.status == "pass"
     l4, h100 = "8 on L4 (17%, registers + shared memory)", "8 on H100 (12%, registers)"
-    assert verdict.summary == ("built in 4.2 s (1 steps); 8 kernels: ≤255 regs, no spills, ≤48 KB smem/block; "
+    smem = 48 if arch == "sm_89" else 64  # the H100's kept D=128 tile
+    assert verdict.summary == (f"built in 4.2 s (1 steps); 8 kernels: ≤255 regs, no spills, ≤{smem} KB smem/block; "
                                f"fewest warps/SM: {l4 + ', ' + h100 if arch == 'sm_89' else h100 + ', ' + l4}")
     strict = judge_build(lines, 0, probe, ResourcePolicy(occupancy_floor=0.25))
     assert strict.status == "warn"
-    assert strict.summary.startswith(f"attn_fwd<bf16, D=128, BM=128, BN=32, causal> keeps 8 warps/SM on "
+    assert strict.summary.startswith(f"attn_fwd<bf16, D=128, BM=128, BN={32 if smem == 48 else 64}, causal> keeps 8 warps/SM on "
                                      f"{'L4' if arch == 'sm_89' else 'H100'} ({arch}) ")
     assert "under the 25.0% floor (+15 more); built in 4.2 s" in strict.summary  # 8 kernels x 2 GPUs
 
@@ -132,6 +139,29 @@ def test_spills_warn_and_a_block_that_cannot_launch_on_a_target_fails() -> None:
     [finding, _] = report_kernels(kernels[:1], {"kernels": [no_opt_in]}, ResourcePolicy(targets=())).findings
     assert finding.text == ("k cannot launch on L4 (sm_89): 64 KB of dynamic shared memory without the opt-in: "
                             "the default allows 48 KB")
+
+
+def test_an_h100_build_with_the_h100s_tile_judges_the_l4_by_the_l4_builds_tile() -> None:
+    """tuned_config.h keeps BN64 (64 KB) for sm_90 only: the H100 build launches it, an L4 build
+    launches the L4's BN32 (48 KB, two blocks per SM). The L4's row describes the L4 build, so the
+    kept H100 tile is no warning about L4 occupancy; an extension that cannot say it keeps the
+    old judgement (this build's tile on every target)."""
+    kernels = [KernelResources("_Z1kv", "sm_90", 255, 0, 0, 0, 0)]
+    h100 = {"kernel": "k", "template_args": "", "label": "attn<D=128, BM=128, BN=64>", "threads_per_block": 128,
+            "dynamic_smem_bytes": 64 * 1024, "smem_opt_in": True}
+    l4 = {"template_args": "", "label": "attn<D=128, BM=128, BN=32>", "threads_per_block": 128,
+          "dynamic_smem_bytes": 48 * 1024, "smem_opt_in": False}
+    report = report_kernels(kernels, {"kernels": [dict(h100, builds={"sm_89": l4, "sm_90": h100})], "gpu": None})
+    by_arch = {t["arch"]: t for t in report.rows[0]["occupancy"]}
+    assert (by_arch["sm_89"]["blocks_per_sm"], by_arch["sm_89"]["warps_per_sm"]) == (2, 8)
+    assert by_arch["sm_89"]["note"].startswith("the sm_89 build's own tile, attn<D=128, BM=128, BN=32>")
+    assert (by_arch["sm_90"]["blocks_per_sm"], by_arch["sm_90"]["note"]) == (2, "")
+    assert report.findings == ()
+    old = report_kernels(kernels, {"kernels": [h100], "gpu": None})
+    assert {t["arch"]: t["warps_per_sm"] for t in old.rows[0]["occupancy"]} == {"sm_90": 8, "sm_89": 4}
+    assert [f.text for f in old.findings] == [
+        "attn<D=128, BM=128, BN=64> keeps 4 warps/SM on L4 (sm_89) (8%, shared memory), "
+        "under the 12.5% floor"]
 
 
 def test_without_the_launch_table_the_summary_says_so_instead_of_guessing() -> None:
@@ -257,8 +287,10 @@ def test_the_build_panel_shows_each_kernel_as_launched_on_both_gpus(
     header = next(line for line in text.splitlines() if "kernel" in line)
     assert header.split() == ["kernel", "regs", arch, "spill/stack", "smem/blk",
                               *(["L4", "sm_89", "H100", "sm_90"] if arch == "sm_89" else ["H100", "sm_90", "L4", "sm_89"])]
-    row = next(line for line in text.splitlines() if "attn_fwd<half, D=128, BM=128, BN=32>" in line)
-    assert "0/0" in row and "48 KB" in row and "2×4w 17% regs+smem" in row and "2×4w 12% regs" in row
+    bn = 32 if arch == "sm_89" else 64  # the H100 build takes its kept tile (tuned_config.h)
+    row = next(line for line in text.splitlines() if f"attn_fwd<half, D=128, BM=128, BN={bn}>" in line)
+    assert "0/0" in row and f"{(128 + 2 * bn) // 4} KB" in row
+    assert "2×4w 17% regs+smem" in row and "2×4w 12% regs" in row  # the L4 by the L4 build's tile
     for name, line in [("ninja-compiler-not-found", "✗ attention.cuda.o failed: /bin/sh: 1: /opt/cuda-missing/"
                                                    "bin/nvcc: not found"),
                        ("ninja-link-missing-library", "✗ cockpit_attn.so failed: /usr/bin/ld: cannot find "
@@ -284,7 +316,9 @@ def test_on_a_gpu_the_runtimes_count_is_shown_with_the_limiter_when_the_table_ag
     """The GPU-present path with the CUDA runtime's answers recorded on an H100
     (tests/fixtures/gpu/capture_launch.sh): an sm_89 build on an H100 runs from PTX, so the
     runtime's numbers stand for sm_90 next to the L4's table."""
-    _, lines, _table = kernel_build
+    arch, lines, _table = kernel_build
+    if arch != "sm_89":
+        pytest.skip("the recording is of the sm_89 build's kernels; an sm_90 build has the H100's kept D=128 tile")
     gpu = {"name": "NVIDIA H100 80GB HBM3", "arch": "sm_90", "sms": 132, "max_warps_per_sm": 64}
     recorded = Path(__file__).parent / "fixtures" / "gpu" / "launch" / "launch-table-h100.jsonl"
     answered = [json.loads(line) for line in recorded.read_text().splitlines()]

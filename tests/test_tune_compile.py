@@ -13,7 +13,7 @@ import pytest
 from cockpit.hardware.limits import LIMITS
 from cockpit.tune.compile import CompilePool, compile_config, content_key, find_toolchain
 from cockpit.tune.feasibility import after_compile, register_estimate
-from cockpit.tune.header import read_current, render, write_header
+from cockpit.tune.header import keep, read_current, render, write_header
 from cockpit.tune.space import DEFAULTS, KernelParams
 
 REPO = Path(__file__).resolve().parent.parent
@@ -87,18 +87,52 @@ def test_the_cache_key_follows_the_source_the_flags_and_the_config_and_a_killed_
         [f"{built.key}.so", f"{built.key}.ptxas.txt"])
 
 
-def test_a_kept_winner_is_a_header_the_kernel_builds_with(toolchain, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    csrc = tmp_path / "csrc"
-    shutil.copytree(CSRC, csrc)
-    assert read_current(csrc) == DEFAULTS
-    winner = KernelParams(128, 128, 8, 1, 2, True)  # 160 KB per block: Hopper only
-    header = write_header(csrc, render({64: DEFAULTS[64], 128: winner}, {128: "1.12x"}, 232448))
-    assert read_current(csrc) == {64: DEFAULTS[64], 128: winner}
-    assert "not on an L4" in header.read_text() and "#define COCKPIT_ATTN_MAX_SMEM 232448" in header.read_text()
-    out = tmp_path / "lib.so"
+def test_a_kept_winner_is_its_archs_tile_and_the_l4_build_keeps_its_own(toolchain, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The H100's winner (160 KB per block: Hopper only) goes into the header for sm_90: an sm_90
+    build takes it, an sm_89 build of the same checkout keeps the L4's tile (and still compiles
+    under the L4's 99 KB), a later L4 keep leaves the H100's entry alone."""
     import subprocess
 
-    build = subprocess.run([toolchain.nvcc, "-std=c++17", "-O3", "-shared", "-Xcompiler", "-fPIC", "-arch=sm_90",
-                            str(csrc / "attention.cu"), "-o", str(out)], capture_output=True, text=True, timeout=600)
-    assert build.returncode == 0, build.stderr[-2000:]
-    assert library_config(out, 128)["stages"] == 2 and library_config(out, 128)["smem_bytes"] == 160 * 1024
+    csrc = tmp_path / "csrc"
+    shutil.copytree(CSRC, csrc)
+    (csrc / "tuned_config.h").unlink(missing_ok=True)  # a checkout before any tune kept a tile
+    assert read_current(csrc, "sm_90") == DEFAULTS
+    winner = KernelParams(128, 128, 8, 1, 2, True)
+    header = write_header(csrc, render(keep(csrc, "sm_90", {128: winner}, {128: "1.12x"}, 232448)))
+    assert read_current(csrc, "sm_90") == {64: DEFAULTS[64], 128: winner}
+    assert read_current(csrc, "sm_89") == read_current(csrc) == DEFAULTS
+    assert "160 KB per block: more than an L4 allows" in header.read_text()
+
+    def build(*flags: str) -> Path:
+        out = tmp_path / f"lib{len(list(tmp_path.glob('lib*.so')))}.so"
+        done = subprocess.run([toolchain.nvcc, "-std=c++17", "-O0", "-shared", "-Xcompiler", "-fPIC", *flags,
+                               str(csrc / "attention.cu"), "-o", str(out)], capture_output=True, text=True,
+                              timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return out
+
+    h100 = build("-arch=sm_90")
+    assert library_config(h100, 128)["stages"] == 2 and library_config(h100, 128)["smem_bytes"] == 160 * 1024
+    l4 = build("-arch=sm_89")
+    assert library_config(l4, 128)["block_n"] == DEFAULTS[128].block_n and library_config(l4, 128)["smem_bytes"] == 48 * 1024
+    both = build("-gencode=arch=compute_89,code=sm_89", "-gencode=arch=compute_90,code=sm_90")
+    assert library_config(both, 128)["block_n"] == DEFAULTS[128].block_n  # host and devices agree
+    l4_winner = KernelParams(64, 64, 2, 2, 1, False)
+    write_header(csrc, render(keep(csrc, "sm_89", {128: l4_winner}, {}, 99 * 1024)))
+    assert read_current(csrc, "sm_89")[128] == l4_winner and read_current(csrc, "sm_90")[128] == winner
+    assert library_config(build("-arch=sm_89"), 128)["block_n"] == 64
+    assert library_config(build("-arch=sm_90", "-DCOCKPIT_ATTN_D128_BN=32", "-DCOCKPIT_ATTN_D128_STAGES=1"),
+                          128)["block_n"] == 32  # the command line still wins
+
+
+def test_a_header_from_before_the_table_reads_as_every_archs_and_is_rewritten_as_one(tmp_path: Path) -> None:
+    csrc = tmp_path / "csrc"
+    csrc.mkdir()
+    (csrc / "tuned_config.h").write_text("#pragma once\n#ifndef COCKPIT_ATTN_D128_BN\n#define COCKPIT_ATTN_D128_BN 64\n"
+                                         "#endif\n")
+    old = KernelParams(**{**DEFAULTS[128].as_dict(), "block_n": 64})
+    assert read_current(csrc, "sm_90")[128] == read_current(csrc, "sm_89")[128] == old
+    text = render(keep(csrc, "sm_90", {64: DEFAULTS[64]}, {}, 232448))
+    assert "#define COCKPIT_ATTN_D128_BN" not in text and "/* every arch D=128: BM128 BN64" in text
+    write_header(csrc, text)
+    assert read_current(csrc, "sm_89")[128] == old and read_current(csrc, "sm_90")[64] == DEFAULTS[64]

@@ -80,7 +80,7 @@ def test_a_kept_winner_goes_into_the_header_and_a_bench_record_the_next_keep_rev
     confirmation = judge(64, times, params, shapes, 0.10, valid=True)
     result = _decide(Config(), run, [(confirmation, {"valid": True, "reasons": []}, {"times_ms": times})])
     assert result["keep"]["action"] == "keep" and result["keep"]["summary"].startswith("KEEP: D=64 BM128 BN128 4w")
-    assert read_current(run.csrc)[64] == params["top1"] and read_current(run.csrc)[128] == DEFAULTS[128]
+    assert read_current(run.csrc, run.arch)[64] == params["top1"] and read_current(run.csrc, run.arch)[128] == DEFAULTS[128]
     assert result["keep"]["header"] == "csrc/tuned_config.h"  # the journal's paths are the workspace's
     [record] = bench_history(tmp_path / "sessions")
     assert result["record"] == f"sessions/{record.path.parent.parent.name}/results/{record.path.name}"

@@ -39,6 +39,7 @@ from cockpit.tune.launch import checks_from_manifest, new_run, resume_run, run_w
 from cockpit.tune.plan import TunePlan, describe, make_plan
 from cockpit.tune.progress import tune_progress
 from cockpit.tune.space import TUNABLE_NAMES
+from cockpit.tune.study import run_store
 from cockpit.tune.target import list_gpus, pick_gpus, resolve_target
 from cockpit.workload.describe import describe as describe_workload
 from cockpit.workload.manifest import Manifest
@@ -57,7 +58,7 @@ def tune(args: argparse.Namespace) -> int:
     gpus = list_gpus(Nvml())
     target = resolve_target(args.arch, os.environ, gpus)
     csrc = ws.root / "csrc"
-    plan = make_plan(config.tune, config.workload, target, read_current(csrc))
+    plan = make_plan(config.tune, config.workload, target, read_current(csrc, target.limits.arch))
     if args.dry_run:
         if args.json:
             print(json.dumps(plan.as_json()))
@@ -89,7 +90,7 @@ def tune(args: argparse.Namespace) -> int:
                                    run.trials, _spaces(plan), run.seed_how, args.resume))
     _say(f"{run.run}: {run.target}, {len(picked)} GPU(s) "
          f"({', '.join(f'{g.index}: {g.name}' for g in picked)}), budget {run.budget_s / 60:g} min or "
-         f"{run.trials} trials per head dim; seed: {run.seed_how}; study {run.journal}")
+         f"{run.trials} trials per head dim; seed: {run.seed_how}; study {run_store(run, config.tune).where}")
     try:
         codes = run_workers(run, picked, ref.path / "logs", lambda: _tick(ref.journal))
     except KeyboardInterrupt:

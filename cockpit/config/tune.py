@@ -1,10 +1,12 @@
-"""`[tune]` and `[tune.space]`: what `cockpit tune` searches, on which shapes, for how long."""
+"""`[tune]` and `[tune.space]`: what `cockpit tune` searches, on which shapes, for how long, and
+where its study lives (the session's journal file, or a database several boxes share)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from cockpit.config.reader import ConfigReader
 
@@ -40,6 +42,13 @@ class TuneConfig:
     occupancy_floor: float = 0.125
     confirm_top: int = 3
     """How many of the best configurations per head dim the confirmation re-measures."""
+    storage: str = ""
+    """Where the studies live: "" = the session's journal file (the GPUs of one box); a database URL,
+    `postgresql://user@host:port/db`, shares one study between the workers of several boxes
+    (`sqlite:///path.db` works too, for one box: SQLite over a network file system is not safe)."""
+    study: str = ""
+    """The name both boxes meet under in the database; "" = derived from the kernel or workload,
+    its shapes, dtype, knob values and GPU arch (cockpit/tune/storage.py)."""
     where: Mapping[str, str] = field(default_factory=dict, compare=False)
     """`cockpit.toml:LINE` of each key as written, for errors found later (an empty space on
     the target GPU, a budget too small for the seed)."""
@@ -57,7 +66,7 @@ def read_tune(table: Mapping[str, Any], reader: ConfigReader) -> TuneConfig:
     d = TuneConfig()
     keys = ("space", "head_dims", "seq_lens", "batch", "heads", "dtype", "causal", "budget_min",
             "trials", "seed_trials", "prune_slower", "keep_improvement", "occupancy_floor",
-            "confirm_top")
+            "confirm_top", "storage", "study")
     reader.check_keys(table, "tune", keys)
 
     def whole(key: str, low: int) -> int:
@@ -94,6 +103,8 @@ def read_tune(table: Mapping[str, Any], reader: ConfigReader) -> TuneConfig:
         keep_improvement=fraction("keep_improvement", "a fraction such as 0.1 for 10 % faster"),
         occupancy_floor=fraction("occupancy_floor", "a share of the SM's warp slots such as 0.125"),
         confirm_top=whole("confirm_top", 1),
+        storage=_read_storage(table.get("storage", d.storage), reader),
+        study=_read_study(table.get("study", d.study), reader),
         where={key: reader.lines.where(f"tune.{key}") for key in ("tune", *keys)}
         | {f"space.{name}": reader.lines.where(f"tune.space.{name}") for name in out_space},
     )
@@ -116,3 +127,58 @@ def _read_space(space: Any, reader: ConfigReader) -> dict[str, tuple[Value, ...]
                               "of whole numbers or true/false)")
         out[name] = tuple(dict.fromkeys(values))
     return out
+
+
+STORAGE_SCHEMES = ("postgresql", "postgresql+psycopg2", "postgresql+psycopg", "sqlite")
+
+
+def redact(url: str) -> str:
+    """A database URL fit to print: its password, if it has one, as `***`."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "(a database URL)"
+    if parts.password is None:
+        return url
+    user, _, host = parts.netloc.rpartition("@")
+    return parts._replace(netloc=f"{user.partition(':')[0]}:***@{host}").geturl()
+
+
+def _read_storage(value: Any, reader: ConfigReader) -> str:
+    """"" or a database URL Optuna's RDBStorage opens; never echoes a password back."""
+    expected = ('expected "postgresql://user@host:5432/db" (several boxes share it), '
+                '"sqlite:///path/to/tune.db" (one box), or no key (the session\'s journal file)')
+    if not isinstance(value, str):
+        raise reader.fail("tune.storage", f"must be a string: {expected}")
+    url = value.strip()
+    if not url:
+        return ""
+    scheme = url.partition("://")[0].lower() if "://" in url else ""
+    shown = redact(url)
+    if scheme in ("postgres", "postgres+psycopg2"):
+        raise reader.fail("tune.storage", f"{shown!r}: write postgresql:// (SQLAlchemy does not know "
+                          "postgres://)")
+    if scheme not in STORAGE_SCHEMES:
+        raise reader.fail("tune.storage", f"{shown!r} is not a database URL cockpit can share a study "
+                          f"through ({expected})")
+    if scheme == "sqlite":
+        if not url.startswith("sqlite:///") or len(url) == len("sqlite:///"):
+            raise reader.fail("tune.storage", f"{shown!r}: name the file, e.g. sqlite:///build/tune.db "
+                              "(relative) or sqlite:////abs/tune.db")
+        return url
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (raises on a port that is not a number)
+    except ValueError as exc:
+        raise reader.fail("tune.storage", f"{shown!r}: {str(exc).replace(url, shown)} ({expected})") from None
+    if not parts.path.strip("/"):
+        raise reader.fail("tune.storage", f"{shown!r} names no database: add /dbname, "
+                          "e.g. postgresql://user@host:5432/cockpit_tune")
+    return url
+
+
+def _read_study(value: Any, reader: ConfigReader) -> str:
+    if not isinstance(value, str) or len(value) > 200 or any(ord(c) < 32 for c in value):
+        raise reader.fail("tune.study", f"{value!r} is not allowed (expected a name of at most 200 "
+                          "printable characters, the same on every box)")
+    return value.strip()

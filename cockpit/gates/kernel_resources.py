@@ -128,12 +128,22 @@ def _targets(key: tuple[str, tuple[str, ...]], k: KernelResources, entry: dict[s
     runs_here = here is not None and (here == own or (key, here) not in built)
     if runs_here and isinstance(device, dict) and gpu is not None:
         out.append(_runtime(gpu, here or own, device, threads, dynamic, opt_in))
+    builds = entry.get("builds") if isinstance(entry.get("builds"), dict) else {}
     for arch in dict.fromkeys((own, *policy.targets)):
         limits = limits_for(arch)
         if limits is None or (out and arch == here) or (arch != own and (key, arch) in built):
             continue  # the GPU present answered for itself; a built arch has its own row
-        occ = occupancy(limits, threads, k.registers, dynamic, k.smem, opt_in)
+        launch = (threads, dynamic, opt_in)
         note = "" if arch == own else f"with the {k.arch} build's {k.registers} registers"
+        other = builds.get(arch) if arch != own else None
+        if isinstance(other, dict) and other.get("threads_per_block"):
+            # The extension says what a build for that arch launches (its own tile, e.g. the
+            # L4's where this build has the H100's): judge that GPU by that build.
+            launch = (int(other["threads_per_block"]), int(other.get("dynamic_smem_bytes") or 0),
+                      bool(other.get("smem_opt_in")))
+            if launch != (threads, dynamic, opt_in):
+                note = f"the {arch} build's own tile, {other.get('label', '?')}; {note}"
+        occ = occupancy(limits, launch[0], k.registers, launch[1], k.smem, launch[2])
         out.append(TargetOccupancy(limits.gpu, arch, "limits table", occ.blocks_per_sm,
                                    occ.warps_per_sm, occ.fraction, occ.limiter, k.registers,
                                    occ.why_not or note))

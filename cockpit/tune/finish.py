@@ -23,20 +23,23 @@ from cockpit.gates.bench_validity import judge_probe_window
 from cockpit.session.paths import stored_path
 from cockpit.tune.compile import compile_config, find_toolchain
 from cockpit.tune.confirm import CURRENT, Confirmation, describe, judge
-from cockpit.tune.header import read_current, render, write_header
+from cockpit.tune.header import keep as keep_tiles
+from cockpit.tune.header import render, write_header
 from cockpit.tune.measure import ProbeMeasurer
 from cockpit.tune.runplan import HeadDimPlan, RunPlan
 from cockpit.tune.space import KernelParams, config_name
-from cockpit.tune.study import open_study, params_of
+from cockpit.tune.storage import Store
+from cockpit.tune.study import open_run_study, params_of, run_store
 from cockpit.tune.target import Gpu
 
 
-def top_configurations(run: RunPlan, head: HeadDimPlan, k: int) -> list[KernelParams]:
-    """The `k` best distinct timed configurations of a head dim's study, the current one aside."""
+def top_configurations(run: RunPlan, head: HeadDimPlan, k: int,
+                       store: Store | None = None) -> list[KernelParams]:
+    """The `k` best distinct timed configurations of a head dim's study (every box's, in a shared
+    store), the current one aside."""
     import optuna
 
-    study = open_study(run.journal, head.head_dim, head.options, head.current, len(head.seeds),
-                       run.prune_slower)
+    study = open_run_study(store or run_store(run), run, head)
     done = sorted((t for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
                    if t.value is not None), key=lambda t: t.value or 0.0, reverse=True)
     out: list[KernelParams] = []
@@ -52,9 +55,10 @@ def finish_run(config: Config, run: RunPlan, gpu: Gpu, say: Callable[[str], None
     measurer = ProbeMeasurer(run.probe, run.run_dir / "confirm.log",
                              env=dict(os.environ, CUDA_VISIBLE_DEVICES=gpu.uuid))
     results: list[tuple[Confirmation, dict[str, Any], dict[str, Any]]] = []
+    store = run_store(run, config.tune)
     try:
         for head in run.head_dims:
-            best = top_configurations(run, head, config.tune.confirm_top)
+            best = top_configurations(run, head, config.tune.confirm_top, store)
             contenders = {CURRENT: head.current} | {f"top{i + 1}": p for i, p in enumerate(best)}
             libraries: dict[str, Path] = {}
             for name, params in contenders.items():
@@ -86,11 +90,10 @@ def _decide(config: Config, run: RunPlan,
             lines.append(f"D={c.head_dim}: SUSPECT: " + "; ".join(validity["reasons"]))
     keep: dict[str, Any]
     if winners:
-        configs = read_current(run.csrc)
-        configs.update({d: w.params for d, w in winners.items()})
         notes = {d: f"{w.vs_current.value:.2f}x the configuration before it, {w.vs_flash.value:.2f}x "
                     f"SDPA FLASH on {run.target} ({run.run})" for d, w in winners.items()}
-        header = write_header(run.csrc, render(configs, notes, run.max_smem))
+        tiles = keep_tiles(run.csrc, run.arch, {d: w.params for d, w in winners.items()}, notes, run.max_smem)
+        header = write_header(run.csrc, render(tiles))
         improvement = min(w.vs_current.value for w in winners.values()) - 1
         summary = "KEEP: " + "; ".join(f"D={d} {w.params.label} {w.vs_current.value:.2f}x "
                                        f"[{w.vs_current.lo:.2f}, {w.vs_current.hi:.2f}] vs current, "
@@ -99,7 +102,8 @@ def _decide(config: Config, run: RunPlan,
                 "header": stored_path(header, run.csrc.parent),
                 "commit_message": f"csrc: tuned configuration from {run.run} "
                                   f"({summary.removeprefix('KEEP: ')})"}
-        lines.append(f"{summary}\nwritten: {header} (commit csrc/ to keep it)")
+        lines.append(f"{summary}\nwritten: {header}, the {run.arch} entries (commit csrc/ to keep it; "
+                     "other archs keep theirs)")
     else:
         summary = "REVERT: nothing beat the current configuration beyond the noise and the bar"
         keep = {"action": "revert", "summary": summary, "improvement": None, "commit_message": ""}

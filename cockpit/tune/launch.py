@@ -1,5 +1,7 @@
 """Starting a search and its workers: the run plan, the studies with their seeds, one worker
-process per GPU pinned by UUID, and the wait for them, resumable after any stop."""
+process per GPU pinned by UUID, and the wait for them, resumable after any stop. With a shared
+store (`[tune] storage`), a second box's run joins the study the first made: it queues only the
+seeds no trial has yet, and its GPUs must be the model the study was measured on."""
 
 from __future__ import annotations
 
@@ -19,8 +21,18 @@ from cockpit.errors import CockpitError
 from cockpit.tune.measure import ProbeSettings
 from cockpit.tune.plan import TunePlan
 from cockpit.tune.runplan import PLAN_NAME, HeadDimPlan, RunPlan, read_plan, write_plan
-from cockpit.tune.study import choices, cut_torn_tail, fail_interrupted, open_study, seed_configurations
+from cockpit.tune.seeds import kept_tiles, profile_hints, seed_order
+from cockpit.tune.space import TUNABLE_NAMES
+from cockpit.tune.storage import SIDECAR, claim_gpu, one_model, owner_of, write_sidecar
+from cockpit.tune.study import (
+    choices,
+    cut_torn_tail,
+    fail_interrupted,
+    open_run_study,
+    run_store,
+)
 from cockpit.tune.target import Gpu
+from cockpit.tune.trials import enqueue_new, joined
 from cockpit.workload.manifest import Manifest
 
 MONITOR_EVERY_S = 2.0
@@ -45,15 +57,20 @@ def checks_from_manifest(manifest: Manifest, head_dims: Sequence[int], key: str 
 
 
 def new_run(config: Config, tune_plan: TunePlan, checks: TuneChecks, run_dir: Path, session_journal: Path,
-            csrc: Path, cache: Path, now: float) -> RunPlan:
-    """Lay out a new search and create its studies, each seeded with the current configuration
-    and a Latin hypercube of the feasible ones."""
+            csrc: Path, cache: Path, now: float, say: Callable[[str], None] | None = None) -> RunPlan:
+    """Lay out a new search and create (or, in a shared store, join) its studies, each seeded with
+    the current configuration, the tiles other archs kept, its neighbours (the profile's moves
+    first) and a Latin hypercube of the feasible ones (tune/seeds.py)."""
     tune = config.tune
     heads, how = [], ""
+    kept = kept_tiles(csrc, tune_plan.target.limits.arch)  # where other archs' searches ended
+    hints = profile_hints(session_journal, csrc.parent)  # what the session's profile points at
     for space in tune_plan.spaces:
         options = choices(tune_plan.values, space.current)
-        seeds, how = seed_configurations(space.feasible, options, space.current,
-                                         min(tune.seed_trials, len(space.feasible) + 1))
+        seeds, how = seed_order(space.feasible, options, space.current,
+                                min(tune.seed_trials, len(space.feasible) + 1),
+                                kept.get(space.head_dim, ()),
+                                hints.get(space.head_dim) or hints.get(None) or ())
         heads.append(HeadDimPlan(space.head_dim, space.feasible, options, space.current, tuple(seeds),
                                  tuple(tune.shapes(space.head_dim))))
     plan = RunPlan(
@@ -67,14 +84,19 @@ def new_run(config: Config, tune_plan: TunePlan, checks: TuneChecks, run_dir: Pa
                             tolerance=checks.tolerance, reps=config.workload.reps,
                             warmup=config.workload.warmup, settle_ms=config.workload.settle_ms,
                             rounds=config.workload.rounds))
-    if plan.journal.exists():
-        raise CockpitError(f"{plan.journal} holds an earlier search: `cockpit tune --resume` continues it; "
-                           "to start over, move that folder away or start a new session")
+    for earlier in (plan.journal, run_dir / SIDECAR):
+        if earlier.exists():
+            raise CockpitError(f"{earlier} holds an earlier search: `cockpit tune --resume` continues it; "
+                               "to start over, move that folder away or start a new session")
+    store = run_store(plan, tune, fresh=True)
+    names = []
     for head in heads:
-        study = open_study(plan.journal, head.head_dim, head.options, head.current, len(head.seeds),
-                           plan.prune_slower)
-        for params in head.seeds:
-            study.enqueue_trial(params.as_dict())
+        study = open_run_study(store, plan, head)
+        queued = enqueue_new(study, [p.as_dict() for p in head.seeds], TUNABLE_NAMES)
+        names.append(study.study_name)
+        if store.shared:
+            (say or _say)(joined(study, store.where, queued, len(head.seeds)))
+    write_sidecar(run_dir, store, names)
     write_plan(plan)
     return plan
 
@@ -92,13 +114,13 @@ def resume_run(run_dir: Path, budget_s: float | None, trials: int | None) -> tup
     if trials is not None:
         plan = replace(plan, trials=trials)
     notes = []
+    store = run_store(plan)
     dropped = cut_torn_tail(plan.journal)
     if dropped:
         notes.append(f"{plan.journal}: dropped a write cut off mid-line ({dropped} bytes)")
     for head in plan.head_dims:
-        study = open_study(plan.journal, head.head_dim, head.options, head.current, len(head.seeds),
-                           plan.prune_slower)
-        again = fail_interrupted(study)
+        study = open_run_study(store, plan, head)
+        again = fail_interrupted(study, store.asking(owner_of(plan.run_dir, plan.run)))
         if again:
             notes.append(f"D={head.head_dim}: {len(again)} configurations interrupted mid-measurement, "
                          "queued again")
@@ -115,6 +137,7 @@ def run_workers(plan: RunPlan, gpus: list[Gpu], logs: Path, on_tick: Callable[[]
     """One worker per GPU, each pinned with CUDA_VISIBLE_DEVICES=<UUID>; waits for all of them,
     calling `on_tick` every couple of seconds. Returns their exit codes. Ctrl-C stops them (the
     search resumes with --resume)."""
+    claim(plan, gpus)
     start = clock()
     spent = spent_s(plan)
     plan = replace(plan, segments=(*plan.segments, (start, start)))
@@ -141,6 +164,14 @@ def run_workers(plan: RunPlan, gpus: list[Gpu], logs: Path, on_tick: Callable[[]
         write_plan(replace(plan, segments=(*plan.segments[:-1], (start, clock()))))
 
 
+def claim(plan: RunPlan, gpus: Sequence[Gpu]) -> None:
+    """The studies are this GPU model's, or the run stops here in one line (storage.py)."""
+    model = one_model((f"GPU {g.index}", g.name) for g in gpus)
+    store = run_store(plan)
+    for head in plan.head_dims:
+        claim_gpu(open_run_study(store, plan, head), model, store)
+
+
 def worker_env(gpu: Gpu) -> dict[str, str]:
     """A search worker's environment: pinned to its GPU by UUID, this cockpit importable."""
     package_root = str(Path(cockpit.__file__).resolve().parent.parent)
@@ -163,3 +194,7 @@ def supervise(children: Sequence[subprocess.Popen[bytes]], every: Callable[[], N
             c.wait()
         raise
     return [c.returncode for c in children]
+
+
+def _say(line: str) -> None:
+    print(f"cockpit tune: {line}", file=sys.stderr, flush=True)

@@ -1,12 +1,14 @@
-"""The search, in Optuna's terms: one study per head dim, stored in the session folder.
+"""The search, in Optuna's terms: one study per head dim, in the session folder or a shared database.
 
-- Storage: Optuna's JournalStorage on a JournalFileBackend (`sessions/<ID>/tune/journal.log`),
-  Optuna's own multi-process storage: every worker (one per GPU) shares the study through it, and
-  a crash or an SSH drop leaves a log that `cockpit tune --resume` replays. Its lock is a file
-  created with O_EXCL; a killed process can leave it behind, so the lock is taken with a grace
-  period (`LOCK_GRACE_S`) after which Optuna releases a lock nobody touched. A write cut off
-  mid-line is cut back to the last whole line before the study is opened again.
-- Seed: the current configuration, then a Latin hypercube over the tunables' value indices,
+- Storage (storage.py): Optuna's JournalStorage on a JournalFileBackend in the session
+  (`sessions/<ID>/tune/journal.log`), Optuna's own multi-process storage: every worker (one per GPU)
+  shares the study through it, and a crash or an SSH drop leaves a log that `cockpit tune --resume`
+  replays; a write cut off mid-line is cut back to the last whole line before the study is opened
+  again. Or, with `[tune] storage = "postgresql://..."`, a database the workers of several boxes
+  share, under a name every box derives alike, with a heartbeat that tells a dead box's trials
+  from a live one's.
+- Seed (tune/seeds.py orders it: the current configuration, other archs' kept tiles, its
+  neighbours first), filled with a Latin hypercube over the tunables' value indices,
   each point moved to the nearest configuration the limits let through, enqueued as fixed
   trials. Not Optuna's QMCSampler: it samples the whole box, and most of the box is rejected
   by the limits, so its seed trials would be spent on configurations never compiled.
@@ -26,14 +28,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cockpit.config.tune import Value
+from cockpit.config.tune import TuneConfig, Value
 from cockpit.tune.space import TUNABLE_NAMES, KernelParams
+from cockpit.tune.storage import Store, as_store, for_run, open_named
+from cockpit.tune.trials import fail_interrupted as fail_dead
 
 if TYPE_CHECKING:
     import optuna
 
-LOCK_GRACE_S = 10
-"""A lock is held for the milliseconds of one append; one untouched for 10 s is a dead run's."""
+    from cockpit.tune.runplan import HeadDimPlan, RunPlan
 
 
 def study_name(head_dim: int) -> str:
@@ -54,13 +57,19 @@ def cut_torn_tail(path: Path) -> int:
     return len(data) - keep
 
 
-def storage(path: Path) -> optuna.storages.JournalStorage:
-    from optuna.storages import JournalStorage
-    from optuna.storages.journal import JournalFileBackend, JournalFileOpenLock
+def storage(where: Path | Store) -> optuna.storages.BaseStorage:
+    """The studies' storage: the journal file at a path, or the store cockpit.toml names."""
+    return as_store(where).storage()
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lock = JournalFileOpenLock(str(path), grace_period=LOCK_GRACE_S)
-    return JournalStorage(JournalFileBackend(str(path), lock_obj=lock))
+
+def run_store(plan: RunPlan, tune: TuneConfig | None = None, fresh: bool = False) -> Store:
+    """Where a search's studies are: `[tune] storage` of the workspace that holds its csrc/."""
+    workspace = plan.csrc.parent
+    if tune is None:
+        from cockpit.config import load_config
+
+        tune = load_config(workspace).tune
+    return for_run(tune, workspace, plan.run_dir, plan.journal, fresh)
 
 
 def choices(space: Mapping[str, Sequence[Value]], current: KernelParams) -> dict[str, tuple[Value, ...]]:
@@ -74,16 +83,28 @@ def choices(space: Mapping[str, Sequence[Value]], current: KernelParams) -> dict
     return out
 
 
-def open_study(path: Path, head_dim: int, space: Mapping[str, Sequence[Value]], current: KernelParams,
-               n_seed: int, prune_slower: float, seed: int = 0) -> optuna.Study:
+def open_study(where: Path | Store, head_dim: int, space: Mapping[str, Sequence[Value]],
+               current: KernelParams, n_seed: int, prune_slower: float, seed: int = 0,
+               shapes: Sequence[Mapping[str, Any]] = (), arch: str = "") -> optuna.Study:
+    """A head dim's study; in a shared store its name and digest come from the arch, the shapes and
+    the values the sampler offers (storage.py)."""
     import optuna
 
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    store = as_store(where)
     sampler = optuna.samplers.TPESampler(multivariate=True, constant_liar=True, n_startup_trials=n_seed,
-                                         seed=seed + head_dim)
-    return optuna.create_study(storage=storage(path), study_name=study_name(head_dim),
-                               direction="maximize", sampler=sampler,
-                               pruner=slower_than_best(prune_slower), load_if_exists=True)
+                                         seed=store.sampler_seed(seed + head_dim))
+    first = shapes[0] if shapes else {}
+    title = " ".join(str(p) for p in (study_name(head_dim), arch, first.get("dtype"),
+                                      "causal" if first.get("causal") else None) if p)
+    facts = {"kernel": "attention tiles", "arch": arch, "head_dim": head_dim,
+             "shapes": [dict(s) for s in shapes], "options": {k: list(v) for k, v in space.items()}}
+    return open_named(store, study_name(head_dim), title, facts, TUNABLE_NAMES, sampler,
+                      slower_than_best(prune_slower))
+
+
+def open_run_study(where: Path | Store, plan: RunPlan, head: HeadDimPlan) -> optuna.Study:
+    return open_study(where, head.head_dim, head.options, head.current, len(head.seeds), plan.prune_slower,
+                      shapes=head.shapes, arch=plan.arch)
 
 
 def suggest(trial: optuna.Trial, options: Mapping[str, Sequence[Value]]) -> KernelParams:
@@ -177,31 +198,12 @@ def cut_off(trial: optuna.trial.FrozenTrial) -> bool:
     return trial.state == optuna.trial.TrialState.FAIL and "outcome" not in trial.user_attrs
 
 
-def fail_interrupted(study: optuna.Study) -> list[KernelParams]:
-    """A run that died leaves its trials RUNNING: mark them failed and enqueue their
-    configurations again, so the resumed run measures them."""
-    import optuna
-
+def fail_interrupted(study: optuna.Study, store: Path | Store | None = None) -> list[KernelParams]:
+    """A run that died leaves its trials RUNNING: mark them failed and enqueue their configurations
+    again, so the resumed run measures them. In a shared store only the run's own trials (its
+    owner) and stale ones (no heartbeat for the grace period): another box's live trials stay."""
     # Not Optuna's skip_if_exists: it counts the failed trial itself as the configuration
-    # existing, and nothing would be queued. Skipped only when another trial finished it or
-    # already waits for it.
-    State = optuna.trial.TrialState
-    settled = {params_of(t) for t in study.get_trials(deepcopy=False, states=(State.COMPLETE, State.PRUNED))}
-    settled |= {_fixed_params(t) for t in study.get_trials(deepcopy=False, states=(State.WAITING,))}
-    again = []
-    for t in study.get_trials(deepcopy=False, states=(State.RUNNING,)):
-        study.tell(t.number, state=State.FAIL)
-        params = params_of(t) or _fixed_params(t)
-        if params is not None and params not in settled:
-            study.enqueue_trial(params.as_dict())
-            settled.add(params)
-            again.append(params)
-    return again
-
-
-def _fixed_params(trial: optuna.trial.FrozenTrial) -> KernelParams | None:
-    fixed: Any = trial.system_attrs.get("fixed_params")
-    try:
-        return KernelParams.from_dict(fixed) if isinstance(fixed, dict) else None
-    except KeyError:
-        return None
+    # existing, and nothing would be queued. Skipped only when another trial measured it, holds it
+    # or already waits for it.
+    again = fail_dead(study, as_store(store) if store is not None else Store(), TUNABLE_NAMES)
+    return [KernelParams.from_dict(c) for c in again]

@@ -28,10 +28,11 @@ from cockpit.config import Config
 from cockpit.gates.bench_validity import judge_probe_window
 from cockpit.session.paths import stored_path
 from cockpit.tune.knobs.plan import GroupPlan, KnobPlan
-from cockpit.tune.knobs.search import open_study, request_for
+from cockpit.tune.knobs.search import open_study, request_for, store_of
 from cockpit.tune.knobs.space import Config as KnobConfig
 from cockpit.tune.knobs.space import as_dict, label
 from cockpit.tune.knobs.worker import measurer_for
+from cockpit.tune.storage import Store
 from cockpit.workload.tuned import Winner, merged, read_winners, write_winners
 
 CURRENT = "current"
@@ -56,11 +57,12 @@ class GroupVerdict:
     validity: dict[str, Any]
 
 
-def top_configurations(plan: KnobPlan, group: GroupPlan, journal: Path, k: int) -> list[KnobConfig]:
-    """The `k` best distinct timed configurations of a group, the current one aside."""
+def top_configurations(plan: KnobPlan, group: GroupPlan, where: Path | Store, k: int) -> list[KnobConfig]:
+    """The `k` best distinct timed configurations of a group (every box's, in a shared store), the
+    current one aside."""
     import optuna
 
-    study = open_study(plan, group, journal)
+    study = open_study(plan, group, where)
     done = sorted(
         (
             t
@@ -170,10 +172,10 @@ def finish_run(
         python=python,
     )
     verdicts: list[tuple[GroupVerdict, dict[str, Any]]] = []
-    journal = plan.journal(workspace)
+    store = store_of(workspace, plan, config.tune)
     try:
         for group in plan.groups:
-            best = top_configurations(plan, group, journal, config.tune.confirm_top)
+            best = top_configurations(plan, group, store, config.tune.confirm_top)
             configs = {CURRENT: group.current} | {f"top{i + 1}": c for i, c in enumerate(best)}
             say(
                 f"{group.label}: confirming {', '.join(label(plan.knobs, c) for c in configs.values())} "

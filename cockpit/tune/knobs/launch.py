@@ -1,6 +1,8 @@
 """Starting a search of a workload's knobs: the plan (the space the workload's rule allows on the
 target GPU, asked of the child that loads the workload), the studies with their seeds, one worker
-per GPU pinned by UUID, and the wait for them, resumable after any stop."""
+per GPU pinned by UUID, and the wait for them, resumable after any stop. In a shared store
+(`[tune] storage`) a second box joins the first's studies, as the attention tiles' search does
+(cockpit/tune/launch.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from cockpit.config import Config, ConfigError
 from cockpit.errors import CockpitError
 from cockpit.session.paths import stored_path
 from cockpit.tune.knobs.plan import PLAN_NAME, GroupPlan, KnobPlan, read_plan, write_plan
-from cockpit.tune.knobs.search import open_study, seed_configurations
+from cockpit.tune.knobs.search import open_study, seed_configurations, store_of
 from cockpit.tune.knobs.space import (
     current,
     decls,
@@ -29,8 +31,10 @@ from cockpit.tune.knobs.space import (
     with_current,
 )
 from cockpit.tune.launch import supervise, worker_env
+from cockpit.tune.storage import SIDECAR, claim_gpu, one_model, owner_of, write_sidecar
 from cockpit.tune.study import cut_torn_tail
 from cockpit.tune.target import Gpu, Target
+from cockpit.tune.trials import enqueue_new, fail_interrupted, joined
 from cockpit.workload.describe import WorkloadArgs, ask
 from cockpit.workload.manifest import Manifest
 from cockpit.workload.tuned import Tuned, TunedFileError, read_winners, tuned_path
@@ -165,18 +169,25 @@ def describe_plan(plan: KnobPlan, space: dict[str, Any], budget_min: float) -> l
     return lines
 
 
-def new_run(workspace: Path, plan: KnobPlan) -> KnobPlan:
-    journal = plan.journal(workspace)
-    if journal.exists():
-        raise CockpitError(
-            f"{journal} holds an earlier search: `cockpit tune --resume` continues it; "
-            "to start over, move that folder away or start a new session"
-        )
+def new_run(workspace: Path, plan: KnobPlan, say: Callable[[str], None] | None = None) -> KnobPlan:
+    """Create (or, in a shared store, join) the groups' studies, each seeded with what no trial has."""
+    run_dir = workspace / plan.run_dir
+    for earlier in (plan.journal(workspace), run_dir / SIDECAR):
+        if earlier.exists():
+            raise CockpitError(
+                f"{earlier} holds an earlier search: `cockpit tune --resume` continues it; "
+                "to start over, move that folder away or start a new session"
+            )
+    store = store_of(workspace, plan, fresh=True)
     names = [k.name for k in plan.knobs]
+    studies = []
     for group in plan.groups:
-        study = open_study(plan, group, journal)
-        for config in group.seeds:
-            study.enqueue_trial(dict(zip(names, config, strict=True)))
+        study = open_study(plan, group, store)
+        queued = enqueue_new(study, [dict(zip(names, c, strict=True)) for c in group.seeds], names)
+        studies.append(study.study_name)
+        if store.shared:
+            (say or _say)(joined(study, store.where, queued, len(group.seeds)))
+    write_sidecar(run_dir, store, studies)
     write_plan(workspace, plan)
     return plan
 
@@ -184,8 +195,8 @@ def new_run(workspace: Path, plan: KnobPlan) -> KnobPlan:
 def resume_run(
     workspace: Path, run_dir: Path, budget_s: float | None, trials: int | None
 ) -> tuple[KnobPlan, list[str]]:
-    import optuna
-
+    """The stopped search again: its trials left running are failed and queued again (in a shared
+    store only its own run's and the stale ones: another box's live trials stay)."""
     plan = read_plan(run_dir / PLAN_NAME)
     plan = replace(
         plan,
@@ -193,19 +204,14 @@ def resume_run(
         trials=plan.trials if trials is None else trials,
     )
     notes = []
+    store = store_of(workspace, plan)
     dropped = cut_torn_tail(plan.journal(workspace))
     if dropped:
         notes.append(f"{plan.journal(workspace)}: dropped a write cut off mid-line ({dropped} bytes)")
     names = [k.name for k in plan.knobs]
-    state = optuna.trial.TrialState
     for group in plan.groups:
-        study = open_study(plan, group, plan.journal(workspace))
-        again = 0
-        for t in study.get_trials(deepcopy=False, states=(state.RUNNING,)):
-            study.tell(t.number, state=state.FAIL)
-            if all(n in t.params for n in names):
-                study.enqueue_trial({n: t.params[n] for n in names})
-                again += 1
+        study = open_study(plan, group, store)
+        again = len(fail_interrupted(study, store.asking(owner_of(plan.run_dir, plan.run)), names))
         if again:
             notes.append(f"{group.label}: {again} configurations interrupted mid-measurement, queued again")
     write_plan(workspace, plan)
@@ -225,6 +231,10 @@ def run_workers(
     clock: Callable[[], float] = time.time,
 ) -> list[int]:
     """One worker per GPU, pinned with CUDA_VISIBLE_DEVICES=<UUID>; Ctrl-C stops them (--resume)."""
+    model = one_model((f"GPU {g.index}", g.name) for g in gpus)
+    store = store_of(workspace, plan)
+    for group in plan.groups:
+        claim_gpu(open_study(plan, group, store), model, store)
     start, spent = clock(), spent_s(plan)
     plan = plan.with_segment(start, start, new=True)
     write_plan(workspace, plan)
@@ -267,3 +277,7 @@ def run_workers(
         return supervise(children, every)
     finally:
         write_plan(workspace, plan.with_segment(start, clock(), new=False))
+
+
+def _say(line: str) -> None:
+    print(f"cockpit tune: {line}", file=sys.stderr, flush=True)

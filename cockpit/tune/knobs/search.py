@@ -2,11 +2,13 @@
 through them: ask, build ahead, check, time short, prune, time in full, tell.
 
 The study is the attention tuner's (cockpit/tune/study.py): a JournalStorage file shared by the
-workers of every GPU, TPE multivariate with the constant liar, the same pruner on the short
-measurement's interval. Its value is the configuration's speedup over the workload's baseline
-reference on the group's bench shapes (geometric mean, bootstrapped interval), each worker timing
-that reference on its own GPU first. A configuration proposed twice, or one the rule rejected, is
-told as skipped and replaced by the nearest one not yet seen, so no trial is spent twice.
+workers of every GPU, or the database `[tune] storage` names, shared by several boxes (storage.py:
+the name, the GPU model, the heartbeat), TPE multivariate with the constant liar, the same pruner
+on the short measurement's interval. Its value is the configuration's speedup over the workload's
+baseline reference on the group's bench shapes (geometric mean, bootstrapped interval), each
+worker timing that reference on its own GPU first. A configuration proposed twice, or one the rule
+rejected, is told as skipped and replaced by the nearest one not yet seen, so no trial is spent
+twice.
 """
 
 from __future__ import annotations
@@ -16,16 +18,19 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cockpit.analysis.stats import Estimate, speedup
+from cockpit.config.tune import TuneConfig
 from cockpit.session.journal import Event
 from cockpit.tune import events
 from cockpit.tune.knobs.build import BuildPool, Built
 from cockpit.tune.knobs.plan import GroupPlan, KnobPlan
 from cockpit.tune.knobs.space import Config, as_dict, has_defines, label, variant, with_current
 from cockpit.tune.measure import MeasureCrashed, MeasureFailed, ProbeMeasurer
-from cockpit.tune.study import cut_off, latin_hypercube, slower_than_best, storage
+from cockpit.tune.storage import Store, as_store, for_run, open_named
+from cockpit.tune.study import cut_off, latin_hypercube, slower_than_best
 
 if TYPE_CHECKING:
     import optuna
@@ -46,20 +51,42 @@ def choices(plan: KnobPlan, group: GroupPlan) -> dict[str, list[Any]]:
     return with_current(plan.options, plan.knobs, group.current)
 
 
-def open_study(plan: KnobPlan, group: GroupPlan, journal: Any, seed: int = 0) -> optuna.Study:
+def store_of(workspace: Path, plan: KnobPlan, tune: TuneConfig | None = None, fresh: bool = False) -> Store:
+    """Where a knob search's studies are: the workspace's `[tune] storage`, else its journal file."""
+    if tune is None:
+        from cockpit.config import load_config
+
+        tune = load_config(workspace).tune
+    return for_run(tune, workspace, workspace / plan.run_dir, plan.journal(workspace), fresh)
+
+
+def open_study(plan: KnobPlan, group: GroupPlan, where: Path | Store, seed: int = 0) -> optuna.Study:
+    """A group's study; in a shared store named by the workload, its baseline, the group's bench
+    shapes, the knobs and the values offered, the defines of the other groups' winners and the arch."""
     import optuna
 
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    store = as_store(where)
     sampler = optuna.samplers.TPESampler(
-        multivariate=True, constant_liar=True, n_startup_trials=len(group.seeds), seed=seed
+        multivariate=True,
+        constant_liar=True,
+        n_startup_trials=len(group.seeds),
+        seed=store.sampler_seed(seed),
     )
-    return optuna.create_study(
-        storage=storage(journal),
-        study_name=study_name(group.label),
-        direction="maximize",
-        sampler=sampler,
-        pruner=slower_than_best(plan.prune_slower),
-        load_if_exists=True,
+    names = [k.name for k in plan.knobs]
+    facts = {
+        "kernel": "knobs",
+        "workload": plan.workload,
+        "baseline": plan.baseline,
+        "arch": plan.arch,
+        "group": dict(group.group.key),
+        "bench": list(group.group.bench),
+        "knobs": [[k.name, k.via, k.macro] for k in plan.knobs],
+        "options": {k: list(v) for k, v in choices(plan, group).items()},
+        "others": list(group.others),
+    }
+    title = f"knobs {plan.workload} {group.label} {plan.arch}"
+    return open_named(
+        store, study_name(group.label), title, facts, names, sampler, slower_than_best(plan.prune_slower)
     )
 
 

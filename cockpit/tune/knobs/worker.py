@@ -6,7 +6,8 @@
 `cockpit tune` starts one per GPU with CUDA_VISIBLE_DEVICES=<UUID>. This process imports no torch:
 its measuring child (the workload probe's `serve`) holds the CUDA context, and define knobs are
 built in children of their own, ahead of the timing. Its first builds are its share of every
-group's seed.
+group's seed. In a shared store (`[tune] storage`) it measures only on the GPU model the studies
+hold, and a database that goes away ends it in one line (cockpit/tune/storage.py).
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from cockpit.gates.interpreter import gates_python
 from cockpit.session.journal import Event, JournalWriter
 from cockpit.tune.knobs.build import BuildPool, Built, build_variant
 from cockpit.tune.knobs.plan import KnobPlan, read_plan
-from cockpit.tune.knobs.search import Walk, open_study, search
+from cockpit.tune.knobs.search import Walk, open_study, search, store_of
 from cockpit.tune.knobs.space import variant
 from cockpit.tune.measure import MeasureCrashed, ProbeMeasurer
+from cockpit.tune.storage import claim_gpu, one_line_db_errors, owner_of
 from cockpit.workload.describe import PROBE
 
 
@@ -110,8 +112,10 @@ def main(argv: list[str] | None = None) -> int:
 def run(args: argparse.Namespace) -> int:
     ws = args.workspace.resolve()
     plan = read_plan(args.plan)
+    settings = load_config(ws)
+    store = store_of(ws, plan, settings.tune).asking(owner_of(plan.run_dir, plan.run))
     # the Python with the CUDA torch builds and measures; this process only drives the search
-    python = gates_python(load_config(ws).gates, ws).path
+    python = gates_python(settings.gates, ws).path
     pool = builder(plan, ws, args.workers, python)
     for group in plan.groups:
         for config in group.seeds[args.worker :: args.workers]:
@@ -138,15 +142,19 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     try:
-        try:
-            device = measurer.start()
-        except MeasureCrashed as exc:
-            raise CockpitError(f"cannot measure on this GPU: {exc}") from exc
-        print(f"worker {args.worker}: measuring on {device}", flush=True)
-        for group in plan.groups:
-            study = open_study(plan, group, plan.journal(ws))
-            walk = Walk(plan, group, pool, measurer, record, time.time, deadlines[group.label], short_gpu)
-            total += search(study, walk)
+        with one_line_db_errors(store.url):  # the database went away, or another box failed our trial
+            try:
+                device = measurer.start()
+            except MeasureCrashed as exc:
+                raise CockpitError(f"cannot measure on this GPU: {exc}") from exc
+            print(f"worker {args.worker}: measuring on {device}", flush=True)
+            for group in plan.groups:
+                study = open_study(plan, group, store)
+                if store.shared:  # another box's workers measure in these studies too
+                    claim_gpu(study, str(device.get("device", "")), store)
+                walk = Walk(plan, group, pool, measurer, record, time.time, deadlines[group.label],
+                            short_gpu)
+                total += search(study, walk)
     finally:
         measurer.close()
         pool.close()
