@@ -37,7 +37,7 @@ async def one_run(lines: int) -> dict[str, float]:
                 f"    w(f'[{{i}}/{lines}] nvcc -O3 -arch=sm_90 attn_fwd.cu -o attn_fwd.o\\n')")
         config = Config(gates={"env": GateConfig(command=(sys.executable, "-c", code))},
                         status_every_s=10**6)
-        app = CockpitApp(ws, config, ref, clock=SystemClock())
+        app = CockpitApp(ws, config, ref, clock=SystemClock(), typing_gap_s=0)
         lags: list[float] = []
         beating = True
 

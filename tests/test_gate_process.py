@@ -3,6 +3,8 @@ hung or hostile child, and that cancelling really stops it."""
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import threading
 import time
@@ -10,13 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from cockpit.gates.log_follow import GateOutput
 from cockpit.gates.output import MAX_LINE_CHARS, LineSplitter, clean_line
 from cockpit.gates.process import GateCommand, GateProcess, ProcessOutcome, pid_alive
+from cockpit.ui.gate_panel import tail_of_file
 
 
 class Recorder:
     def __init__(self) -> None:
         self.batches: list[list[str]] = []
+        self.outputs: list[GateOutput] = []
         self.stalls: list[float] = []
         self.outcome: ProcessOutcome | None = None
         self.exited = threading.Event()
@@ -25,8 +30,9 @@ class Recorder:
     def lines(self) -> list[str]:
         return [line for batch in self.batches for line in batch]
 
-    def on_output(self, lines: list[str]) -> None:
-        self.batches.append(lines)
+    def on_output(self, output: GateOutput) -> None:
+        self.outputs.append(output)
+        self.batches.append(output.lines)
 
     def on_stall(self, silent_s: float) -> None:
         self.stalls.append(silent_s)
@@ -59,13 +65,21 @@ def test_output_streams_in_time_batches_and_lands_in_the_log(tmp_path: Path) -> 
     assert log[-1].startswith("# exit 0 (exited)")
 
 
-def test_a_one_mebibyte_line_arrives_in_64_kib_pieces(tmp_path: Path) -> None:
-    rec, proc = run(python("import sys; sys.stdout.write('x' * (1 << 20) + '\\nend\\n')"), tmp_path)
+def test_a_long_line_arrives_in_64_kib_pieces(tmp_path: Path) -> None:
+    rec, proc = run(python("import sys; sys.stdout.write('x' * 200_000 + '\\nend\\n')"), tmp_path)
     assert proc.wait(20)
     pieces = rec.lines[:-1]
     assert all(len(p) <= MAX_LINE_CHARS for p in pieces)
-    assert sum(len(p) for p in pieces) == 1 << 20
+    assert sum(len(p) for p in pieces) == 200_000
     assert rec.lines[-1] == "end"
+
+
+def test_a_one_mebibyte_line_stays_whole_in_the_log_and_the_pane_gets_what_follows(tmp_path: Path) -> None:
+    rec, proc = run(python("import sys; sys.stdout.write('x' * (1 << 20) + '\\nend\\n')"), tmp_path)
+    assert proc.wait(20)
+    assert rec.lines[-1] == "end" and all(len(line) <= MAX_LINE_CHARS for line in rec.lines)
+    assert rec.outputs[-1].total == len(rec.lines) + sum(o.skipped for o in rec.outputs)
+    assert ("x" * (1 << 20) + "\n") in (tmp_path / "run.log").read_text()
 
 
 def test_binary_garbage_is_shown_as_replacement_text(tmp_path: Path) -> None:
@@ -75,13 +89,17 @@ def test_binary_garbage_is_shown_as_replacement_text(tmp_path: Path) -> None:
     assert rec.lines == ["ok \ufffd\ufffd bytes"]
 
 
-def test_escape_sequences_never_reach_the_screen_or_the_log(tmp_path: Path) -> None:
+def test_escape_sequences_never_reach_the_screen_but_the_log_keeps_the_bytes(tmp_path: Path) -> None:
     hostile = ("\\x1b]0;pwned title\\x07\\x1b]52;c;Y2xpcGJvYXJk\\x07\\x1b[?1049h\\x1b[2J\\x1b[H"
                "\\x1b[31mred\\x1b[0m [bold]not markup[/bold]\\x07\\x1bP+q\\x1b\\\\ done")
     rec, proc = run(python(f"print('{hostile}')"), tmp_path)
     assert proc.wait(20)
     assert rec.lines == ["red [bold]not markup[/bold] done"]
-    assert "\x1b" not in (tmp_path / "run.log").read_text()
+    # The child wrote its log itself (`less -R` shows its colours); a log read for a person, as
+    # the pane does for a finished run, is cleaned the same way.
+    assert "\x1b[31mred" in (tmp_path / "run.log").read_text()
+    assert "red [bold]not markup[/bold] done" in tail_of_file(tmp_path / "run.log", 10)
+    assert not any("\x1b" in line or "\x07" in line for line in tail_of_file(tmp_path / "run.log", 10))
 
 
 def test_carriage_return_progress_keeps_the_last_state() -> None:
@@ -168,3 +186,48 @@ def test_a_missing_program_is_a_clear_error(tmp_path: Path) -> None:
     proc = GateProcess(GateCommand(("no-such-tool-xyz",), tmp_path), tmp_path / "run.log", Recorder())
     with pytest.raises(CockpitError, match=r"cannot start 'no-such-tool-xyz'.*cockpit\.toml"):
         proc.start()
+
+
+def test_a_flood_shows_its_latest_lines_counts_them_all_and_the_log_has_every_one(tmp_path: Path) -> None:
+    lines = 400_000
+    rec, proc = run(python(f"import sys\nw = sys.stdout.write\nfor i in range({lines}): w(f'{{i}}\\n')"),
+                    tmp_path)
+    assert proc.wait(60)
+    assert rec.lines[-1] == str(lines - 1)
+    assert any(o.skipped for o in rec.outputs)  # more than a poll splits: the latest lines only
+    assert len(rec.lines) < lines / 2
+    last = rec.outputs[-1]
+    assert (last.total, last.estimated) == (lines, False)  # counted within the budget: exact
+    assert rec.outcome is not None and rec.outcome.lines == lines
+    log = (tmp_path / "run.log").read_text().splitlines()
+    assert log[2:-1] == [str(i) for i in range(lines)]
+
+
+def test_a_grandchild_still_writing_the_log_is_stopped_a_second_after_the_child_exits(tmp_path: Path) -> None:
+    pidfile = tmp_path / "grandchild.pid"
+    code = (f"import subprocess, sys\n"
+            f"p = subprocess.Popen([sys.executable, '-c', 'import time\\nwhile True: print(1, flush=True); "
+            f"time.sleep(0.1)'])\nopen({str(pidfile)!r}, 'w').write(str(p.pid))")
+    rec, proc = run(python(code), tmp_path)
+    assert proc.wait(20)
+    assert rec.outcome is not None and rec.outcome.exit_code == 0 and rec.outcome.duration_s < 10
+    grandchild = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while pid_alive(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.05)  # reaping by init is asynchronous
+    assert not pid_alive(grandchild)
+
+
+def test_a_grandchild_that_let_go_of_the_log_is_left_running(tmp_path: Path) -> None:
+    pidfile = tmp_path / "server.pid"
+    code = (f"import subprocess, sys\n"
+            f"p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'], "
+            f"stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+            f"open({str(pidfile)!r}, 'w').write(str(p.pid))\nprint('started a server')")
+    rec, proc = run(python(code), tmp_path)
+    try:
+        assert proc.wait(20)
+        assert rec.lines == ["started a server"] and rec.outcome is not None
+        assert pid_alive(int(pidfile.read_text()))  # a compile server, say: not the gate's to stop
+    finally:
+        os.kill(int(pidfile.read_text()), signal.SIGKILL)

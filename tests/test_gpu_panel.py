@@ -118,3 +118,24 @@ async def test_the_tick_cost_shown_is_a_median_not_the_slow_lane_tick(ws) -> Non
     async with app.run_test(size=(160, 48)):
         cost = int(app.gpu_panel.border_subtitle.split()[1])
     assert 200 < cost < 600  # the recording's fast ticks, not its 55191 µs slow-lane tick
+
+
+async def test_an_idle_gpu_redraws_only_what_changed_and_its_sparklines_every_two_seconds(ws, session) -> None:
+    clock = FakeClock(1_780_000_000.0)
+    lib = FakePynvml([FakeGpu()])
+    app = app_with(ws, session, Sampler(Nvml(lib), clock), clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await polled(app, pilot)
+        clock.advance(1)  # the same numbers a second later, inside the same 2 s of sparklines
+        shown = list(app.gpu_panel.lines)
+        await polled(app, pilot, times=2)
+        assert all(a is b for a, b in zip(shown, app.gpu_panel.lines, strict=True))  # nothing repainted
+        lib.gpus[0].power_w = 312.0  # a number moved: redrawn at once
+        clock.advance(0.5)
+        text = await polled(app, pilot, times=2)
+        assert "312/700 W" in text and app.gpu_panel.lines[0] is not shown[0]
+        spark = app.gpu_panel.lines[3]
+        assert app.gpu_panel.lines[3].plain.startswith("util")
+        clock.advance(1)  # into the next 2 s: the sparklines move on
+        await polled(app, pilot, times=2)
+        assert app.gpu_panel.lines[3] is not spark

@@ -83,7 +83,8 @@ def test_what_an_idle_cockpit_never_uses_loads_when_first_used() -> None:
     # Each of these is code an idle session never runs; together ~1.5 MiB of the 10 MiB the
     # cockpit may hold above Textual (bench/telemetry.py): gate parsers load with the first run,
     # the pattern library (and YAML) with the first match or the browser, the tune's fold and
-    # its chart (and `statistics`) with the first search, the palette's pattern search with it.
+    # its chart (and `statistics`) with the first search, the palette's pattern search with it;
+    # the gate runner with the first run. `hashlib` maps OpenSSL's libcrypto (~0.55 MiB).
     out = subprocess.run(
         [sys.executable, "-c", "import cockpit.ui.app, sys; print('\\n'.join(sys.modules))"],
         capture_output=True, text=True, check=True, timeout=60).stdout.split()
@@ -91,7 +92,8 @@ def test_what_an_idle_cockpit_never_uses_loads_when_first_used() -> None:
             "cockpit.gates.env", "cockpit.hardware.limits", "cockpit.hardware.occupancy",
             "cockpit.hardware.symbols", "cockpit.hardware.itanium", "cockpit.telemetry.validity",
             "cockpit.patterns.library", "yaml", "cockpit.ui.patterns", "cockpit.ui.gate_results",
-            "cockpit.tune.progress", "statistics", "textual.widgets._sparkline"}
+            "cockpit.tune.progress", "statistics", "textual.widgets._sparkline",
+            "cockpit.gates.process", "cockpit.gates.log_follow", "cockpit.gates.log_cap", "hashlib"}
     assert "cockpit.ui.gate_board" in out and sorted(lazy & set(out)) == []
 
 

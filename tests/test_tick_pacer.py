@@ -4,6 +4,8 @@ cost the idle cockpit a third of its main thread's drawing."""
 
 from __future__ import annotations
 
+import asyncio
+
 from cockpit.ui.tick_pacer import TickPacer
 
 
@@ -64,3 +66,26 @@ def test_when_gpu_frames_stop_the_timer_takes_the_clock_back() -> None:
 
 def test_slow_polls_leave_the_clock_to_the_timer() -> None:
     assert frames(Cockpit(), range(10), gpu_at=0.3, gpu_every=5) == ["timer"] * 10
+
+
+async def test_while_gpu_frames_come_the_clocks_timer_is_not_even_woken() -> None:
+    ticks: list[str] = []
+    pacer = TickPacer(0.2, lambda: (ticks.append("tick"), pacer.ticked()))
+    fired = 0
+    on_timer = pacer.on_timer
+
+    def counted() -> None:
+        nonlocal fired
+        fired += 1
+        on_timer()
+
+    pacer.on_timer = counted  # type: ignore[method-assign]
+    pacer.start(lambda exc: None)
+    for _ in range(10):  # GPU frames twice a tick: the clock ticks in every other one
+        pacer.on_gpu_frame(0.1)
+        await asyncio.sleep(0.1)
+    assert fired == 0 and len(ticks) >= 4
+    before = len(ticks)
+    await asyncio.sleep(1.0)  # frames stop: the timer wakes 1.5 ticks after the last, then ticks
+    assert fired >= 3 and len(ticks) >= before + 3
+    pacer.stop()

@@ -15,6 +15,7 @@ from cockpit.errors import CockpitError
 from cockpit.gates.catalog import GATES
 from cockpit.gates.gate import GateContext, Verdict
 from cockpit.gates.interpreter import gates_python
+from cockpit.gates.log_follow import GateOutput, skipped_lines
 from cockpit.gates.orphans import reap
 from cockpit.gates.run import GateRun, gate_command, next_run_id
 from cockpit.session.live import LiveSession
@@ -47,8 +48,11 @@ def gate(args: argparse.Namespace) -> int:
                       objective=live.state.objective, python=python, python_how=how)
 
     class Printer:
-        def gate_output(self, run: GateRun, lines: list[str]) -> None:
-            sys.stderr.write("\n".join(lines) + "\n")
+        def gate_output(self, run: GateRun, output: GateOutput) -> None:
+            if output.skipped:  # a flood: its latest lines only (a few times a second)
+                sys.stderr.write(f"cockpit: … {skipped_lines(output)} not shown here (the log has them)\n")
+            if output.lines:
+                sys.stderr.write("\n".join(output.lines) + "\n")
 
         def gate_stalled(self, run: GateRun, silent_s: float) -> None:
             print(f"cockpit: {chosen.name}: no output for {silent_s:.0f} s (stuck? ctrl+c cancels)",

@@ -13,12 +13,14 @@ from cockpit.memory import limit_malloc_arenas
 from cockpit.session.workspace import resolve_session
 from cockpit.telemetry.recording import ReplaySampler
 from cockpit.ui.app import CockpitApp
+from cockpit.ui.quiet_input import quiet_driver
 
 
 def run_tui(args: argparse.Namespace) -> int:
     """`cockpit`: the TUI on the latest open session (or a new one)."""
     limit_malloc_arenas()  # before Textual's threads start
     app = tui_app(args)
+    app.driver_class = quiet_driver(app.driver_class)  # an idle key reader wakes 2x/s, not 10x
     app.run()
     return app.return_code or 0
 

@@ -24,6 +24,7 @@ from cockpit.gates.build_log import (
 )
 from cockpit.gates.gate import GateContext, GateStatus, Progress, Verdict
 from cockpit.gates.kernel_resources import ResourcePolicy, report_kernels, resources_summary
+from cockpit.gates.output import text_lines
 from cockpit.gates.probe_call import probe_argv
 from cockpit.workload.describe import cached
 
@@ -73,7 +74,7 @@ class BuildGate:
 
     def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
         try:
-            lines = ctx.log_path.read_text(encoding="utf-8", errors="replace").splitlines()
+            lines = text_lines(ctx.log_path.read_bytes())  # the child's bytes, as a terminal shows them
         except OSError as exc:
             raise CockpitError(f"{ctx.log_path}: cannot read the build log ({exc.strerror})") from exc
         probe = _read_result(ctx.result_path)

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cockpit.config import Config
 from cockpit.errors import CockpitError
-from cockpit.gates.process import GateCommand
 from cockpit.hardware.device_spec import DeviceSpec
 from cockpit.session.state import GateRunRecord
 from cockpit.telemetry.identity import GpuChoice, cuda_ordinal_gpu, find_gpu, short_uuid
 from cockpit.telemetry.sample import GpuStatic
+
+if TYPE_CHECKING:
+    from cockpit.gates.process import GateCommand
 
 VISIBLE = "CUDA_VISIBLE_DEVICES"
 

@@ -1,12 +1,13 @@
 """Gate children a killed cockpit left running, and gates another cockpit is running now.
 
 A gate's child leads its own process group (gates/process.py), so a `kill -9` of the TUI leaves
-it running under PID 1: a benchmark holding the GPU, a build holding the CPUs, with no one to
-read its output. The next cockpit that opens the session stops it: a run with no finish whose
-owner (the cockpit that started it) is gone, whose child is still the process it started (the
-start time the journal keeps, so a reused pid is never signalled), has its process group sent
-SIGTERM, then SIGKILL, and its end journaled as interrupted. A run whose owner is alive is
-another cockpit's (a second SSH login, a headless `cockpit gate`): left alone, and shown running.
+it running under PID 1: a benchmark holding the GPU, a build holding the CPUs, writing its log
+with no one to keep it to `[gates] log_max_mb`. The next cockpit that opens the session stops
+it: a run with no finish whose owner (the cockpit that started it) is gone, whose child is still
+the process it started (the start time the journal keeps, so a reused pid is never signalled),
+has its process group sent SIGTERM, then SIGKILL, and its end journaled as interrupted. A run
+whose owner is alive is another cockpit's (a second SSH login, a headless `cockpit gate`): left
+alone, and shown running.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import signal
 import time
 from collections.abc import Callable
 
-from cockpit.gates.process import pid_alive, process_start
+from cockpit.gates.pids import pid_alive, process_start
 from cockpit.session import events as ev
 from cockpit.session.journal import Event
 from cockpit.session.state import GateRunRecord, SessionState

@@ -1,5 +1,7 @@
-"""Child output made safe to show and store: lines split the way a terminal shows them,
-escape sequences removed, invalid UTF-8 replaced, giant lines cut into pieces.
+"""Child output made safe to show: lines split the way a terminal shows them, escape sequences
+removed, invalid UTF-8 replaced, giant lines cut into pieces. A gate's log keeps the child's
+bytes as it wrote them (`less -R` shows its colours); whatever reads one for a person goes
+through here.
 """
 
 from __future__ import annotations
@@ -65,6 +67,12 @@ class LineSplitter:
         """The unterminated last line, if any, once the child has closed its output."""
         rest, self._pending = self._pending, b""
         return _clean(rest) if rest.strip(b"\r") else []
+
+
+def text_lines(data: bytes) -> list[str]:
+    """A log's bytes (or a piece of one) as the clean lines a terminal would have shown."""
+    data = data[:-1] if data.endswith(b"\n") else data
+    return _clean(data) if data.strip(b"\r") else []
 
 
 def _clean(block: bytes) -> list[str]:

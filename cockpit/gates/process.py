@@ -1,6 +1,10 @@
-"""One child process of a gate: its own process group, output streamed to a log file and to a
-sink in time-batched chunks, stall warnings, an overall timeout, and a cancel that takes the
-grandchildren down too.
+"""One child process of a gate: its own process group, its output written by itself into the
+log file (stdout and stderr both), stall warnings, an overall timeout, and a cancel that takes
+the grandchildren down too.
+
+The runner thread looks at the log a few times a second (`log_follow.py`) and hands the sink
+what is new, and in a flood only its latest lines: the cockpit's CPU does not grow with how fast
+the child prints. Silence is the log not growing. `[gates] log_max_mb` is `log_cap.py`.
 
 The sink's methods are called from the runner's thread; a UI marshals them to its own thread.
 """
@@ -8,6 +12,8 @@ The sink's methods are called from the runner's thread; a UI marshals them to it
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import os
 import select
 import shlex
@@ -15,17 +21,22 @@ import signal
 import subprocess
 import threading
 import time
-from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
 from cockpit.errors import CockpitError
-from cockpit.gates.output import LineSplitter
+from cockpit.gates.log_cap import LogCap
+from cockpit.gates.log_follow import GateOutput, LogFollower
+from cockpit.gates.pids import pid_alive as pid_alive
+from cockpit.gates.pids import process_start as process_start
 
 Ending = Literal["exited", "cancelled", "timeout"]
-_READ_SIZE = 1 << 16
+POLL_S = 0.2
+"""How often the log is looked at: the rate at which the sink hears of new output."""
+HELD_AFTER_EXIT_S = 1.0
+"""How long what the child started may keep writing its log once the child has exited."""
 
 
 @dataclass(frozen=True)
@@ -48,10 +59,11 @@ class ProcessOutcome:
     exit_code: int | None
     duration_s: float
     lines: int
+    """Lines the child wrote (an estimate past a flood's counting budget: `log_follow.py`)."""
 
 
 class OutputSink(Protocol):
-    def on_output(self, lines: list[str]) -> None: ...
+    def on_output(self, output: GateOutput) -> None: ...
 
     def on_stall(self, silent_s: float) -> None: ...
 
@@ -63,36 +75,49 @@ class GateProcess:
     `wait()` blocks until the sink has received `on_exit`."""
 
     def __init__(self, command: GateCommand, log_path: Path, sink: OutputSink,
-                 batch_s: float = 0.05, grace_s: float = 3.0) -> None:
+                 poll_s: float = POLL_S, grace_s: float = 3.0) -> None:
         self.command = command
         self.log_path = log_path
         self.pid: int | None = None
         self._sink = sink
-        self._batch_s = batch_s
+        self._poll_s = poll_s
         self._grace_s = grace_s
         self._cancel = threading.Event()
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
 
     def spawn(self) -> int:
-        """Open the log and start the child; returns its pid. Raises CockpitError if either
+        """Open the log and start the child on it; returns its pid. Raises CockpitError if either
         fails. Nothing reaches the sink until `stream()`."""
-        self._log = _open_log(self.log_path, self.command)
-        self._started = time.monotonic()
+        header = _log_header(self.command)
         try:
-            self._proc = _spawn(self.command)
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_CLOEXEC,
+                         0o644)
+        except OSError as exc:
+            raise CockpitError(f"{self.log_path}: cannot write the gate log ({exc.strerror})") from exc
+        try:
+            try:
+                os.write(fd, header)
+            except OSError as exc:
+                raise CockpitError(f"{self.log_path}: cannot write the gate log ({exc.strerror})") from exc
+            self._started = time.monotonic()
+            self._proc = _spawn(self.command, fd)
         except OSError as exc:
             message = (f"cannot start {self.command.argv[0]!r}: {exc.strerror or exc}; "
                        "check the gate's command in cockpit.toml")
-            self._log.write(f"# {message}\n")
-            self._log.close()
+            with contextlib.suppress(OSError):
+                os.write(fd, f"# {message}\n".encode())
             raise CockpitError(message) from exc
+        finally:
+            os.close(fd)  # the child holds its own: once it and its children are gone, nobody writes
+        self._header_size = len(header)
         self.pid = self._proc.pid
         return self._proc.pid
 
     def stream(self) -> None:
         """Start delivering output, stalls and the exit to the sink (from the runner thread)."""
-        self._thread = threading.Thread(target=self._run, args=(self._proc, self._log, self._started),
+        self._thread = threading.Thread(target=self._run, args=(self._proc, self._started),
                                         name=f"gate:{self.log_path.stem}", daemon=True)
         self._thread.start()
 
@@ -116,172 +141,133 @@ class GateProcess:
 
     # The runner thread ----------------------------------------------------------------------
 
-    def _run(self, proc: subprocess.Popen[bytes], log: _Log, started: float) -> None:
+    def _run(self, proc: subprocess.Popen[bytes], started: float) -> None:
         try:
-            ending, lines = self._pump(proc, log, started)
+            follower = LogFollower(self.log_path, self._header_size)
+            try:
+                ending = self._follow(proc, follower, started)
+            finally:
+                follower.close()
             exit_code = proc.wait()
             duration = time.monotonic() - started
-            log.write(f"# exit {exit_code} ({ending}) after {duration:.1f} s\n")
-            log.close()
-            self._sink.on_exit(ProcessOutcome(ending, exit_code, duration, lines))
+            with contextlib.suppress(OSError):  # a full disk: the run still ends, and is journaled
+                LogCap(self.log_path, self.command.log_max_bytes).close_up()
+            with contextlib.suppress(OSError), self.log_path.open("a", encoding="utf-8") as log:
+                log.write(f"# exit {exit_code} ({ending}) after {duration:.1f} s\n")
+            self._sink.on_exit(ProcessOutcome(ending, exit_code, duration, follower.total))
         finally:
             self._done.set()
 
-    def _pump(self, proc: subprocess.Popen[bytes], log: _Log, started: float) -> tuple[Ending, int]:
-        assert proc.stdout is not None
-        fd = proc.stdout.fileno()
-        splitter = LineSplitter()
-        batch: list[str] = []
-        total = 0
-        last_flush = last_output = time.monotonic()
-        stall_warned_at = 0.0
+    def _follow(self, proc: subprocess.Popen[bytes], follower: LogFollower, started: float) -> Ending:
+        cap = LogCap(self.log_path, self.command.log_max_bytes)
+        exit_fd = _exit_fd(proc.pid)
+        size = follower.offset
+        last_output = time.monotonic()
+        stall_warned = False
         deadline = started + self.command.timeout_s
         ending: Ending = "exited"
         kill_at: float | None = None
         exited_at: float | None = None
-        while True:
-            now = time.monotonic()
-            if ending == "exited" and self._cancel.is_set():
-                ending = "cancelled"
-            elif ending == "exited" and now >= deadline:
-                ending = "timeout"
-            if ending != "exited" and kill_at is None:
-                _signal_group(proc, signal.SIGTERM)
-                kill_at = now + self._grace_s
-            if kill_at is not None and now >= kill_at:
-                _signal_group(proc, signal.SIGKILL)
-                kill_at = float("inf")
-            if exited_at is None and proc.poll() is not None:
-                exited_at = now
-            if exited_at is not None and now - exited_at > 1.0:
-                # The child is gone but something it started still holds the pipe open.
-                _signal_group(proc, signal.SIGKILL)
-                break
-            wait = self._batch_s if batch else 0.25
-            if ending == "exited":
-                wait = min(wait, max(0.0, deadline - now))
-            ready, _, _ = select.select([fd], [], [], wait)
-            if ready:
-                data = os.read(fd, _READ_SIZE)
-                if not data:
-                    break
-                new = splitter.feed(data)
-                if new:
-                    last_output = time.monotonic()
-                    stall_warned_at = 0.0
-                    log.write_lines(new)
-                    batch.extend(new)
-                    total += len(new)
-            now = time.monotonic()
-            if batch and now - last_flush >= self._batch_s:
-                self._sink.on_output(batch)
-                batch = []
-                last_flush = now
-            silent = now - last_output
-            if (silent >= self.command.stall_after_s and not stall_warned_at
-                    and ending == "exited"):
-                stall_warned_at = now
-                self._sink.on_stall(silent)
-        rest = splitter.finish()
-        if rest:
-            log.write_lines(rest)
-            batch.extend(rest)
-            total += len(rest)
-        if batch:
-            self._sink.on_output(batch)
-        return ending, total
+        try:
+            while True:
+                now = time.monotonic()
+                if ending == "exited" and self._cancel.is_set():
+                    ending = "cancelled"
+                elif ending == "exited" and now >= deadline:
+                    ending = "timeout"
+                if ending != "exited" and kill_at is None:
+                    _signal_group(proc, signal.SIGTERM)
+                    kill_at = now + self._grace_s
+                if kill_at is not None and now >= kill_at:
+                    _signal_group(proc, signal.SIGKILL)
+                    kill_at = float("inf")
+                if exited_at is None and proc.poll() is not None:
+                    exited_at = now
+                output = follower.poll()
+                if output is not None:
+                    self._sink.on_output(output)
+                if follower.offset > size:
+                    size, last_output, stall_warned = follower.offset, now, False
+                cap.trim(size, follower.offset)
+                if exited_at is not None:
+                    if not _log_held(follower.fd, proc.pid):
+                        break
+                    if now - exited_at > HELD_AFTER_EXIT_S:
+                        # The child is gone but something it started still writes its log.
+                        _signal_group(proc, signal.SIGKILL)
+                        break
+                silent = now - last_output
+                if silent >= self.command.stall_after_s and not stall_warned and ending == "exited":
+                    stall_warned = True
+                    self._sink.on_stall(silent)
+                if exited_at is not None:  # what it started may still be writing: look again soon
+                    time.sleep(0.05)
+                else:
+                    _wait_exit(exit_fd, min(self._poll_s, max(0.0, deadline - now))
+                               if ending == "exited" else self._poll_s)
+        finally:
+            if exit_fd is not None:
+                os.close(exit_fd)
+        output = follower.poll(final=True)
+        if output is not None:
+            self._sink.on_output(output)
+        return ending
 
-def _spawn(command: GateCommand) -> subprocess.Popen[bytes]:
+
+def _log_header(command: GateCommand) -> bytes:
+    shown = command.argv[0] if command.shell else shlex.join(command.argv)
+    header = f"# {shown.replace(chr(10), ' ')}\n# cwd {command.cwd}\n"
+    if "CUDA_VISIBLE_DEVICES" in command.env:  # which GPU it ran on, when cockpit.toml chose it
+        header += f"# CUDA_VISIBLE_DEVICES={command.env['CUDA_VISIBLE_DEVICES']}\n"
+    return header.encode("utf-8", errors="replace")
+
+
+def _spawn(command: GateCommand, log_fd: int) -> subprocess.Popen[bytes]:
     env = {**os.environ, **command.env}
     argv: list[str] = ["/bin/sh", "-c", command.argv[0]] if command.shell else list(command.argv)
     return subprocess.Popen(
         argv, cwd=command.cwd, env=env, stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True, bufsize=0,
+        stdout=log_fd, stderr=log_fd, start_new_session=True, bufsize=0,
     )
+
+
+def _exit_fd(pid: int) -> int | None:
+    """A pidfd that turns readable when `pid` exits (Linux 5.3+); None where there is none."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _wait_exit(exit_fd: int | None, wait_s: float) -> None:
+    """Until the next look at the log, or the child's exit if sooner (its pidfd turns readable):
+    a short gate ends as soon as it is done."""
+    if exit_fd is not None:
+        select.select([exit_fd], [], [], wait_s)
+    else:
+        time.sleep(wait_s)
+
+
+def _log_held(fd: int, group: int) -> bool:
+    """Whether anyone still has the log open for writing. A read lease is refused (EAGAIN) while
+    a writer has the file open; where leases are not to be had, whether the child's process group
+    still has members."""
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK)
+    except (AttributeError, OSError) as exc:
+        if getattr(exc, "errno", None) == errno.EAGAIN:
+            return True
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
+    return False
 
 
 def _signal_group(proc: subprocess.Popen[bytes], sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, sig)  # the child leads its own group: grandchildren get it too
-
-
-class _Log:
-    """The gate's log file, at most `max_bytes`: the first half as it came, then only the latest
-    output is kept (in memory, up to the other half) and written after a line that says how much
-    was cut, when the run ends. A runaway print fills neither the disk nor the journal's reader."""
-
-    def __init__(self, path: Path, max_bytes: int) -> None:
-        self._f = path.open("w", encoding="utf-8", errors="replace")
-        self._head_left = max(1, max_bytes // 2)
-        self._tail_limit = max(1, max_bytes - max_bytes // 2)
-        self._tail: deque[str] = deque()
-        self._tail_size = 0
-        self._cut = 0
-        self._max_mb = max_bytes / (1024 * 1024)
-
-    def write(self, text: str) -> None:
-        if self._head_left >= len(text) and not self._tail:
-            self._f.write(text)
-            self._head_left -= len(text)
-            return
-        self._head_left = 0
-        self._tail.append(text)
-        self._tail_size += len(text)
-        while self._tail_size > self._tail_limit and len(self._tail) > 1:
-            dropped = self._tail.popleft()
-            self._tail_size -= len(dropped)
-            self._cut += len(dropped)
-
-    def write_lines(self, lines: list[str]) -> None:
-        self.write("\n".join(lines) + "\n")
-        if not self._tail:
-            self._f.flush()
-
-    def close(self) -> None:
-        if self._tail:
-            if self._cut:
-                self._f.write(f"# [cockpit: {self._cut / (1024 * 1024):.1f} MB of output cut here: the log "
-                              f"keeps its first and last {self._max_mb / 2:g} MB ([gates] log_max_mb = "
-                              f"{self._max_mb:g})]\n")
-            self._f.writelines(self._tail)
-            self._tail.clear()
-        self._f.close()
-
-
-def _open_log(path: Path, command: GateCommand) -> _Log:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        log = _Log(path, command.log_max_bytes)
-    except OSError as exc:
-        raise CockpitError(f"{path}: cannot write the gate log ({exc.strerror})") from exc
-    shown = command.argv[0] if command.shell else shlex.join(command.argv)
-    log.write(f"# {shown.replace(chr(10), ' ')}\n# cwd {command.cwd}\n")
-    if "CUDA_VISIBLE_DEVICES" in command.env:  # which GPU it ran on, when cockpit.toml chose it
-        log.write(f"# CUDA_VISIBLE_DEVICES={command.env['CUDA_VISIBLE_DEVICES']}\n")
-    return log
-
-
-def process_start(pid: int | None) -> int | None:
-    """When process `pid` started, in clock ticks since boot (Linux's /proc/PID/stat, field 22);
-    None where that cannot be read (no such process, a zombie, not Linux)."""
-    if not pid:
-        return None
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        fields = stat[stat.rindex(")") + 2:].split()  # the command name may hold spaces
-        return None if fields[0] == "Z" else int(fields[19])  # a zombie has stopped already
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def pid_alive(pid: int | None) -> bool:
-    """Whether a process with this pid exists (e.g. one a crashed cockpit left behind)."""
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -20,6 +20,7 @@ from cockpit.config import GateConfig
 from cockpit.errors import CockpitError
 from cockpit.gates.device import GateDevice, command_device, needs_nvml, nvml_gpus, pin_command
 from cockpit.gates.gate import Gate, GateContext, Verdict, exit_code_verdict
+from cockpit.gates.log_follow import GateOutput
 from cockpit.gates.process import GateCommand, GateProcess, ProcessOutcome, process_start
 from cockpit.gates.structured import ENV, judge_replaced
 from cockpit.session import events as ev
@@ -31,12 +32,17 @@ from cockpit.session.status import Activity
 from cockpit.telemetry.sample import GpuStatic
 
 Post = Callable[[Callable[[], None]], None]
+TRACKED_LINES = 200
+"""Progress is read from the latest lines of each look at the log, never from every line."""
 
 
 class RunListener(Protocol):
     """Told about a run on the owner's thread, after the journal has been written."""
 
-    def gate_output(self, run: GateRun, lines: list[str]) -> None: ...
+    def gate_output(self, run: GateRun, output: GateOutput) -> None:
+        """New lines (a few times a second; in a flood only the latest, `output.skipped` says
+        how many were left out: the log has them all)."""
+        ...
 
     def gate_stalled(self, run: GateRun, silent_s: float) -> None: ...
 
@@ -115,7 +121,7 @@ class GateRun:
         self.verdict: Verdict | None = None
         self._post = post
         self._custom = custom_command
-        self._tail: deque[str] = deque(maxlen=200)
+        self._tail: deque[str] = deque(maxlen=TRACKED_LINES)
         previous = session.state.last_run(gate.name, finished=True)
         self._expected_s = previous.duration_s if previous and previous.status in (
             "pass", "warn", "fail") else None
@@ -205,8 +211,8 @@ class GateRun:
 
     # OutputSink: called on the runner thread -----------------------------------------------
 
-    def on_output(self, lines: list[str]) -> None:
-        self._post(lambda: self._output(lines))
+    def on_output(self, output: GateOutput) -> None:
+        self._post(lambda: self._output(output))
 
     def on_stall(self, silent_s: float) -> None:
         self._post(lambda: self._stalled(silent_s))
@@ -216,10 +222,11 @@ class GateRun:
 
     # Owner thread ---------------------------------------------------------------------------
 
-    def _output(self, lines: list[str]) -> None:
+    def _output(self, output: GateOutput) -> None:
+        lines = output.lines[-TRACKED_LINES:]
         self._tail.extend(lines)
         p = self.progress
-        p.lines += len(lines)
+        p.lines = output.total
         now = self.clock.now()
         progress = self._tracker.feed(lines, now - self.started_t)
         if progress is not None:
@@ -227,7 +234,7 @@ class GateRun:
             p.eta_s, p.eta_at = progress.eta_s, now
         p.last_line = next((line for line in reversed(lines) if line.strip()), p.last_line)
         p.stalled_for = None
-        self.listener.gate_output(self, lines)
+        self.listener.gate_output(self, output)
 
     def _stalled(self, silent_s: float) -> None:
         self.progress.stalled_for = silent_s

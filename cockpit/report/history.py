@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.analysis.bench_result import BenchResult, read_bench_result
+from cockpit.gates.output import text_lines
 from cockpit.patterns.library import Pattern, load_patterns
 from cockpit.patterns.triggers import OutputTrigger, match_output, match_verdict
 from cockpit.report.model import PatternRef, ReferenceSpeedup
 from cockpit.report.reading import read_session
-from cockpit.report.text import clean_line, decode
+from cockpit.report.text import clean_line
 from cockpit.session import events as ev
 from cockpit.session.journal import Event
 from cockpit.session.state import GateRunRecord, SessionState
@@ -232,7 +233,7 @@ def log_tail(workspace: Path, log: str) -> list[str]:
         with path.open("rb") as f:
             size = f.seek(0, 2)
             f.seek(max(0, size - LOG_TAIL_BYTES))
-            return decode(f.read()).splitlines()
+            return text_lines(f.read())  # the child's bytes: escapes out, as a terminal shows them
     except OSError:
         return []
 

@@ -17,7 +17,6 @@ format). A cache that cannot be written is skipped: the next reader reads the jo
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import asdict
@@ -37,6 +36,11 @@ from cockpit.session.state import (
     StatusEntry,
 )
 
+try:  # BLAKE2 without `hashlib`, whose import maps OpenSSL's libcrypto: ~0.55 MiB in every TUI
+    from _blake2 import blake2b
+except ImportError:  # an interpreter built without it
+    from hashlib import blake2b
+
 RECENT = 200
 """Statuses and notes a bounded fold keeps: more than any panel shows."""
 RECENT_GATE_RUNS = 32
@@ -49,14 +53,14 @@ SAMPLE = 4096
 
 def cache_dir(journal: Path) -> Path:
     root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    key = hashlib.sha256(str(journal.resolve()).encode()).hexdigest()[:24]
+    key = blake2b(str(journal.resolve()).encode(), digest_size=12).hexdigest()
     return root / "cockpit" / "state" / key
 
 
 def fingerprint(journal: Path, offset: int) -> str:
     """What the first `offset` bytes of the journal look like, cheaply: its first and last 4 KB
     and 16 samples of 64 bytes in between."""
-    digest = hashlib.sha256(str(offset).encode())
+    digest = blake2b(str(offset).encode(), digest_size=32)
     with journal.open("rb") as f:
         digest.update(f.read(min(offset, SAMPLE)))
         for i in range(1, 17):

@@ -21,13 +21,7 @@ from cockpit.session import timer
 from cockpit.session.journal import Event
 from cockpit.session.live import LiveSession
 from cockpit.session.state import SessionState
-from cockpit.session.status import (
-    Activity,
-    compose_status,
-    fmt_duration,
-    next_status_due,
-    terminal_title,
-)
+from cockpit.session.status import Activity, compose_status, fmt_duration, next_status_due, terminal_title
 from cockpit.session.timer import TimerView
 from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.telemetry.track import TRACK_NAME, TrackWriter
@@ -147,7 +141,7 @@ class CockpitApp(KeyActions, App[int]):
             self.open_session(self._initial)
         else:
             session_actions.ask_new_session(self, exit_on_cancel=True)
-        self.set_interval(self._tick_s, self.pacer.on_timer)
+        self.pacer.start(self._handle_exception)
         if self._initial_gpu is not None:  # recorded ticks, already in the history
             snapshots, history = self._initial_gpu
             for snapshot in snapshots:
@@ -163,6 +157,7 @@ class CockpitApp(KeyActions, App[int]):
 
     def on_unmount(self) -> None:
         self.gpu.stop()
+        self.pacer.stop()
         self._close_session("quit")
 
     # Session lifecycle --------------------------------------------------------------------

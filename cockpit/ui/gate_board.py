@@ -22,6 +22,7 @@ from cockpit.ui.host import CockpitHost
 
 if TYPE_CHECKING:
     from cockpit.gates.gate import Verdict
+    from cockpit.gates.log_follow import GateOutput
     from cockpit.gates.run import GateRun
     from cockpit.patterns.library import Pattern
 
@@ -137,8 +138,8 @@ class GateBoard:
 
     # RunListener (UI thread) ----------------------------------------------------------------
 
-    def gate_output(self, run: GateRun, lines: list[str]) -> None:
-        self.app.gate_detail.append(run.run_id, lines)
+    def gate_output(self, run: GateRun, output: GateOutput) -> None:
+        self.app.gate_detail.append(run.run_id, output)
 
     def gate_stalled(self, run: GateRun, silent_s: float) -> None:
         self.app.notify(
@@ -200,6 +201,7 @@ class GateBoard:
 
     def refresh(self) -> None:
         self.app.gate_panel.show(self.rows())
+        self.app.gate_detail.show_count()
 
     def select(self, gate: str, live_run: bool = False) -> None:
         live = self.app.live
@@ -289,7 +291,7 @@ def minutes(seconds: float) -> float:
 
 def interrupted_summary(record: GateRunRecord) -> str:
     """A run with no finish: the cockpit that ran it went away."""
-    from cockpit.gates.process import pid_alive
+    from cockpit.gates.pids import pid_alive
 
     if pid_alive(record.pid):
         return f"interrupted: its process (pid {record.pid}) is still running"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
@@ -19,11 +20,16 @@ from cockpit.session.status import Activity, fmt_duration
 from cockpit.ui.lines import TextLines
 from cockpit.ui.phases import budget_bar
 
+if TYPE_CHECKING:
+    from cockpit.gates.log_follow import GateOutput
+
 ICON = {"pass": ("✓", "green"), "warn": ("!", "yellow"), "fail": ("✗", "red"),
         "error": ("✗", "red"), "cancelled": ("■", "dim"), "timeout": ("⧖", "red"),
         "interrupted": ("?", "yellow"), "running": ("▶", "bold cyan"),
         "queued": ("…", "cyan"), "never": ("·", "dim")}
 LOG_LINES = 10_000
+FLOOD_LINES = 1_000
+"""What the pane keeps while a gate floods: its latest lines of the last few looks."""
 
 
 @dataclass(frozen=True)
@@ -136,7 +142,9 @@ class GatePanel(TextLines, can_focus=True):
 
 
 class GateDetail(Vertical):
-    """The selected gate's latest run: what ran, its result, and its output."""
+    """The selected gate's latest run: what ran, its result, and its output. A live run's output
+    comes a few times a second, in a flood only its latest lines, with a line saying how many
+    were left out; the border counts the lines."""
 
     DEFAULT_CSS = """
     GateDetail { border: round $primary; height: 2fr; padding: 0 1; }
@@ -149,6 +157,7 @@ class GateDetail(Vertical):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.border_title = "Gate"
         self.run_id: str | None = None
+        self._count = ""
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static("", id="gate-head")
@@ -168,17 +177,41 @@ class GateDetail(Vertical):
         run_id = run.run_id if run else None
         if run_id != self.run_id:
             self.run_id = run_id
+            self.border_subtitle = self._count = ""
             self.output_log.clear()
+            self.output_log.max_lines = LOG_LINES
             if run is not None and not live:
                 self.output_log.write_lines(tail_of_file(Path(run.log), LOG_LINES))
 
-    def append(self, run_id: str, lines: list[str]) -> None:
-        if run_id == self.run_id:
-            self.output_log.write_lines(lines)
+    def append(self, run_id: str, output: GateOutput) -> None:
+        if run_id != self.run_id:
+            return
+        from cockpit.gates.log_follow import lines_text, skipped_lines  # with the first run
+
+        log = self.output_log
+        lines = output.lines
+        if output.skipped:
+            # A flood: its latest lines, after a line saying how many were left out. The pane then
+            # keeps FLOOD_LINES, so each look replaces as many lines as it adds: the pane's size
+            # stays put and it is repainted, never laid out again.
+            log.max_lines = FLOOD_LINES
+            lines = [f"… {skipped_lines(output)} not shown here: the log has them all", *lines]
+        if lines:
+            log.write_lines(lines)
+        self._count = lines_text(output.total, output.estimated)
+
+    def show_count(self) -> None:
+        """The live run's line count in the border: once a second (the clock's frame), as a
+        border redrawn at every look would cost a flood a third of what it costs in all."""
+        if self._count != self.border_subtitle:
+            self.border_subtitle = self._count
 
 
 def tail_of_file(path: Path, lines: int) -> list[str]:
-    """The last `lines` lines of a log file; a missing file reads as one line saying so."""
+    """The last `lines` lines of a log file, as a terminal would show them (the log keeps the
+    child's bytes); a missing file reads as one line saying so."""
+    from cockpit.gates.output import text_lines
+
     try:
         with path.open("rb") as f:
             f.seek(0, 2)
@@ -187,5 +220,4 @@ def tail_of_file(path: Path, lines: int) -> list[str]:
             data = f.read()
     except OSError as exc:
         return [f"(the log {path.name} cannot be read: {exc.strerror})"]
-    text = data.decode("utf-8", errors="replace").splitlines()
-    return text[-lines:]
+    return text_lines(data)[-lines:]

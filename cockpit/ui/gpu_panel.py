@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from cockpit.telemetry.sample import GpuSample, GpuStatic, Snapshot
 
 SPARK = "▁▂▃▄▅▆▇█"
+SPARK_EVERY_S = 2.0
+"""The sparklines move on every this many seconds (nvitop redraws every 2 s); the numbers above
+them every second they change."""
 REASON_STYLE = {"idle": "dim", "power cap": "yellow", "HW power brake": "bold red",
                 "SW thermal slowdown": "bold red", "HW thermal slowdown": "bold red",
                 "HW slowdown": "bold red", "sync boost": "yellow", "app clock setting": "yellow",
@@ -130,6 +133,7 @@ class GpuPanel(TextLines):
         self._tick_us: deque[float] = deque(maxlen=self.TICK_COST_OVER)
         self._ticks = 0
         self._gate_device: GateDevice | None = None
+        self._blocks: dict[int, tuple[object, list[Text]]] = {}
 
     def watch_gate(self, device: GateDevice | None) -> None:
         """Mark the GPU the gates run on (`gates.device.gate_device`, `GateRun.device`,
@@ -177,7 +181,22 @@ class GpuPanel(TextLines):
             uuid = snapshot.uuid(sample.index)
             gate_gpu = (uuid is not None and uuid == choice.uuid) if known and choice else None
             one = len(snapshot.samples) == 1  # whatever the gates run on, it is this one: no mark
-            lines.extend(gpu_block(snapshot.static(sample.index), sample, self._history,
-                                   max(40, width), self._own_pid, True if one else gate_gpu, running,
-                                   choice if known and not one else None))
+            lines.extend(self._block(snapshot.static(sample.index), sample, max(40, width),
+                                     True if one else gate_gpu, running,
+                                     choice if known and not one else None))
         return lines or [Text("NVML sees no GPU", style="yellow")]
+
+    def _block(self, static: GpuStatic | None, sample: GpuSample, width: int, gate_gpu: bool | None,
+               running: str | None, choice: GpuChoice | None) -> list[Text]:
+        """`gpu_block`, built again only when what it shows changed: the same numbers give the
+        same lines (nothing to repaint; most seconds of an idle GPU), and the sparklines move on
+        every SPARK_EVERY_S (every second they would cost more than all the numbers)."""
+        shown = (sample.index, sample.lost, sample.util_gpu, sample.temp_c, _n(sample.power_w),
+                 sample.power_limit_w, sample.memory_used_mib, sample.sm_clock_mhz, sample.pstate,
+                 sample.throttle_mask, sample.ecc_uncorrected, sample.processes)
+        key = (static, shown, int(sample.t // SPARK_EVERY_S), width, gate_gpu, running, choice)
+        built = self._blocks.get(sample.index)
+        if built is None or built[0] != key:
+            built = self._blocks[sample.index] = (key, gpu_block(
+                static, sample, self._history, width, self._own_pid, gate_gpu, running, choice))
+        return built[1]

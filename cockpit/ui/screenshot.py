@@ -202,7 +202,7 @@ async def _shoot_running_build(app: CockpitApp, size: tuple[int, int], out: Path
         await pilot.pause()
         await _select_gate(app, pilot, "build")
         await pilot.press("r")
-        for _ in range(100):  # the replay's lines arrive in the gate's 50 ms batches
+        for _ in range(100):  # the replay's lines arrive as the runner looks at its log (5 times a second)
             await pilot.pause(0.05)
             if any("[2/3]" in line for line in app.gate_detail.output_log.lines):
                 break

@@ -58,7 +58,7 @@ def say_what_was_found(host: CockpitHost, live: LiveSession, reading: bool) -> N
                 host.notify(line, severity="warning", timeout=20, markup=False)
     pid = live.state.attached_pid
     if pid is not None:
-        from cockpit.gates.process import pid_alive
+        from cockpit.gates.pids import pid_alive
 
         if pid_alive(pid):
             host.notify(f"Another cockpit (pid {pid}) has this session open.", severity="warning")
