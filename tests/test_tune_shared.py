@@ -39,7 +39,7 @@ from cockpit.tune.target import Gpu
 from cockpit.tune.trials import config_of
 from tests.pg_cluster import Cluster, free_port, running_cluster
 from tests.test_tune_knobs import FASTEST, KWARGS, SPEED, WRONG, FakeChild, knob_plan
-from tests.tune_fakes import model_tflops, start_run
+from tests.tune_fakes import TOML, model_tflops, start_run
 
 REPO = Path(__file__).resolve().parent.parent
 BOX = REPO / "tests" / "fixtures" / "tune" / "box.py"
@@ -58,21 +58,8 @@ q_regs = [true]
 
 
 def toml(storage: str, extra: str = "", trials: int = 14) -> str:
-    return f"""
-[workload]
-settle_ms = 0
-rounds = 1
-
-[tune]
-head_dims = [64]
-seq_lens = [1024, 4096]
-budget_min = 5
-trials = {trials}
-seed_trials = 6
-prune_slower = 0.05
-storage = "{storage}"
-{extra}
-"""
+    """tune_fakes' workspace with the study in `storage`."""
+    return TOML.replace("trials = 14\n", f"trials = {trials}\n") + f'storage = "{storage}"\n{extra}\n'
 
 
 @pytest.fixture(scope="module")

@@ -65,7 +65,8 @@ def judge_measured(ctx: GateContext, data: dict[str, Any]) -> Verdict:
     record_path = ctx.session_dir / "results" / f"bench-{stamp}.json"
     record_path.parent.mkdir(parents=True, exist_ok=True)
     commit = head_commit(ctx.workspace)
-    hold_launch_bound(data["rows"], bench_history(ctx.workspace / "sessions"), ctx.session_dir.name,
+    history = bench_history(ctx.workspace / "sessions")  # read once: the hold and keep/revert
+    hold_launch_bound(data["rows"], history, ctx.session_dir.name,
                       data.get("workload"))  # the headline covers the configs the run before did
     record = bench_record_json(data["rows"], ctx.session_dir.name, t, validity["valid"], validity, commit)
     record["workload"] = data.get("workload")
@@ -73,7 +74,7 @@ def judge_measured(ctx: GateContext, data: dict[str, Any]) -> Verdict:
     current = BenchRecord(record_path, ctx.session_dir.name, t, validity["valid"],
                           {r["config"]: r["impl"]["ours"]["median_ms"] for r in data["rows"]
                            if "ours" in r["impl"]}, commit, data.get("workload"))
-    keep = decide_keep(current, bench_history(ctx.workspace / "sessions"), ctx.objective,
+    keep = decide_keep(current, history, ctx.objective,
                        ctx.config.thresholds.keep_improvement)
     keep_json = {"action": keep.action, "summary": keep.summary,
                  "improvement": keep.improvement, "shared_configs": keep.shared_configs,

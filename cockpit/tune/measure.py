@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol
 
+from cockpit.errors import CockpitError
+
 PROBE = Path(__file__).resolve().parent.parent / "probes" / "tune_probe.py"
 REQUEST_TIMEOUT_S = 600.0
 
@@ -189,3 +191,11 @@ def _tail(path: Path, n: int = 2) -> list[str]:
     except OSError:
         return []
     return [line for line in lines if line][-n:]
+
+
+def start_measuring(measurer: Any) -> dict[str, Any]:
+    """A worker's measuring child, started on its GPU (what it reports), or one line saying why not."""
+    try:
+        return dict(measurer.start())
+    except MeasureCrashed as exc:
+        raise CockpitError(f"cannot measure on this GPU: {exc}") from exc

@@ -25,7 +25,7 @@ from cockpit.errors import CockpitError
 from cockpit.hardware.limits import GpuLimits, limits_for
 from cockpit.session.journal import Event, JournalWriter
 from cockpit.tune.compile import Compiled, CompilePool, Toolchain, compile_config, find_toolchain
-from cockpit.tune.measure import MeasureCrashed, Measurer, ProbeMeasurer
+from cockpit.tune.measure import Measurer, ProbeMeasurer, start_measuring
 from cockpit.tune.runplan import RunPlan, read_plan
 from cockpit.tune.search import SearchContext, search
 from cockpit.tune.space import KernelParams
@@ -95,10 +95,7 @@ def walk(plan: RunPlan, store: Store, limits: GpuLimits, pool: CompilePool, meas
         for params in head.seeds[worker::workers]:
             pool.submit(params, head.head_dim)
     with one_line_db_errors(store.url):  # the database went away, or another box failed our trial
-        try:
-            device = measurer.start()
-        except MeasureCrashed as exc:
-            raise CockpitError(f"cannot measure on this GPU: {exc}") from exc
+        device = start_measuring(measurer)
         print(f"worker {worker}: measuring on {device}", flush=True)
         total = 0
         for head in plan.head_dims:

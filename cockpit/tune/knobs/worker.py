@@ -26,7 +26,7 @@ from cockpit.tune.knobs.build import BuildPool, Built, build_variant
 from cockpit.tune.knobs.plan import KnobPlan, read_plan
 from cockpit.tune.knobs.search import Walk, open_study, search, store_of
 from cockpit.tune.knobs.space import variant
-from cockpit.tune.measure import MeasureCrashed, ProbeMeasurer
+from cockpit.tune.measure import ProbeMeasurer, start_measuring
 from cockpit.tune.storage import claim_gpu, one_line_db_errors, owner_of
 from cockpit.workload.describe import PROBE
 
@@ -143,10 +143,7 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         with one_line_db_errors(store.url):  # the database went away, or another box failed our trial
-            try:
-                device = measurer.start()
-            except MeasureCrashed as exc:
-                raise CockpitError(f"cannot measure on this GPU: {exc}") from exc
+            device = start_measuring(measurer)
             print(f"worker {args.worker}: measuring on {device}", flush=True)
             for group in plan.groups:
                 study = open_study(plan, group, store)
