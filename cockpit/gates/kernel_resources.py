@@ -128,7 +128,8 @@ def _targets(key: tuple[str, tuple[str, ...]], k: KernelResources, entry: dict[s
     runs_here = here is not None and (here == own or (key, here) not in built)
     if runs_here and isinstance(device, dict) and gpu is not None:
         out.append(_runtime(gpu, here or own, device, threads, dynamic, opt_in))
-    builds = entry.get("builds") if isinstance(entry.get("builds"), dict) else {}
+    listed = entry.get("builds")
+    builds: dict[str, Any] = listed if isinstance(listed, dict) else {}
     for arch in dict.fromkeys((own, *policy.targets)):
         limits = limits_for(arch)
         if limits is None or (out and arch == here) or (arch != own and (key, arch) in built):
