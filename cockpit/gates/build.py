@@ -12,6 +12,9 @@ from typing import Any
 
 from cockpit.errors import CockpitError
 from cockpit.gates.build_log import (
+    BuildError,
+    FailedStep,
+    KernelResources,
     NinjaInvocation,
     expected_wall_s,
     parse_cuobjdump,
@@ -23,7 +26,7 @@ from cockpit.gates.build_log import (
     up_to_date,
 )
 from cockpit.gates.gate import GateContext, GateStatus, Progress, Verdict
-from cockpit.gates.kernel_resources import ResourcePolicy, report_kernels, resources_summary
+from cockpit.gates.kernel_resources import KernelReport, ResourcePolicy, report_kernels, resources_summary
 from cockpit.gates.output import text_lines
 from cockpit.gates.probe_call import probe_argv
 from cockpit.workload.describe import cached
@@ -94,50 +97,83 @@ def _read_result(path: Path) -> dict[str, Any]:
 def judge_build(lines: list[str], exit_code: int, probe: dict[str, Any],
                 policy: ResourcePolicy | None = None) -> Verdict:
     """The verdict on a finished build from its whole log and the probe's result file."""
+    errors = parse_errors(lines)
+    failed = parse_failed_steps(lines)
+    report = report_kernels(_kernels(lines, probe), probe.get("launch"), policy)
+    result = _build_result(lines, probe, report, errors, failed)
+    last = _last_line(lines)
+    if exit_code == 2 or not probe:
+        return Verdict("error", last or f"the build probe exited {exit_code}", result)
+    if exit_code != 0 and (errors or failed):
+        return Verdict("fail", _compile_failure(errors, failed), result)
+    imported = probe.get("import") or {}
+    if exit_code != 0 or not imported.get("ok"):
+        detail = imported.get("detail") or last
+        return Verdict("fail", f"built, but it does not import: {detail}", result)
+    return _judge_resources(result, report, probe)
+
+
+def _kernels(lines: list[str], probe: dict[str, Any]) -> list[KernelResources]:
+    """ptxas's lines in the log, else (a build that compiled nothing) the probe's cuobjdump."""
     kernels = parse_ptxas(lines)
     if not kernels and isinstance(probe.get("cuobjdump"), str):
         kernels = parse_cuobjdump(probe["cuobjdump"], f"sm_{str(probe.get('arch', '')).replace('.', '')}")
-    errors = parse_errors(lines)
-    failed = parse_failed_steps(lines)
-    cached = up_to_date(lines)
-    steps = max((s.total for s in map(parse_ninja_step, lines) if s), default=0)
-    report = report_kernels(kernels, probe.get("launch"), policy)
-    result: dict[str, Any] = {
-        "up_to_date": cached, "steps": steps, "arch": probe.get("arch"),
+    return kernels
+
+
+def _build_result(lines: list[str], probe: dict[str, Any], report: KernelReport,
+                  errors: list[BuildError], failed: list[FailedStep]) -> dict[str, Any]:
+    """The gate's result file: what the log and the probe say, before any judging."""
+    return {
+        "up_to_date": up_to_date(lines), "steps": _steps(lines), "arch": probe.get("arch"),
         "build_s": probe.get("duration_s"), "kernels": list(report.rows),
         # collect2's `ld returned 1` says less than the failed step's own line: leave it out then.
         "errors": [asdict(e) for e in errors if e.says_what or not failed],
         "failed_steps": [asdict(f) for f in failed],
         "import": probe.get("import"), "gpu": (probe.get("launch") or {}).get("gpu"),
     }
-    last = next((line.strip() for line in reversed(lines) if line.strip()
-                 and not line.startswith("#")), "")
-    if exit_code == 2 or not probe:
-        return Verdict("error", last or f"the build probe exited {exit_code}", result)
+
+
+def _steps(lines: list[str]) -> int:
+    """The build's step count, from ninja's largest `[N/M]`."""
+    return max((s.total for s in map(parse_ninja_step, lines) if s), default=0)
+
+
+def _last_line(lines: list[str]) -> str:
+    """The log's last line that says something (the probe's `#` lines are its own notes)."""
+    return next((line.strip() for line in reversed(lines) if line.strip() and not line.startswith("#")), "")
+
+
+def _and_more(items: Sequence[object]) -> str:
+    """The first item, and how many more there are."""
+    return f"{items[0]}" + (f" (+{len(items) - 1} more)" if len(items) > 1 else "")
+
+
+def _compile_failure(errors: list[BuildError], failed: list[FailedStep]) -> str:
+    """What a failed build says first: a compiler error that names what, else the failed step."""
     named = [e for e in errors if e.says_what]
-    if exit_code != 0 and (named or failed or errors):
-        if named:
-            more = f" (+{len(named) - 1} more)" if len(named) > 1 else ""
-            return Verdict("fail", f"{named[0]}{more}", result)
-        if failed:
-            step = failed[0]
-            said = step.said or (f"exit {step.exit_code}, no output" if step.exit_code else "no output")
-            return Verdict("fail", f"{step.target} failed: {said}", result)
-        return Verdict("fail", str(errors[0]), result)
-    imported = probe.get("import") or {}
-    if exit_code != 0 or not imported.get("ok"):
-        detail = imported.get("detail") or last
-        return Verdict("fail", f"built, but it does not import: {detail}", result)
+    if named:
+        return _and_more(named)
+    if failed:
+        step = failed[0]
+        said = step.said or (f"exit {step.exit_code}, no output" if step.exit_code else "no output")
+        return f"{step.target} failed: {said}"
+    return str(errors[0])
+
+
+def _judge_resources(result: dict[str, Any], report: KernelReport, probe: dict[str, Any]) -> Verdict:
+    """A build that imports, judged by its kernels' resources and occupancy."""
     findings = list(report.findings)
     result["warnings"] = [f.text for f in findings if f.severity == "warn"]
     result["failures"] = [f.text for f in findings if f.severity == "fail"]
     result["notes"] = list(report.notes)
-    what = "up to date" if cached else f"built in {probe.get('duration_s', 0):.1f} s ({steps} steps)"
+    what = ("up to date" if result["up_to_date"]
+            else f"built in {probe.get('duration_s', 0):.1f} s ({result['steps']} steps)")
     summary = f"{what}; {resources_summary(report)}"
     worst = result["failures"] or result["warnings"]
     status: GateStatus = "fail" if result["failures"] else "warn" if worst else "pass"
     if worst:
-        summary = f"{worst[0]}" + (f" (+{len(worst) - 1} more)" if len(worst) > 1 else "") + f"; {summary}"
+        summary = f"{_and_more(worst)}; {summary}"
     return Verdict(status, summary, result)
 
 
@@ -146,7 +182,7 @@ def judge_first_call(lines: list[str], exit_code: int, probe: dict[str, Any]) ->
     candidate ran once on the smallest test shape."""
     rows = probe.get("rows") or []
     result: dict[str, Any] = {"first_calls": rows, "gpu": probe.get("gpu"), "steps": 0, "kernels": []}
-    last = next((line.strip() for line in reversed(lines) if line.strip() and not line.startswith("#")), "")
+    last = _last_line(lines)
     if exit_code != 0 or not rows:
         said = last or f"the first call exited {exit_code}"
         return Verdict("fail" if exit_code == 1 else "error", said, result)
