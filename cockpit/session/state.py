@@ -186,64 +186,83 @@ class Fold:
         kind = event["type"]
         self.last_t = max(self.last_t, t)
         self.count += 1
-        if kind == ev.PHASE_STARTED:
-            self._close_run(t, "done")
-            name = str(event.get("phase", "?"))
-            if name not in {p.name for p in (*self.base.phases, *self.extra_phases)}:
-                # a phase the template does not have (a hand edit, a template changed since):
-                # shown, with no budget to overrun, never fatal
-                self.extra_phases.append(PhaseSpec(name, 0.0))
-            self.runs.append(PhaseRun(name, t))
-        elif kind == ev.PHASE_ENDED:
-            self._close_run(t, str(event.get("outcome", "done")))
-        elif kind == ev.PHASE_OVER_BUDGET:
-            if self.runs:
-                self.overrun.add(len(self.runs) - 1)
-        elif kind == ev.TIMER_PAUSED:
-            if not self.pauses or self.pauses[-1].ended_t is not None:
-                self.pauses.append(Pause(t))
-        elif kind == ev.TIMER_RESUMED:
-            self._close_pause(t)
-        elif kind == ev.STATUS:
-            self.status_count += 1
-            self.statuses.append(StatusEntry(t, str(event.get("text", "")), bool(event.get("auto"))))
-            self._trim(self.statuses)
-        elif kind == ev.NOTE:
-            self.note_count += 1
-            self.notes.append(StatusEntry(t, str(event.get("text", "")), False))
-            self._trim(self.notes)
-        elif kind == ev.GATE_STARTED:
-            self.gate_run_count += 1
-            run = GateRunRecord(str(event.get("run_id", "")), str(event.get("gate", "")), t,
-                                _int_or_none(event.get("pid")), self._path(event.get("log")),
-                                owner=_int_or_none(event.get("owner")),
-                                pid_start=_int_or_none(event.get("pid_start")))
-            self.gate_index[run.run_id] = len(self.gate_runs)
-            self.gate_runs.append(run)
-            if self._trim(self.gate_runs):
-                self.gate_index = {r.run_id: i for i, r in enumerate(self.gate_runs)}
-        elif kind in (ev.GATE_FINISHED, ev.GATE_STALLED):
-            index = self.gate_index.get(str(event.get("run_id", "")))
-            if index is not None:
-                self.gate_runs[index] = _gate_update(self.gate_runs[index], event, t, self._path)
-        elif kind == ev.PATTERN_APPLIED:
-            pid = _int_or_none(event.get("pattern"))
-            if pid is not None and pid not in self.applied:
-                self.applied.append(pid)
-        elif kind == ev.APP_OPENED:
-            self.attached_pid = int(event.get("pid", 0)) or None
-        elif kind == ev.APP_CLOSED:
-            if event.get("pid") == self.attached_pid:
-                self.attached_pid = None
+        step = _STEPS.get(kind) if isinstance(kind, str) else None
+        if step is not None:
+            step(self, event, t)
         elif str(kind).startswith("tune_"):
-            if (self.recent is not None and kind == "tune_started" and self.tune
-                    and event.get("run") != self.tune[0].get("run")):
-                self.tune = []  # bounded: the latest search's events (a resumed one keeps its own)
-            self.tune.append(event)
-        elif kind == ev.SESSION_ENDED:
-            self._close_pause(t)
-            self._close_run(t, "done")
-            self.ended_t = t
+            self._tune_event(event)
+
+    def _phase_started(self, event: Event, t: float) -> None:
+        self._close_run(t, "done")
+        name = str(event.get("phase", "?"))
+        if name not in {p.name for p in (*self.base.phases, *self.extra_phases)}:
+            # a phase the template does not have (a hand edit, a template changed since):
+            # shown, with no budget to overrun, never fatal
+            self.extra_phases.append(PhaseSpec(name, 0.0))
+        self.runs.append(PhaseRun(name, t))
+
+    def _phase_ended(self, event: Event, t: float) -> None:
+        self._close_run(t, str(event.get("outcome", "done")))
+
+    def _phase_over_budget(self, event: Event, t: float) -> None:
+        if self.runs:
+            self.overrun.add(len(self.runs) - 1)
+
+    def _timer_paused(self, event: Event, t: float) -> None:
+        if not self.pauses or self.pauses[-1].ended_t is not None:
+            self.pauses.append(Pause(t))
+
+    def _timer_resumed(self, event: Event, t: float) -> None:
+        self._close_pause(t)
+
+    def _status(self, event: Event, t: float) -> None:
+        self.status_count += 1
+        self.statuses.append(StatusEntry(t, str(event.get("text", "")), bool(event.get("auto"))))
+        self._trim(self.statuses)
+
+    def _note(self, event: Event, t: float) -> None:
+        self.note_count += 1
+        self.notes.append(StatusEntry(t, str(event.get("text", "")), False))
+        self._trim(self.notes)
+
+    def _gate_started(self, event: Event, t: float) -> None:
+        self.gate_run_count += 1
+        run = GateRunRecord(str(event.get("run_id", "")), str(event.get("gate", "")), t,
+                            _int_or_none(event.get("pid")), self._path(event.get("log")),
+                            owner=_int_or_none(event.get("owner")),
+                            pid_start=_int_or_none(event.get("pid_start")))
+        self.gate_index[run.run_id] = len(self.gate_runs)
+        self.gate_runs.append(run)
+        if self._trim(self.gate_runs):
+            self.gate_index = {r.run_id: i for i, r in enumerate(self.gate_runs)}
+
+    def _gate_finished_or_stalled(self, event: Event, t: float) -> None:
+        index = self.gate_index.get(str(event.get("run_id", "")))
+        if index is not None:
+            self.gate_runs[index] = _gate_update(self.gate_runs[index], event, t, self._path)
+
+    def _pattern_applied(self, event: Event, t: float) -> None:
+        pid = _int_or_none(event.get("pattern"))
+        if pid is not None and pid not in self.applied:
+            self.applied.append(pid)
+
+    def _app_opened(self, event: Event, t: float) -> None:
+        self.attached_pid = int(event.get("pid", 0)) or None
+
+    def _app_closed(self, event: Event, t: float) -> None:
+        if event.get("pid") == self.attached_pid:
+            self.attached_pid = None
+
+    def _tune_event(self, event: Event) -> None:
+        if (self.recent is not None and event["type"] == "tune_started" and self.tune
+                and event.get("run") != self.tune[0].get("run")):
+            self.tune = []  # bounded: the latest search's events (a resumed one keeps its own)
+        self.tune.append(event)
+
+    def _session_ended(self, event: Event, t: float) -> None:
+        self._close_pause(t)
+        self._close_run(t, "done")
+        self.ended_t = t
 
     def _trim(self, items: list[Any]) -> bool:
         """Keep a bounded fold's list to its latest `recent` items (cut in batches: amortized
@@ -283,6 +302,25 @@ class Fold:
 
     def _latest(self, items: list[Any]) -> tuple[Any, ...]:
         return tuple(items if self.recent is None else items[-self.recent:])
+
+
+_STEPS: dict[str, Callable[[Fold, Event, float], None]] = {
+    ev.PHASE_STARTED: Fold._phase_started,
+    ev.PHASE_ENDED: Fold._phase_ended,
+    ev.PHASE_OVER_BUDGET: Fold._phase_over_budget,
+    ev.TIMER_PAUSED: Fold._timer_paused,
+    ev.TIMER_RESUMED: Fold._timer_resumed,
+    ev.STATUS: Fold._status,
+    ev.NOTE: Fold._note,
+    ev.GATE_STARTED: Fold._gate_started,
+    ev.GATE_FINISHED: Fold._gate_finished_or_stalled,
+    ev.GATE_STALLED: Fold._gate_finished_or_stalled,
+    ev.PATTERN_APPLIED: Fold._pattern_applied,
+    ev.APP_OPENED: Fold._app_opened,
+    ev.APP_CLOSED: Fold._app_closed,
+    ev.SESSION_ENDED: Fold._session_ended,
+}
+"""What each journal event does to the fold (the `tune_*` events are kept as they are)."""
 
 
 def _int_or_none(value: Any) -> int | None:
