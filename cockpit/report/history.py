@@ -241,37 +241,56 @@ def log_tail(workspace: Path, log: str) -> list[str]:
 def summarize(state: SessionState, events: Sequence[Event], workspace: Path,
               patterns: Sequence[Pattern], births: Mapping[int, float], now: float) -> SessionSummary:
     """One session in one row."""
-    runs = bench_runs(state)
     best = best_valid(state)
-    valid = valid_bench_runs(state)
-    first = min((r.finished_t for r, _ in valid if r.finished_t is not None), default=None)
-    applied = tuple(e["pattern"] for e in events if e.get("type") == ev.PATTERN_APPLIED
-                    and isinstance(e.get("pattern"), int) and not isinstance(e.get("pattern"), bool))
     result = best[1] if best else None
-    last = last_measured(runs)
-    speedup = result.speedup if result else None
+    last = last_measured(bench_runs(state))
     level = clean_line(result.level or "") if result else None
-    benches = sum(1 for r in state.gate_runs if r.gate == "bench" and r.finished)
-    if speedup is not None:
-        outcome = f"{speedup:.2f}x {level}"
-    elif benches:
-        outcome = f"no valid bench ({benches} suspect)"
-    else:
-        outcome = "no bench"
     return SessionSummary(
         id=state.id, objective=clean_line(state.objective),
         workload=clean_line(last.workload) if last else None, started_t=state.created_t,
         ended_t=state.ended_t, duration_s=round(total_elapsed(state, state.ended_t or now), 1),
-        first_valid_s=None if first is None else round(first - state.created_t, 1),
-        best_speedup=speedup, best_level=level, best_run=best[0].run_id if best else None,
-        best_vs=reference_speedups(result) if result else
-        reference_speedups(last, measured=False) if last else (),
+        first_valid_s=_first_valid_s(state),
+        best_speedup=result.speedup if result else None, best_level=level,
+        best_run=best[0].run_id if best else None, best_vs=_best_vs(result, last),
         device=clean_line(result.device) if result and result.device else None,
-        best_ms=whole.ours_ms if best and (whole := read_bench_result(best[0].result)) else (),
-        best_ci=_intervals(best[0].result) if best else (),
-        patterns_applied=tuple(dict.fromkeys(applied)),
+        best_ms=_best_ms(best), best_ci=_intervals(best[0].result) if best else (),
+        patterns_applied=_patterns_applied(events),
         mistakes=mistakes_in(state, workspace, patterns, births),
-        gate_runs=len(state.gate_runs), outcome=outcome)
+        gate_runs=len(state.gate_runs), outcome=_outcome(state, result, level))
+
+
+def _first_valid_s(state: SessionState) -> float | None:
+    """From the session's start to the end of its first valid benchmark."""
+    first = min((r.finished_t for r, _ in valid_bench_runs(state) if r.finished_t is not None), default=None)
+    return None if first is None else round(first - state.created_t, 1)
+
+
+def _best_vs(result: BenchResult | None, last: BenchResult | None) -> tuple[ReferenceSpeedup, ...]:
+    """The best valid run against each reference; without one, the references the last measured."""
+    if result:
+        return reference_speedups(result)
+    return reference_speedups(last, measured=False) if last else ()
+
+
+def _best_ms(best: BenchRun | None) -> tuple[tuple[str, float], ...]:
+    """Our median per config in the best valid run, read from its whole result (the tables)."""
+    whole = read_bench_result(best[0].result) if best else None
+    return whole.ours_ms if whole else ()
+
+
+def _patterns_applied(events: Sequence[Event]) -> tuple[int, ...]:
+    """The patterns the session marked applied, each once, in order."""
+    applied = (e["pattern"] for e in events if e.get("type") == ev.PATTERN_APPLIED
+               and isinstance(e.get("pattern"), int) and not isinstance(e.get("pattern"), bool))
+    return tuple(dict.fromkeys(applied))
+
+
+def _outcome(state: SessionState, result: BenchResult | None, level: str | None) -> str:
+    """The session's outcome in a few words: its best speedup, else why it has none."""
+    if result and result.speedup is not None:
+        return f"{result.speedup:.2f}x {level}"
+    benches = sum(1 for r in state.gate_runs if r.gate == "bench" and r.finished)
+    return f"no valid bench ({benches} suspect)" if benches else "no bench"
 
 
 def workspace_summaries(ws: Workspace, now: float) -> tuple[list[SessionSummary], list[str]]:
