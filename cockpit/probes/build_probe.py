@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 CUDA_FLAGS = ["-O3", "-Xptxas=-v", "-lineinfo", "--use_fast_math", "-std=c++17"]
 CXX_FLAGS = ["-O3", "-std=c++17"]
@@ -178,7 +179,15 @@ def sources_at(workspace: Path, revision: str, sources: list[str], includes: lis
     return dest
 
 
-def main(argv: list[str] | None = None) -> int:
+class Stop(Exception):
+    """The probe cannot go on: it says why and exits with `code`, writing no result."""
+
+    def __init__(self, code: int, why: str) -> None:
+        super().__init__(why)
+        self.code = code
+
+
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--workspace", type=Path, required=True)
     p.add_argument("--out", type=Path, required=True)
@@ -189,18 +198,66 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cuda-flags", default="[]", help="JSON list, after the gate's own flags")
     p.add_argument("--revision", default=None, help="build the sources as committed at this git revision")
     p.add_argument("--build-dir", type=Path, default=None, help="default: WORKSPACE/build/NAME")
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     started = time.monotonic()
-    src_root = args.workspace
-    if args.revision is not None:
-        try:
-            root = sources_at(args.workspace, args.revision, json.loads(args.sources or "[]"),
-                              json.loads(args.include_dirs), args.workspace / "build" / args.name / "src")
-        except (OSError, ValueError, subprocess.SubprocessError) as exc:
-            say(f"cannot take the sources at {args.revision}: {exc}")
-            return 2
-        say(f"sources as committed at {args.revision}, in {root}")
-        src_root = root  # sources and include dirs are read from there; the build folder stays
+    try:
+        return build_and_check(args, started)
+    except Stop as stop:
+        say(str(stop))
+        return stop.code
+
+
+def build_and_check(args: argparse.Namespace, started: float) -> int:
+    """Build, check the library imports and how it launches, write the result file; the exit code."""
+    src_root = source_root(args)
+    sources = find_sources(args, src_root)
+    includes = [str(src_root / d) for d in json.loads(args.include_dirs)]
+    cuda_flags = [*CUDA_FLAGS, *json.loads(args.cuda_flags)]
+    build_dir: Path = args.build_dir or args.workspace / "build" / args.name
+    build_dir.mkdir(parents=True, exist_ok=True)
+    arch = pin_arch()
+    jobs = pin_jobs()
+    say(f"building {args.name} for arch {arch} with MAX_JOBS={jobs} in {build_dir}")
+    refuse_stale_lock(build_dir)
+    wanted: dict[str, object] = {"arch": arch, "sources": [str(s) for s in sources], "cuda_flags": cuda_flags,
+              "include_dirs": includes, "cxx_flags": CXX_FLAGS, "python": sys.executable}
+    stamp = read_stamp(build_dir / STAMP)
+    fast = (build_dir / "build.ninja").exists() and stamp.get("config") == wanted
+    code = run_ninja(build_dir, jobs) if fast else generate_and_build(args.name, sources, build_dir,
+                                                                      includes, cuda_flags)
+    so = build_dir / f"{args.name}.so"
+    result: dict[str, object] = {
+        "name": args.name, "arch": arch, "jobs": jobs, "build_dir": str(build_dir),
+        "so": str(so), "sources": [s.name for s in sources], "regenerated": not fast,
+    }
+    if code == 0 and so.exists():
+        code = check_library(args.name, so, stamp, wanted, build_dir / STAMP, result)
+    result["exit"] = code
+    result["duration_s"] = round(time.monotonic() - started, 2)
+    write_result(args.out, result)
+    return code
+
+
+def source_root(args: argparse.Namespace) -> Path:
+    """Where the sources are read from: the workspace, or its sources as committed at --revision
+    (the build folder stays in the workspace)."""
+    if args.revision is None:
+        return Path(args.workspace)
+    try:
+        root = sources_at(args.workspace, args.revision, json.loads(args.sources or "[]"),
+                          json.loads(args.include_dirs), args.workspace / "build" / args.name / "src")
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        raise Stop(2, f"cannot take the sources at {args.revision}: {exc}") from exc
+    say(f"sources as committed at {args.revision}, in {root}")
+    return root
+
+
+def find_sources(args: argparse.Namespace, src_root: Path) -> list[Path]:
+    """The sources named (each must exist), else csrc/*.cu and csrc/*.cpp."""
     if args.sources is None:
         csrc = src_root / "csrc"
         sources = sorted([*csrc.glob("*.cu"), *csrc.glob("*.cpp")])
@@ -208,69 +265,74 @@ def main(argv: list[str] | None = None) -> int:
         sources = [src_root / s for s in json.loads(args.sources)]
         missing = [s for s in sources if not s.is_file()]
         if missing:
-            say(f"{missing[0]}: no such source; fix the workload's Extension(sources=...)")
-            return 2
+            raise Stop(2, f"{missing[0]}: no such source; fix the workload's Extension(sources=...)")
     if not sources:
-        say(f"no csrc/*.cu or csrc/*.cpp in {args.workspace}; name the sources in the workload's Extension")
-        return 2
-    includes = [str(src_root / d) for d in json.loads(args.include_dirs)]
-    cuda_flags = [*CUDA_FLAGS, *json.loads(args.cuda_flags)]
-    build_dir = args.build_dir or args.workspace / "build" / args.name
-    build_dir.mkdir(parents=True, exist_ok=True)
+        raise Stop(2, f"no csrc/*.cu or csrc/*.cpp in {args.workspace}; name the sources in the "
+                   "workload's Extension")
+    return sources
+
+
+def pin_arch() -> str:
+    """The arch to build for, pinned in $TORCH_CUDA_ARCH_LIST: as set, else the GPU's."""
     arch = os.environ.get("TORCH_CUDA_ARCH_LIST") or detect_arch()
     if not arch:
-        say("no GPU found to build for; set TORCH_CUDA_ARCH_LIST (e.g. 8.9 for an L4, 9.0 for an H100)")
-        return 2
+        raise Stop(2, "no GPU found to build for; set TORCH_CUDA_ARCH_LIST (e.g. 8.9 for an L4, "
+                   "9.0 for an H100)")
     os.environ["TORCH_CUDA_ARCH_LIST"] = arch
+    return arch
+
+
+def pin_jobs() -> int:
+    """ninja's parallel jobs, pinned in $MAX_JOBS: as set, else one per CPU."""
     jobs = int(os.environ.get("MAX_JOBS") or os.cpu_count() or 4)
     os.environ["MAX_JOBS"] = str(jobs)
-    say(f"building {args.name} for arch {arch} with MAX_JOBS={jobs} in {build_dir}")
+    return jobs
 
+
+def refuse_stale_lock(build_dir: Path) -> None:
+    """An earlier build's lock file would make torch wait for ever: stop and say how to clear it."""
     lock = stale_lock(build_dir)
     if lock is not None:
         age = time.time() - lock.stat().st_mtime
-        say(f"error: a lock file from an earlier build is in the way: {lock} ({age / 60:.0f} min old); "
-            f"if no build is running, delete it: rm {lock}")
-        return 1
+        raise Stop(1, f"error: a lock file from an earlier build is in the way: {lock} "
+                   f"({age / 60:.0f} min old); if no build is running, delete it: rm {lock}")
 
-    stamp_path = build_dir / STAMP
-    wanted = {"arch": arch, "sources": [str(s) for s in sources], "cuda_flags": cuda_flags,
-              "include_dirs": includes,
-              "cxx_flags": CXX_FLAGS, "python": sys.executable}
+
+def read_stamp(path: Path) -> dict[str, Any]:
+    """What the last build here was configured with and what its import check found."""
     try:
-        stamp = json.loads(stamp_path.read_text())
+        stamp = json.loads(path.read_text())
     except (OSError, ValueError):
-        stamp = {}
-    fast = (build_dir / "build.ninja").exists() and stamp.get("config") == wanted
-    code = run_ninja(build_dir, jobs) if fast else generate_and_build(args.name, sources, build_dir,
-                                                                               includes, cuda_flags)
-    so = build_dir / f"{args.name}.so"
-    result: dict[str, object] = {
-        "name": args.name, "arch": arch, "jobs": jobs, "build_dir": str(build_dir),
-        "so": str(so), "sources": [s.name for s in sources], "regenerated": not fast,
-    }
-    if code == 0 and so.exists():
-        st = so.stat()
-        key = f"{st.st_mtime_ns}:{st.st_size}"
-        if stamp.get("import_ok_for") == key and stamp.get("launch"):
-            ok, detail, launch = True, "unchanged since its last import check", stamp["launch"]
-        else:
-            ok, detail, launch = import_check(args.name, so)
-        say(f"import {'ok' if ok else 'FAILED'}: {detail}")
-        say(describe_launch(launch))
-        result["import"] = {"ok": ok, "detail": detail}
-        result["launch"] = launch
-        result["cuobjdump"] = resource_usage(so)
-        stamp = {"config": wanted, "import_ok_for": key if ok else None, "launch": launch if ok else None}
-        stamp_path.write_text(json.dumps(stamp))
-        code = 0 if ok else 1
-    result["exit"] = code
-    result["duration_s"] = round(time.monotonic() - started, 2)
-    tmp = args.out.with_suffix(".tmp")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+        return {}
+    return stamp if isinstance(stamp, dict) else {}
+
+
+def check_library(name: str, so: Path, stamp: dict[str, Any], wanted: dict[str, object],
+                  stamp_path: Path, result: dict[str, object]) -> int:
+    """Check the built library imports (unless it has not changed since it last did) and read how
+    it launches; fill `result` and the stamp. The exit code: 0 it imports, 1 it does not."""
+    st = so.stat()
+    key = f"{st.st_mtime_ns}:{st.st_size}"
+    if stamp.get("import_ok_for") == key and stamp.get("launch"):
+        ok, detail, launch = True, "unchanged since its last import check", stamp["launch"]
+    else:
+        ok, detail, launch = import_check(name, so)
+    say(f"import {'ok' if ok else 'FAILED'}: {detail}")
+    say(describe_launch(launch))
+    result["import"] = {"ok": ok, "detail": detail}
+    result["launch"] = launch
+    result["cuobjdump"] = resource_usage(so)
+    stamp_path.write_text(json.dumps({"config": wanted, "import_ok_for": key if ok else None,
+                                      "launch": launch if ok else None}))
+    return 0 if ok else 1
+
+
+def write_result(out: Path, result: dict[str, object]) -> None:
+    """The result file, whole or not at all (written beside, then renamed)."""
+    tmp = out.with_suffix(".tmp")
+    out.parent.mkdir(parents=True, exist_ok=True)
     tmp.write_text(json.dumps(result, indent=1))
-    os.replace(tmp, args.out)
-    return code
+    os.replace(tmp, out)
 
 
 if __name__ == "__main__":
