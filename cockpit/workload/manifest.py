@@ -32,11 +32,6 @@ class Build:
     include_dirs: tuple[str, ...] = ()
     cuda_flags: tuple[str, ...] = ()
 
-    @property
-    def compiles_ahead(self) -> bool:
-        """An extension or load_inline compiles before anything runs; Triton compiles at first call."""
-        return self.kind in ("extension", "inline")
-
 
 @dataclass(frozen=True)
 class GridShape:
