@@ -254,9 +254,9 @@ class TrackWriter:
 class Track:
     rows: tuple[TrackRow, ...]
     problems: tuple[str, ...] = ()
+    """Lines skipped on read, one line each with file:line."""
     gpus: tuple[TrackGpu, ...] = ()
     """From the last `gpus` line."""
-    """Lines skipped on read, one line each with file:line."""
 
 
 def read_track(path: Path) -> Track:

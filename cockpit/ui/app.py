@@ -85,7 +85,6 @@ class CockpitApp(KeyActions, App[int]):
         self.live: LiveSession | None = None
         self.reading: threading.Thread | None = None
         self._initial = session
-        self._tick_s = tick_s
         self._typing_gap_s = typing_gap_s
         self._attached_t = self.clock.now()
         self._reported: set[str] = set()
