@@ -6,6 +6,10 @@ An idle cockpit is woken ten times a second for it, ~0.13 % of a core on a 2-cor
 its clock and GPU frame together cost above Textual's floor (bench/RESULTS.md, issue 25). Here
 the wait is Textual's own for a second after any input (so Esc is told apart as before), 0.5 s
 otherwise; a key ends the wait at once either way, and so does stopping input (quit, suspend).
+
+Textual has no setting for that wait: its input loop makes its selector from the `selectors` its
+module imported, so the driver swaps that module global for as long as it takes Textual to make
+one, then puts it back. tests/test_quiet_input.py checks the installed Textual still works so.
 """
 
 from __future__ import annotations
@@ -64,17 +68,29 @@ _selectors: list[QuietSelector] = []
 
 
 class _Selectors:
-    """What Textual's linux_driver module uses of `selectors`, with the quiet selector."""
+    """What Textual's linux_driver module uses of `selectors` while its input loop starts: making
+    a selector makes the quiet one and puts the real module back."""
 
-    SelectSelector = QuietSelector
     EVENT_READ = selectors.EVENT_READ
+
+    @staticmethod
+    def SelectSelector() -> QuietSelector:
+        _put_back()
+        return QuietSelector()
+
+
+def _put_back() -> None:
+    linux_driver.selectors = selectors  # type: ignore[attr-defined]
 
 
 class QuietLinuxDriver(LinuxDriver):
     def run_input_thread(self) -> None:
-        # Textual's loop makes its selector from this module's `selectors` when it starts.
+        # Textual's loop makes its selector from its module's `selectors` when it starts.
         linux_driver.selectors = _Selectors  # type: ignore[attr-defined,assignment]
-        super().run_input_thread()
+        try:
+            super().run_input_thread()
+        finally:
+            _put_back()  # already, unless Textual failed before it made its selector
 
     def disable_input(self) -> None:
         for selector in list(_selectors):
