@@ -3,10 +3,12 @@ events, `cockpit tune --json`'s result, and an NVML recording taken during the s
 
     python3 bench/tune_report.py --session DIR --result tune.json --telemetry nvml.jsonl [--check check.json]
 
-Prints a table and writes --out (JSON): configurations measured and rejected (by limit),
-compile time per configuration, the GPUs' idle fraction during the search, trials per minute,
-and the confirmation per head dim and shape with CIs against the current configuration and SDPA
-FLASH, with the issue's target (>= 1.0x FLASH for S >= 1024) checked.
+Prints a table and writes --out (JSON): configurations measured and rejected (by the workload's
+rule, or after building), build time per configuration, the GPUs' idle fraction during the search,
+trials per minute, and the confirmation per group of shapes (a head dim, say) with CIs against the
+current knob values and the workload's baseline reference; `--bar 1.15` also checks that the kept
+configuration is at least that many times the current one (the issue's "keeps BM128 BN64 4w at
+D=128, >= 1.15x the L4 tile").
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ def compile_times(trials: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def summarize(session: Path, result: dict[str, Any] | None, telemetry: Path | None,
-              check: dict[str, Any] | None = None) -> dict[str, Any]:
+              check: dict[str, Any] | None = None, bar: float = 1.0) -> dict[str, Any]:
     events = list(read_journal(session / "journal.jsonl").events)
     start, trials, t0, t1 = search_window(events)
     outcomes: dict[str, int] = {}
@@ -75,10 +77,11 @@ def summarize(session: Path, result: dict[str, Any] | None, telemetry: Path | No
             rejected[limit] = rejected.get(limit, 0) + n
     for t in trials:
         if t["outcome"] == "rejected":
-            key = f"{t.get('limit')} (after compiling)"
+            key = f"{t.get('limit')} (after building)"
             rejected[key] = rejected.get(key, 0) + 1
     summary: dict[str, Any] = {
-        "run": start["run"], "target": start.get("target"), "gpus": start.get("gpus"),
+        "run": start["run"], "workload": start.get("workload"), "target": start.get("target"),
+        "gpus": start.get("gpus"), "baseline": start.get("baseline"),
         "budget_min": round(start.get("budget_s", 0) / 60, 2), "search_s": round(t1 - t0, 1),
         "space": start.get("spaces"), "measured": measured, "outcomes": outcomes, "rejected": rejected,
         "trials_per_min": round(measured / ((t1 - t0) / 60), 2) if t1 > t0 else None,
@@ -88,18 +91,23 @@ def summarize(session: Path, result: dict[str, Any] | None, telemetry: Path | No
     }
     if result is not None:
         summary["keep"] = result.get("keep")
-        summary["confirmations"] = [_confirmation(c) for c in result.get("confirmations", [])]
+        summary["confirmations"] = [_confirmation(c, bar) for c in result.get("confirmations", [])]
     return summary
 
 
-def _confirmation(c: dict[str, Any]) -> dict[str, Any]:
-    kept = next((k for k in c["contenders"] if k["name"] == c["winner"]), c["current"])
-    shapes = [{"S": s["S"], "tflops": s["tflops"], "vs_current": s["vs_current"], "vs_flash": s["vs_flash"],
-               "meets_flash": s["vs_flash"]["value"] >= 1.0} for s in kept["shapes"]]
-    return {"head_dim": c["head_dim"], "winner": c["winner"], "why": c["why"], "kept": kept["config"],
-            "tflops": kept["tflops"], "vs_current": kept["vs_current"], "vs_flash": kept["vs_flash"],
-            "vs_sdpa": kept["vs_sdpa"], "current": c["current"]["config"], "shapes": shapes,
-            "target_met": all(s["meets_flash"] for s in shapes if s["S"] >= 1024),
+def _label(knobs: dict[str, Any]) -> str:
+    return " ".join(f"{k}={'src' if v is None else v}" for k, v in knobs.items())
+
+
+def _confirmation(c: dict[str, Any], bar: float) -> dict[str, Any]:
+    """One group's confirmation as `cockpit tune --json` gives it (cockpit/tune/finish.py `decide`):
+    the winner kept, else the current values."""
+    current = next(k for k in c["contenders"] if k["name"] == "current")
+    kept = next((k for k in c["contenders"] if k["name"] == c["winner"]), current)
+    return {"group": c["group"], "winner": c["winner"], "why": c["why"], "kept": _label(kept["knobs"]),
+            "current": _label(current["knobs"]), "vs_current": kept["vs_current"],
+            "vs_baseline": kept["vs_baseline"], "bar": bar,
+            "target_met": c["winner"] is not None and kept["vs_current"]["value"] >= bar,
             "valid": c.get("validity", {}).get("valid")}
 
 
@@ -107,12 +115,13 @@ def table(summary: dict[str, Any]) -> list[str]:
     def ci(e: dict[str, float]) -> str:
         return f"{e['value']:.3f}x [{e['lo']:.3f}, {e['hi']:.3f}]"
 
-    lines = [f"run {summary['run']} on {summary['target']}, GPUs {summary['gpus']}",
+    lines = [f"run {summary['run']} ({summary.get('workload')}) on {summary['target']}, "
+             f"GPUs {summary['gpus']}",
              f"budget {summary['budget_min']} min; search took {summary['search_s']} s; "
              f"{summary['measured']} configurations measured ({summary['trials_per_min']} per minute); "
              f"outcomes {summary['outcomes']}",
-             f"rejected by limit: {summary['rejected']}",
-             f"compile per configuration: {summary['compile']}"]
+             f"rejected: {summary['rejected']}",
+             f"build per configuration: {summary['compile']}"]
     for uuid, idle in (summary.get("idle") or {}).items():
         lines.append(f"GPU {uuid[:16]}: idle {idle['idle_fraction']} of {idle['samples']} NVML samples "
                      f"during the search (mean util {idle['mean_util']} %)")
@@ -120,14 +129,13 @@ def table(summary: dict[str, Any]) -> list[str]:
         check = summary["check"]
         lines.append(f"correctness sweep: {check['passed']}/{check['total']} configurations correct on every "
                      f"check shape" + (f"; FAILED: {check['failed']}" if check["failed"] else ""))
+    baseline = summary.get("baseline") or "the baseline"
     for c in summary.get("confirmations", []):
-        lines.append(f"D={c['head_dim']}: kept {c['kept']} ({'winner' if c['winner'] else 'current'}); "
-                     f"{c['tflops']['value']:.1f} TFLOP/s; vs current {ci(c['vs_current'])}; "
-                     f"vs FLASH {ci(c['vs_flash'])}; vs SDPA {ci(c['vs_sdpa'])}; valid {c['valid']}; "
-                     f"target >= 1.0x FLASH for S >= 1024: {'MET' if c['target_met'] else 'NOT MET'}")
-        for s in c["shapes"]:
-            lines.append(f"    S={s['S']:<6} {s['tflops']:7.1f} TFLOP/s  vs current {ci(s['vs_current'])}  "
-                         f"vs FLASH {ci(s['vs_flash'])}")
+        lines.append(f"{c['group']}: kept {c['kept']} ({'winner' if c['winner'] else 'current'}; was "
+                     f"{c['current']}); vs current {ci(c['vs_current'])}; "
+                     f"vs {baseline} {ci(c['vs_baseline'])}; "
+                     f"valid {c['valid']}; target: a winner >= {c['bar']:.2f}x the current values: "
+                     f"{'MET' if c['target_met'] else 'NOT MET'}")
     if summary.get("keep"):
         lines.append(summary["keep"]["summary"])
     return lines
@@ -139,11 +147,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--result", type=Path, help="cockpit tune --json's output")
     p.add_argument("--telemetry", type=Path, help="cockpit telemetry record's JSONL during the search")
     p.add_argument("--check", type=Path, help="tune_run.py's correctness sweep (JSON)")
+    p.add_argument("--bar", type=float, default=1.0, help="the kept winner's least speedup over the current "
+                   "values that meets the target (1.15: the issue's attention tune)")
     p.add_argument("--out", type=Path, help="write the summary here (JSON)")
     args = p.parse_args(argv)
     result = _load(args.result)
     summary = summarize(args.session, result, args.telemetry if args.telemetry and args.telemetry.exists()
-                        else None, _load(args.check))
+                        else None, _load(args.check), args.bar)
     print("\n".join(table(summary)))
     if args.out:
         args.out.write_text(json.dumps(summary, indent=1))

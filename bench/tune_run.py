@@ -6,16 +6,18 @@
     python3 bench/tune_run.py wait  [--seconds 540] # wait for what start/scale began, then collect into $OUT
 
 Installs nothing: optuna must import (carry it as a wheel). Everything runs in scratch workspaces
-under $COCKPIT_TUNE_RUN (default /tmp/cockpit-tune), copies of this repository's cockpit.toml and
-csrc/, so the checkout is never touched; a later command on the same (warm) machine finds them.
-- The correctness sweep compiles configurations that between them take every value of every
-  knob the present GPU allows (the hand-picked ones too), in parallel, reports each compile's
-  time, and checks each on every correctness shape (the correctness gate's configs and the
-  ragged sizes 1, 17, 65, 127, 1000, 4097 at B=3, H=5), both dtypes, causal or not.
+under $COCKPIT_TUNE_RUN (default /tmp/cockpit-tune), copies of this repository's cockpit.toml,
+csrc/ and workloads/, so the checkout is never touched; a later command on the same (warm) machine
+finds them.
+- The correctness sweep builds configurations of the workload's knobs that between them take every
+  value of every knob its rule allows on the present GPU (the current ones too), per group of
+  shapes (keep_per), in parallel (the tune's own variant builds), reports each build's time, and
+  checks each on the group's correctness shapes through the tune's measuring child.
 - The search is `cockpit tune --json` in a fresh session while `cockpit telemetry record`
   samples NVML every 0.5 s, for the GPUs' idle fraction; bench/tune_report.py summarizes.
-$OUT gets: check.json, tune-report.txt, tune-summary.json, tuned_config.h (when a winner was kept),
-tune-logs.tar.gz; for `scale`: scale-report.txt, scale-summary.json, scale-logs.tar.gz.
+$OUT gets: check.json, tune-report.txt, tune-summary.json, the files a kept winner wrote (the
+workload's tuned file and tuned header), tune-logs.tar.gz; for `scale`: scale-report.txt,
+scale-summary.json, scale-logs.tar.gz.
 """
 
 from __future__ import annotations
@@ -39,16 +41,15 @@ sys.path.insert(0, str(REPO / "bench"))
 from tune_report import summarize, table  # noqa: E402
 
 from cockpit.config import load_config  # noqa: E402
+from cockpit.gates.interpreter import gates_python  # noqa: E402
 from cockpit.telemetry.nvml import Nvml  # noqa: E402
-from cockpit.tune.compile import CompilePool, compile_config, find_toolchain  # noqa: E402
-from cockpit.tune.feasibility import after_compile  # noqa: E402
-from cockpit.tune.header import read_current  # noqa: E402
-from cockpit.tune.launch import checks_from_manifest  # noqa: E402
-from cockpit.tune.measure import ProbeMeasurer, ProbeSettings  # noqa: E402
-from cockpit.tune.plan import make_plan  # noqa: E402
-from cockpit.tune.space import TUNABLE_NAMES, KernelParams  # noqa: E402
+from cockpit.tune.launch import make_plan  # noqa: E402
+from cockpit.tune.measure import MeasureCrashed, MeasureFailed, start_measuring  # noqa: E402
+from cockpit.tune.search import NOTHING_TO_BUILD, request_for  # noqa: E402
+from cockpit.tune.space import Config, label, variant  # noqa: E402
 from cockpit.tune.target import list_gpus, resolve_target  # noqa: E402
-from cockpit.workload.describe import describe  # noqa: E402
+from cockpit.tune.worker import builder, measurer_for  # noqa: E402
+from cockpit.workload.describe import describe, workload_args  # noqa: E402
 
 RUN = Path(os.environ.get("COCKPIT_TUNE_RUN", "/tmp/cockpit-tune"))
 OUT = Path(os.environ.get("OUT") or RUN / "out")
@@ -58,24 +59,23 @@ def say(text: str) -> None:
     print(text, flush=True)
 
 
-def workspace(name: str, head_dims: list[int] | None = None, confirm_top: int | None = None) -> Path:
-    """A scratch copy of cockpit.toml and csrc/; [tune] edited where asked."""
+def workspace(name: str, confirm_top: int | None = None) -> Path:
+    """A scratch copy of cockpit.toml, csrc/ and workloads/; [tune] edited where asked."""
     ws = RUN / name
     if ws.exists():
         shutil.rmtree(ws)
     ws.mkdir(parents=True)
-    shutil.copytree(REPO / "csrc", ws / "csrc")
+    for folder in ("csrc", "workloads"):
+        shutil.copytree(REPO / folder, ws / folder)
     text = (REPO / "cockpit.toml").read_text()
     head, _, rest = text.partition("\n[tune]\n")
     body, _, tail = rest.partition("\n[tune.space]\n")
-    if head_dims is not None:
-        body = re.sub(r"(?m)^head_dims = .*$", f"head_dims = {head_dims}", body)
     if confirm_top is not None:
         body = re.sub(r"(?m)^confirm_top = .*$", f"confirm_top = {confirm_top}", body)
     # H100/H200 sit at their power cap under these kernels: the normal loaded state, not a
     # disturbance (README, Gates); without it every confirmation would be suspect.
     head = head.replace("tolerated_clock_events = []", 'tolerated_clock_events = ["power cap"]')
-    (ws / "cockpit.toml").write_text(f"{head}\n[tune]\n{body}\n[tune.space]\n{tail}")
+    (ws / "cockpit.toml").write_text(f"{head}\n[tune]\n{body}" + (f"\n[tune.space]\n{tail}" if tail else ""))
     return ws
 
 
@@ -84,75 +84,82 @@ def cockpit(ws: Path, *args: str, **kwargs: Any) -> subprocess.CompletedProcess[
                           text=True, **kwargs)
 
 
-def covering(feasible: list[KernelParams], current: KernelParams) -> list[KernelParams]:
+def covering(feasible: list[Config], current: Config) -> list[Config]:
     """The current configuration, then for every value of every knob a feasible configuration
     that has it (preferring ones that add the most values not yet covered)."""
+
+    def values(c: Config) -> set[tuple[int, Any]]:
+        return set(enumerate(c))
+
     chosen = [current]
-    wanted = {(n, getattr(p, n)) for p in feasible for n in TUNABLE_NAMES}
-    covered = {(n, getattr(current, n)) for n in TUNABLE_NAMES}
+    wanted = set().union(*map(values, feasible))
+    covered = values(current)
     while wanted - covered:
-        best = max(feasible, key=lambda p: len({(n, getattr(p, n)) for n in TUNABLE_NAMES} - covered))
+        best = max(feasible, key=lambda c: len(values(c) - covered))
         chosen.append(best)
-        covered |= {(n, getattr(best, n)) for n in TUNABLE_NAMES}
+        covered |= values(best)
     return chosen
 
 
 def check(ws: Path) -> dict[str, Any]:
-    """Compile a covering set of configurations in parallel and check each one's correctness."""
+    """Build a covering set of configurations per group in parallel and check each one's correctness."""
     config = load_config(ws)
+    python = gates_python(config.gates, ws).path
     gpus = list_gpus(Nvml())
     target = resolve_target(None, {}, gpus)
-    plan = make_plan(config.tune, config.workload, target, read_current(ws / "csrc", target.limits.arch))
-    limits = target.limits
-    toolchain = find_toolchain()
-    cache = ws / "build" / "tune"
-    pool = CompilePool(lambda p, d: compile_config(toolchain, ws / "csrc", cache, p, d, limits.arch,
-                                                   limits.smem_per_block_optin), workers=os.cpu_count() or 1)
-    jobs = [(s.head_dim, p, pool.submit(p, s.head_dim)) for s in plan.spaces
-            for p in covering(list(s.feasible), s.current)]
+    session = ws / "sessions" / "check"
+    plan, _ = make_plan(ws, describe(ws, config, python), config, target, workload_args(ws, config),
+                        session / "tune", session / "journal.jsonl", time.time(), python)
+    pool = builder(plan, ws, 1, python)
+    jobs = []
+    for g in plan.groups:
+        for c in covering(list(g.feasible), g.current):
+            v = variant(plan.knobs, c, g.group, g.others)
+            jobs.append((g, c, NOTHING_TO_BUILD if v is None else pool.submit(v)))
     started = time.time()
-    built = [(d, p, f.result()) for d, p, f in jobs]
+    built = [(g, c, f.result()) for g, c, f in jobs]
     wall = time.time() - started
-    shapes = {s.head_dim: [config.tune.shapes(s.head_dim)[0]] for s in plan.spaces}
-    checks = checks_from_manifest(describe(ws, config, sys.executable), list(shapes))
-    settings = ProbeSettings(shapes, checks.shapes, checks.tolerance,
-                             reps=5, warmup=2, settle_ms=0.0, rounds=1)
     env = dict(os.environ, CUDA_VISIBLE_DEVICES=gpus[0].uuid)
-    measurer = ProbeMeasurer(settings, RUN / "check-probe.log", env=env)
+    measurer = measurer_for(plan, ws, RUN / "check-probe.log", env=env, python=python)
     rows = []
     try:
-        measurer.start()
-        for d, p, c in built:
-            row: dict[str, Any] = {"D": d, "config": p.label, "compile_s": round(c.seconds, 2),
-                                   "registers": max((k.registers for k in c.kernels), default=None),
-                                   "spills": max((k.spill_stores for k in c.kernels), default=None)}
-            if c.library is None:
-                row.update(ok=False, detail=f"does not compile: {c.error}")
+        start_measuring(measurer)
+        for g, c, b in built:
+            row: dict[str, Any] = {"group": g.label, "config": label(plan.knobs, c),
+                                   "compile_s": round(b.seconds, 2), "cached": b.cached,
+                                   "registers": b.registers, "spills": b.spills}
+            if not b.ok:
+                row.update(ok=False, detail=f"does not build: {b.error}")
             else:
-                rejected = after_compile(p, d, limits, config.tune.occupancy_floor, list(c.kernels))
-                row["after_compile"] = f"{rejected.limit}: {rejected.text}" if rejected else None
-                result = measurer.correctness(c.library, d)
-                row.update(ok=result.ok, detail=result.detail)
-            say(f"{'PASS' if row['ok'] else 'FAIL'}  D={d} {p.label:<30} compile {row['compile_s']:5.1f} s  "
-                f"regs {row['registers']} spills {row['spills']}  {row['detail']}")
+                try:
+                    reply = measurer.request({"op": "check", "config": request_for(plan, g, c),
+                                              "shapes": list(g.group.checks)})
+                    row.update(ok=bool(reply["ok"]), detail=reply["detail"])
+                except MeasureCrashed as exc:
+                    measurer.restart()
+                    row.update(ok=False, detail=f"crashed: {exc}")
+                except MeasureFailed as exc:
+                    row.update(ok=False, detail=f"failed: {exc}")
+            say(f"{'PASS' if row['ok'] else 'FAIL'}  {g.label} {row['config']:<40} "
+                f"build {row['compile_s']:5.1f} s  regs {row['registers']} spills {row['spills']}  "
+                f"{row['detail']}")
             rows.append(row)
     finally:
         measurer.close()
         pool.close()
     times = sorted(r["compile_s"] for r in rows if r["compile_s"])
-    return {"gpu": gpus[0].name, "arch": limits.arch, "total": len(rows),
+    return {"gpu": gpus[0].name, "arch": plan.arch, "workload": plan.workload, "total": len(rows),
             "passed": sum(r["ok"] for r in rows),
-            "failed": [f"D={r['D']} {r['config']}: {r['detail']}" for r in rows if not r["ok"]],
+            "failed": [f"{r['group']} {r['config']}: {r['detail']}" for r in rows if not r["ok"]],
             "compile": {"configs": len(times), "parallel_wall_s": round(wall, 1), "cpus": os.cpu_count(),
                         "median_s": times[len(times) // 2] if times else None,
                         "max_s": times[-1] if times else None},
             "rows": rows}
 
 
-def search(name: str, budget: float, gpus: str | None = None, head_dims: list[int] | None = None,
-           confirm_top: int | None = None) -> Path:
+def search(name: str, budget: float, gpus: str | None = None, confirm_top: int | None = None) -> Path:
     """One `cockpit tune` in a fresh session with NVML recorded; returns its workspace."""
-    ws = workspace(name, head_dims, confirm_top)
+    ws = workspace(name, confirm_top)
     cockpit(ws, "new", f"tune run {name}", check=True, capture_output=True)
     record = ["telemetry", "record", "--seconds", str(int(budget * 60 + 1800)), "--interval", "0.5",
               "-o", str(ws / "nvml.jsonl")]
@@ -186,6 +193,16 @@ def report(ws: Path, check_json: dict[str, Any] | None = None) -> tuple[dict[str
     return summary, table(summary)
 
 
+def kept_paths(ws: Path) -> list[str]:
+    """What a kept winner wrote (workspace-relative), from `cockpit tune --json`'s result."""
+    try:
+        result = json.loads((ws / "tune.json").read_text() or "null")
+    except (OSError, ValueError):
+        return []
+    keep = (result or {}).get("keep") or {}
+    return [p for p in keep.get("paths", []) if (ws / p).is_file()]
+
+
 def collect() -> None:
     """Whatever is done into $OUT (at most 8 files)."""
     OUT.mkdir(parents=True, exist_ok=True)
@@ -198,8 +215,8 @@ def collect() -> None:
         (OUT / "tune-summary.json").write_text(json.dumps(summary, indent=1))
         (OUT / "tune-report.txt").write_text("\n".join(lines) + "\n")
         say("\n".join(lines))
-        if (ws / "csrc" / "tuned_config.h").exists():
-            shutil.copy(ws / "csrc" / "tuned_config.h", OUT / "tuned_config.h")
+        for kept in kept_paths(ws):
+            shutil.copy(ws / kept, OUT / Path(kept).name)
         _tar(OUT / "tune-logs.tar.gz", [ws / "sessions", ws / "tune.log", ws / "tune.json", ws / "nvml.jsonl",
                                         RUN / "single.log", RUN / "check-probe.log"])
     if (RUN / "two" / "tune.rc").exists():
@@ -262,8 +279,8 @@ def main(argv: list[str] | None = None) -> int:
         search("single", args.budget)
     elif args.mode == "_scale":
         first = list_gpus(Nvml())[0].index
-        search("one", args.budget, gpus=str(first), head_dims=[64], confirm_top=1)
-        search("two", args.budget, head_dims=[64], confirm_top=1)
+        search("one", args.budget, gpus=str(first), confirm_top=1)
+        search("two", args.budget, confirm_top=1)
     else:
         deadline = time.time() + args.seconds
         pending = [RUN / n / "tune.rc" for n, log in (("single", "single.log"), ("two", "scale.log"))

@@ -1,10 +1,11 @@
 """A tune across boxes: `[tune] storage` names a database (PostgreSQL; SQLite for one box) and the
-workers of several boxes, each in its own checkout, share one study in it. Two boxes derive the
-same study name and meet there; a box of another GPU model, or of another search, is refused in one
-line; the seed is queued once; a resumed run fails its own trials and stale ones, never another
-box's live trial; together the boxes find the fastest configuration without timing the wrong one or
-measuring anything twice, each compiling into its own workspace. The database is a real PostgreSQL
-started for these tests (tests/pg_cluster.py); only nvcc and the GPU are stand-ins."""
+workers of several boxes, each in its own checkout, share one study per group of the workload's
+knob search in it. Two boxes derive the same study name and meet there; a box of another GPU model,
+or of another search, is refused in one line; the seed is queued once; a resumed run fails its own
+trials and stale ones, never another box's live trial; together the boxes find the fastest
+configuration without timing a wrong one or measuring anything twice, each building its variants
+into its own workspace. The database is a real PostgreSQL started for these tests
+(tests/pg_cluster.py); only the variant build and the GPU are stand-ins (tests/tune_fakes.py)."""
 
 from __future__ import annotations
 
@@ -26,40 +27,35 @@ import pytest
 
 from cockpit.config import ConfigError, load_config
 from cockpit.errors import CockpitError
-from cockpit.tune.knobs import launch as knob_launch
-from cockpit.tune.knobs.build import BuildPool, Built
-from cockpit.tune.knobs.search import Walk, search, store_of
-from cockpit.tune.knobs.search import open_study as open_knob_study
-from cockpit.tune.launch import claim, resume_run
-from cockpit.tune.runplan import read_plan
-from cockpit.tune.space import TUNABLE_NAMES
-from cockpit.tune.storage import SIDECAR, claim_gpu, one_model, owner_of
-from cockpit.tune.study import open_run_study, params_of, run_store, suggest
+from cockpit.tune import launch
+from cockpit.tune.build import BuildPool, Built
+from cockpit.tune.plan import PLAN_NAME, KnobPlan, read_plan
+from cockpit.tune.search import Walk, choices, open_study, search, store_of
+from cockpit.tune.space import label
+from cockpit.tune.storage import SIDECAR, claim_gpu, owner_of
 from cockpit.tune.target import Gpu
 from cockpit.tune.trials import config_of
 from tests.pg_cluster import Cluster, free_port, running_cluster
 from tests.test_tune_knobs import FASTEST, KWARGS, SPEED, WRONG, FakeChild, knob_plan
-from tests.tune_fakes import TOML, model_tflops, start_run
+from tests.tune_fakes import NAMES, SEED_TRIALS, TILES, every_config, fastest, outcome, tile_plan
 
 REPO = Path(__file__).resolve().parent.parent
 BOX = REPO / "tests" / "fixtures" / "tune" / "box.py"
 State = optuna.trial.TrialState
 
-SPACE = """
-[tune.space]
-block_m = [64, 128]
-block_n = [16, 64, 128]
-warps = [4]
-min_blocks = [1]
-stages = [1, 2]
-o_smem = [true, false]
-q_regs = [true]
-"""
+
+def workspace(ws: Path, storage: str, extra: str = "") -> Path:
+    """A box's checkout: its cockpit.toml naming the study's store (none: the session's journal)."""
+    ws.mkdir(parents=True, exist_ok=True)
+    lines = ["[tune]", *([f'storage = "{storage}"'] if storage else []), extra]
+    (ws / "cockpit.toml").write_text("\n".join(lines) + "\n")
+    return ws
 
 
-def toml(storage: str, extra: str = "", trials: int = 14) -> str:
-    """tune_fakes' workspace with the study in `storage`."""
-    return TOML.replace("trials = 14\n", f"trials = {trials}\n") + f'storage = "{storage}"\n{extra}\n'
+def start(ws: Path, storage: str, extra: str = "", **plan: Any) -> tuple[KnobPlan, list[str]]:
+    """`cockpit tune` in box `ws` up to its workers: the plan written, the studies created or joined."""
+    said: list[str] = []
+    return launch.new_run(workspace(ws, storage, extra), tile_plan(**plan), said.append), said
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +110,7 @@ def test_a_database_out_of_reach_is_one_line_without_the_password(tmp_path: Path
     port = free_port()  # nothing listens there
     url = f"postgresql://cockpit:s3cret@127.0.0.1:{port}/cockpit_tune"
     with pytest.raises(CockpitError) as err:
-        start_run(tmp_path, toml(url))
+        start(tmp_path, url)
     message = str(err.value)
     assert "s3cret" not in message and "\n" not in message and "Traceback" not in message
     if importlib.util.find_spec("psycopg") is None and importlib.util.find_spec("psycopg2") is None:
@@ -127,7 +123,7 @@ def test_a_database_out_of_reach_is_one_line_without_the_password(tmp_path: Path
     assert message.endswith(
         "is PostgreSQL running there and listening on that address (listen_addresses, a pg_hba.conf line for "
         "this box), and does the database exist (createdb)?")
-    assert not (tmp_path / "sessions" / "s1" / "tune" / "plan.json").exists()
+    assert not (tmp_path / "sessions" / "s1" / "tune" / PLAN_NAME).exists()
 
 
 # --- meeting in one study -------------------------------------------------------------------------
@@ -136,100 +132,117 @@ def waiting(study: optuna.Study) -> list[dict[str, Any]]:
     return [t.system_attrs["fixed_params"] for t in study.get_trials(states=(State.WAITING,))]
 
 
-def test_two_boxes_derive_one_study_and_the_second_queues_no_seed_again(
-        tmp_path: Path, db: str, capsys: pytest.CaptureFixture[str]) -> None:
-    (a := tmp_path / "a").mkdir()
-    (b := tmp_path / "b").mkdir()
-    _, run_a = start_run(a, toml(db))
-    first = capsys.readouterr().err
-    _, run_b = start_run(b, toml(db))
-    second = capsys.readouterr().err
-    head = run_a.head_dims[0]
-    study = open_run_study(run_store(run_a), run_a, head)
-    assert study.study_name == open_run_study(run_store(run_b), run_b, run_b.head_dims[0]).study_name
-    assert study.study_name.startswith("cockpit attn-d64 sm_90 fp16 #")
-    assert sorted(map(str, waiting(study))) == sorted(str(p.as_dict()) for p in head.seeds)  # once, not twice
-    assert "6 seed configurations queued" in first and "joined" not in first
-    assert "joined, 0 configurations measured there already; 0 of this box's 6 seed configurations queued" in second
-    sidecar = json.loads((run_b.run_dir / SIDECAR).read_text())
+def as_params(config: tuple[Any, ...]) -> dict[str, Any]:
+    return dict(zip(NAMES, config, strict=True))
+
+
+def test_two_boxes_derive_one_study_and_the_second_queues_no_seed_again(tmp_path: Path, db: str) -> None:
+    plan_a, first = start(tmp_path / "a", db)
+    plan_b, second = start(tmp_path / "b", db, run="tune-20231114-221400")
+    [group] = plan_a.groups
+    study = open_study(plan_a, group, store_of(tmp_path / "a", plan_a))
+    assert study.study_name == open_study(plan_b, plan_b.groups[0], store_of(tmp_path / "b", plan_b)).study_name
+    assert study.study_name.startswith("cockpit knobs tiles D=64 sm_90 #")
+    assert len(group.seeds) == SEED_TRIALS
+    assert sorted(map(str, waiting(study))) == sorted(str(as_params(c)) for c in group.seeds)  # once, not twice
+    [said_a], [said_b] = first, second
+    assert said_a.startswith(f"study {study.study_name!r} in ") and said_b.startswith(said_a.split(": ")[0])
+    assert said_a.endswith(f": {SEED_TRIALS} seed configurations queued") and "joined" not in said_a
+    assert said_b.endswith(f": joined, 0 configurations measured there already; 0 of this box's {SEED_TRIALS} "
+                           "seed configurations queued (the others are queued or measured already)")
+    sidecar = json.loads((tmp_path / "b" / plan_b.run_dir / SIDECAR).read_text())
     assert sidecar["studies"] == [study.study_name] and sidecar["storage"].split(":")[0] in ("sqlite", "postgresql")
     assert study.user_attrs["search"] == study.study_name.rpartition("#")[2]
 
 
 def test_a_study_named_by_hand_refuses_a_box_whose_search_differs(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'tune.db'}"
-    (a := tmp_path / "a").mkdir()
-    (b := tmp_path / "b").mkdir()
-    _, run_a = start_run(a, toml(url, 'study = "team"'))
-    assert open_run_study(run_store(run_a), run_a, run_a.head_dims[0]).study_name == "team attn-d64"
-    with pytest.raises(CockpitError) as err:
-        start_run(b, toml(url, 'study = "team"').replace("seq_lens = [1024, 4096]", "seq_lens = [2048]"))
-    assert str(err.value).startswith(f"study 'team attn-d64' in {url} was started for another search (its "
+    plan_a, _ = start(tmp_path / "a", url, 'study = "team"')
+    store = store_of(tmp_path / "a", plan_a)
+    assert open_study(plan_a, plan_a.groups[0], store).study_name == "team knobs D=64"
+    with pytest.raises(CockpitError) as err:  # the same group, timed on other shapes
+        start(tmp_path / "b", url, 'study = "team"', seq_lens=(2048,))
+    assert str(err.value).startswith(f"study 'team knobs D=64' in {url} was started for another search (its "
                                      "shapes, dtype, knob values or GPU arch differ from this box's)")
+    assert "\n" not in str(err.value)
+    assert not (tmp_path / "b" / plan_a.run_dir / PLAN_NAME).exists()
 
 
 def test_a_box_of_another_gpu_model_is_refused_before_its_workers_start(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'tune.db'}"
-    (a := tmp_path / "a").mkdir()
-    (b := tmp_path / "b").mkdir()
-    _, run_a = start_run(a, toml(url))
-    claim(run_a, [Gpu(0, "GPU-a0", "H100 80GB HBM3", "sm_90"), Gpu(1, "GPU-a1", "H100 80GB HBM3", "sm_90")])
-    _, run_b = start_run(b, toml(url))
+    a, b = tmp_path / "a", tmp_path / "b"
+    plan_a, _ = start(a, url)
+    store_a = store_of(a, plan_a)
+    claim_gpu(open_study(plan_a, plan_a.groups[0], store_a), "H100 80GB HBM3", store_a)  # a's workers ran
+    plan_b, _ = start(b, url)
+
+    def ticked() -> None:
+        raise AssertionError("no worker should have started")
+
     with pytest.raises(CockpitError) as err:
-        claim(run_b, [Gpu(0, "GPU-b0", "H100 PCIe", "sm_90")])
+        launch.run_workers(b, plan_b, [Gpu(0, "GPU-b0", "H100 PCIe", "sm_90")], b / "logs", ticked)
     message = str(err.value)
-    assert message.startswith("study 'cockpit attn-d64 sm_90 fp16 #") and "\n" not in message
+    assert message.startswith("study 'cockpit knobs tiles D=64 sm_90 #") and "\n" not in message
     assert message.endswith("holds measurements from H100 80GB HBM3 and this GPU is H100 PCIe: a study never "
                             "mixes GPU models; give this box a study of its own ([tune] study = \"...\" in its "
                             "cockpit.toml) or run it on H100 80GB HBM3")
+    assert not (b / "logs").exists()  # no worker, no log
+    assert read_plan(b / plan_b.run_dir / PLAN_NAME).segments == ()  # no budget spent
     # the same model as torch names it (the measuring child's `device`) is the same model
-    study = open_run_study(run_store(run_b), run_b, run_b.head_dims[0])
-    claim_gpu(study, "NVIDIA H100 80GB HBM3", run_store(run_b))
+    store_b = store_of(b, plan_b)
+    study = open_study(plan_b, plan_b.groups[0], store_b)
+    claim_gpu(study, "NVIDIA H100 80GB HBM3", store_b)
     with pytest.raises(CockpitError, match="this GPU is NVIDIA H100 PCIe"):
-        claim_gpu(study, "NVIDIA H100 PCIe", run_store(run_b))
+        claim_gpu(study, "NVIDIA H100 PCIe", store_b)
     with pytest.raises(CockpitError) as mixed:
-        one_model([("GPU 0", "H100 80GB HBM3"), ("GPU 1", "H200")])
+        launch.run_workers(b, plan_b, [Gpu(0, "GPU-b0", "H100 80GB HBM3", "sm_90"),
+                                       Gpu(1, "GPU-b1", "H200", "sm_90")], b / "logs", ticked)
     assert str(mixed.value) == ("these GPUs are different models (GPU 0: H100 80GB HBM3; GPU 1: H200): tune one "
                                 "model at a time with --gpus, a study never mixes GPU models")
+    assert not (b / "logs").exists()
 
 
 def test_a_search_resumed_on_another_store_is_refused_not_split(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'tune.db'}"
-    (a := tmp_path / "a").mkdir()
-    (b := tmp_path / "b").mkdir()
-    _, run_a = start_run(a, toml(url))
-    (a / "cockpit.toml").write_text(toml(""))
+    a, b = tmp_path / "a", tmp_path / "b"
+    plan_a, _ = start(a, url)
+    workspace(a, "")
     with pytest.raises(CockpitError, match=r"this search's studies are in sqlite:///.* and cockpit.toml has no "
                                            r"\[tune\] storage now: put it back"):
-        resume_run(run_a.run_dir, None, None)
-    _, run_b = start_run(b, toml(""))
-    (b / "cockpit.toml").write_text(toml(url))
+        launch.resume_run(a, a / plan_a.run_dir, None, None)
+    plan_b, _ = start(b, "")
+    workspace(b, url)
     with pytest.raises(CockpitError, match=r"this search keeps its studies in .*journal\.log; cockpit\.toml now names"):
-        resume_run(run_b.run_dir, None, None)
+        launch.resume_run(b, b / plan_b.run_dir, None, None)
+    workspace(a, url)  # put back: it resumes
+    resumed, notes = launch.resume_run(a, a / plan_a.run_dir, 120.0, None)
+    assert (resumed.run, resumed.budget_s, notes) == (plan_a.run, 120.0, [])
 
 
 # --- the heartbeat ---------------------------------------------------------------------------------
 
 def test_a_resumed_run_fails_its_own_trials_and_stale_ones_never_another_boxs_live_one(
         tmp_path: Path, db: str) -> None:
-    (ws := tmp_path / "a").mkdir()
-    _, run = start_run(ws, toml(db))
-    head = run.head_dims[0]
-    quick = replace(run_store(run), heartbeat_s=1, grace_s=2)
+    ws = tmp_path / "a"
+    plan, _ = start(ws, db)
+    [group] = plan.groups
+    quick = replace(store_of(ws, plan), heartbeat_s=1, grace_s=2)
+    offered = choices(plan, group)
 
     def worker(owner: str) -> tuple[optuna.Study, optuna.Trial]:
-        study = open_run_study(quick.asking(owner), run, head)
+        study = open_study(plan, group, quick.asking(owner))
         trial = study.ask()
-        suggest(trial, head.options)
+        for name in NAMES:
+            trial.suggest_categorical(name, offered[name])
         return study, trial
 
-    mine_study, mine = worker(owner_of(run.run_dir, run.run))  # this box's run, killed (-9)
+    mine_study, mine = worker(owner_of(plan.run_dir, plan.run))  # this box's run, killed (-9)
     live_study, live = worker("box-b 20261124-0900-b2c3-tiles tune-20261124-090102")  # another box, alive
     dead_study, dead = worker("box-c 20261124-0901-c3d4-tiles tune-20261124-090155")  # a third box, gone
-    mine_study.beat.drop(mine._trial_id)
-    dead_study.beat.drop(dead._trial_id)
+    mine_study.beat.drop(mine._trial_id)  # type: ignore[attr-defined]
+    dead_study.beat.drop(dead._trial_id)  # type: ignore[attr-defined]
 
-    resumed, notes = resume_run(run.run_dir, None, None)  # at once: only its own trial is known dead
+    resumed, notes = launch.resume_run(ws, ws / plan.run_dir, None, None)  # at once: only its own is known dead
     assert notes == ["D=64: 1 configurations interrupted mid-measurement, queued again"]
     states = {t.number: t.state for t in live_study.get_trials()}
     assert (states[mine.number], states[live.number], states[dead.number]) == (State.FAIL, State.RUNNING,
@@ -240,10 +253,10 @@ def test_a_resumed_run_fails_its_own_trials_and_stale_ones_never_another_boxs_li
     asked = live_study.ask()  # a live worker sweeps stale trials as it asks
     states = {t.number: t.state for t in live_study.get_trials()}
     assert (states[live.number], states[dead.number]) == (State.RUNNING, State.FAIL)
-    assert dead.params in [*waiting(live_study), config_of(live_study.get_trials()[asked.number], TUNABLE_NAMES)]
+    assert dead.params in [*waiting(live_study), config_of(live_study.get_trials()[asked.number], NAMES)]
     for study, trial in ((live_study, live), (live_study, asked)):
         study.tell(trial, state=State.FAIL)
-    assert resumed.run == run.run
+    assert resumed.run == plan.run
 
 
 # --- two boxes, two processes ----------------------------------------------------------------------
@@ -260,60 +273,42 @@ def finished(proc: subprocess.Popen[str]) -> tuple[str, str]:
     return out, err
 
 
-def outcome(params_label: str) -> str:
-    """What the GPU stand-in (tests/tune_fakes.FakeGpu) makes of a configuration."""
-    bm, bn, _, _, st, o, *_ = params_label.split()
-    bm_, bn_, st_, smem = int(bm[2:]), int(bn[2:]), int(st[:-2]), o == "O:smem"
-    if bn_ == 16 and not smem:
-        return "incorrect"
-    if bm_ == 64 and st_ == 2:
-        return "crashed"
-    if (bm_, bn_, st_, smem) == (128, 64, 2, False):
-        return "failed"
-    return "timed"
-
-
 def test_two_boxes_in_two_workspaces_find_the_fastest_and_measure_nothing_twice(
         tmp_path: Path, pg: Cluster) -> None:
     url = pg.create_db("two_boxes")
-    boxes = [tmp_path / "box-a", tmp_path / "box-b"]
-    for ws in boxes:
-        (ws / "csrc").mkdir(parents=True)
-        (ws / "cockpit.toml").write_text(toml(url, trials=60) + SPACE)
+    boxes = [workspace(tmp_path / "box-a", url), workspace(tmp_path / "box-b", url)]
     finished(step(boxes[0], "plan"))
     _, said = finished(step(boxes[1], "plan"))
-    assert "joined" in said and "0 of this box's 6 seed configurations queued" in said
+    assert "joined" in said and f"0 of this box's {SEED_TRIALS} seed configurations queued" in said
     for proc in [step(ws, "work") for ws in boxes]:  # side by side
         finished(proc)
     got = [json.loads((ws / "box.json").read_text()) for ws in boxes]
     assert all(g["measured"] > 0 for g in got), "one box did all the work"
 
-    checked = [label for g in got for op, label in g["calls"] if op == "check"]
+    checked = [name for g in got for op, name in g["calls"] if op == "check"]
     assert len(checked) == len(set(checked)), "a configuration was measured twice"
-    timed = {label for g in got for op, label in g["calls"] if op in ("short", "full")}
-    assert not {c for c in checked if outcome(c) == "incorrect"} & timed, "an incorrect configuration was timed"
+    by_label = {label(TILES, c): c for c in every_config()}
+    timed = {name for g in got for op, name in g["calls"] if op in ("short", "full")}
+    assert not {c for c in checked if outcome(by_label[c]) == "incorrect"} & timed, "an incorrect one was timed"
 
-    plan = read_plan(boxes[0] / "sessions" / "s-box-a" / "tune" / "plan.json")
-    head = plan.head_dims[0]
-    study = open_run_study(run_store(plan), plan, head)
+    plan = read_plan(boxes[0] / "sessions" / "s-box-a" / "tune" / PLAN_NAME)
+    [group] = plan.groups
+    study = open_study(plan, group, store_of(boxes[0], plan))
     trials = study.get_trials()
     settled = [t for t in trials if t.user_attrs.get("outcome") not in (None, "skipped", "unused")]
-    configs = [params_of(t) for t in settled]
-    assert len(configs) == len(set(configs)) and set(configs) == set(head.feasible) | {head.current}
+    configs = [tuple(t.params[n] for n in NAMES) for t in settled]
+    assert len(configs) == len(set(configs)) and set(configs) == set(group.feasible) | {group.current}
+    assert {t.user_attrs["outcome"] for t in settled} >= {"timed", "incorrect", "crashed", "failed"}
     assert not [t for t in trials if t.state in (State.RUNNING, State.WAITING)]
     best = max((t for t in trials if t.state == State.COMPLETE), key=lambda t: t.value or 0.0)
-    fastest = max((p for p in set(head.feasible) | {head.current} if outcome(p.label) == "timed"),
-                  key=model_tflops)
-    assert params_of(best) == fastest
+    assert tuple(best.params[n] for n in NAMES) == fastest()
     assert {t.user_attrs["gpu"] for t in settled} == {"box-a", "box-b"}  # both measured
     assert study.user_attrs["gpu"] == "Fake H100"
 
-    for ws, g in zip(boxes, got, strict=True):  # each box compiled into its own workspace
+    for ws, g in zip(boxes, got, strict=True):  # each box built into its own workspace
         cache = Path(g["cache"])
         assert cache == ws / "build" / "tune"
-        assert sorted(p.stem for p in cache.iterdir()) == sorted(set(g["compiled"]))
-        measured_here = {label for op, label in g["calls"] if op == "check"}
-        assert measured_here <= set(g["compiled"])
+        assert sorted(p.name.removeprefix("tiles_ext_v") for p in cache.iterdir()) == sorted(set(g["compiled"]))
         journal = (ws / "sessions" / f"s-{ws.name}" / "journal.jsonl").read_text()
         assert str(tmp_path / ("box-b" if ws.name == "box-a" else "box-a")) not in journal
     assert not any("/build/" in json.dumps(t.user_attrs) for t in trials)
@@ -330,12 +325,12 @@ def test_two_boxes_share_a_knob_search_and_measure_each_configuration_once(tmp_p
         (ws / "cockpit.toml").write_text(f'[tune]\nstorage = "{url}"\n')
         plan = replace(knob_plan(tuple(SPEED), (1, 4), {}), run_dir=f"sessions/{name}/tune",
                        session_journal=f"sessions/{name}/journal.jsonl", run=f"tune-20231114-22132{name == 'b'}")
-        knob_launch.new_run(ws, plan)
+        launch.new_run(ws, plan)
         walks.append((ws, plan))
     [(ws_a, plan_a), (ws_b, plan_b)] = walks
     group = plan_a.groups[0]
-    study = open_knob_study(plan_a, group, store_of(ws_a, plan_a))
-    assert study.study_name == open_knob_study(plan_b, plan_b.groups[0], store_of(ws_b, plan_b)).study_name
+    study = open_study(plan_a, group, store_of(ws_a, plan_a))
+    assert study.study_name == open_study(plan_b, plan_b.groups[0], store_of(ws_b, plan_b)).study_name
     assert study.study_name.startswith("cockpit knobs row-softmax all sm_90 #")
     assert len(waiting(study)) == len(group.seeds)
 
@@ -353,7 +348,7 @@ def test_two_boxes_share_a_knob_search_and_measure_each_configuration_once(tmp_p
                     lambda: 1_700_000_100.0 + next(ticks), float("inf"), ws.name)
         store = store_of(ws, plan).asking(owner_of(plan.run_dir, plan.run))
         try:
-            done.append(search(open_knob_study(plan, plan.groups[0], store), walk))
+            done.append(search(open_study(plan, plan.groups[0], store), walk))
         finally:
             pool.close()
 

@@ -1,8 +1,11 @@
-"""Stand-ins at the two side-effect boundaries of a search, and nowhere else: nvcc (a compile
-that returns at once, with ptxas's registers as the limits estimate them) and the GPU (a
-measurer whose kernel speed is a known function of the configuration, timed with noise).
-The search itself — Optuna's study on its journal file, the seed, TPE, pruning, the worker's
-look-ahead, the events — runs for real."""
+"""Stand-ins at the two side-effect boundaries of a knob search, and nowhere else: the build of a
+define-knob variant (which here writes a marker into the box's own `build/tune/`, at once) and the
+measuring child on the GPU (a `workload_probe.py serve` whose kernel speed is a known function of
+the configuration, timed with noise). The search itself — Optuna's study in its store, the seed,
+TPE, pruning, the worker's look-ahead, the events — runs for real.
+
+The space is an attention-like tile search of define knobs, one group per head dim (`keep_per`
+("D",)): block rows BM, keys per tile BN, K/V stages ST, O staged through shared memory O_SMEM."""
 
 from __future__ import annotations
 
@@ -14,133 +17,150 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cockpit.analysis.stats import flops
-from cockpit.config import Config, load_config
-from cockpit.gates.build_log import KernelResources
-from cockpit.hardware.limits import limits_for
-from cockpit.session.journal import Event
-from cockpit.tune.compile import Compiled, CompilePool
-from cockpit.tune.feasibility import register_estimate
-from cockpit.tune.launch import TuneChecks, new_run
-from cockpit.tune.measure import Check, MeasureCrashed, MeasureFailed
-from cockpit.tune.plan import make_plan
-from cockpit.tune.runplan import RunPlan
-from cockpit.tune.search import SearchContext
-from cockpit.tune.space import KernelParams
-from cockpit.tune.target import resolve_target
+from cockpit.tune.build import Built, build_dir
+from cockpit.tune.measure import MeasureCrashed, MeasureFailed
+from cockpit.tune.plan import GroupPlan, KnobPlan
+from cockpit.tune.seeds import seed_order
+from cockpit.tune.space import Config, Group, label
+from cockpit.workload.tuned import KnobDecl
 
-TOML = """
-[workload]
-settle_ms = 0
-rounds = 1
-
-[tune]
-head_dims = [64]
-seq_lens = [1024, 4096]
-budget_min = 5
-trials = 14
-seed_trials = 6
-prune_slower = 0.05
-"""
+WORKLOAD = "tiles"
+BUILD_NAME = "tiles_ext"
+TILES = (
+    KnobDecl("BM", "define", "K_D{D}_BM", 64),
+    KnobDecl("BN", "define", "K_D{D}_BN", 64),
+    KnobDecl("ST", "define", "K_D{D}_ST", 1),
+    KnobDecl("O_SMEM", "define", "K_D{D}_O_SMEM", True),
+)
+OPTIONS: dict[str, tuple[Any, ...]] = {"BM": (64, 128), "BN": (16, 64, 128), "ST": (1, 2),
+                                       "O_SMEM": (True, False)}
+NAMES = [k.name for k in TILES]
+CURRENT: Config = (64, 64, 1, True)
+SEED_TRIALS = 6
 
 
-def fake_compile(params: KernelParams, head_dim: int) -> Compiled:
-    """What ptxas would say if the estimate were exact; no library is built."""
-    regs = min(255, register_estimate(params, head_dim) + 8)
-    kernel = KernelResources(f"attn_fwd_kernel<__half, {head_dim}>", "sm_90", regs, 0, 0, 0, 0)
-    return Compiled(params, head_dim, params.label.replace(" ", "_"), Path(f"/fake/{params.label}.so"),
-                    0.01, False, (kernel,))
+def every_config(options: dict[str, tuple[Any, ...]] = OPTIONS) -> tuple[Config, ...]:
+    out: list[Config] = [()]
+    for name in NAMES:
+        out = [(*c, v) for c in out for v in options[name]]
+    return tuple(out)
 
 
-def model_tflops(params: KernelParams) -> float:
-    """A kernel whose speed peaks at BM128 BN128, 4 warps (32 rows each), two stages."""
-    tflops = 200.0
-    tflops *= {64: 0.85, 128: 1.0, 256: 0.9}[params.block_m]
-    tflops *= {16: 0.6, 32: 0.8, 64: 0.95, 128: 1.1, 256: 0.9}[params.block_n]
-    tflops *= 1.08 if params.block_m // params.warps == 32 else 1.0
-    tflops *= 1.1 if params.stages == 2 else 1.0
-    tflops *= 1.0 if params.o_smem else 0.97
-    tflops *= 1.0 if params.q_regs else 0.99
-    return tflops
+def bench(d: int, seq_lens: tuple[int, ...] = (1024, 4096)) -> tuple[dict[str, Any], ...]:
+    return tuple({"B": 4, "H": 16, "S": s, "D": d, "dtype": "fp16", "causal": False} for s in seq_lens)
+
+
+def tile_plan(run_dir: str = "sessions/s1/tune", run: str = "tune-20231114-221320", trials: int = 14,
+              seq_lens: tuple[int, ...] = (1024, 4096), d: int = 64) -> KnobPlan:
+    """What `cockpit tune` lays out for the tiles of one head dim on an H100 (sm_90): every
+    combination allowed by the rule, the current tile first in the seed."""
+    feasible = every_config()
+    seeds, how = seed_order(feasible, OPTIONS, NAMES, CURRENT, SEED_TRIALS)
+    shapes = bench(d, seq_lens)
+    checks = tuple({"B": 3, "H": 5, "S": s, "D": d, "dtype": "fp16", "causal": c}
+                   for s in (17, 1000) for c in (False, True))
+    group = GroupPlan(Group({"D": d}, shapes, checks), feasible, CURRENT, tuple(seeds), ())
+    return KnobPlan(
+        run=run, run_dir=run_dir, session_journal=str(Path(run_dir).parent / "journal.jsonl"),
+        workload=WORKLOAD, workload_argv=("--workload", "workloads/tiles/tiles.py"),
+        build={"name": BUILD_NAME, "sources": ["csrc/tiles.cu"], "include_dirs": []},
+        tuned_file="workloads/tiles/tiles.tuned.json", keep_per=("D",), knobs=TILES, options=dict(OPTIONS),
+        arch="sm_90", target="H100 (sm_90)", trials=trials, prune_slower=0.05, budget_s=600.0, seed_how=how,
+        baseline="SDPA", groups=(group,),
+        settings={"reps": 30, "warmup": 5, "input_sets": 4, "settle_ms": 0, "rounds": 1},
+    )
+
+
+def speed(config: Config) -> float:
+    """A kernel whose speed (x SDPA) peaks at BM128 BN128, two stages, O staged."""
+    bm, bn, st, o_smem = config
+    x = 1.0
+    x *= {64: 0.85, 128: 1.0}[bm]
+    x *= {16: 0.6, 64: 0.95, 128: 1.1}[bn]
+    x *= 1.1 if st == 2 else 1.0
+    x *= 1.0 if o_smem else 0.97
+    return x
+
+
+def outcome(config: Config) -> str:
+    """What the GPU stand-in makes of a configuration: BN16 with a direct O store computes garbage;
+    64-row blocks with two stages crash the CUDA context; BM128 BN64 with two stages and a direct
+    store is refused at launch (the child lives on)."""
+    bm, bn, st, o_smem = config
+    if bn == 16 and not o_smem:
+        return "incorrect"
+    if bm == 64 and st == 2:
+        return "crashed"
+    if (bm, bn, st, o_smem) == (128, 64, 2, False):
+        return "failed"
+    return "timed"
+
+
+def fastest() -> Config:
+    return max((c for c in every_config() if outcome(c) == "timed"), key=speed)
+
+
+def builder(workspace: Path, compiled: list[str], lock: threading.Lock) -> Callable[[dict[str, Any]], Built]:
+    """A variant's build, into this box's own build/tune/ (where the real build puts it)."""
+
+    def build(v: dict[str, Any]) -> Built:
+        where = build_dir(workspace, BUILD_NAME, v["key"])
+        where.mkdir(parents=True, exist_ok=True)
+        (where / "flags").write_text(" ".join(v["flags"]))
+        with lock:
+            compiled.append(v["key"])
+        return Built(v["key"], True, 0.01, False)
+
+    return build
 
 
 @dataclass
 class FakeGpu:
-    """`measure this configuration` on a GPU that follows `model_tflops`: each call's time is
-    the model's with 1 % noise; block_n=16 with a direct O store computes garbage; 64-row blocks
-    with two stages crash the CUDA context; BM128 BN64 with two stages and a direct store is
-    refused at launch (the child lives on)."""
+    """The measuring child on a GPU that follows `speed`, each call's time with 1 % noise, and
+    `outcome`. It loads a configuration's build from `workspace`'s build/tune/ (asserting it is
+    there), and records (op, label) of every request."""
 
-    shapes: list[dict[str, Any]]
+    workspace: Path | None = None
     delay_s: float = 0.0
     """How long each timing takes: a GPU is busy while it measures."""
     seed: int = 0
+    base_ms: tuple[float, ...] = (0.5, 2.0)
     restarts: int = 0
     calls: list[tuple[str, str]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def _params(self, library: Path) -> KernelParams:
-        bm, bn, warps, mb, st, o, *q = library.stem.split()
-        return KernelParams(int(bm[2:]), int(bn[2:]), int(warps[:-1]), int(mb[2:]), int(st[:-2]), o == "O:smem",
-                            q != ["Q:smem"])
-
-    def correctness(self, library: Path, head_dim: int) -> Check:
-        params = self._params(library)
-        self.calls.append(("check", params.label))
-        if params.block_n == 16 and not params.o_smem:
-            return Check(False, "FAILS at B3 H5 S17 D64 fp16 full: rel L2 3.1e-01 > 0.01")
-        return Check(True, "52 shapes correct")
-
-    def timing(self, library: Path, head_dim: int, short: bool) -> list[list[float]]:
-        params = self._params(library)
-        self.calls.append(("short" if short else "full", params.label))
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        op = message["op"]
+        if op == "baseline":
+            return {"times_ms": self._times(1.0, 30)}
+        request = message["config"]
+        config: Config = tuple(request["knobs"][n] for n in NAMES)
+        if self.workspace is not None:
+            built = build_dir(self.workspace, BUILD_NAME, request["variant"]["key"])
+            assert built.is_dir(), f"{built} was never built on this box"
+        name = label(TILES, config)
+        what = outcome(config)
+        if op == "check":
+            self.calls.append(("check", name))
+            if what == "incorrect":
+                return {"ok": False, "detail": "FAILS at B3 H5 S17 D64 fp16: rel L2 3.1e-01 > 0.01"}
+            return {"ok": True, "detail": f"{len(message['shapes'])} shapes correct"}
+        self.calls.append(("short" if message["short"] else "full", name))
         time.sleep(self.delay_s)
-        if params.block_m == 64 and params.stages == 2:
+        if what == "crashed":
             raise MeasureCrashed("an illegal memory access was encountered")
-        if (params.block_m, params.block_n, params.stages, params.o_smem) == (128, 64, 2, False):
-            raise MeasureFailed("ours did not run on B4 H16 S1024 D64 fp16 full (see the log)")
-        return self._times(model_tflops(params), 10 if short else 30)
+        if what == "failed":
+            raise MeasureFailed("ours did not run on B4 H16 S1024 D64 fp16 (see the log)")
+        return {"times_ms": self._times(speed(config), 10 if message["short"] else 30)}
 
-    def flash(self, head_dim: int) -> list[list[float]]:
-        return self._times(190.0, 30)
-
-    def _times(self, tflops: float, n: int) -> list[list[float]]:
+    def _times(self, x: float, n: int) -> list[list[float]]:
         with self.lock:
             rng = random.Random(self.seed)
             self.seed += 1
-        return [[flops(s) / (tflops * 1e12) * 1e3 * (1 + rng.gauss(0, 0.01)) for _ in range(n)]
-                for s in self.shapes]
+        return [[ms / x * (1 + rng.gauss(0, 0.01)) for _ in range(n)] for ms in self.base_ms]
 
     def restart(self) -> None:
         self.restarts += 1
 
     def close(self) -> None:
         pass
-
-
-# What each configuration is checked on before it is timed: two shapes per head dim, as the
-# attention workload's correctness grid would give them.
-CHECKS = TuneChecks({d: [{"B": 3, "H": 5, "S": s, "D": d, "dtype": "fp16", "causal": c}
-                         for s in (17, 1000) for c in (False, True)] for d in (64, 128)}, 1e-2)
-
-
-def workspace(tmp: Path, toml: str = TOML) -> tuple[Config, Path]:
-    (tmp / "cockpit.toml").write_text(toml)
-    (tmp / "csrc").mkdir(exist_ok=True)
-    return load_config(tmp), tmp
-
-
-def start_run(tmp: Path, toml: str = TOML) -> tuple[Config, RunPlan]:
-    config, root = workspace(tmp, toml)
-    plan = make_plan(config.tune, config.workload, resolve_target("9.0", {}, []))
-    run = new_run(config, plan, CHECKS, root / "sessions" / "s1" / "tune", root / "sessions" / "s1" / "journal.jsonl",
-                  root / "csrc", root / "build" / "tune", 1_700_000_000.0)
-    return config, run
-
-
-def context(run: RunPlan, gpu: FakeGpu, record: Callable[[Event], None], deadline: float = float("inf"),
-            clock: Callable[[], float] = lambda: 1_700_000_100.0) -> SearchContext:
-    limits = limits_for(run.arch)
-    assert limits is not None
-    return SearchContext(run, run.head_dims[0], limits, CompilePool(fake_compile, workers=2), gpu, record,
-                         clock, deadline, "GPU-fake")
