@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from cockpit.analysis.bench_result import ATTENTION, read_bench_result
+from cockpit.analysis.results.bench import ATTENTION, read_bench_result
 from cockpit.analysis.stats import geomean
 
 ROOT = Path(__file__).parent.parent

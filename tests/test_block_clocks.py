@@ -8,14 +8,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from cockpit.analysis.results.validity import BenchValidity
 from cockpit.config import Thresholds
-from cockpit.gates.bench_validity import judge_probe_window, validity_words
+from cockpit.gates.bench_validity import judge_probe_window
 from cockpit.telemetry.block_clocks import Block, compare_clocks, samples_in_blocks
 from cockpit.telemetry.sample import GpuSample
 
 T0 = 1_795_000_000.0
 UUID = "GPU-bb9154e7-4d32-33d5-30c4-d6bc4498ea20"
 CAP = 0x4
+
+
+def words(verdict: dict) -> str:
+    """The verdict as the bench summary says it, read back as the journal holds it."""
+    read = BenchValidity.from_json(verdict)
+    assert read is not None
+    return read.words()
 
 
 def run(ours: tuple[int, int], sdpa: tuple[int, int], configs: int = 8,
@@ -48,7 +56,7 @@ def test_ours_and_sdpa_at_the_same_clock_are_comparable_and_the_clocks_are_shown
     assert ("ours ran at +0.0% of SDPA's SM clock (1980 vs 1980 MHz, median over 8 configs): comparable "
             "(within 5%)") in v["notes"]
     assert v["config_clocks"]["B4 H16 S1024 D64 fp16 full"] == {"ours": 1980.0, "sdpa": 1980.0}
-    assert validity_words(v) == "comparable (SM clock ours 1980, SDPA 1980 MHz)"
+    assert words(v) == "comparable (SM clock ours 1980, SDPA 1980 MHz)"
 
 
 def test_a_baseline_slower_at_its_own_power_cap_is_shown_not_suspect() -> None:
@@ -70,7 +78,7 @@ def test_clocks_apart_with_no_power_cap_to_explain_them_make_the_bench_suspect()
     assert not v["valid"] and v["verdict"] == "suspect"
     assert v["reasons"] == ["ours ran at +10.9% of SDPA's SM clock (1980 vs 1785 MHz, median over 8 configs): "
                             "over 5%, and the power cap does not explain it"]
-    assert validity_words(v).startswith("SUSPECT: ours ran at +10.9% of SDPA's SM clock")
+    assert words(v).startswith("SUSPECT: ours ran at +10.9% of SDPA's SM clock")
     # a looser threshold accepts it
     assert judge_probe_window(run((1980, 0), (1785, 0)), Thresholds(clock_difference=0.15))["valid"]
 

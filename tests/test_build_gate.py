@@ -275,12 +275,12 @@ def test_the_build_panel_shows_each_kernel_as_launched_on_both_gpus(
         kernel_build: tuple[str, list[str], Any]) -> None:
     from rich.console import Console
 
-    from cockpit.ui.gate_results import build_table
+    from cockpit.ui.gate_results import render_result
 
     arch, lines, table = kernel_build
     probe = {"arch": arch, "duration_s": 4.2, "import": {"ok": True, "detail": "exports: forward"},
              "launch": {"kernels": table, "gpu": None}}
-    rendered = build_table(judge_build(lines, 0, probe).result)
+    rendered = render_result("build", judge_build(lines, 0, probe).result)
     console = Console(width=170, record=True, color_system=None)
     console.print(rendered)
     text = console.export_text()
@@ -295,7 +295,7 @@ def test_the_build_panel_shows_each_kernel_as_launched_on_both_gpus(
                                                    "bin/nvcc: not found"),
                        ("ninja-link-missing-library", "✗ cockpit_attn.so failed: /usr/bin/ld: cannot find "
                                                       "-lcockpit_missing: No such file or directory")]:
-        console.print(build_table(judge_build(failure(name), 1, {"arch": "8.9"}).result))
+        console.print(render_result("build", judge_build(failure(name), 1, {"arch": "8.9"}).result))
         shown = console.export_text()
         assert shown.splitlines()[0].rstrip() == line and "ld returned 1" not in shown
 

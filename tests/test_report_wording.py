@@ -14,12 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from cockpit.analysis.results.validity import WindowEvidence
 from cockpit.cli import main
 from cockpit.config import Config
+from cockpit.gates.views.bench import evidence_lines as lines_of
 from cockpit.report.build import build_report
 from cockpit.report.chart import render_chart
 from cockpit.report.chart_labels import place_labels, width_pt
-from cockpit.report.gate_details import build_details, evidence_lines
+from cockpit.report.gate_details import details
 from cockpit.report.jsonio import dumps, loads
 from cockpit.report.model import SCHEMA_VERSION
 from cockpit.session import events as ev
@@ -94,6 +96,10 @@ def test_a_half_described_machine_shows_only_what_was_recorded(
 # 2. Validity evidence says only the numbers it has ------------------------------------------------
 
 
+def evidence_lines(evidence: dict) -> list[str]:
+    return lines_of(WindowEvidence.from_json(evidence))
+
+
 def test_validity_evidence_says_only_the_numbers_the_bench_measured() -> None:
     # a bench judged leniently has no clock threshold: the line ends with what was measured
     lenient = {"window_s": 12.04, "clocks": [{"gpu": 0, "busy_samples": 40, "max_sm_clock_mhz": 1980,
@@ -107,7 +113,7 @@ def test_validity_evidence_says_only_the_numbers_the_bench_measured() -> None:
                                          "min_busy_sm_clock_mhz": None, "max_busy_sm_clock_mhz": None}]}
     assert evidence_lines(idle) == []
     # a build result without its timing says nothing about it rather than "n/a s, n/a ninja steps"
-    facts, _, _ = build_details({"arch": "sm_90"})
+    facts, _, _ = details("build", {"arch": "sm_90"})
     assert [(f.label, f.value) for f in facts] == [("arch", "sm_90")]
 
 

@@ -13,20 +13,31 @@ from types import SimpleNamespace
 import pytest
 from rich.console import Console
 
+from cockpit.analysis.results.bench import BenchResult, read_bench_result
 from cockpit.cli import main
 from cockpit.clock import FakeClock
 from cockpit.config import Config
 from cockpit.report.build import build_report
-from cockpit.report.gate_details import bench_details
+from cockpit.report.gate_details import details
 from cockpit.report.history import SessionSummary, previous_in_workload, resolve_workloads
 from cockpit.report.markdown import render_markdown
 from cockpit.session.workspace import SessionRef, Workspace, list_sessions
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.decisions import profile_question
-from cockpit.ui.gate_results import bench_table, gate_markdown
+from cockpit.ui.gate_results import gate_markdown, render_result
 from cockpit.ui.history_screen import HistoryScreen
 from tests.test_bench_result import softmax_result
 from tests.test_report_history import BLOCKS, DAY, FIRST, bench, session, table
+
+
+def bench_details(result: dict) -> tuple:
+    return details("bench", result)
+
+
+def read(result: dict) -> BenchResult:
+    bench = read_bench_result(result)
+    assert bench is not None
+    return bench
 
 
 def text_of(renderable: object) -> str:
@@ -49,13 +60,13 @@ def two_workloads(ws: Workspace) -> dict[str, SessionRef]:
 
 
 def test_the_gate_panel_states_a_softmax_bench_against_its_own_references() -> None:
-    shown = text_of(bench_table(softmax_result(), [1.26]))
+    shown = text_of(render_result("bench", softmax_result(), [1.26]))
     header = shown.splitlines()[0].split()
-    assert header == ["config", "ours", "ms", "torch.softmax", "ms", "torch.compile", "ms", "speedup",
-                      "GB/s", "%", "peak", "MHz", "ours/torch.softmax"]
+    assert header == ["config", "ours", "torch.softmax", "torch.compile", "vs", "torch.softmax", "vs",
+                      "torch.compile", "GB/s", "%", "peak"]  # no clocks recorded: no clock column
     assert "M=4096 N=1024 fp16" in shown and "1.25x" in shown and "SDPA" not in shown
-    assert "MEDIUM: faster than PyTorch" in shown and "runs: █1.26x" in shown
-    assert profile_question(softmax_result(scale=0.3)).startswith("0.38x vs torch.softmax is CRITICAL")
+    assert "1.26x vs torch.softmax (geometric mean), MEDIUM" in shown and "runs: █1.26x" in shown
+    assert profile_question(read(softmax_result(scale=0.3))).startswith("0.38x vs torch.softmax is CRITICAL")
     log = gate_markdown(SimpleNamespace(gate="bench", status="pass", summary="s", duration_s=1.0,
                                         result=softmax_result()))
     assert "| config | ours ms | torch.softmax ms | speedup |" in log
@@ -63,10 +74,10 @@ def test_the_gate_panel_states_a_softmax_bench_against_its_own_references() -> N
 
 
 def test_the_attention_bench_reads_as_it_always_did() -> None:
-    assert profile_question({**FIRST, "geomean_speedup": 0.4}).startswith("0.40x vs SDPA is CRITICAL")
-    shown = text_of(bench_table(FIRST))
-    assert shown.splitlines()[0].split() == ["config", "ours", "ms", "SDPA", "ms", "FLASH", "ms",
-                                             "speedup", "TF/s", "MHz", "ours/SDPA"]
+    assert profile_question(read({**FIRST, "geomean_speedup": 0.4})).startswith("0.40x vs SDPA is CRITICAL")
+    shown = text_of(render_result("bench", FIRST))
+    assert shown.splitlines()[0].split() == ["config", "ours", "SDPA", "FLASH", "cuDNN", "vs", "SDPA", "vs",
+                                             "FLASH", "TFLOP/s"]
     facts, _, (configs,) = bench_details(FIRST)
     assert ("speedup", "0.65x vs SDPA (geometric mean), HIGH") in [(f.label, f.value) for f in facts]
     assert "workload" not in [f.label for f in facts]  # the result does not name one

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from cockpit.analysis.results.fields import number
 from cockpit.analysis.stats import geomean
 from cockpit.errors import CockpitError
 
@@ -127,14 +128,6 @@ def rows_interval(rows: Any, key: str) -> tuple[float, float] | None:
             (x := number(v)) is not None and x > 0 for v in e) for e in ends):
         return None
     return geomean([float(e[0]) for e in ends]), geomean([float(e[1]) for e in ends])  # type: ignore[index]
-
-
-def number(value: object) -> float | None:
-    """`value` as a float when it is a finite number (not a bool), else None: what a result read
-    back from a journal may hold."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    return float(value)
 
 
 def decide_keep(current: BenchRecord, history: Iterable[BenchRecord], objective: str,

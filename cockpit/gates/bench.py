@@ -11,7 +11,6 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from cockpit.analysis.bench_result import ATTENTION_LABELS
 from cockpit.analysis.decide import SpeedupThresholds, decide
 from cockpit.analysis.keep import (
     BenchRecord,
@@ -23,9 +22,12 @@ from cockpit.analysis.keep import (
     rows_geomean,
     rows_interval,
 )
+from cockpit.analysis.results.bench import ATTENTION_LABELS
+from cockpit.analysis.results.keep import KeepResult
+from cockpit.analysis.results.validity import BenchValidity
 from cockpit.config import Thresholds
 from cockpit.errors import CockpitError
-from cockpit.gates.bench_validity import judge_probe_window, validity_words
+from cockpit.gates.bench_validity import judge_probe_window
 from cockpit.gates.gate import GateContext, GateStatus, Verdict
 from cockpit.gates.probe_call import ShapeCounter, probe_argv, read_result
 from cockpit.hardware.peaks import peak_for, share_of_peak
@@ -76,11 +78,10 @@ def judge_measured(ctx: GateContext, data: dict[str, Any]) -> Verdict:
                            if "ours" in r["impl"]}, commit, data.get("workload"))
     keep = decide_keep(current, history, ctx.objective,
                        ctx.config.thresholds.keep_improvement)
-    keep_json = {"action": keep.action, "summary": keep.summary,
-                 "improvement": keep.improvement, "shared_configs": keep.shared_configs,
-                 "commit_message": keep.commit_message,
-                 "reference": stored_path(keep.reference.path, ctx.workspace) if keep.reference
-                 else None, "paths": kernel_paths(ctx.config.workload, _manifest(ctx))}
+    keep_json = KeepResult(keep.action, keep.summary, keep.improvement, keep.shared_configs,
+                           keep.commit_message,
+                           stored_path(keep.reference.path, ctx.workspace) if keep.reference else None,
+                           tuple(kernel_paths(ctx.config.workload, _manifest(ctx)))).to_json()
     return judge_bench(data, validity, keep_json, ctx.config.thresholds,
                        stored_path(record_path, ctx.workspace))
 
@@ -146,7 +147,8 @@ def judge_bench(data: dict[str, Any], validity: dict[str, Any], keep: dict[str, 
         worst = min((r for r in rows if r.get(key)), key=lambda r: r[key])
         if worst[key] < 1.0:
             summary += f" (worst {worst[key]:.2f}x at {worst['config']})"
-    summary += "; " + validity_words(validity)
+    read = BenchValidity.from_json(validity)
+    summary += "; " + (read.words() if read is not None else "SUSPECT: no validity verdict")
     result = {"schema": SCHEMA, "workload": data.get("workload") or "attention",
               "source": data.get("source"),
               "ours": "ours", "candidates": data.get("candidates") or ["ours"], "baseline": baseline,

@@ -98,23 +98,3 @@ def judge_probe_window(data: dict[str, Any], thresholds: Thresholds | None = Non
     if rules.mode == "strict" and cap is not None and not cap["tolerated"]:
         out["hint"] = STRICT_POWER_CAP_HINT
     return out
-
-
-def validity_words(validity: dict[str, Any]) -> str:
-    """The verdict in the bench summary: 'comparable (power cap 32 % of the window; SM clock ours
-    1950, SDPA 1935 MHz)', or 'SUSPECT: …'. Reads verdicts recorded before the redesign too."""
-    if not validity.get("valid"):
-        return "SUSPECT: " + "; ".join(validity.get("reasons", []))
-    shown = []
-    cap = validity.get("power_cap")
-    if cap:
-        shown.append(f"power cap {cap['fraction']:.0%} of the window")
-    clocks = validity.get("clocks") or {}
-    baseline = str(validity.get("baseline") or "sdpa")
-    label = str(validity.get("baseline_label") or ("SDPA" if baseline == "sdpa" else baseline))
-    named = [(name, clocks[impl]["median_mhz"]) for impl, name in (("ours", "ours"), (baseline, label))
-             if clocks.get(impl, {}).get("median_mhz") is not None]
-    if named:
-        shown.append("SM clock " + ", ".join(f"{name} {mhz:.0f}" for name, mhz in named) + " MHz")
-    word = validity.get("verdict") or "valid"
-    return word + (f" ({'; '.join(shown)})" if shown else "")

@@ -1,28 +1,41 @@
-"""The gates the cockpit runs, in the order a session needs them.
+"""The gates the cockpit runs, in the order a session needs them: each registered once, here.
 
-The catalog names each gate and says where its code is; that code (log parsers, validity rules,
-kernel resources, ncu verdicts) loads when the gate first runs or judges a run. The TUI lists
-all five at start and an idle one runs none: ~0.6 MiB it need not hold.
+A gate's line names its title, its time limit, where its code is ("module:Class": what runs and
+judges it, loaded when the gate first runs or judges a run), the type of its result (read from
+the journal through `analysis/results/`) and its view (`gates/views/`: what the TUI and the
+report show of a run). The TUI lists every gate at start and an idle one runs none: their code
+(log parsers, validity rules, kernel resources, ncu verdicts) is ~0.6 MiB it need not hold.
+
+A new gate is its code (a `GateCode`), its result type, its view and one line below; its name
+goes in `config/gates.py:GATE_NAMES` too, for `[gates.<name>]` (config sits under the gates).
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import cast
 
+from cockpit.analysis.results import GateResult
 from cockpit.gates.gate import GateCode, GateContext, ProgressTracker, Verdict
+from cockpit.gates.views import GateView
+
+BENCH_RESULT = "cockpit.analysis.results.bench:BenchResult"
 
 
 @dataclass(frozen=True)
 class CatalogGate:
-    """A gate as the catalog names it; `code` is "module:Class" of what runs and judges it."""
+    """A gate as the catalog names it: "module:name" of what runs and judges it (`code`), of the
+    type its results are read as (`result`) and of what shows a result (`view`)."""
 
     name: str
     title: str
     timeout_s: float
     code: str
+    result: str
+    view: str
 
     def argv(self, ctx: GateContext) -> tuple[str, ...]:
         return _code(self.code).argv(ctx)
@@ -33,21 +46,82 @@ class CatalogGate:
     def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
         return _code(self.code).verdict(ctx, exit_code, tail)
 
+    def read(self, raw: object) -> GateResult | None:
+        """A run's result (as the journal holds it) as this gate's type; None when it is not one
+        (a run that died before it had one)."""
+        return _result_type(self.result).from_json(raw)
+
+    def show(self, raw: object) -> GateView | None:
+        """A run's result as the view the TUI and the report draw; None when there is none."""
+        read = self.read(raw)
+        return _view(self.view)(read) if read is not None else None
+
+
+def _load(where: str) -> object:
+    module, name = where.split(":")
+    found: object = getattr(importlib.import_module(module), name)
+    return found
+
 
 @cache
 def _code(where: str) -> GateCode:
-    module, name = where.split(":")
-    code: GateCode = getattr(importlib.import_module(module), name)()
-    return code
+    factory = _load(where)
+    if not callable(factory):
+        raise TypeError(f"{where} is not a gate's code (a class with argv, tracker and verdict)")
+    return cast(GateCode, factory())
+
+
+@cache
+def _result_type(where: str) -> type[GateResult]:
+    found = _load(where)
+    if not isinstance(found, type) or not hasattr(found, "from_json"):
+        raise TypeError(f"{where} is not a gate result type (from_json, to_json, SCHEMA)")
+    result: type[GateResult] = found
+    return result
+
+
+@cache
+def _view(where: str) -> Callable[[GateResult], GateView]:
+    found = _load(where)
+    if not callable(found):
+        raise TypeError(f"{where} is not a view (a function of a gate result)")
+    return cast(Callable[[GateResult], GateView], found)
 
 
 GATES: dict[str, CatalogGate] = {
-    gate.name: gate
-    for gate in (
-        CatalogGate("env", "Environment", 120.0, "cockpit.gates.env:EnvGate"),
-        CatalogGate("build", "Build", 1800.0, "cockpit.gates.build:BuildGate"),
-        CatalogGate("correctness", "Correctness", 1800.0, "cockpit.gates.correctness:CorrectnessGate"),
-        CatalogGate("bench", "Benchmark", 3600.0, "cockpit.gates.bench:BenchGate"),
-        CatalogGate("profile", "Profile", 600.0, "cockpit.gates.profile:ProfileGate"),
+    g.name: g
+    for g in (
+        CatalogGate("env", "Environment", 120.0, "cockpit.gates.env:EnvGate",
+                    "cockpit.analysis.results.env:EnvResult", "cockpit.gates.views.env:env_view"),
+        CatalogGate("build", "Build", 1800.0, "cockpit.gates.build:BuildGate",
+                    "cockpit.analysis.results.build:BuildResult", "cockpit.gates.views.build:build_view"),
+        CatalogGate("correctness", "Correctness", 1800.0, "cockpit.gates.correctness:CorrectnessGate",
+                    "cockpit.analysis.results.correctness:CorrectnessResult",
+                    "cockpit.gates.views.correctness:correctness_view"),
+        CatalogGate("bench", "Benchmark", 3600.0, "cockpit.gates.bench:BenchGate", BENCH_RESULT,
+                    "cockpit.gates.views.bench:bench_view"),
+        CatalogGate("profile", "Profile", 600.0, "cockpit.gates.profile:ProfileGate",
+                    "cockpit.analysis.results.profile:ProfileResult",
+                    "cockpit.gates.views.profile:profile_view"),
     )
 }
+
+
+def read_result(gate_name: str, raw: object) -> GateResult | None:
+    """A run's result read as its gate's type; None for a gate the catalog does not know."""
+    found = GATES.get(gate_name)
+    return found.read(raw) if found is not None else None
+
+
+def view_of(gate_name: str, raw: object) -> GateView | None:
+    """What a run of `gate_name` shows; None when there is nothing to show."""
+    found = GATES.get(gate_name)
+    shown = found.show(raw) if found is not None else None
+    return shown if shown is not None and not shown.empty else None
+
+
+def measures(gate_name: str) -> bool:
+    """Whether the gate's runs are benchmarks (their result is a `BenchResult`): the runs the
+    speedup, keep/revert and the session's history are made of."""
+    found = GATES.get(gate_name)
+    return found is not None and found.result == BENCH_RESULT

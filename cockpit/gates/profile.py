@@ -8,7 +8,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from cockpit.analysis.results.bench import read_bench_result
 from cockpit.errors import CockpitError
+from cockpit.gates.catalog import measures
 from cockpit.gates.gate import GateContext, NoProgress, ProgressTracker, Verdict
 from cockpit.session.journal import JOURNAL_NAME
 from cockpit.session.paths import stored_path
@@ -97,8 +99,6 @@ def bench_ms_for(ctx: GateContext, name: str) -> float | None:
         state = recent_state(ctx.session_dir / JOURNAL_NAME, ctx.workspace)
     except CockpitError:
         return None
-    bench = state.last_run("bench", finished=True)
-    for row in (bench.result.get("rows", []) if bench else []):
-        if row.get("config") == name and "ours" in row.get("impl", {}):
-            return float(row["impl"]["ours"]["median_ms"])
-    return None
+    run = next((r for r in reversed(state.gate_runs) if r.finished and measures(r.gate)), None)
+    bench = read_bench_result(run.result) if run is not None else None
+    return dict(bench.ours_ms).get(name) if bench is not None else None

@@ -25,7 +25,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cockpit.analysis.keep import number
+from cockpit.analysis.results.fields import number
 from cockpit.errors import CockpitError
 from cockpit.gates.gate import GateContext, Verdict
 

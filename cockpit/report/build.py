@@ -10,8 +10,10 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from cockpit.analysis.bench_result import read_bench_result
+from cockpit.analysis.results.bench import read_bench_result
+from cockpit.analysis.results.env import EnvResult
 from cockpit.errors import CockpitError
+from cockpit.gates.catalog import measures
 from cockpit.patterns.library import Pattern, load_patterns
 from cockpit.report.gate_details import details
 from cockpit.report.history import (
@@ -105,7 +107,7 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
 
 
 def outcome(state: SessionState) -> Outcome:
-    benches = [r for r in state.gate_runs if r.gate == "bench" and r.finished]
+    benches = [r for r in state.gate_runs if measures(r.gate) and r.finished]
     best = best_valid(state)
     valid = sum(1 for r in benches if (b := read_bench_result(r.result_inline)) is not None and b.valid)
     if best is None:
@@ -129,8 +131,8 @@ def machine(state: SessionState, track: Track) -> Machine | None:
     """GPU, driver, CUDA, torch, nvcc and python from the last env run's checks; the driver and
     the GPU count from the telemetry track where the checks do not say; None with neither."""
     env = state.last_run("env", finished=True)
-    checks = {clean_value(c.get("name")): clean_value(c.get("value")) for c in env.result.get("checks", [])
-              if isinstance(c, dict) and c.get("value") is not None} if env else {}
+    checks = {clean_value(c.name): clean_value(c.value) for c in EnvResult.from_json(env.result).checks
+              if c.value} if env else {}
     gpus = track.gpus
     if env is None and not gpus:
         return None
@@ -171,7 +173,7 @@ def gate_reports(ws: Workspace, state: SessionState) -> tuple[GateReport, ...]:
 
 def gate_report(ws: Workspace, state: SessionState, run: GateRunRecord, detailed: bool = True) -> GateReport:
     facts, warnings, tables = details(run.gate, run.result) if run.finished and detailed else ((), (), ())
-    bench = read_bench_result(run.result_inline) if run.gate == "bench" else None  # its headline
+    bench = read_bench_result(run.result_inline) if measures(run.gate) else None  # its headline
     return GateReport(
         run_id=clean_line(run.run_id), gate=clean_line(run.gate),
         status=clean_line(run.status or "interrupted"),
@@ -197,7 +199,7 @@ def decisions(events: tuple[Event, ...], state: SessionState) -> tuple[Decision,
         if e.get("type") != ev.DECISION:
             continue
         t = float(e["t"])
-        before = [r for r in state.gate_runs if r.gate == "bench" and r.finished_t is not None
+        before = [r for r in state.gate_runs if measures(r.gate) and r.finished_t is not None
                   and r.finished_t <= t]
         improvement = e.get("improvement")
         out.append(Decision(t, clean_value(e.get("action")), clean_value(e.get("summary")),

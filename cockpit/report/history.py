@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cockpit.analysis.bench_result import BenchResult, read_bench_result
+from cockpit.analysis.results.bench import BenchResult, read_bench_result
+from cockpit.gates.catalog import measures
 from cockpit.gates.output import text_lines
 from cockpit.patterns.library import Pattern, load_patterns
 from cockpit.patterns.triggers import OutputTrigger, match_output, match_verdict
@@ -85,7 +86,7 @@ def bench_runs(state: SessionState) -> list[BenchRun]:
     asks five times."""
     if _read_for[0] is state:
         return list(_read_for[1])
-    runs = [(r, b) for r in state.gate_runs if r.gate == "bench" and r.finished
+    runs = [(r, b) for r in state.gate_runs if measures(r.gate) and r.finished
             and (b := read_bench_result(r.result_inline)) is not None]  # the headline: no tables
     last = last_measured(runs)
     kept = [(r, b) for r, b in runs if last is not None and b.workload == last.workload]
@@ -214,7 +215,7 @@ def verdict_fields(run: GateRunRecord) -> dict[str, Any]:
     """What a pattern's verdict trigger reads of a finished run: its result and status, and for
     a bench its speedup over the baseline as `speedup`."""
     fields = {**run.result_inline, "status": run.status}  # a trigger reads top-level fields: the headline
-    bench = read_bench_result(run.result_inline) if run.gate == "bench" else None
+    bench = read_bench_result(run.result_inline) if measures(run.gate) else None
     if bench is not None and bench.speedup is not None:
         fields["speedup"] = bench.speedup
     return fields
@@ -289,7 +290,7 @@ def _outcome(state: SessionState, result: BenchResult | None, level: str | None)
     """The session's outcome in a few words: its best speedup, else why it has none."""
     if result and result.speedup is not None:
         return f"{result.speedup:.2f}x {level}"
-    benches = sum(1 for r in state.gate_runs if r.gate == "bench" and r.finished)
+    benches = sum(1 for r in state.gate_runs if measures(r.gate) and r.finished)
     return f"no valid bench ({benches} suspect)" if benches else "no bench"
 
 

@@ -4,10 +4,8 @@ the suggestion to profile first. Git is touched only on a yes, only on the paths
 
 from __future__ import annotations
 
-from typing import Any
-
 from cockpit.analysis import keep as git_keep
-from cockpit.analysis.bench_result import read_bench_result
+from cockpit.analysis.results.bench import BenchResult
 from cockpit.errors import CockpitError
 from cockpit.session import events as ev
 from cockpit.session import timer
@@ -15,33 +13,32 @@ from cockpit.ui.dialogs import ConfirmDialog
 from cockpit.ui.host import CockpitHost
 
 
-def offer_bench_decision(host: CockpitHost, result: dict[str, Any]) -> None:
+def offer_bench_decision(host: CockpitHost, result: BenchResult) -> None:
     """Ask to KEEP or REVERT as the bench's verdict says; then offer to move to Profile."""
-    keep = result["keep"]
-    if keep["action"] not in ("keep", "revert"):
+    keep = result.keep
+    if keep is None or not keep.decides:
         _suggest_profile(host, result)
         return
     repo = host.workspace.root
-    paths = [str(p) for p in keep.get("paths") or ["csrc/"]]
+    paths = list(keep.touched)
     named = " ".join(paths)
     try:
         stat = git_keep.kernel_diff_stat(repo, paths)
     except CockpitError as exc:
         stat = f"(no git diff: {exc})"
-    if keep["action"] == "keep":
-        question = (f"{keep['summary']}\n\nCommit {named} with this message?\n  "
-                    f"{keep['commit_message']}\n\n{stat or f'{named}: no uncommitted change'}")
+    if keep.action == "keep":
+        question = (f"{keep.summary}\n\nCommit {named} with this message?\n  "
+                    f"{keep.commit_message}\n\n{stat or f'{named}: no uncommitted change'}")
     else:
-        question = (f"{keep['summary']}\n\nRestore {named} to the last kept version "
+        question = (f"{keep.summary}\n\nRestore {named} to the last kept version "
                     f"(HEAD)? This discards:\n{stat or f'nothing: {named} has no uncommitted change'}")
 
     def answered(yes: bool | None) -> None:
-        details: dict[str, Any] = {"improvement": keep.get("improvement"),
-                                   "reference": keep.get("reference")}
+        details: dict[str, object] = {"improvement": keep.improvement, "reference": keep.reference}
         if yes:
             try:
-                if keep["action"] == "keep":
-                    details["commit"] = git_keep.commit_kernel(repo, paths, keep["commit_message"])
+                if keep.action == "keep":
+                    details["commit"] = git_keep.commit_kernel(repo, paths, keep.commit_message)
                     host.notify(f"Kept: committed {named} as {details['commit']}.", markup=False)
                 else:
                     details["restored"] = git_keep.restore_kernel(repo, paths)
@@ -49,17 +46,17 @@ def offer_bench_decision(host: CockpitHost, result: dict[str, Any]) -> None:
             except CockpitError as exc:
                 host.notify(str(exc), severity="error", markup=False, timeout=15)
                 details["error"] = str(exc)
-        host.append([ev.decision(host.clock.now(), keep["action"], keep["summary"],
+        host.append([ev.decision(host.clock.now(), keep.action, keep.summary,
                                  bool(yes) and "error" not in details, **details)])
         _suggest_profile(host, result)
 
     host.push_screen(ConfirmDialog(question), answered)
 
 
-def _suggest_profile(host: CockpitHost, result: dict[str, Any]) -> None:
+def _suggest_profile(host: CockpitHost, result: BenchResult) -> None:
     """Below 0.5x the rule is: profile before changing code. Offer to move the timer there."""
     state = host.live.state if host.live else None
-    if result.get("level") != "CRITICAL" or state is None:
+    if result.level != "CRITICAL" or state is None:
         return
     if "Profile" not in [p.name for p in state.phases]:
         return
@@ -73,10 +70,9 @@ def _suggest_profile(host: CockpitHost, result: dict[str, Any]) -> None:
     host.push_screen(ConfirmDialog(profile_question(result)), moved)
 
 
-def profile_question(result: dict[str, Any]) -> str:
+def profile_question(bench: BenchResult) -> str:
     """"0.40x vs SDPA is CRITICAL: …": the speedup against the workload's own baseline."""
-    bench = read_bench_result(result)
     speedup = (f"{bench.speedup:.2f}x {bench.vs_label(bench.baseline)}"
-               if bench is not None and bench.speedup is not None else "The speedup")
+               if bench.speedup is not None else "The speedup")
     return (f"{speedup} is CRITICAL: profile before changing code. Move the phase timer to "
             "Profile?")

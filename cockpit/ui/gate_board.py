@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from cockpit.errors import CockpitError
-from cockpit.gates.catalog import GATES
+from cockpit.gates.catalog import GATES, measures
 from cockpit.gates.orphans import running_elsewhere
 from cockpit.session.state import GateRunRecord
 from cockpit.session.status import Activity
@@ -167,10 +167,13 @@ class GateBoard:
             pattern = matches[0][0]
             self.app.notify(f"Pattern {pattern.id:02d} fits: {pattern.title} — o opens it, A marks "
                             "it applied", title="Pattern", timeout=15, markup=False)
-        if run.gate.name == "bench" and verdict.result.get("keep"):
+        from cockpit.analysis.results.bench import read_bench_result
+
+        bench = read_bench_result(verdict.result) if measures(run.gate.name) else None
+        if bench is not None and bench.keep is not None:
             from cockpit.ui.decisions import offer_bench_decision
 
-            offer_bench_decision(self.app, verdict.result)
+            offer_bench_decision(self.app, bench)
         self._start_next()
 
     # Rendering ----------------------------------------------------------------------------
@@ -232,7 +235,7 @@ class GateBoard:
             head.append(f" ({why[:60]}) — o open · A applied", style="magenta")
         from cockpit.ui.gate_results import render_result  # the first finished run loads it
 
-        speedups = bench_speedups(live.state.gate_runs, record) if gate == "bench" and live else []
+        speedups = bench_speedups(live.state.gate_runs, record) if measures(gate) and live else []
         detail.show_run(gate, record, render_result(gate, record.result, speedups), head)
 
 
@@ -273,12 +276,12 @@ class GateBoard:
 def bench_speedups(runs: Iterable[GateRunRecord], shown: GateRunRecord) -> list[float]:
     """Each bench run's speedup over its baseline, oldest first, for the chart under the shown
     run: runs of its workload only (another workload's speedup is over another baseline)."""
-    from cockpit.analysis.bench_result import read_bench_result
+    from cockpit.analysis.results.bench import read_bench_result
 
     this = read_bench_result(shown.result)
     if this is None:
         return []
-    return [b.speedup for r in runs if r.gate == "bench"
+    return [b.speedup for r in runs if measures(r.gate)
             and (b := read_bench_result(r.result)) is not None and b.speedup is not None
             and b.workload == this.workload]
 

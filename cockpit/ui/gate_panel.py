@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.table import Table
+from rich.console import RenderableType
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -168,7 +168,7 @@ class GateDetail(Vertical):
     def output_log(self) -> Log:
         return self.query_one(Log)
 
-    def show_run(self, gate: str, run: GateRunRecord | None, result: Table | Text | None,
+    def show_run(self, gate: str, run: GateRunRecord | None, result: RenderableType | None,
                  head: Text, live: bool = False) -> None:
         """Switch to `run`: a finished run's log is read from its file; a live one streams in."""
         self.border_title = f"Gate: {gate}"

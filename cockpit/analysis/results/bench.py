@@ -1,10 +1,11 @@
-"""A bench gate's result as read back from a journal: the one reader for every version of it.
+"""A bench gate's result: the one type for every version of it, read and written here.
 
 Schema 2 (the bench of any workload) names its workload, its candidates, the baseline the
 speedup is stated against, a display label per implementation, and the geometric mean against
 each timed reference that ran (`vs`). A result without a "schema" key is the attention bench's:
 ours against PyTorch SDPA and its FLASH, cuDNN and EFFICIENT backends; it reads as the workload
 "attention" with baseline "sdpa", so old journals say what they said before ("0.70x vs SDPA").
+`to_json` writes schema 2, with every key it was read from that this type does not model.
 
 Journals may be old, hand-edited or torn: a value of the wrong type is left out and a row that is
 not one is skipped; reading never raises.
@@ -12,15 +13,30 @@ not one is skipped; reading never raises.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import ClassVar
 
-from cockpit.analysis.keep import number
+from cockpit.analysis.results.fields import (
+    JsonObject,
+    compact,
+    number,
+    obj,
+    objects,
+    pair,
+    positive,
+    strings,
+    text,
+    whole,
+)
+from cockpit.analysis.results.keep import KeepResult
+from cockpit.analysis.results.validity import BenchValidity
 from cockpit.analysis.stats import geomean
 from cockpit.telemetry.block_clocks import IMPL_NAMES
 
+SCHEMA = 2
+"""The schema `to_json` writes (1: the attention kernel against SDPA, before workloads)."""
 ATTENTION = "attention"
 """The workload of every result written before results named theirs."""
 ATTENTION_LABELS = IMPL_NAMES
@@ -82,12 +98,43 @@ class BenchResult:
     level: str | None = None
     next_step: str | None = None
     device: str | None = None
-    validity: Mapping[str, Any] | None = None
-    keep: Mapping[str, Any] | None = None
+    validity: BenchValidity | None = None
+    keep: KeepResult | None = None
     source: str | None = None
-    raw_rows: Any = field(default=(), repr=False)
+    raw_rows: tuple[JsonObject, ...] = field(default=(), repr=False)
     """The result's rows as stored; `rows` reads them when first asked (a report of 300 bench
     runs needs the headline of each and the table of a few)."""
+    interval: tuple[float, float] | None = None
+    """The headline's interval (benches that measured one)."""
+    launch_bound: tuple[str, ...] = ()
+    """Configs the headline leaves out: their time is the launch, not the kernel."""
+    record: str | None = None
+    """The workspace-relative bench record keep/revert compares (results/bench-*.json)."""
+    raw: JsonObject = field(default_factory=dict, repr=False, compare=False)
+    """The document it was read from: `to_json` writes back what this type does not model (the
+    GPU's identity and peak, the speedup class's tool, the harness of a replaced command)."""
+
+    SCHEMA: ClassVar[int] = SCHEMA
+
+    @classmethod
+    def from_json(cls, value: object) -> BenchResult | None:
+        """`read_bench_result`: None when `value` is not a bench result."""
+        return read_bench_result(value)
+
+    def to_json(self) -> dict[str, object]:
+        """The result as schema 2 writes it (a schema 1 result is written as 2)."""
+        document = {
+            **self.raw, "schema": SCHEMA, "workload": self.workload, "source": self.source,
+            "ours": self.ours, "candidates": list(self.candidates), "baseline": self.baseline,
+            "labels": dict(self.labels), "rows": [dict(r) for r in self.raw_rows], "device": self.device,
+            "geomean_speedup": self.speedup, "configs": self.configs, "vs": dict(self.vs),
+            "interval": list(self.interval) if self.interval else None,
+            "launch_bound": list(self.launch_bound), "level": self.level, "next_step": self.next_step,
+            "validity": self.validity.to_json() if self.validity else None,
+            "keep": self.keep.to_json() if self.keep else None, "record": self.record}
+        if "flash" in self.vs:  # report.json 2's readers and journals before `vs`
+            document["geomean_vs_flash"] = self.vs["flash"]
+        return compact(document)
 
     @cached_property
     def rows(self) -> tuple[BenchRow, ...]:
@@ -96,7 +143,11 @@ class BenchResult:
     @property
     def valid(self) -> bool:
         """Measured on a quiet GPU (the validity verdict said so)."""
-        return self.validity is not None and self.validity.get("valid") is True
+        return self.validity is not None and self.validity.valid
+
+    def config_mhz(self, config: str) -> Mapping[str, float]:
+        """Implementation -> the median SM clock of its blocks on this config (where measured)."""
+        return self.validity.config_mhz.get(config, {}) if self.validity else {}
 
     def label(self, impl: str) -> str:
         return self.labels.get(impl, impl)
@@ -163,7 +214,7 @@ def read_bench_result(result: object) -> BenchResult | None:
     seen = _READ.get(id(result))
     if seen is not None and seen[0] is result:
         return seen[1]
-    read = _read(result)
+    read = _read(obj(result))
     if len(_READ) >= 4096:
         _READ.clear()
     _READ[id(result)] = (result, read)
@@ -173,130 +224,94 @@ def read_bench_result(result: object) -> BenchResult | None:
 _READ: dict[int, tuple[object, BenchResult | None]] = {}
 
 
-def _read(result: Mapping[str, Any]) -> BenchResult | None:
+def _read(result: JsonObject) -> BenchResult | None:
     schema = result.get("schema")
     if schema is None:
         return _read_attention(result)
-    if schema == 2 and not isinstance(schema, bool):
+    if schema == SCHEMA and not isinstance(schema, bool):
         return _read_schema_2(result)
     return None
 
 
-def _read_schema_2(result: Mapping[str, Any]) -> BenchResult | None:
-    workload, baseline = result.get("workload"), result.get("baseline")
-    if not isinstance(workload, str) or not workload or not isinstance(baseline, str) or not baseline:
+def _read_schema_2(result: JsonObject) -> BenchResult | None:
+    workload, baseline = text(result.get("workload")), text(result.get("baseline"))
+    if workload is None or baseline is None:
         return None  # a schema 2 result always names both
-    candidates = _strings(result.get("candidates"))
-    ours = result.get("ours")
-    if not isinstance(ours, str) or not ours:
-        ours = candidates[0] if candidates else "ours"
+    candidates = strings(result.get("candidates"))
+    ours = text(result.get("ours")) or (candidates[0] if candidates else "ours")
     if ours not in candidates:
         candidates = (ours, *candidates)
-    labels = {k: v for k, v in _dict(result.get("labels")).items()
-              if isinstance(k, str) and isinstance(v, str) and v}
-    rows = result.get("rows")
-    speedup = _positive(result.get("geomean_speedup"))
-    stored = _dict(result.get("vs"))
-    vs = {k: v for k, value in stored.items()
-          if isinstance(k, str) and (v := _positive(value)) is not None}
+    labels = {k: name for k, value in obj(result.get("labels")).items() if (name := text(value)) is not None}
+    speedup = positive(result.get("geomean_speedup"))
+    vs = {k: v for k, value in obj(result.get("vs")).items() if (v := positive(value)) is not None}
     if speedup is None:
         speedup = vs.get(baseline)
     elif baseline not in vs:
         vs[baseline] = speedup
-    configs = number(result.get("configs"))
-    return _result(result, 2, workload, ours, candidates, baseline, labels, rows, speedup,
-                   int(configs) if configs is not None else None, vs,
-                   source=result["source"] if isinstance(result.get("source"), str) else None)
+    return _result(result, 2, workload, ours, candidates, baseline, labels, speedup,
+                   whole(result.get("configs")), vs, source=text(result.get("source")))
 
 
-def _read_attention(result: Mapping[str, Any]) -> BenchResult:
+def _read_attention(result: JsonObject) -> BenchResult:
     """A result from before the schema: the attention bench, against SDPA and its FLASH backend."""
-    raw = result.get("rows")
-    speedup = _positive(result.get("geomean_speedup"))
+    raw = objects(result.get("rows"))
+    speedup = positive(result.get("geomean_speedup"))
     vs: dict[str, float] = {"sdpa": speedup} if speedup is not None else {}
-    flash = _positive(result.get("geomean_vs_flash"))
+    flash = positive(result.get("geomean_vs_flash"))
     if flash is None:  # journals from before the gate stored it: read from the rows
         flash = _raw_geomean(raw, "flash")[0]
     if flash is not None:
         vs["flash"] = flash
-    return _result(result, 1, ATTENTION, "ours", ("ours",), "sdpa", dict(ATTENTION_LABELS), raw,
+    return _result(result, 1, ATTENTION, "ours", ("ours",), "sdpa", dict(ATTENTION_LABELS),
                    speedup, _raw_geomean(raw, "sdpa")[1] if speedup is not None else None, vs)
 
 
-def _raw_geomean(raw: Any, reference: str) -> tuple[float | None, int]:
-    """`_rows_geomean` of the stored rows, without reading them whole (a report of 300 bench runs
-    needs each one's headline, and the table of a few)."""
+def _raw_geomean(raw: tuple[JsonObject, ...], reference: str) -> tuple[float | None, int]:
+    """The geometric mean of one speedup over the stored rows, without reading them whole (a
+    report of 300 bench runs needs each one's headline, and the table of a few)."""
     key = SPEEDUP_PREFIX + reference
-    values = [v for row in (raw if isinstance(raw, list) else [])
-              if isinstance(row, Mapping) and isinstance(row.get("config"), str)
-              and (v := _positive(row.get(key))) is not None]
+    values = [v for row in raw if isinstance(row.get("config"), str)
+              and (v := positive(row.get(key))) is not None]
     return (geomean(values) if values else None), len(values)
 
 
-def _result(result: Mapping[str, Any], schema: int, workload: str, ours: str,
+def _result(result: JsonObject, schema: int, workload: str, ours: str,
             candidates: tuple[str, ...], baseline: str, labels: dict[str, str],
-            raw_rows: Any, speedup: float | None, configs: int | None,
+            speedup: float | None, configs: int | None,
             vs: dict[str, float], source: str | None = None) -> BenchResult:
     declared = list(labels)
     others = sorted((k for k in vs if k != baseline and k not in candidates),
                     key=lambda k: declared.index(k) if k in declared else len(declared))
     ordered = {k: vs[k] for k in ([baseline] if baseline in vs else []) + others}
-    validity, keep = result.get("validity"), result.get("keep")
     return BenchResult(
         schema=schema, workload=workload, ours=ours, candidates=candidates, baseline=baseline,
-        labels=labels, raw_rows=raw_rows, speedup=speedup, configs=configs, vs=ordered,
-        level=_text(result.get("level")), next_step=_text(result.get("next_step")),
-        device=_text(result.get("device")),
-        validity=validity if isinstance(validity, Mapping) else None,
-        keep=keep if isinstance(keep, Mapping) else None, source=source)
+        labels=labels, raw_rows=objects(result.get("rows")), speedup=speedup, configs=configs,
+        vs=ordered, level=text(result.get("level")), next_step=text(result.get("next_step")),
+        device=text(result.get("device")), validity=BenchValidity.from_json(result.get("validity")),
+        keep=KeepResult.from_json(result.get("keep")), source=source,
+        interval=pair(result.get("interval")), launch_bound=strings(result.get("launch_bound")),
+        record=text(result.get("record")), raw=result)
 
 
-def _rows(value: Any) -> tuple[BenchRow, ...]:
+def _rows(value: tuple[JsonObject, ...]) -> tuple[BenchRow, ...]:
     rows = []
-    for row in value if isinstance(value, list) else []:
-        if not isinstance(row, Mapping) or not isinstance(row.get("config"), str):
+    for row in value:
+        config = row.get("config")
+        if not isinstance(config, str):
             continue
-        impl = {k: t for k, entry in _dict(row.get("impl")).items()
-                if isinstance(k, str) and (t := _impl_time(entry)) is not None}
+        impl = {k: t for k, entry in obj(row.get("impl")).items() if (t := _impl_time(entry)) is not None}
         speedups = {k[len(SPEEDUP_PREFIX):]: v for k, value in row.items()
-                    if isinstance(k, str) and k.startswith(SPEEDUP_PREFIX)
-                    and k != SPEEDUP_PREFIX and (v := _positive(value)) is not None}
-        rows.append(BenchRow(row["config"], impl, speedups, _positive(row.get("flops")),
-                             _positive(row.get("bytes"))))
+                    if k.startswith(SPEEDUP_PREFIX) and k != SPEEDUP_PREFIX
+                    and (v := positive(value)) is not None}
+        rows.append(BenchRow(config, impl, speedups, positive(row.get("flops")), positive(row.get("bytes"))))
     return tuple(rows)
 
 
-def _impl_time(entry: Any) -> ImplTime | None:
-    if not isinstance(entry, Mapping):
-        return None
-    median = _positive(entry.get("median_ms"))
+def _impl_time(entry: object) -> ImplTime | None:
+    data = obj(entry)
+    median = positive(data.get("median_ms"))
     if median is None:
         return None
-    samples = number(entry.get("samples"))
-    return ImplTime(median, number(entry.get("p20_ms")), number(entry.get("p80_ms")),
-                    int(samples) if samples is not None else None, number(entry.get("tflops")),
-                    number(entry.get("gbps")), number(entry.get("pct_peak")))
-
-
-def _rows_geomean(rows: Sequence[BenchRow], reference: str) -> tuple[float | None, int]:
-    """The geometric mean of the rows' speedups over one reference, and over how many configs."""
-    values = [row.speedups[reference] for row in rows if reference in row.speedups]
-    return (geomean(values) if values else None), len(values)
-
-
-def _positive(value: Any) -> float | None:
-    found = number(value)
-    return found if found is not None and found > 0 else None
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _dict(value: Any) -> Mapping[Any, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _strings(value: Any) -> tuple[str, ...]:
-    items = value if isinstance(value, list) else []
-    return tuple(dict.fromkeys(v for v in items if isinstance(v, str) and v))
+    return ImplTime(median, number(data.get("p20_ms")), number(data.get("p80_ms")),
+                    whole(data.get("samples")), number(data.get("tflops")),
+                    number(data.get("gbps")), number(data.get("pct_peak")))

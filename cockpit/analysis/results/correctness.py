@@ -1,0 +1,75 @@
+"""The correctness gate's result: each check of a candidate against the oracle, smallest shape
+first, stopping at the first failure (the probe's rows, or a replaced command's).
+
+Version 1: `rows` (config, ok, rel_l2, max_abs, tolerance, nonfinite, what, candidate), the
+device, the workload and its oracle, how many checks were planned; a replaced command that
+handed back no result is `judged: false` with its exit code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from cockpit.analysis.results.fields import JsonObject, compact, flag, number, obj, objects, text, whole
+
+
+@dataclass(frozen=True)
+class Check:
+    """One config checked: within tolerance or not, and by how much."""
+
+    config: str
+    ok: bool
+    rel_l2: float | None = None
+    max_abs: float | None = None
+    tolerance: float | None = None
+    nonfinite: int = 0
+    what: str = ""
+    """The workload's own check's words when it failed without numbers."""
+    candidate: str | None = None
+    raw: JsonObject = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, value: object) -> Check:
+        data = obj(value)
+        return cls(text(data.get("config")) or "?", flag(data.get("ok")), number(data.get("rel_l2")),
+                   number(data.get("max_abs")), number(data.get("tolerance")),
+                   whole(data.get("nonfinite")) or 0, text(data.get("what")) or "",
+                   text(data.get("candidate")), data)
+
+    def to_json(self) -> dict[str, object]:
+        return {**self.raw, "config": self.config, "ok": self.ok, "rel_l2": self.rel_l2,
+                "max_abs": self.max_abs, "tolerance": self.tolerance, "nonfinite": self.nonfinite,
+                "what": self.what, **compact({"candidate": self.candidate})}
+
+
+@dataclass(frozen=True)
+class CorrectnessResult:
+    SCHEMA: ClassVar[int] = 1
+
+    checks: tuple[Check, ...] = ()
+    device: str | None = None
+    workload: str | None = None
+    oracle: str | None = None
+    planned: int | None = None
+    judged: bool = True
+    """False: a replaced command exited without a cockpit result, so nothing was checked."""
+    exit_code: int | None = None
+    raw: JsonObject = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def failed(self) -> Check | None:
+        return next((c for c in self.checks if not c.ok), None)
+
+    @classmethod
+    def from_json(cls, value: object) -> CorrectnessResult:
+        data = obj(value)
+        return cls(tuple(Check.from_json(r) for r in objects(data.get("rows"))), text(data.get("device")),
+                   text(data.get("workload")), text(data.get("oracle")), whole(data.get("planned")),
+                   data.get("judged") is not False, whole(data.get("exit_code")), data)
+
+    def to_json(self) -> dict[str, object]:
+        if not self.judged:
+            return {**self.raw, "judged": False, "exit_code": self.exit_code}
+        return {**self.raw, "rows": [c.to_json() for c in self.checks], "device": self.device,
+                "workload": self.workload, "oracle": self.oracle, **compact({"planned": self.planned})}

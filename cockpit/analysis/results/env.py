@@ -1,0 +1,50 @@
+"""The env gate's result: each check of the machine and the toolchain, with a fix where it fails.
+
+Version 1: `checks`, each with its name, status (pass, warn, fail), value and fix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from cockpit.analysis.results.fields import obj, objects, text
+
+ORDER = {"fail": 0, "warn": 1, "pass": 2}
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: str
+    value: str = ""
+    fix: str = ""
+
+
+@dataclass(frozen=True)
+class EnvResult:
+    SCHEMA: ClassVar[int] = 1
+
+    checks: tuple[Check, ...] = ()
+
+    @property
+    def worst_first(self) -> tuple[Check, ...]:
+        """Failures, then warnings, then what passed."""
+        return tuple(sorted(self.checks, key=lambda c: ORDER.get(c.status, 3)))
+
+    def value(self, name: str) -> str | None:
+        """The value the check `name` recorded, if it ran and recorded one."""
+        return next((c.value for c in self.checks if c.name == name and c.value), None)
+
+    @classmethod
+    def from_json(cls, value: object) -> EnvResult:
+        return cls(tuple(Check(text(c.get("name")) or "", str(c.get("status") or ""), _said(c.get("value")),
+                               _said(c.get("fix"))) for c in objects(obj(value).get("checks"))))
+
+    def to_json(self) -> dict[str, object]:
+        return {"checks": [{"name": c.name, "status": c.status, "value": c.value, "fix": c.fix}
+                           for c in self.checks]}
+
+
+def _said(value: object) -> str:
+    return "" if value is None else str(value)

@@ -1,0 +1,17 @@
+"""The correctness gate's view: each check against the oracle, and by how much it missed."""
+
+from __future__ import annotations
+
+from cockpit.analysis.results.correctness import CorrectnessResult
+from cockpit.gates.views import Cell, Column, Fact, GateView, ViewTable, fmt
+
+
+def correctness_view(result: CorrectnessResult) -> GateView:
+    rows = tuple((Cell("ok", "good") if c.ok else Cell("FAIL", "bad"), Cell(c.config, "" if c.ok else "bad"),
+                  Cell(fmt(c.max_abs, ".2e")), Cell(fmt(c.rel_l2, ".2e")), Cell(fmt(c.tolerance, "g")),
+                  Cell(f"{c.nonfinite}"))
+                 for c in result.checks)
+    columns = (Column("", status=True), Column("config", share=2),
+               *(Column(name, numeric=True) for name in ("max |Δ|", "rel L2", "tolerance", "NaN/Inf")))
+    facts = (Fact("device", result.device),) if result.device else ()
+    return GateView(facts, (), (ViewTable("configs", columns, rows),) if rows else ())

@@ -1,0 +1,19 @@
+"""The env gate's view: each check, failures first, with its fix where it did not pass."""
+
+from __future__ import annotations
+
+from cockpit.analysis.results.env import EnvResult
+from cockpit.gates.views import Cell, Column, GateView, Tone, ViewTable, present
+
+STATUS_TONE: dict[str, Tone] = {"pass": "good", "warn": "warn", "fail": "bad"}
+
+
+def env_view(result: EnvResult) -> GateView:
+    rows = tuple((Cell(c.status.upper(), tone := STATUS_TONE.get(c.status, "dim")), Cell(c.name or "?", tone),
+                  Cell(c.value), Cell(c.fix if c.status != "pass" else "", "quiet"))
+                 for c in result.worst_first)
+    warnings = tuple(present(c.name, c.value, sep=": ") for c in result.checks
+                     if c.status in ("warn", "fail") and (c.name or c.value))
+    columns = (Column("status", status=True), Column("check"), Column("value", share=2),
+               Column("fix", share=3))
+    return GateView(warnings=warnings, tables=(ViewTable("checks", columns, rows),) if rows else ())
