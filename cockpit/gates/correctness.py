@@ -3,9 +3,9 @@ the bench grid's smallest and largest shapes, in the child Python (`probes/workl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
+from cockpit.analysis.results.correctness import Check, CorrectnessResult
 from cockpit.gates.gate import GateContext, Verdict
 from cockpit.gates.probe_call import ShapeCounter, probe_argv, read_result
 
@@ -23,35 +23,38 @@ class CorrectnessGate:
         return judge_correctness(read_result(ctx, exit_code, tail))
 
 
-def judge_correctness(data: dict[str, Any], planned: int | None = None) -> Verdict:
-    rows = data["rows"]
-    planned = planned if planned is not None else data.get("planned") or len(rows)
-    result = {"rows": rows, "device": data.get("device"), "gpu": data.get("gpu"),
-              "workload": data.get("workload"), "oracle": data.get("oracle")}
-    failed = next((r for r in rows if not r.get("ok")), None)
+def judge_correctness(data: Mapping[str, object], planned: int | None = None) -> Verdict:
+    """The verdict on the checks the probe (or a replaced command) made: the first failure, or
+    how many passed and the worst relative error."""
+    read = CorrectnessResult.from_json(data)
+    checks = read.checks
+    planned = planned if planned is not None else read.planned or len(checks)
+    result = CorrectnessResult(checks, read.device, read.workload, read.oracle,
+                               raw={"gpu": data["gpu"]} if data.get("gpu") is not None else {}).to_json()
+    failed = read.failed
     if failed is not None:
-        return Verdict("fail", f"FAILS at {_who(failed)}{failed['config']}: {_why(failed)}; "
-                       f"{len(rows) - 1} smaller checks passed", result)
-    if not rows:
+        return Verdict("fail", f"FAILS at {_who(failed)}{failed.config}: {_why(failed)}; "
+                       f"{len(checks) - 1} smaller checks passed", result)
+    if not checks:
         return Verdict("error", "no shape was checked", result)
-    measured = [r for r in rows if isinstance(r.get("rel_l2"), (int, float))]
+    measured = [c for c in checks if c.rel_l2 is not None]
     if not measured:
-        return Verdict("pass", f"all {len(rows)}/{planned} checks correct (the workload's own check)", result)
-    worst = max(measured, key=lambda r: r["rel_l2"])
-    return Verdict("pass", f"all {len(rows)}/{planned} checks correct; worst rel L2 "
-                   f"{worst['rel_l2']:.1e} at {worst['config']}", result)
+        return Verdict("pass", f"all {len(checks)}/{planned} checks correct (the workload's own check)",
+                       result)
+    worst = max(measured, key=lambda c: c.rel_l2 or 0.0)
+    return Verdict("pass", f"all {len(checks)}/{planned} checks correct; worst rel L2 "
+                   f"{worst.rel_l2:.1e} at {worst.config}", result)
 
 
-def _who(row: dict[str, Any]) -> str:
-    cand = row.get("candidate")
-    return f"{cand} " if cand and cand != "ours" else ""
+def _who(check: Check) -> str:
+    return f"{check.candidate} " if check.candidate and check.candidate != "ours" else ""
 
 
-def _why(row: dict[str, Any]) -> str:
-    if row.get("nonfinite"):
-        return f"{row['nonfinite']} NaN/Inf (max |Δ| {row.get('max_abs') or 0:.2e})"
-    if row.get("what"):
-        return str(row["what"])
-    if isinstance(row.get("rel_l2"), (int, float)) and isinstance(row.get("tolerance"), (int, float)):
-        return f"rel L2 {row['rel_l2']:.2e} > {row['tolerance']:g} (max |Δ| {row.get('max_abs') or 0:.2e})"
+def _why(check: Check) -> str:
+    if check.nonfinite:
+        return f"{check.nonfinite} NaN/Inf (max |Δ| {check.max_abs or 0:.2e})"
+    if check.what:
+        return check.what
+    if check.rel_l2 is not None and check.tolerance is not None:
+        return f"rel L2 {check.rel_l2:.2e} > {check.tolerance:g} (max |Δ| {check.max_abs or 0:.2e})"
     return "the check failed"
