@@ -43,16 +43,18 @@ namespace {
 // in the L4's 100 KB of shared memory:
 //   D = 64 : BM=128, BN=128, 1 stage -> 16 + 16 + 16 = 48 KB
 //   D = 128: BM=128, BN=32,  1 stage -> 32 +  8 +  8 = 48 KB   (BN=64's 64 KB leaves one block)
-// `cockpit tune` keeps a winner per architecture in tuned_config.h (kTunedTiles below: the H100's
-// D=128 tile is BM128 BN64, 1.20x the L4's there), so one checkout builds each GPU's own tile.
-// Which architecture a build is for: nvcc's __CUDA_ARCH_LIST__ when the build targets exactly one
-// (the build gate and `cockpit tune` build for the GPU present; an `a` suffix is the same arch).
-// A build for several archs at once uses the hand-picked tiles everywhere, so the host's launch
-// and every device's code agree; -DCOCKPIT_ATTN_SM=90 names the arch by hand.
+// `cockpit tune` keeps a winner per architecture and head dim in workloads/attention/attention.tuned.json;
+// the build gate passes the winner of the GPU it builds for as -D knobs (below), and tune rewrites
+// tuned_config.h with every arch's winners (COCKPIT_TUNED(X): X(sm, macro, value)), which this file
+// reads to say how a build for another arch launches (the H100's D=128 tile is BM128 BN64, 1.20x
+// the L4's there; an L4 build keeps BN32). Which architecture a build is for: nvcc's
+// __CUDA_ARCH_LIST__ when the build targets exactly one (the build gate and `cockpit tune` build for
+// the GPU present; an `a` suffix is the same arch). A build for several archs at once uses the
+// hand-picked tiles everywhere, so the host's launch and every device's code agree;
+// -DCOCKPIT_ATTN_SM=90 names the arch by hand.
 // Above 48 KB the launcher opts in with cudaFuncSetAttribute(MaxDynamicSharedMemorySize); a
-// static_assert holds the build's tile to its arch's opt-in limit (the L4's 99 KB for the
-// hand-picked tiles, the tuned entry's own limit for a kept one) unless COCKPIT_ATTN_MAX_SMEM
-// names another.
+// static_assert holds the build's tile to its arch's opt-in limit (the L4's 99 KB for a build of
+// several archs) unless COCKPIT_ATTN_MAX_SMEM names another.
 // ---------------------------------------------------------------------------------------------
 #define COCKPIT_ATTN_NARGS_(a, b, c, d, e, f, g, h, n, ...) n
 #define COCKPIT_ATTN_NARGS(...) COCKPIT_ATTN_NARGS_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
@@ -66,39 +68,72 @@ namespace {
 #endif
 
 // One tile: for `sm` (90 = sm_90; 0 = every arch) and head dim `d`. `smem_limit`: the opt-in
-// shared memory per block of the arch it was chosen for.
+// shared memory per block of the arch it is built for.
 struct Tile {
   int sm, d, bm, bn, warps, minb, stages, o_smem, q_regs, smem_limit;
 };
 
-// `cockpit tune`'s kept winners, when it kept any: COCKPIT_ATTN_TUNED_TILES, one {...} per arch
-// and head dim. Delete tuned_config.h to go back to the hand-picked tiles.
+// `cockpit tune`'s kept winners, when it kept any: tuned_config.h's COCKPIT_TUNED(X), one
+// X(sm, macro, value) per knob of each arch's winner. Without the file: the hand-picked tiles.
 #if __has_include("tuned_config.h")
 #include "tuned_config.h"
 #endif
-#ifndef COCKPIT_ATTN_TUNED_TILES
-#define COCKPIT_ATTN_TUNED_TILES
+#ifndef COCKPIT_TUNED
+#define COCKPIT_TUNED(X)
 #endif
+
+struct TunedDefine {
+  int sm;
+  const char* macro;
+  int value;
+};
+#define COCKPIT_ATTN_TUNED_ENTRY(sm, macro, value) TunedDefine{sm, #macro, value},
+constexpr TunedDefine kTunedDefines[] = {COCKPIT_TUNED(COCKPIT_ATTN_TUNED_ENTRY) TunedDefine{-1, "", 0}};
 
 constexpr int kL4SmemPerBlock = 99 * 1024;  // the L4's opt-in limit per block (101376 bytes)
 constexpr int kDefaultSmemPerBlock = 48 * 1024;  // without the opt-in, on every arch
-constexpr Tile kTunedTiles[] = {COCKPIT_ATTN_TUNED_TILES Tile{-1, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
 constexpr Tile kDefaultTiles[] = {
     // sm, D,  BM,  BN, warps, minb, stages, O in smem, Q in regs
     {0, 64, 128, 128, 4, 2, 1, 0, 0, kL4SmemPerBlock},  // minb 2: 255 regs/thread; O staged spills on sm_89
     {0, 128, 128, 32, 4, 1, 1, 1, 0, kL4SmemPerBlock},  // 255 registers/thread, no spills (sm_89, sm_90)
 };
+// The knobs' macros per head dim, in the Tile's order (bm, bn, warps, minb, stages, o_smem, q_regs).
+constexpr const char* kKnobMacros[2][7] = {
+    {"COCKPIT_ATTN_D64_BM", "COCKPIT_ATTN_D64_BN", "COCKPIT_ATTN_D64_WARPS", "COCKPIT_ATTN_D64_MINB",
+     "COCKPIT_ATTN_D64_STAGES", "COCKPIT_ATTN_D64_O_SMEM", "COCKPIT_ATTN_D64_Q_REGS"},
+    {"COCKPIT_ATTN_D128_BM", "COCKPIT_ATTN_D128_BN", "COCKPIT_ATTN_D128_WARPS", "COCKPIT_ATTN_D128_MINB",
+     "COCKPIT_ATTN_D128_STAGES", "COCKPIT_ATTN_D128_O_SMEM", "COCKPIT_ATTN_D128_Q_REGS"},
+};
 
-// The tile a build for `sm` uses for head dim `d`: its arch's kept winner, else one kept for
-// every arch, else the hand-picked one.
+constexpr bool same_name(const char* a, const char* b) {
+  while (*a != 0 && *a == *b) {
+    ++a;
+    ++b;
+  }
+  return *a == *b;
+}
+
+// The value the winner kept for `sm` gives knob `i` of head dim `d`, or -1.
+constexpr int tuned_knob(int sm, int d, int i) {
+  for (const TunedDefine& t : kTunedDefines)
+    if (sm > 0 && t.sm == sm && same_name(t.macro, kKnobMacros[d == 128 ? 1 : 0][i])) return t.value;
+  return -1;
+}
+
+// The opt-in shared memory per block of an arch (CUDA's compute capability tables).
+constexpr int smem_optin(int sm) {
+  return (sm == 80 || sm == 87) ? 163 * 1024 : (sm == 90 || sm == 100) ? 227 * 1024 : kL4SmemPerBlock;
+}
+
+// The tile a build for `sm` uses for head dim `d`: its arch's kept winner over the hand-picked one.
 constexpr Tile tile_for(int sm, int d) {
-  for (const Tile& t : kTunedTiles)
-    if (t.sm == sm && sm > 0 && t.d == d) return t;
-  for (const Tile& t : kTunedTiles)
-    if (t.sm == 0 && t.d == d) return t;
-  for (const Tile& t : kDefaultTiles)
-    if (t.d == d) return t;
-  return Tile{sm, d, 0, 0, 0, 0, 0, 0, 0, 0};
+  Tile t{sm, d, 0, 0, 0, 0, 0, 0, 0, sm > 0 ? smem_optin(sm) : kL4SmemPerBlock};
+  for (const Tile& h : kDefaultTiles)
+    if (h.d == d) t = Tile{sm, d, h.bm, h.bn, h.warps, h.minb, h.stages, h.o_smem, h.q_regs, t.smem_limit};
+  int* fields[7] = {&t.bm, &t.bn, &t.warps, &t.minb, &t.stages, &t.o_smem, &t.q_regs};
+  for (int i = 0; i < 7; ++i)
+    if (tuned_knob(sm, d, i) >= 0) *fields[i] = tuned_knob(sm, d, i);
+  return t;
 }
 
 // Tuning knobs, per head dim, on the command line: -DCOCKPIT_ATTN_D64_BM=64 etc. (what `cockpit
@@ -208,11 +243,18 @@ struct KnobsGiven<128> {
 
 constexpr int given_or(int given, int otherwise) { return given >= 0 ? given : otherwise; }
 
+// A knob given on the command line, as it applies to a build for `sm`: the build gate passes the
+// build arch's kept winner as -D knobs, and those say nothing of another arch's build.
+constexpr int given_for(int sm, int d, int i, int given) {
+  return (sm != COCKPIT_ATTN_SM && given >= 0 && given == tuned_knob(COCKPIT_ATTN_SM, d, i)) ? -1 : given;
+}
+
 // A build for `sm`: its tile with the command line's knobs applied.
 template <int D>
 constexpr Tile build_tile(int sm) {
   const Tile t = tile_for(sm, D);
-  const int* k = KnobsGiven<D>::v;
+  int k[7] = {};
+  for (int i = 0; i < 7; ++i) k[i] = given_for(sm, D, i, KnobsGiven<D>::v[i]);
   const int bm = given_or(k[0], t.bm);
   const int warps = given_or(k[2], k[0] >= 0 ? bm / 32 : t.warps);
   return Tile{t.sm, D, bm, given_or(k[1], t.bn), warps, given_or(k[3], t.minb),
@@ -857,7 +899,7 @@ int attention_build_arch() { return COCKPIT_ATTN_SM; }
 
 int attention_tuned_archs(int* out, int capacity) {
   int n = 0;
-  for (const Tile& t : kTunedTiles) {
+  for (const TunedDefine& t : kTunedDefines) {
     if (t.sm <= 0) continue;
     bool seen = false;
     for (int i = 0; i < n && i < capacity; ++i) seen = seen || out[i] == t.sm;
@@ -913,54 +955,3 @@ cudaError_t attention_forward(const AttnParams& p, cudaStream_t stream) {
 }
 
 }  // namespace cockpit_attn
-
-// The C entry points `cockpit tune` calls through ctypes, in a library built from this file
-// alone (no torch binding to compile per configuration).
-namespace {
-
-template <int D>
-int kernel_config_of(int* out, int capacity) {
-  using Cfg = cockpit_attn::KernelConfig<D>;
-  const int values[] = {Cfg::kBlockM,  Cfg::kBlockN,          Cfg::kWarps,
-                        Cfg::kMinBlocksPerSM, Cfg::kStages,  Cfg::kStageOInSmem ? 1 : 0,
-                        cockpit_attn::smem_bytes<D>(), Cfg::kWarps * 32, Cfg::kQInRegs ? 1 : 0};
-  const int n = static_cast<int>(sizeof values / sizeof values[0]);
-  for (int i = 0; i < n && i < capacity; ++i) out[i] = values[i];
-  return n;
-}
-
-}  // namespace
-
-extern "C" int cockpit_attn_forward_contiguous(const void* q, const void* k, const void* v,
-                                               void* o, int batch, int heads, int seqlen,
-                                               int head_dim, float scale, int causal, int dtype,
-                                               void* stream) {
-  cockpit_attn::AttnParams p;
-  p.q = q;
-  p.k = k;
-  p.v = v;
-  p.o = o;
-  const cockpit_attn::Strides strides{static_cast<int64_t>(heads) * seqlen * head_dim,
-                                      static_cast<int64_t>(seqlen) * head_dim, head_dim};
-  p.q_stride = p.k_stride = p.v_stride = p.o_stride = strides;
-  p.batch = batch;
-  p.heads = heads;
-  p.seqlen = seqlen;
-  p.head_dim = head_dim;
-  p.scale = scale;
-  p.causal = causal != 0;
-  p.dtype = dtype == 1 ? cockpit_attn::DType::kBFloat16 : cockpit_attn::DType::kFloat16;
-  return static_cast<int>(
-      cockpit_attn::attention_forward(p, static_cast<cudaStream_t>(stream)));
-}
-
-extern "C" int cockpit_attn_kernel_config(int head_dim, int* out, int capacity) {
-  switch (head_dim) {
-    case 64:
-      return kernel_config_of<64>(out, capacity);
-    case 128:
-      return kernel_config_of<128>(out, capacity);
-    default:
-      return 0;
-  }
-}

@@ -89,19 +89,3 @@ int attention_tuned_archs(int* out, int capacity);
 cudaError_t kernel_occupancy(const KernelLaunch& kernel, KernelOccupancy* out);
 
 }  // namespace cockpit_attn
-
-// The entry points `cockpit tune` loads with ctypes from a library built from attention.cu
-// alone, one library per configuration: plain values, so no binding is compiled per config.
-extern "C" {
-
-// attention_forward for contiguous (B, H, S, D) tensors; dtype 0 = fp16, 1 = bf16; `stream` is
-// a cudaStream_t (torch.cuda.current_stream().cuda_stream). Returns the cudaError_t as an int.
-int cockpit_attn_forward_contiguous(const void* q, const void* k, const void* v, void* o,
-                                    int batch, int heads, int seqlen, int head_dim, float scale,
-                                    int causal, int dtype, void* stream);
-
-// The configuration this library was compiled with for `head_dim`, in this order: BM, BN,
-// warps, min blocks per SM, K/V stages, O staged through smem (1/0), dynamic smem bytes per
-// block, threads per block. Returns how many values there are (0 for an unknown head_dim).
-int cockpit_attn_kernel_config(int head_dim, int* out, int capacity);
-}

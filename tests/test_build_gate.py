@@ -18,11 +18,19 @@ import pytest
 from cockpit.gates.build import judge_build
 from cockpit.gates.build_log import KernelResources, parse_errors, parse_ptxas
 from cockpit.gates.kernel_resources import ResourcePolicy, report_kernels
-from cockpit.tune.header import read_current
+from cockpit.workload.tuned import read_winners
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures" / "build"
 PROBE = REPO / "cockpit" / "probes" / "build_probe.py"
+
+
+def kept_block_n(arch: str) -> int:
+    """The D=128 tile's BN a plain build for `arch` takes: the tuned file's winner for that arch
+    (csrc/tuned_config.h carries it to nvcc), else the hand-picked (the L4's) BN32."""
+    won = [w for w in read_winners(REPO / "workloads" / "attention" / "attention.tuned.json")
+           if w.arch == arch and w.group == {"D": 128}]
+    return int(won[0].knobs["block_n"]) if won else 32
 
 
 def nvcc(source: Path, arch: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
@@ -74,7 +82,7 @@ def test_every_compiled_kernel_is_judged_as_launched_on_an_l4_and_an_h100(
     assert report.launch_known and report.findings == ()
     rows = {r["label"]: r for r in report.rows}
     assert len(rows) == 8 and {r["threads"] for r in rows.values()} == {128}
-    bn = read_current(REPO / "csrc", arch)[128].block_n  # the L4's BN32; the H100's kept BN64 (tuned_config.h)
+    bn = kept_block_n(arch)  # the L4's BN32; the H100's kept BN64 (attention.tuned.json, tuned_config.h)
     assert bn == (32 if arch == "sm_89" else 64)
     d64, d128 = rows["attn_fwd<half, D=64, BM=128, BN=128, causal>"], rows[f"attn_fwd<bf16, D=128, BM=128, BN={bn}>"]
     assert (d64["smem_per_block"], d64["smem_opt_in"]) == (48 * 1024, False)

@@ -150,7 +150,6 @@ def test_the_reference_cockpit_toml_in_the_repository_is_exactly_the_defaults() 
     from dataclasses import replace
 
     from cockpit.config import Config
-    from cockpit.tune.space import resolve_space
 
     loaded = load_config(Path(__file__).resolve().parents[1])
     defaults = Config()
@@ -160,9 +159,21 @@ def test_the_reference_cockpit_toml_in_the_repository_is_exactly_the_defaults() 
     # the one key that is not a default: this repository's example workload
     assert replace(loaded.workload, module="") == defaults.workload
     assert loaded.workload.module == "workloads/attention/attention.py"
-    # [tune.space] lists every knob's default values; the tuner fills in the knobs it does not name
-    assert resolve_space(loaded.tune) == resolve_space(defaults.tune)
+    # [tune.space] lists every knob of the example workload with all its declared values (a knob
+    # not named keeps them all), so it narrows nothing
+    declared = (Path(__file__).resolve().parents[1] / "workloads" / "attention" / "attention.py").read_text()
+    for name, values in loaded.tune.space.items():
+        assert f'_knob("{name}", ' in declared and repr(tuple(values)) in declared, name
     assert replace(loaded.tune, space={}) == defaults.tune
+
+
+@pytest.mark.parametrize("key", ["head_dims", "seq_lens", "batch", "heads", "dtype", "causal"])
+def test_an_attention_shape_key_in_tune_says_it_moved_to_the_workload(tmp_path: Path, key: str) -> None:
+    write(tmp_path, f"[tune]\nbudget_min = 5\n{key} = 1\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path)
+    said = str(caught.value)
+    assert f"cockpit.toml:3: tune.{key}:" in said and "tune_grid" in said and "\n" not in said
 
 
 def test_a_table_cockpit_does_not_know_lists_every_top_level_key(tmp_path: Path) -> None:

@@ -17,12 +17,14 @@ from cockpit.config import ConfigError, load_config
 from cockpit.config.tune import TuneConfig
 from cockpit.errors import CockpitError
 from cockpit.tune import events as tev
-from cockpit.tune.knobs import launch
-from cockpit.tune.knobs.build import BuildPool, Built
-from cockpit.tune.knobs.finish import BASELINE, CURRENT, decide, judge
-from cockpit.tune.knobs.plan import GroupPlan, KnobPlan, read_plan
-from cockpit.tune.knobs.search import Walk, open_study, search, seed_configurations
-from cockpit.tune.knobs.space import (
+from cockpit.tune import launch
+from cockpit.tune.build import BuildPool, Built
+from cockpit.tune.finish import BASELINE, CURRENT, decide, judge
+from cockpit.tune.plan import GroupPlan, KnobPlan, read_plan
+from cockpit.tune.progress import tune_progress
+from cockpit.tune.search import Walk, open_study, search
+from cockpit.tune.seeds import seed_order
+from cockpit.tune.space import (
     Group,
     current,
     decls,
@@ -33,7 +35,6 @@ from cockpit.tune.knobs.space import (
     searchable,
     variant,
 )
-from cockpit.tune.progress import tune_progress
 from cockpit.ui.tune_panel import tune_lines
 from cockpit.workload.manifest import Manifest, manifest_from_json
 from cockpit.workload.tuned import (
@@ -220,7 +221,7 @@ BASE_MS = (0.05, 0.2)
 def knob_plan(feasible: tuple[tuple[int, ...], ...], now: tuple[int, ...], key: dict[str, Any],
               trials: int = 20) -> KnobPlan:
     opts = {"ROWS": (1, 2, 4), "num_warps": (2, 4, 8)}
-    seeds, how = seed_configurations(feasible, opts, ["ROWS", "num_warps"], now, 3)
+    seeds, how = seed_order(feasible, opts, ["ROWS", "num_warps"], now, 3)
     group = GroupPlan(Group(key, BENCH, ({"M": 3, "N": 1024, "dtype": "fp16"}, *BENCH)), feasible, now,
                       tuple(seeds), ())
     return KnobPlan(

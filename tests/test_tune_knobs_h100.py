@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from cockpit.session.state import fold
-from cockpit.tune.knobs.plan import read_plan
+from cockpit.tune.plan import read_plan
 from cockpit.tune.progress import tune_progress
 from cockpit.ui.tune_panel import tune_lines
 

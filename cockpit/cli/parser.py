@@ -111,7 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--dry-run", action="store_true",
                       help="print the space: total, rejected by which limit, left to search")
     tune.add_argument("--budget", type=float, metavar="MIN", help="wall time for the search (default [tune])")
-    tune.add_argument("--trials", type=int, metavar="N", help="most configurations measured per head dim")
+    tune.add_argument("--trials", type=int, metavar="N", help="most configurations measured per group")
+    tune.add_argument("--group", action="append", metavar="KEY=VALUE", default=None,
+                      help="search only the groups with these keep_per values, e.g. D=128 (repeatable)")
     tune.add_argument("--resume", action="store_true", help="continue the session's stopped search")
     tune.add_argument("--gpus", metavar="LIST", help="nvidia-smi indices or UUIDs (default: all, or "
                       "CUDA_VISIBLE_DEVICES)")

@@ -1,16 +1,9 @@
-"""`cockpit tune`: the search headless, from the dry run to the kept winner.
+"""`cockpit tune`: the search of a workload's knobs headless, from the dry run to the kept winners: the
+space its rule allows on the target GPU, the search on every GPU, the confirmation, and the winners
+in the workload's tuned file (and its tuned header, where its Extension names one).
 
-Two searches share the study, the pruner, the journal events, the confirmation rule and the panel:
-- any workload's knobs (cli/tune_knobs.py): defines built into variants of its Extension, kwargs
-  passed to its candidate, winners kept per GPU arch and `keep_per` group in its tuned file;
-- the attention example's tiles (below): csrc/attention.cu's seven knobs per head dim, compiled
-  alone without torch's headers (seconds a configuration instead of the binding's ~50 s) and held
-  to a register and shared-memory model of the target GPU before anything compiles; winners go to
-  csrc/tuned_config.h. A workload gets it by declaring exactly those knobs, kept per head dim.
-
-Exit 0 when a winner was kept, 1 when nothing beat the current configuration, 2 on a usage or
-environment error.
-"""
+Exit 0 when a winner was kept, 1 when nothing beat the current values, 2 on a usage or environment
+error."""
 
 from __future__ import annotations
 
@@ -34,92 +27,118 @@ from cockpit.session.workspace import resolve_session
 from cockpit.telemetry.nvml import Nvml
 from cockpit.tune import events as tev
 from cockpit.tune.finish import finish_run
-from cockpit.tune.header import read_current
-from cockpit.tune.launch import checks_from_manifest, new_run, resume_run, run_workers, spent_s
-from cockpit.tune.plan import TunePlan, describe, make_plan
+from cockpit.tune.launch import describe_plan, make_plan, new_run, resume_run, run_workers, spent_s
+from cockpit.tune.plan import KnobPlan
 from cockpit.tune.progress import tune_progress
-from cockpit.tune.space import TUNABLE_NAMES
-from cockpit.tune.study import run_store
 from cockpit.tune.target import list_gpus, pick_gpus, resolve_target
 from cockpit.workload.describe import describe as describe_workload
-from cockpit.workload.manifest import Manifest
+from cockpit.workload.describe import workload_args
 
 
 def tune(args: argparse.Namespace) -> int:
-    """`cockpit tune`: search the kernel's configurations (or, `--dry-run`, print the space)."""
+    """`cockpit tune`: search the workload's knobs (or, `--dry-run`, print the space)."""
     ws = workspace_of(args)
     config = _with_flags(load_config(ws.root), args)
     python = gates_python(config.gates, ws.root).path  # the Python with the CUDA torch
     manifest = describe_workload(ws.root, config, python)
-    if not tiles_search(manifest, ws.root):
-        from cockpit.cli.tune_knobs import tune_knobs
-
-        return tune_knobs(args, ws, config, manifest, python)
     gpus = list_gpus(Nvml())
     target = resolve_target(args.arch, os.environ, gpus)
-    csrc = ws.root / "csrc"
-    plan = make_plan(config.tune, config.workload, target, read_current(csrc, target.limits.arch))
+    ref = resolve_session(ws, getattr(args, "session", None))
+    session_dir = ref.path if ref is not None else ws.root / "sessions" / "(dry run)"
+    run_dir = session_dir / "tune"
+    if args.resume:
+        if ref is None:
+            raise CockpitError(
+                'no open session holds a search to resume; start one with: cockpit new "OBJECTIVE"'
+            )
+        budget = args.budget * 60 if args.budget is not None else None
+        plan, notes = resume_run(ws.root, run_dir, budget, args.trials)
+        space: dict[str, Any] = {}
+    else:
+        plan, space = make_plan(
+            ws.root,
+            manifest,
+            config,
+            target,
+            workload_args(ws.root, config),
+            run_dir,
+            ref.journal if ref is not None else session_dir / "journal.jsonl",
+            time.time(),
+            python,
+            getattr(args, "group", None),
+        )
+        notes = []
     if args.dry_run:
         if args.json:
-            print(json.dumps(plan.as_json()))
+            print(json.dumps({"plan": plan.to_json(), "space": space}))
         else:
-            print("\n".join(describe(plan, config.tune)))
+            print("\n".join(describe_plan(plan, space, config.tune.budget_min)))
         return 0
     if importlib.util.find_spec("optuna") is None:
         raise CockpitError("optuna is not installed: pip install -e '.[tune]' (the search library)")
     picked = pick_gpus(gpus, args.gpus, os.environ)
     if not picked:
-        raise CockpitError("no GPU to tune on (NVML sees none); `cockpit tune --dry-run --arch 8.9` "
-                           "examines a space without one")
-    ref = resolve_session(ws, getattr(args, "session", None))
+        raise CockpitError(
+            "no GPU to tune on (NVML sees none); `cockpit tune --dry-run --arch 8.9` "
+            "examines a space without one"
+        )
     if ref is None:
         raise CockpitError('no open session to record the search in; start one with: cockpit new "OBJECTIVE"')
-    run_dir = ref.path / "tune"
-    if args.resume:
-        budget = args.budget * 60 if args.budget is not None else None
-        run, notes = resume_run(run_dir, budget, args.trials)
-    else:
-        cache = ws.root / "build" / "tune"
-        checks = checks_from_manifest(manifest, [s.head_dim for s in plan.spaces])
-        run, notes = new_run(config, plan, checks, run_dir, ref.journal, csrc, cache, time.time()), []
+    if not args.resume:
+        plan = new_run(ws.root, plan)
     for note in notes:
         _say(note)
     writer = JournalWriter(ref.journal)
-    left_s = max(0.0, run.budget_s - spent_s(run))
-    writer.append(tev.tune_started(time.time(), run.run, run.target, [g.uuid for g in picked], left_s,
-                                   run.trials, _spaces(plan), run.seed_how, args.resume))
-    _say(f"{run.run}: {run.target}, {len(picked)} GPU(s) "
-         f"({', '.join(f'{g.index}: {g.name}' for g in picked)}), budget {run.budget_s / 60:g} min or "
-         f"{run.trials} trials per head dim; seed: {run.seed_how}; study {run_store(run, config.tune).where}")
+    left_s = max(0.0, plan.budget_s - spent_s(plan))
+    writer.append(
+        tev.tune_started(
+            time.time(),
+            plan.run,
+            plan.target,
+            [g.uuid for g in picked],
+            left_s,
+            plan.trials,
+            _spaces(plan, space),
+            plan.seed_how,
+            args.resume,
+            workload=plan.workload,
+            unit=f"x {plan.baseline}",
+            baseline=plan.baseline,
+        )
+    )
+    _say(
+        f"{plan.run}: {plan.workload} on {plan.target}, {len(picked)} GPU(s) "
+        f"({', '.join(f'{g.index}: {g.name}' for g in picked)}), budget {plan.budget_s / 60:g} min or "
+        f"{plan.trials} trials per group; seed: {plan.seed_how}"
+    )
     try:
-        codes = run_workers(run, picked, ref.path / "logs", lambda: _tick(ref.journal))
+        codes = run_workers(ws.root, plan, picked, ref.path / "logs", lambda: _tick(ref.journal))
     except KeyboardInterrupt:
-        _say(f"stopped; `cockpit tune --resume` continues {run.run} where it stopped")
+        _say(f"stopped; `cockpit tune --resume` continues {plan.run} where it stopped")
         raise
     if all(code != 0 for code in codes):
-        log = ref.path / "logs" / f"{run.run}-gpu{picked[0].index}.log"
+        log = ref.path / "logs" / f"{plan.run}-gpu{picked[0].index}.log"
         last = (log.read_text(errors="replace").strip().splitlines() or ["no output"])[-1]
         raise CockpitError(f"every worker failed (exit {codes}): {last} (logs in {ref.path / 'logs'})")
     if any(code != 0 for code in codes):
         _say(f"a worker exited {codes}: see {ref.path / 'logs'}; the others finished the search")
-    result = finish_run(config, run, picked[0], _say)
+    result = finish_run(config, ws.root, plan, picked[0].uuid, _say, python)
     keep = result["keep"]
-    writer.append(tev.tune_finished(time.time(), run.run, keep["action"], keep["summary"], keep=keep))
-    writer.append(decision(time.time(), keep["action"], keep["summary"], True, source="tune",
-                           header=keep.get("header"), improvement=keep.get("improvement")))
+    writer.append(tev.tune_finished(time.time(), plan.run, keep["action"], keep["summary"], keep=keep))
+    writer.append(
+        decision(
+            time.time(),
+            keep["action"],
+            keep["summary"],
+            True,
+            source="tune",
+            header=keep.get("header"),
+            improvement=keep.get("improvement"),
+        )
+    )
     writer.close()
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print("\n".join(result["lines"]))
+    print(json.dumps(result) if args.json else "\n".join(result["lines"]))
     return 0 if keep["action"] == "keep" else 1
-
-
-def tiles_search(manifest: Manifest, root: Path) -> bool:
-    """Whether the workload is the attention tiles' kernel: its seven knobs kept per head dim, and
-    csrc/attention.cu, the file that search compiles alone."""
-    return ({k.name for k in manifest.knobs} == set(TUNABLE_NAMES) and manifest.keep_per == ("D",)
-            and (root / "csrc" / "attention.cu").is_file())
 
 
 def _with_flags(config: Config, args: argparse.Namespace) -> Config:
@@ -137,20 +156,31 @@ def _with_flags(config: Config, args: argparse.Namespace) -> Config:
     return replace(config, tune=tune)
 
 
-def _spaces(plan: TunePlan) -> list[dict[str, Any]]:
-    return [{"head_dim": s.head_dim, "total": s.total, "left": len(s.feasible),
-             "rejected_by": s.rejected_by()} for s in plan.spaces]
+def _spaces(plan: KnobPlan, space: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "group": g.label,
+            "total": plan.combinations,
+            "left": len(g.feasible),
+            "rejected_by": {"rule": n} if (n := _rejected(space, g.group.key)) else {},
+        }
+        for g in plan.groups
+    ]
+
+
+def _rejected(space: dict[str, Any], key: dict[str, Any]) -> int:
+    said: dict[str, Any] = next((g for g in space.get("groups", []) if g.get("key") == key), {})
+    return int(sum(said.get("rejected", {}).values()))
 
 
 def _tick(journal: Path) -> None:
     progress = tune_progress(read_journal(journal).events)
     if progress is None:
         return
-    best = "; ".join(f"{b.group} {b.config} {b.value}" for b in progress.best) or "none yet"
+    best = "; ".join(f"{b.group} {b.config} {b.value.value:.3f}{progress.unit}" for b in progress.best)
     eta = progress.eta_s(time.time()) / 60
-    _say(f"{progress.activity()} | queue {progress.queued} | ETA {eta:.1f} min | best {best}")
+    _say(f"{progress.activity()} | queue {progress.queued} | ETA {eta:.1f} min | best {best or 'none yet'}")
 
 
 def _say(line: str) -> None:
     print(f"cockpit tune: {line}", file=sys.stderr, flush=True)
-

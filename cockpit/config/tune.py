@@ -1,5 +1,6 @@
-"""`[tune]` and `[tune.space]`: what `cockpit tune` searches, on which shapes, for how long, and
-where its study lives (the session's journal file, or a database several boxes share)."""
+"""`[tune]` and `[tune.space]`: how long `cockpit tune` searches, which of the workload's knob values
+it may try, and where its study lives (the session's journal file, or a database several boxes share).
+The shapes it times are the workload's (`tune_grid`, else its bench grid)."""
 
 from __future__ import annotations
 
@@ -12,27 +13,26 @@ from cockpit.config.reader import ConfigReader
 
 Value = int | bool
 
+MOVED = ("head_dims", "seq_lens", "batch", "heads", "dtype", "causal")
+"""Keys of the attention-only [tune] of earlier versions: the shapes a tune times are now the
+workload module's (`tune_grid`, else `bench_grid`), each group (`keep_per`) searched on its own."""
+
 
 @dataclass(frozen=True)
 class TuneConfig:
-    """`[tune]`: the search. Shapes are every `seq_lens` x `head_dims` at `batch`, `heads`,
-    `dtype` and `causal`; each head dim is searched on its own (its own kernel configuration)."""
+    """`[tune]`: the search, over the workload's knobs, on the workload's tune shapes; each group of
+    shapes (the workload's `keep_per`) is searched on its own (its own winner)."""
 
     space: Mapping[str, tuple[Value, ...]] = field(default_factory=dict)
     """`[tune.space]` as written: knob -> values. The tuner checks the names and values against the
-    kernel's knobs (`tune.space.resolve_space`); a knob not named keeps the kernel's default values."""
-    head_dims: tuple[int, ...] = (64, 128)
-    seq_lens: tuple[int, ...] = (1024, 2048, 4096, 8192)
-    batch: int = 4
-    heads: int = 16
-    dtype: str = "fp16"
-    causal: bool = False
+    workload's knobs (`tune.space.options`); a knob not named keeps all its declared values."""
     budget_min: float = 15.0
-    """Wall time for the whole search, every head dim, the confirmation excluded."""
+    """Wall time for the whole search, every group, the confirmation excluded."""
     trials: int = 100
-    """The most configurations measured per head dim (whichever of this and the budget ends first)."""
+    """The most configurations measured per group (whichever of this and the budget ends first)."""
     seed_trials: int = 20
-    """Space-filling configurations measured first per head dim, the current one among them."""
+    """Configurations measured first per group (the current one, other archs' winners, its
+    neighbours, a Latin hypercube), before TPE takes over."""
     prune_slower: float = 0.10
     """After its short first measurement, a configuration whose confidence interval lies wholly
     more than this fraction below the best so far is not measured further."""
@@ -40,23 +40,20 @@ class TuneConfig:
     """The bar: the winner is kept when it is this much faster than the current configuration,
     with the lower end of its confidence interval above it."""
     occupancy_floor: float = 0.125
+    """Resident warps per SM under this share of the SM's slots: rejected before building (the
+    workload's rule gets it in `limits`, `cockpit.workload.resources.fits` applies it)."""
     confirm_top: int = 3
-    """How many of the best configurations per head dim the confirmation re-measures."""
+    """How many of the best configurations per group the confirmation re-measures."""
     storage: str = ""
     """Where the studies live: "" = the session's journal file (the GPUs of one box); a database URL,
     `postgresql://user@host:port/db`, shares one study between the workers of several boxes
     (`sqlite:///path.db` works too, for one box: SQLite over a network file system is not safe)."""
     study: str = ""
     """The name both boxes meet under in the database; "" = derived from the kernel or workload,
-    its shapes, dtype, knob values and GPU arch (cockpit/tune/storage.py)."""
+    its shapes, knob values and GPU arch (cockpit/tune/storage.py)."""
     where: Mapping[str, str] = field(default_factory=dict, compare=False)
     """`cockpit.toml:LINE` of each key as written, for errors found later (an empty space on
     the target GPU, a budget too small for the seed)."""
-
-    def shapes(self, head_dim: int) -> list[dict[str, Any]]:
-        """The shapes a head dim is tuned on, as the probes take them."""
-        return [{"B": self.batch, "H": self.heads, "S": s, "D": head_dim, "dtype": self.dtype,
-                 "causal": self.causal} for s in self.seq_lens]
 
     def line(self, key: str) -> str:
         return self.where.get(key) or self.where.get("tune") or "cockpit.toml"
@@ -64,9 +61,13 @@ class TuneConfig:
 
 def read_tune(table: Mapping[str, Any], reader: ConfigReader) -> TuneConfig:
     d = TuneConfig()
-    keys = ("space", "head_dims", "seq_lens", "batch", "heads", "dtype", "causal", "budget_min",
-            "trials", "seed_trials", "prune_slower", "keep_improvement", "occupancy_floor",
-            "confirm_top", "storage", "study")
+    for key in MOVED:
+        if key in table:
+            raise reader.fail(f"tune.{key}", "the shapes a tune times now live in the workload module "
+                              "(its tune_grid, else its bench_grid, searched per keep_per group; "
+                              "docs/workloads.md): remove this key")
+    keys = ("space", "budget_min", "trials", "seed_trials", "prune_slower", "keep_improvement",
+            "occupancy_floor", "confirm_top", "storage", "study")
     reader.check_keys(table, "tune", keys)
 
     def whole(key: str, low: int) -> int:
@@ -76,26 +77,9 @@ def read_tune(table: Mapping[str, Any], reader: ConfigReader) -> TuneConfig:
     def fraction(key: str, rule: str) -> float:
         return reader.number(table.get(key, getattr(d, key)), f"tune.{key}", lambda v: 0 <= v < 1, rule)
 
-    head_dims = table.get("head_dims", list(d.head_dims))
-    if not isinstance(head_dims, list) or not head_dims or not all(
-            isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in head_dims):
-        raise reader.fail("tune.head_dims", f"{head_dims!r} is not allowed (expected a list of head dims "
-                          "such as [64, 128])")
-    seq_lens = table.get("seq_lens", list(d.seq_lens))
-    if not isinstance(seq_lens, list) or not seq_lens or not all(
-            isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in seq_lens):
-        raise reader.fail("tune.seq_lens", f"{seq_lens!r} is not allowed (expected a list of lengths > 0)")
-    dtype = table.get("dtype", d.dtype)
-    if dtype not in ("fp16", "bf16"):
-        raise reader.fail("tune.dtype", f"{dtype!r} is not allowed (expected \"fp16\" or \"bf16\")")
-    causal = table.get("causal", d.causal)
-    if not isinstance(causal, bool):
-        raise reader.fail("tune.causal", f"{causal!r} is not allowed (expected true or false)")
     out_space = _read_space(table.get("space", {}), reader)
     out = TuneConfig(
-        space=out_space, head_dims=tuple(dict.fromkeys(head_dims)),
-        seq_lens=tuple(seq_lens), batch=whole("batch", 1), heads=whole("heads", 1), dtype=dtype,
-        causal=causal,
+        space=out_space,
         budget_min=reader.number(table.get("budget_min", d.budget_min), "tune.budget_min",
                                  lambda v: 0 < v <= 7 * 24 * 60, "minutes > 0, at most a week"),
         trials=whole("trials", 1), seed_trials=whole("seed_trials", 1),
@@ -115,8 +99,8 @@ def read_tune(table: Mapping[str, Any], reader: ConfigReader) -> TuneConfig:
 
 
 def _read_space(space: Any, reader: ConfigReader) -> dict[str, tuple[Value, ...]]:
-    """Each knob's values as a non-empty list of numbers or booleans; whether the kernel has such a
-    knob and accepts those values is the tuner's to say, against the kernel's own rules."""
+    """Each knob's values as a non-empty list of numbers or booleans; whether the workload has such a
+    knob and declares those values is the tuner's to say (`tune.space.options`)."""
     if not isinstance(space, dict):
         raise reader.fail("tune.space", "must be a table, e.g. [tune.space]")
     out: dict[str, tuple[Value, ...]] = {}

@@ -174,3 +174,49 @@ def percentile(values: Sequence[float], p: float) -> float:
     pos = (len(ordered) - 1) * p
     lo, hi = math.floor(pos), math.ceil(pos)
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def block_plan(call_ms: dict[str, float], n: int, rounds: int, settle_ms: float,
+               config_index: int, max_settle_calls: int = 5000) -> list[tuple[str, int, int]]:
+    """The timed blocks of one config, in the order they run: (implementation, untimed calls
+    first, timed calls). Each implementation gets `n` timed calls split over `rounds` blocks;
+    before each block it runs `settle_ms` of calls untimed, so its timed calls see the clock its
+    own power draw settles at (a power-capped GPU needs ~100 ms after a lighter kernel; timing it
+    right after one reads up to 9 % fast). The order alternates round by round and config by
+    config, so slow drift (temperature) falls on every implementation alike."""
+    names = list(call_ms)
+    per_round = [n // rounds + (1 if r < n % rounds else 0) for r in range(rounds)]
+    plan: list[tuple[str, int, int]] = []
+    for r in range(rounds):
+        order = names if (config_index + r) % 2 == 0 else names[::-1]
+        for name in order:
+            settle = min(max_settle_calls, math.ceil(settle_ms / max(call_ms[name], 1e-3)))
+            if plan and plan[-1][0] == name:
+                settle = 0  # it just ran: already at its own clock
+            if per_round[r]:
+                plan.append((name, settle, per_round[r]))
+    return plan
+
+
+def block_spans(anchor: Any, anchor_t: float, spans: Sequence[tuple[str, Any, Any, int]]
+                ) -> list[dict[str, Any]]:
+    """When each timed block ran, in wall-clock seconds, so the NVML samples inside it tell the
+    clock it ran at: (implementation, its first start event, its last end event, timed calls),
+    placed on the GPU's timeline by `anchor`, an event the host saw complete at `anchor_t`."""
+    return [{"impl": name, "t0": round(anchor_t + anchor.elapsed_time(start) / 1e3, 4),
+             "t1": round(anchor_t + anchor.elapsed_time(end) / 1e3, 4), "calls": timed}
+            for name, start, end, timed in spans]
+
+
+def flush_ms(flush: Any) -> float:
+    """What one L2 flush costs on the GPU, so settling is sized in GPU time, flushes included."""
+    for _ in range(3):
+        flush.zero_()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(10):
+        flush.zero_()
+    end.record()
+    end.synchronize()
+    ms: float = start.elapsed_time(end)
+    return ms / 10

@@ -149,13 +149,18 @@ def describe(w: Workload, source: str, limits: Mapping[str, Any] | None = None) 
     build = w.build
     # A define knob's untuned value is the source's own #ifndef default unless the workload says.
     knobs = [{"name": k.name, "values": list(k.values), "via": k.via, "macro": k.macro or k.name,
-              "start": k.default if k.via == "define" else k.start} for k in w.knobs]
+              "start": k.default if k.via == "define" else k.start, "hints": dict(k.hints)} for k in w.knobs]
     combos = list(itertools.product(*(k.values for k in w.knobs))) if w.knobs else []
+    groups = tune_groups(w)
     allowed = None
     if w.rule is not None and combos:
         names = [k.name for k in w.knobs]
         known = dict(limits or {})
-        allowed = sum(1 for c in combos if w.rule(dict(zip(names, c, strict=True)), known) is None)
+        allowed = sum(1 for c in combos
+                      if rule_verdict(w, dict(zip(names, c, strict=True)), known, groups[0] if groups else {})
+                      is None)
+    defaults = ([{"group": g, "knobs": dict(w.knob_defaults(**g))} for g in groups]
+                if w.knob_defaults is not None else [])
     profile = None
     if w.profile is not None:
         profile = {"kernel": w.profile.kernel, "shape": _row(w, w.profile.shape),
@@ -165,7 +170,9 @@ def describe(w: Workload, source: str, limits: Mapping[str, Any] | None = None) 
         "build": {"kind": build.kind, "name": getattr(build, "name", None),
                   "sources": list(getattr(build, "sources", ())),
                   "include_dirs": list(getattr(build, "include_dirs", ())),
-                  "cuda_flags": list(getattr(build, "cuda_flags", ()))},
+                  "cuda_flags": list(getattr(build, "cuda_flags", ())),
+                  "variant_build": getattr(build, "variant_build", "rebuild"),
+                  "tuned_header": getattr(build, "tuned_header", None)},
         "candidates": list(w.candidates),
         "references": [{"name": r.name, "oracle": r.oracle, "baseline": r.baseline, "optional": r.optional}
                        for r in w.references],
@@ -176,6 +183,8 @@ def describe(w: Workload, source: str, limits: Mapping[str, Any] | None = None) 
         "dtype_key": w.dtype_key, "writes_output": w.make_output is not None,
         "profile": profile, "knobs": knobs, "knob_combinations": len(combos), "knob_allowed": allowed,
         "keep_per": list(w.keep_per),
+        "tune_grid": [_row(w, s) for s in w.tune_grid] if w.tune_grid is not None else None,
+        "knob_defaults": defaults,
     }
 
 
@@ -185,25 +194,56 @@ def _row(w: Workload, shape: Mapping[str, Any]) -> dict[str, Any]:
             "bytes": float(w.bytes(**shape)) if w.bytes else None}
 
 
+def tune_groups(w: Workload) -> list[dict[str, Any]]:
+    """The keep_per values among the shapes a tune times (its tune grid, else the bench grid), in order."""
+    keys: list[dict[str, Any]] = []
+    for shape in w.tune_grid if w.tune_grid is not None else w.bench_grid:
+        key = {k: shape[k] for k in w.keep_per if k in shape}
+        if key not in keys:
+            keys.append(key)
+    return keys
+
+
+def rule_verdict(w: Workload, values: Mapping[str, Any], limits: Mapping[str, Any],
+                 group: Mapping[str, Any]) -> str | None:
+    """The rule's answer; a rule of three parameters is told the group too."""
+    import inspect
+
+    if w.rule is None:
+        return None
+    try:
+        takes_group = len(inspect.signature(w.rule).parameters) >= 3
+    except (TypeError, ValueError):
+        takes_group = False
+    try:
+        args = (dict(values), dict(limits), dict(group)) if takes_group else (dict(values), dict(limits))
+        why = w.rule(*args)
+    except Exception as exc:  # a rule that raises is a bug to name, not a rejection to count
+        raise WorkloadLoadError(f"{w.name}: the knob rule raised on {dict(values)} "
+                                f"{dict(group) or ''}: {first_line(exc)}") from exc
+    return None if why is None else str(why)
+
+
 def space(w: Workload, limits: Mapping[str, Any]) -> dict[str, Any]:
-    """Every knob combination the workload's rule allows on a GPU with these limits, and how many
-    it rejects for which reason (the rule's words, numbers folded so alike reasons count together)."""
+    """Per tune group, every knob combination the workload's rule allows on a GPU with these limits,
+    and how many it rejects for which reason (the rule's words, numbers folded so alike reasons
+    count together)."""
     import re
 
     names = [k.name for k in w.knobs]
-    feasible: list[list[Any]] = []
-    rejected: dict[str, int] = {}
-    examples: dict[str, str] = {}
-    for combo in itertools.product(*(k.values for k in w.knobs)) if w.knobs else ():
-        values = dict(zip(names, combo, strict=True))
-        try:
-            why = w.rule(values, dict(limits)) if w.rule is not None else None
-        except Exception as exc:  # a rule that raises is a bug to name, not a rejection to count
-            raise WorkloadLoadError(f"{w.name}: the knob rule raised on {values}: {first_line(exc)}") from exc
-        if why is None:
-            feasible.append(list(combo))
-            continue
-        reason = re.sub(r"\d+(\.\d+)?", "N", str(why))
-        rejected[reason] = rejected.get(reason, 0) + 1
-        examples.setdefault(reason, str(why))
-    return {"knobs": names, "feasible": feasible, "rejected": rejected, "examples": examples}
+    combos = list(itertools.product(*(k.values for k in w.knobs))) if w.knobs else []
+    groups = []
+    for group in tune_groups(w):
+        feasible: list[list[Any]] = []
+        rejected: dict[str, int] = {}
+        examples: dict[str, str] = {}
+        for combo in combos:
+            why = rule_verdict(w, dict(zip(names, combo, strict=True)), limits, group)
+            if why is None:
+                feasible.append(list(combo))
+                continue
+            reason = re.sub(r"\d+(\.\d+)?", "N", why)
+            rejected[reason] = rejected.get(reason, 0) + 1
+            examples.setdefault(reason, why)
+        groups.append({"key": group, "feasible": feasible, "rejected": rejected, "examples": examples})
+    return {"knobs": names, "groups": groups}

@@ -126,7 +126,10 @@ def main(argv: list[str] | None = None) -> int:
         if w.build.kind != "extension":
             say(f"define knobs are compiled into an Extension build; {w.name} is {w.build.kind}")
             return 2
-        return build_extension(w.build.with_flags(args.variant, json.loads(args.defines)), args)
+        flags = json.loads(args.defines)
+        if w.build.variant_build == "relink":
+            return relink_variant(w.build, flags, args)
+        return build_extension(w.build.with_flags(args.variant, flags), args)
     if args.mode == "build":
         try:
             defines = tuned_for(w, args, build_arch()).defines()
@@ -163,6 +166,36 @@ def build_extension(build: Any, args: argparse.Namespace) -> int:
     return int(build_probe.main(argv))
 
 
+def relink_variant(build: Any, flags: list[str], args: argparse.Namespace) -> int:
+    """A variant's .cu objects rebuilt with `flags` and linked with the base build's other objects."""
+    if TYPE_CHECKING or __package__:
+        from cockpit.probes import build_probe, relink
+    else:
+        import build_probe
+        import relink
+
+    def make_base(folder: Path) -> int:
+        say(f"cockpit-build: the base build for relinked variants, {folder}")
+        return int(build_probe.main([
+            "--workspace", str(args.workspace), "--name", build.name, "--out", str(folder / "build.json"),
+            "--sources", json.dumps(list(build.sources)),
+            "--include-dirs", json.dumps(list(build.include_dirs)),
+            "--cuda-flags", json.dumps(list(build.cuda_flags)), "--build-dir", str(folder)]))
+
+    code = relink.ensure_base(args.workspace, build.name, make_base)
+    if code != 0:
+        say(f"cockpit-build: the base build failed (exit {code}): the variant cannot be relinked")
+        return code
+    folder = build.with_flags(args.variant, flags).build_dir(args.workspace)
+    try:
+        relink.prepare(relink.base_dir(args.workspace, build.name), folder, flags)
+    except (OSError, ValueError) as exc:
+        say(f"cockpit-build: cannot relink in {folder}: {exc}")
+        return 2
+    say(f"cockpit-build: relinking {build.name} with {' '.join(flags)} in {folder}")
+    return int(build_probe.run_ninja(folder, int(os.environ.get("MAX_JOBS") or 2)))
+
+
 def build_beside(build: Any, args: argparse.Namespace) -> int:
     """A reference's own build (an earlier version of the kernel) in a child of its own, its log in
     its build folder so the gate's table stays the current kernel's; one line here says how it went."""
@@ -191,7 +224,7 @@ def run_on_gpu(w: Any, args: argparse.Namespace) -> int:
         say(f"torch does not import in {sys.executable} ({missing}): install torch's CUDA build in this "
             "python, or start the cockpit from the environment that has it")
         return 2
-    from cockpit.probes.attention.gpu_watch import GpuWatch, device_identity, no_cuda_device
+    from cockpit.probes.gpu_watch import GpuWatch, device_identity, no_cuda_device
 
     if not torch.cuda.is_available():
         say(("profile_target: cannot run: " if args.mode == "profile" else "") + no_cuda_device())

@@ -1,145 +1,318 @@
-"""After the search: confirm the best configurations on one GPU, keep or revert, and record it.
+"""After a knob search: confirm each group's best configurations on one GPU, keep or revert, record.
 
-Keep writes the winners into csrc/tuned_config.h (the change, which the engineer commits as any
-kept change: csrc/ is what keep commits and revert restores) and saves the confirmation as a
-bench record in the session's results, so the next bench gate's keep/revert compares with the
-tuned kernel. Revert writes nothing: the current configuration stays.
+The confirmation re-measures the current configuration, the `confirm_top` best of the search and
+the baseline reference, interleaved in the bench gate's blocks, in one watched window. A winner
+must be faster than the current configuration beyond the noise (its bootstrapped interval above 1)
+and by the bar (`[tune] keep_improvement`), in a window the validity verdict passes.
+
+Keep writes the winners into the workload's tuned file (per GPU architecture and group), which the
+engineer commits with the kernel as any kept change; the confirmation is saved as a bench record
+of the workload, so the next bench gate's keep/revert compares with the tuned kernel. Revert writes
+nothing.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import statistics
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cockpit.analysis.keep import bench_record_json, head_commit
-from cockpit.analysis.stats import flops
+from cockpit.analysis.stats import Estimate, speedup
 from cockpit.config import Config
 from cockpit.gates.bench_validity import judge_probe_window
 from cockpit.session.paths import stored_path
-from cockpit.tune.compile import compile_config, find_toolchain
-from cockpit.tune.confirm import CURRENT, Confirmation, describe, judge
-from cockpit.tune.header import keep as keep_tiles
 from cockpit.tune.header import render, write_header
-from cockpit.tune.measure import ProbeMeasurer
-from cockpit.tune.runplan import HeadDimPlan, RunPlan
-from cockpit.tune.space import KernelParams, config_name
+from cockpit.tune.plan import GroupPlan, KnobPlan
+from cockpit.tune.search import open_study, request_for, store_of
+from cockpit.tune.space import Config as KnobConfig
+from cockpit.tune.space import as_dict, label
 from cockpit.tune.storage import Store
-from cockpit.tune.study import open_run_study, params_of, run_store
-from cockpit.tune.target import Gpu
+from cockpit.tune.worker import measurer_for
+from cockpit.workload.tuned import Winner, merged, read_winners, write_winners
+
+CURRENT = "current"
+BASELINE = "baseline"
 
 
-def top_configurations(run: RunPlan, head: HeadDimPlan, k: int,
-                       store: Store | None = None) -> list[KernelParams]:
-    """The `k` best distinct timed configurations of a head dim's study (every box's, in a shared
-    store), the current one aside."""
+@dataclass(frozen=True)
+class Contender:
+    name: str
+    config: KnobConfig
+    vs_current: Estimate
+    vs_baseline: Estimate
+
+
+@dataclass(frozen=True)
+class GroupVerdict:
+    group: GroupPlan
+    current: Contender
+    contenders: tuple[Contender, ...]
+    winner: Contender | None
+    why: str
+    validity: dict[str, Any]
+
+
+def top_configurations(plan: KnobPlan, group: GroupPlan, where: Path | Store, k: int) -> list[KnobConfig]:
+    """The `k` best distinct timed configurations of a group (every box's, in a shared store), the
+    current one aside."""
     import optuna
 
-    study = open_run_study(store or run_store(run), run, head)
-    done = sorted((t for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
-                   if t.value is not None), key=lambda t: t.value or 0.0, reverse=True)
-    out: list[KernelParams] = []
+    study = open_study(plan, group, where)
+    done = sorted(
+        (
+            t
+            for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+            if t.value is not None
+        ),
+        key=lambda t: t.value or 0.0,
+        reverse=True,
+    )
+    out: list[KnobConfig] = []
     for t in done:
-        params = params_of(t)
-        if params is not None and params != head.current and params not in out:
-            out.append(params)
+        config = tuple(t.params.get(kn.name) for kn in plan.knobs)
+        if config != group.current and config not in out:
+            out.append(config)
     return out[:k]
 
 
-def finish_run(config: Config, run: RunPlan, gpu: Gpu, say: Callable[[str], None]) -> dict[str, Any]:
-    toolchain = find_toolchain()
-    measurer = ProbeMeasurer(run.probe, run.run_dir / "confirm.log",
-                             env=dict(os.environ, CUDA_VISIBLE_DEVICES=gpu.uuid))
-    results: list[tuple[Confirmation, dict[str, Any], dict[str, Any]]] = []
-    store = run_store(run, config.tune)
+def judge(
+    group: GroupPlan,
+    configs: Mapping[str, KnobConfig],
+    times: Mapping[str, Sequence[Sequence[float]]],
+    bar: float,
+    validity: dict[str, Any],
+    plan: KnobPlan,
+) -> GroupVerdict:
+    """`times`: per contender (CURRENT, top1..) and BASELINE, per shape, the per-call times."""
+
+    def contender(name: str) -> Contender:
+        return Contender(
+            name, configs[name], speedup(times[name], times[CURRENT]), speedup(times[name], times[BASELINE])
+        )
+
+    current = contender(CURRENT)
+    others = tuple(
+        sorted(
+            (contender(n) for n in configs if n != CURRENT), key=lambda c: c.vs_current.value, reverse=True
+        )
+    )
+    if not others:
+        return GroupVerdict(group, current, others, None, "the search found nothing to confirm", validity)
+    best = others[0]
+    what = f"the best, {label(plan.knobs, best.config)}, is {best.vs_current.value:.2f}x the current values"
+    if not validity["valid"]:
+        return GroupVerdict(
+            group,
+            current,
+            others,
+            None,
+            "the confirmation run is suspect (see validity): re-measure on a quiet GPU",
+            validity,
+        )
+    if best.vs_current.lo <= 1.0:
+        return GroupVerdict(
+            group,
+            current,
+            others,
+            None,
+            f"{what} but its interval [{best.vs_current.lo:.2f}, {best.vs_current.hi:.2f}] "
+            "reaches 1: not better beyond the noise",
+            validity,
+        )
+    if best.vs_current.value < 1 + bar:
+        return GroupVerdict(group, current, others, None, f"{what}, under the {bar:.0%} bar", validity)
+    return GroupVerdict(
+        group,
+        current,
+        others,
+        best,
+        f"{label(plan.knobs, best.config)}: {_ci(best.vs_current)} the current values "
+        f"(bar {1 + bar:.2f}x), {_ci(best.vs_baseline)} {plan.baseline}",
+        validity,
+    )
+
+
+def describe(v: GroupVerdict, plan: KnobPlan) -> list[str]:
+    lines = [
+        f"{v.group.label}: "
+        + (f"WINNER {label(plan.knobs, v.winner.config)}" if v.winner else "no winner")
+        + f" — {v.why}"
+    ]
+    for c in (v.current, *v.contenders):
+        lines.append(
+            f"  {c.name:<8} {label(plan.knobs, c.config):<48} vs current {_ci(c.vs_current)}  "
+            f"vs {plan.baseline} {_ci(c.vs_baseline)}"
+        )
+    if not v.validity["valid"]:
+        lines.append(f"  SUSPECT: {'; '.join(v.validity.get('reasons', []))}")
+    return lines
+
+
+def finish_run(
+    config: Config,
+    workspace: Path,
+    plan: KnobPlan,
+    gpu_uuid: str,
+    say: Callable[[str], None],
+    python: str = sys.executable,
+) -> dict[str, Any]:
+    """`python`: the gates' interpreter (the one with the CUDA torch), which measures."""
+    import os
+
+    measurer = measurer_for(
+        plan,
+        workspace,
+        workspace / plan.run_dir / "confirm.log",
+        env=dict(os.environ, CUDA_VISIBLE_DEVICES=gpu_uuid),
+        python=python,
+    )
+    verdicts: list[tuple[GroupVerdict, dict[str, Any]]] = []
+    store = store_of(workspace, plan, config.tune)
     try:
-        for head in run.head_dims:
-            best = top_configurations(run, head, config.tune.confirm_top, store)
-            contenders = {CURRENT: head.current} | {f"top{i + 1}": p for i, p in enumerate(best)}
-            libraries: dict[str, Path] = {}
-            for name, params in contenders.items():
-                built = compile_config(toolchain, run.csrc, run.cache, params, head.head_dim, run.arch,
-                                       run.max_smem)
-                if built.library is not None:
-                    libraries[name] = built.library
-            if CURRENT not in libraries:
-                say(f"D={head.head_dim}: the current configuration does not compile; nothing to confirm")
-                continue
-            say(f"D={head.head_dim}: confirming {', '.join(p.label for p in contenders.values())} against "
-                "SDPA (default and FLASH), interleaved")
-            reply = measurer.confirm(libraries, head.head_dim)
-            validity = judge_probe_window(reply, config.thresholds)
-            confirmation = judge(head.head_dim, reply["times_ms"], {n: contenders[n] for n in libraries},
-                                 head.shapes, config.tune.keep_improvement, validity["valid"])
-            results.append((confirmation, validity, reply))
+        for group in plan.groups:
+            best = top_configurations(plan, group, store, config.tune.confirm_top)
+            configs = {CURRENT: group.current} | {f"top{i + 1}": c for i, c in enumerate(best)}
+            say(
+                f"{group.label}: confirming {', '.join(label(plan.knobs, c) for c in configs.values())} "
+                f"against {plan.baseline}, interleaved"
+            )
+            requests = {name: request_for(plan, group, c) for name, c in configs.items()}
+            reply = measurer.request(
+                {"op": "confirm", "configs": requests, "shapes": list(group.group.bench)}
+            )
+            validity = judge_probe_window({**reply, "compared": []}, config.thresholds)
+            verdict = judge(group, configs, reply["times_ms"], config.tune.keep_improvement, validity, plan)
+            verdicts.append((verdict, reply))
     finally:
         measurer.close()
-    return _decide(config, run, results)
+    return decide(config, workspace, plan, verdicts)
 
 
-def _decide(config: Config, run: RunPlan,
-            results: list[tuple[Confirmation, dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
-    winners = {c.head_dim: c.winner for c, _, _ in results if c.winner is not None}
-    lines = [line for c, _, _ in results for line in describe(c)]
-    for c, validity, _ in results:
-        if not validity["valid"]:
-            lines.append(f"D={c.head_dim}: SUSPECT: " + "; ".join(validity["reasons"]))
+def decide(
+    config: Config, workspace: Path, plan: KnobPlan, verdicts: Sequence[tuple[GroupVerdict, dict[str, Any]]]
+) -> dict[str, Any]:
+    lines = [line for v, _ in verdicts for line in describe(v, plan)]
+    won = [v for v, _ in verdicts if v.winner is not None]
     keep: dict[str, Any]
-    if winners:
-        notes = {d: f"{w.vs_current.value:.2f}x the configuration before it, {w.vs_flash.value:.2f}x "
-                    f"SDPA FLASH on {run.target} ({run.run})" for d, w in winners.items()}
-        tiles = keep_tiles(run.csrc, run.arch, {d: w.params for d, w in winners.items()}, notes, run.max_smem)
-        header = write_header(run.csrc, render(tiles))
-        improvement = min(w.vs_current.value for w in winners.values()) - 1
-        summary = "KEEP: " + "; ".join(f"D={d} {w.params.label} {w.vs_current.value:.2f}x "
-                                       f"[{w.vs_current.lo:.2f}, {w.vs_current.hi:.2f}] vs current, "
-                                       f"{w.vs_flash.value:.2f}x FLASH" for d, w in winners.items())
-        keep = {"action": "keep", "summary": summary, "improvement": improvement,
-                "header": stored_path(header, run.csrc.parent),
-                "commit_message": f"csrc: tuned configuration from {run.run} "
-                                  f"({summary.removeprefix('KEEP: ')})"}
-        lines.append(f"{summary}\nwritten: {header}, the {run.arch} entries (commit csrc/ to keep it; "
-                     "other archs keep theirs)")
+    if won and plan.tuned_file:
+        path = workspace / plan.tuned_file
+        fresh = [
+            Winner(
+                plan.arch,
+                dict(v.group.group.key),
+                as_dict(plan.knobs, v.winner.config),
+                plan.run,
+                f"{v.winner.vs_current.value:.2f}x [{v.winner.vs_current.lo:.2f}, "
+                f"{v.winner.vs_current.hi:.2f}] the values before it, "
+                f"{v.winner.vs_baseline.value:.2f}x {plan.baseline} on {plan.target}",
+            )
+            for v in won
+            if v.winner is not None
+        ]
+        every = merged(read_winners(path), fresh)
+        write_winners(path, plan.workload, plan.keep_per, every)
+        written = [plan.tuned_file]
+        header = plan.build.get("tuned_header")
+        if isinstance(header, str) and header:
+            write_header(workspace / header, render(plan.knobs, every, plan.tuned_file))
+            written.append(header)
+        summary = "KEEP: " + "; ".join(
+            f"{v.group.label} {label(plan.knobs, v.winner.config)} "
+            f"{v.winner.vs_current.value:.2f}x vs current, "
+            f"{v.winner.vs_baseline.value:.2f}x {plan.baseline}"
+            for v in won
+            if v.winner is not None
+        )
+        keep = {
+            "action": "keep",
+            "summary": summary,
+            "improvement": min(v.winner.vs_current.value for v in won if v.winner is not None) - 1,
+            "header": plan.tuned_file,
+            "paths": written,
+            "commit_message": f"{plan.workload}: knob values tuned by {plan.run} on {plan.target} "
+            f"({summary.removeprefix('KEEP: ')})",
+        }
+        lines.append(f"{summary}\nwritten: {', '.join(written)} (commit with the kernel to keep it)")
     else:
-        summary = "REVERT: nothing beat the current configuration beyond the noise and the bar"
+        summary = "REVERT: nothing beat the current knob values beyond the noise and the bar"
         keep = {"action": "revert", "summary": summary, "improvement": None, "commit_message": ""}
-        lines.append(summary + "; csrc/ is unchanged")
-    saved = _bench_record(run, results, winners)
-    record = stored_path(saved, run.csrc.parent) if saved is not None else None  # journaled
+        lines.append(summary + (f"; {plan.tuned_file} is unchanged" if plan.tuned_file else ""))
+    record = _bench_record(workspace, plan, verdicts)
     if record is not None:
         lines.append(f"bench record: {record}")
-    return {"run": run.run, "target": run.target, "keep": keep, "lines": lines,
-            "record": record,
-            "confirmations": [dict(c.as_json(), validity=v) for c, v, _ in results]}
+    return {
+        "run": plan.run,
+        "target": plan.target,
+        "workload": plan.workload,
+        "keep": keep,
+        "lines": lines,
+        "record": record,
+        "confirmations": [
+            {
+                "group": v.group.label,
+                "winner": v.winner.name if v.winner else None,
+                "why": v.why,
+                "validity": v.validity,
+                "contenders": [
+                    {
+                        "name": c.name,
+                        "knobs": as_dict(plan.knobs, c.config),
+                        "vs_current": c.vs_current.as_dict(),
+                        "vs_baseline": c.vs_baseline.as_dict(),
+                    }
+                    for c in (v.current, *v.contenders)
+                ],
+            }
+            for v, _ in verdicts
+        ],
+    }
 
 
-def _bench_record(run: RunPlan, results: list[tuple[Confirmation, dict[str, Any], dict[str, Any]]],
-                  winners: dict[int, Any]) -> Path | None:
+def _bench_record(
+    workspace: Path, plan: KnobPlan, verdicts: Sequence[tuple[GroupVerdict, dict[str, Any]]]
+) -> str | None:
     """The confirmation as the bench gate saves a run: ours = the kept configuration per shape."""
-    if not results:
+    if not verdicts:
         return None
     rows = []
-    for c, _, reply in results:
-        ours = winners[c.head_dim].name if c.head_dim in winners else CURRENT
-        head = run.head_dim(c.head_dim)
-        for i, shape in enumerate(head.shapes):
-            medians = {name: statistics.median(reply["times_ms"][key][i])
-                       for name, key in (("ours", ours), ("sdpa", "sdpa"), ("flash", "flash"))}
-            impl = {name: {"median_ms": ms, "tflops": flops(shape) / (ms * 1e-3) / 1e12}
-                    for name, ms in medians.items()}
-            rows.append({"config": config_name(shape), **shape, "flops": flops(shape), "impl": impl,
-                         "speedup_vs_sdpa": impl["sdpa"]["median_ms"] / impl["ours"]["median_ms"],
-                         "speedup_vs_flash": impl["flash"]["median_ms"] / impl["ours"]["median_ms"]})
-    valid = all(v["valid"] for _, v, _ in results)
+    for v, reply in verdicts:
+        ours = v.winner.name if v.winner is not None else CURRENT
+        for i, row in enumerate(reply.get("rows", [])):
+            medians = {
+                name: statistics.median(reply["times_ms"][key][i])
+                for name, key in (("ours", ours), (plan.baseline.lower(), BASELINE))
+            }
+            impl = {name: {"median_ms": ms} for name, ms in medians.items()}
+            rows.append(
+                {k: row[k] for k in ("config", "shape", "dtype", "flops", "bytes") if k in row}
+                | {
+                    "impl": impl,
+                    f"speedup_vs_{plan.baseline.lower()}": medians[plan.baseline.lower()] / medians["ours"],
+                }
+            )
+    valid = all(v.validity["valid"] for v, _ in verdicts)
     t = time.time()
-    path = run.run_dir.parent / "results" / f"bench-{time.strftime('%Y%m%d-%H%M%S', time.localtime(t))}.json"
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(t))
+    path = (workspace / plan.run_dir).parent / "results" / f"bench-{stamp}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    validity = {"valid": valid, "per_head_dim": [v for _, v, _ in results]}
-    commit = head_commit(run.csrc.parent)
-    record = bench_record_json(rows, run.run_dir.parent.name, t, valid, validity, commit)
+    record = bench_record_json(
+        rows,
+        Path(plan.run_dir).parent.name,
+        t,
+        valid,
+        {"valid": valid, "per_group": [v.validity for v, _ in verdicts]},
+        head_commit(workspace),
+    )
+    record["workload"] = plan.workload
     path.write_text(json.dumps(record), encoding="utf-8")
-    return path
+    return stored_path(path, workspace)
+
+
+def _ci(e: Estimate) -> str:
+    return f"{e.value:.3f}x [{e.lo:.3f}, {e.hi:.3f}]"

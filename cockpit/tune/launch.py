@@ -1,199 +1,304 @@
-"""Starting a search and its workers: the run plan, the studies with their seeds, one worker
-process per GPU pinned by UUID, and the wait for them, resumable after any stop. With a shared
-store (`[tune] storage`), a second box's run joins the study the first made: it queues only the
-seeds no trial has yet, and its GPUs must be the model the study was measured on."""
+"""Starting a search of a workload's knobs: the plan (the space the workload's rule allows on the
+target GPU, asked of the child that loads the workload), the studies with their seeds, one worker
+per GPU pinned by UUID, and the wait for them, resumable after any stop. In a shared store
+(`[tune] storage`) a second box joins the first's studies, as the attention tiles' search does
+(cockpit/tune/launch.py)."""
 
 from __future__ import annotations
 
-import os
-import signal
+import json
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-import cockpit
-from cockpit.config import Config
+from cockpit.config import Config, ConfigError
 from cockpit.errors import CockpitError
-from cockpit.tune.measure import ProbeSettings
-from cockpit.tune.plan import TunePlan
-from cockpit.tune.runplan import PLAN_NAME, HeadDimPlan, RunPlan, read_plan, write_plan
-from cockpit.tune.seeds import kept_tiles, profile_hints, seed_order
-from cockpit.tune.space import TUNABLE_NAMES
-from cockpit.tune.storage import SIDECAR, claim_gpu, one_model, owner_of, write_sidecar
-from cockpit.tune.study import (
-    choices,
-    cut_torn_tail,
-    fail_interrupted,
-    open_run_study,
-    run_store,
+from cockpit.session.paths import stored_path
+from cockpit.tune.plan import PLAN_NAME, GroupPlan, KnobPlan, read_plan, write_plan
+from cockpit.tune.search import open_study, store_of
+from cockpit.tune.seeds import findings, profile_moves, seed_order, session_verdict
+from cockpit.tune.space import (
+    current,
+    decls,
+    elsewhere,
+    groups,
+    label,
+    narrowed,
+    options,
+    picked,
+    searchable,
+    untuned,
+    with_current,
 )
-from cockpit.tune.target import Gpu
-from cockpit.tune.trials import enqueue_new, joined
+from cockpit.tune.storage import SIDECAR, claim_gpu, one_model, owner_of, write_sidecar
+from cockpit.tune.study import cut_torn_tail
+from cockpit.tune.target import Gpu, Target
+from cockpit.tune.trials import enqueue_new, fail_interrupted, joined
+from cockpit.tune.workers import supervise, worker_env
+from cockpit.workload.describe import WorkloadArgs, ask
 from cockpit.workload.manifest import Manifest
+from cockpit.workload.tuned import Tuned, TunedFileError, group_of, read_winners, tuned_path
 
-MONITOR_EVERY_S = 2.0
-
-
-@dataclass(frozen=True)
-class TuneChecks:
-    """What a configuration must get right before it is timed, per head dim: the workload's
-    correctness shapes of that head dim (its test grid and the bench grid's ends), and the tolerance."""
-
-    shapes: dict[int, list[dict[str, Any]]]
-    tolerance: float
+SPACE_LINE = "SPACE "
+TRIAL_OVERHEAD_S = 2.0
+"""The check and the child's round trips around a trial: what does not scale with the shapes."""
 
 
-def checks_from_manifest(manifest: Manifest, head_dims: Sequence[int], key: str = "D") -> TuneChecks:
-    """The workload's correctness grid split by head dim (`key`), its largest tolerance."""
-    grid = manifest.correctness_grid()
-    shapes = {d: [dict(s.shape) for s in grid if s.shape.get(key) == d] for d in head_dims}
-    tolerances = [float(v) for v in (manifest.check.get("tolerance") or {}).values()
-                  if isinstance(v, (int, float))]
-    return TuneChecks(shapes, max(tolerances, default=1e-2))
-
-
-def new_run(config: Config, tune_plan: TunePlan, checks: TuneChecks, run_dir: Path, session_journal: Path,
-            csrc: Path, cache: Path, now: float, say: Callable[[str], None] | None = None) -> RunPlan:
-    """Lay out a new search and create (or, in a shared store, join) its studies, each seeded with
-    the current configuration, the tiles other archs kept, its neighbours (the profile's moves
-    first) and a Latin hypercube of the feasible ones (tune/seeds.py)."""
+def make_plan(
+    workspace: Path,
+    manifest: Manifest,
+    config: Config,
+    target: Target,
+    wargs: WorkloadArgs,
+    run_dir: Path,
+    session_journal: Path,
+    now: float,
+    python: str = sys.executable,
+    only: Sequence[str] | None = None,
+) -> tuple[KnobPlan, dict[str, Any]]:
+    """The search laid out, and what the child said of the space (for the dry run); `only`: the
+    `--group KEY=VALUE` filters."""
+    searchable(manifest)
     tune = config.tune
-    heads, how = [], ""
-    kept = kept_tiles(csrc, tune_plan.target.limits.arch)  # where other archs' searches ended
-    hints = profile_hints(session_journal, csrc.parent)  # what the session's profile points at
-    for space in tune_plan.spaces:
-        options = choices(tune_plan.values, space.current)
-        seeds, how = seed_order(space.feasible, options, space.current,
-                                min(tune.seed_trials, len(space.feasible) + 1),
-                                kept.get(space.head_dim, ()),
-                                hints.get(space.head_dim) or hints.get(None) or ())
-        heads.append(HeadDimPlan(space.head_dim, space.feasible, options, space.current, tuple(seeds),
-                                 tuple(tune.shapes(space.head_dim))))
-    plan = RunPlan(
-        run=time.strftime("tune-%Y%m%d-%H%M%S", time.localtime(now)), run_dir=run_dir,
-        session_journal=session_journal, csrc=csrc, cache=cache, arch=tune_plan.target.limits.arch,
-        target=tune_plan.target.label, max_smem=tune_plan.target.limits.smem_per_block_optin,
-        occupancy_floor=tune.occupancy_floor, trials=tune.trials, prune_slower=tune.prune_slower,
-        budget_s=tune.budget_min * 60, seed_how=how, head_dims=tuple(heads),
-        probe=ProbeSettings(shapes={h.head_dim: h.shapes for h in heads},
-                            checks={h.head_dim: checks.shapes.get(h.head_dim, []) for h in heads},
-                            tolerance=checks.tolerance, reps=config.workload.reps,
-                            warmup=config.workload.warmup, settle_ms=config.workload.settle_ms,
-                            rounds=config.workload.rounds))
-    for earlier in (plan.journal, run_dir / SIDECAR):
+    knobs = decls(manifest)
+    values = options(manifest, tune)
+    limits = {**asdict(target.limits), "gpu": target.limits.gpu, "occupancy_floor": tune.occupancy_floor}
+    space = ask(
+        workspace, python, wargs, "space", SPACE_LINE, "judging the knobs", ["--limits", json.dumps(limits)]
+    )
+    allowed = {_key(g["key"]): narrowed([tuple(c) for c in g["feasible"]], knobs, values)
+               for g in space["groups"]}
+    path = tuned_path(workspace, manifest.source)
+    try:
+        winners = read_winners(path)
+    except TunedFileError as exc:
+        raise CockpitError(str(exc)) from exc
+    arch = target.limits.arch
+    kept = Tuned(knobs, manifest.keep_per, arch, winners)
+    names = [k.name for k in knobs]
+    verdict = session_verdict(session_journal, workspace)
+    hints = {k.name: dict(k.hints) for k in manifest.knobs}
+    hinted = group_of(manifest.profile.shape.shape, manifest.keep_per) if manifest.profile else None
+    plans = []
+    how = ""
+    for group in picked(groups(manifest), only):
+        feasible = allowed.get(_key(group.key), [])
+        if not feasible:
+            reasons = "; ".join(_group_space(space, group.key).get("examples", {}).values())
+            raise ConfigError(
+                f"{tune.line('space')}: no knob combination of {manifest.name} is allowed for "
+                f"{group.label} on {target.limits.label} ({reasons or 'the values of [tune.space]'}); "
+                "widen the values or check --arch"
+            )
+        now_config = current(knobs, group, winners, arch, untuned(manifest, group))
+        moves = profile_moves(hints, findings(verdict)) if hinted in (None, group.key) else []
+        seeds, how = seed_order(
+            feasible, with_current(values, knobs, now_config), names, now_config,
+            min(tune.seed_trials, len(feasible) + 1), elsewhere(knobs, group, winners, arch), moves,
+        )
+        plans.append(GroupPlan(group, tuple(feasible), now_config, tuple(seeds),
+                               tuple(kept.defines(leave_out=group.key))))
+    settings = {
+        "reps": config.workload.reps,
+        "warmup": config.workload.warmup,
+        "input_sets": 4,
+        "settle_ms": config.workload.settle_ms,
+        "rounds": config.workload.rounds,
+    }
+    plan = KnobPlan(
+        run=time.strftime("tune-%Y%m%d-%H%M%S", time.localtime(now)),
+        run_dir=stored_path(run_dir, workspace),
+        session_journal=stored_path(session_journal, workspace),
+        workload=manifest.name,
+        workload_argv=tuple(wargs.argv()),
+        build={
+            "name": manifest.build.name,
+            "sources": list(manifest.build.sources),
+            "include_dirs": list(manifest.build.include_dirs),
+            "variant_build": manifest.build.variant_build,
+            "tuned_header": manifest.build.tuned_header,
+        },
+        tuned_file=stored_path(path, workspace) if path else "",
+        keep_per=manifest.keep_per,
+        knobs=knobs,
+        options=values,
+        arch=arch,
+        target=target.limits.label,
+        trials=tune.trials,
+        prune_slower=tune.prune_slower,
+        budget_s=tune.budget_min * 60,
+        seed_how=how,
+        baseline=manifest.baseline.name if manifest.baseline else "",
+        groups=tuple(plans),
+        settings=settings,
+    )
+    seed_s = min_trial_seconds(plan) * min(tune.seed_trials, len(feasible))
+    if tune.budget_min * 60 < seed_s:
+        raise ConfigError(
+            f"{tune.line('budget_min')}: tune.budget_min: {tune.budget_min:g} min cannot hold "
+            f"the seed: {tune.seed_trials} configurations x {len(plans)} groups take at least "
+            f"{seed_s / 60:.1f} min; raise budget_min or lower seed_trials"
+        )
+    return plan, space
+
+
+def _key(group: dict[str, Any]) -> str:
+    return json.dumps(group, sort_keys=True)
+
+
+def _group_space(space: dict[str, Any], key: dict[str, Any]) -> dict[str, Any]:
+    return next((g for g in space["groups"] if g["key"] == key), {})
+
+
+def min_trial_seconds(plan: KnobPlan) -> float:
+    """Every timed block is preceded by `settle_ms` untimed: per bench shape one block for the short
+    measurement and `rounds` for the full one, over every group."""
+    s = plan.settings
+    shapes = sum(len(g.group.bench) for g in plan.groups)
+    per_block = float(s["settle_ms"]) / 1000
+    return TRIAL_OVERHEAD_S * len(plan.groups) + shapes * (1 + int(s["rounds"])) * per_block
+
+
+def describe_plan(plan: KnobPlan, space: dict[str, Any], budget_min: float) -> list[str]:
+    """The dry run's lines."""
+    lines = [
+        f"{plan.workload}: target {plan.target}; budget {budget_min:g} min or {plan.trials} trials per "
+        f"group; speedups against {plan.baseline}",
+        "knobs: " + "; ".join(f"{k.name} ({k.via}) {list(plan.options[k.name])}" for k in plan.knobs),
+        f"{plan.combinations} combinations",
+    ]
+    for g in plan.groups:
+        said = _group_space(space, g.group.key)
+        rejected = said.get("rejected", {})
+        lines.append(
+            f"{g.label}: {len(g.feasible)} left to search on {len(g.group.bench)} shapes, checked on "
+            f"{len(g.group.checks)}; current {label(plan.knobs, g.current)}; "
+            f"{sum(rejected.values())} rejected by the workload's rule"
+            + "".join(f"; {n}: {said['examples'][r]}" for r, n in rejected.items())
+        )
+    if plan.tuned_file:
+        lines.append(
+            f"winners are kept in {plan.tuned_file} (per {plan.arch}"
+            + (f" and {', '.join(plan.keep_per)}" if plan.keep_per else "")
+            + ")"
+            + (f" and {plan.build['tuned_header']}" if plan.build.get("tuned_header") else "")
+        )
+    lines.append(f"seed: {plan.seed_how}")
+    return lines
+
+
+def new_run(workspace: Path, plan: KnobPlan, say: Callable[[str], None] | None = None) -> KnobPlan:
+    """Create (or, in a shared store, join) the groups' studies, each seeded with what no trial has."""
+    run_dir = workspace / plan.run_dir
+    for earlier in (plan.journal(workspace), run_dir / SIDECAR):
         if earlier.exists():
-            raise CockpitError(f"{earlier} holds an earlier search: `cockpit tune --resume` continues it; "
-                               "to start over, move that folder away or start a new session")
-    store = run_store(plan, tune, fresh=True)
-    names = []
-    for head in heads:
-        study = open_run_study(store, plan, head)
-        queued = enqueue_new(study, [p.as_dict() for p in head.seeds], TUNABLE_NAMES)
-        names.append(study.study_name)
+            raise CockpitError(
+                f"{earlier} holds an earlier search: `cockpit tune --resume` continues it; "
+                "to start over, move that folder away or start a new session"
+            )
+    store = store_of(workspace, plan, fresh=True)
+    names = [k.name for k in plan.knobs]
+    studies = []
+    for group in plan.groups:
+        study = open_study(plan, group, store)
+        queued = enqueue_new(study, [dict(zip(names, c, strict=True)) for c in group.seeds], names)
+        studies.append(study.study_name)
         if store.shared:
-            (say or _say)(joined(study, store.where, queued, len(head.seeds)))
-    write_sidecar(run_dir, store, names)
-    write_plan(plan)
+            (say or _say)(joined(study, store.where, queued, len(group.seeds)))
+    write_sidecar(run_dir, store, studies)
+    write_plan(workspace, plan)
     return plan
 
 
-def resume_run(run_dir: Path, budget_s: float | None, trials: int | None) -> tuple[RunPlan, list[str]]:
-    """The stopped search again: a write cut off mid-line is dropped, trials left running by the
-    dead run are failed and their configurations queued again. Returns what was repaired."""
-    path = run_dir / PLAN_NAME
-    if not path.exists():
-        raise CockpitError(f"no search to resume in {run_dir} (no {PLAN_NAME}); "
-                           "start one with `cockpit tune`")
-    plan = read_plan(path)
-    if budget_s is not None:
-        plan = replace(plan, budget_s=budget_s)
-    if trials is not None:
-        plan = replace(plan, trials=trials)
+def resume_run(
+    workspace: Path, run_dir: Path, budget_s: float | None, trials: int | None
+) -> tuple[KnobPlan, list[str]]:
+    """The stopped search again: its trials left running are failed and queued again (in a shared
+    store only its own run's and the stale ones: another box's live trials stay)."""
+    plan = read_plan(run_dir / PLAN_NAME)
+    plan = replace(
+        plan,
+        budget_s=plan.budget_s if budget_s is None else budget_s,
+        trials=plan.trials if trials is None else trials,
+    )
     notes = []
-    store = run_store(plan)
-    dropped = cut_torn_tail(plan.journal)
+    store = store_of(workspace, plan)
+    dropped = cut_torn_tail(plan.journal(workspace))
     if dropped:
-        notes.append(f"{plan.journal}: dropped a write cut off mid-line ({dropped} bytes)")
-    for head in plan.head_dims:
-        study = open_run_study(store, plan, head)
-        again = fail_interrupted(study, store.asking(owner_of(plan.run_dir, plan.run)))
+        notes.append(f"{plan.journal(workspace)}: dropped a write cut off mid-line ({dropped} bytes)")
+    names = [k.name for k in plan.knobs]
+    for group in plan.groups:
+        study = open_study(plan, group, store)
+        again = len(fail_interrupted(study, store.asking(owner_of(plan.run_dir, plan.run)), names))
         if again:
-            notes.append(f"D={head.head_dim}: {len(again)} configurations interrupted mid-measurement, "
-                         "queued again")
-    write_plan(plan)
+            notes.append(f"{group.label}: {again} configurations interrupted mid-measurement, queued again")
+    write_plan(workspace, plan)
     return plan, notes
 
 
-def spent_s(plan: RunPlan) -> float:
+def spent_s(plan: KnobPlan) -> float:
     return sum(max(0.0, end - start) for start, end in plan.segments)
 
 
-def run_workers(plan: RunPlan, gpus: list[Gpu], logs: Path, on_tick: Callable[[], None],
-                clock: Callable[[], float] = time.time) -> list[int]:
-    """One worker per GPU, each pinned with CUDA_VISIBLE_DEVICES=<UUID>; waits for all of them,
-    calling `on_tick` every couple of seconds. Returns their exit codes. Ctrl-C stops them (the
-    search resumes with --resume)."""
-    claim(plan, gpus)
-    start = clock()
-    spent = spent_s(plan)
-    plan = replace(plan, segments=(*plan.segments, (start, start)))
-    write_plan(plan)
+def run_workers(
+    workspace: Path,
+    plan: KnobPlan,
+    gpus: list[Gpu],
+    logs: Path,
+    on_tick: Callable[[], None],
+    clock: Callable[[], float] = time.time,
+) -> list[int]:
+    """One worker per GPU, pinned with CUDA_VISIBLE_DEVICES=<UUID>; Ctrl-C stops them (--resume)."""
+    model = one_model((f"GPU {g.index}", g.name) for g in gpus)
+    store = store_of(workspace, plan)
+    for group in plan.groups:
+        claim_gpu(open_study(plan, group, store), model, store)
+    start, spent = clock(), spent_s(plan)
+    plan = plan.with_segment(start, start, new=True)
+    write_plan(workspace, plan)
     children = []
+    logs.mkdir(parents=True, exist_ok=True)
     for i, gpu in enumerate(gpus):
         env = worker_env(gpu)
-        argv = [sys.executable, "-m", "cockpit.tune.worker", "--plan", str(plan.run_dir / PLAN_NAME),
-                "--worker", str(i), "--workers", str(len(gpus)), "--gpu", gpu.uuid,
-                "--nvml-index", str(gpu.index), "--start", f"{start:.3f}", "--spent", f"{spent:.3f}"]
-        logs.mkdir(parents=True, exist_ok=True)
+        argv = [
+            sys.executable,
+            "-m",
+            "cockpit.tune.worker",
+            "--workspace",
+            str(workspace),
+            "--plan",
+            str(workspace / plan.run_dir / PLAN_NAME),
+            "--worker",
+            str(i),
+            "--workers",
+            str(len(gpus)),
+            "--gpu",
+            gpu.uuid,
+            "--start",
+            f"{start:.3f}",
+            "--spent",
+            f"{spent:.3f}",
+        ]
         with (logs / f"{plan.run}-gpu{gpu.index}.log").open("a", encoding="utf-8") as log:
-            children.append(subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env,
-                                             start_new_session=True))
+            children.append(
+                subprocess.Popen(
+                    argv, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=workspace, start_new_session=True
+                )
+            )
     def every() -> None:
         nonlocal plan
-        plan = replace(plan, segments=(*plan.segments[:-1], (start, clock())))
-        write_plan(plan)  # a hard stop loses at most a couple of seconds of the budget's count
+        plan = plan.with_segment(start, clock(), new=False)
+        write_plan(workspace, plan)
         on_tick()
 
     try:
         return supervise(children, every)
     finally:
-        write_plan(replace(plan, segments=(*plan.segments[:-1], (start, clock()))))
-
-
-def claim(plan: RunPlan, gpus: Sequence[Gpu]) -> None:
-    """The studies are this GPU model's, or the run stops here in one line (storage.py)."""
-    model = one_model((f"GPU {g.index}", g.name) for g in gpus)
-    store = run_store(plan)
-    for head in plan.head_dims:
-        claim_gpu(open_run_study(store, plan, head), model, store)
-
-
-def worker_env(gpu: Gpu) -> dict[str, str]:
-    """A search worker's environment: pinned to its GPU by UUID, this cockpit importable."""
-    package_root = str(Path(cockpit.__file__).resolve().parent.parent)
-    return dict(os.environ, CUDA_VISIBLE_DEVICES=gpu.uuid, PYTHONUNBUFFERED="1",
-                PYTHONPATH=os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p))
-
-
-def supervise(children: Sequence[subprocess.Popen[bytes]], every: Callable[[], None]) -> list[int]:
-    """Wait for the workers, calling `every` every couple of seconds; returns their exit codes.
-    Ctrl-C stops them all (each leads its own process group) and is raised again."""
-    try:
-        while any(c.poll() is None for c in children):
-            time.sleep(MONITOR_EVERY_S)
-            every()
-    except KeyboardInterrupt:
-        for c in children:
-            if c.poll() is None:
-                os.killpg(c.pid, signal.SIGTERM)
-        for c in children:
-            c.wait()
-        raise
-    return [c.returncode for c in children]
+        write_plan(workspace, plan.with_segment(start, clock(), new=False))
 
 
 def _say(line: str) -> None:

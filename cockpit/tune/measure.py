@@ -1,5 +1,6 @@
-"""The measurement boundary: "is this library correct, and how fast is it", answered by a child
-python (cockpit/probes/tune_probe.py) that holds the CUDA context.
+"""The measurement boundary: "is this configuration correct, and how fast is it", answered by a child
+Python (the workload probe's `serve`, cockpit/probes/workload/tune_serve.py) that holds the CUDA
+context.
 
 The child lives for many trials (torch's import and the float32 references are paid once) and
 answers one JSON line per request. A configuration that kills the CUDA context (an illegal
@@ -14,16 +15,13 @@ import json
 import os
 import queue
 import subprocess
-import sys
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Any
 
 from cockpit.errors import CockpitError
 
-PROBE = Path(__file__).resolve().parent.parent / "probes" / "tune_probe.py"
 REQUEST_TIMEOUT_S = 600.0
 
 
@@ -35,59 +33,13 @@ class MeasureFailed(Exception):
     """The child could not measure this library (a launch it refused, say) and lives on."""
 
 
-@dataclass(frozen=True)
-class Check:
-    ok: bool
-    detail: str
-    """The first shape that failed and how, or how many passed."""
-
-
-class Measurer(Protocol):
-    def correctness(self, library: Path, head_dim: int) -> Check: ...
-
-    def timing(self, library: Path, head_dim: int, short: bool) -> list[list[float]]:
-        """Per tuning shape, the per-call times in ms (the bench gate's method)."""
-        ...
-
-    def flash(self, head_dim: int) -> list[list[float]]:
-        """SDPA's FLASH backend on the tuning shapes, timed the same way."""
-        ...
-
-    def restart(self) -> None: ...
-
-    def close(self) -> None: ...
-
-
-@dataclass(frozen=True)
-class ProbeSettings:
-    """What the child needs to know, all of it from cockpit.toml."""
-
-    shapes: Mapping[int, Sequence[Mapping[str, Any]]]
-    checks: Mapping[int, Sequence[Mapping[str, Any]]]
-    tolerance: float
-    reps: int
-    warmup: int
-    settle_ms: float
-    rounds: int
-
-    def argv(self, python: str = sys.executable, probe: Path = PROBE) -> list[str]:
-        return [python, str(probe), "serve", "--shapes", json.dumps(self.shapes),
-                "--checks", json.dumps(self.checks), "--tolerance", str(self.tolerance),
-                "--reps", str(self.reps), "--warmup", str(self.warmup), "--settle-ms", f"{self.settle_ms:g}",
-                "--rounds", str(self.rounds)]
-
-
 class ProbeMeasurer:
-    """The real measurer: tune_probe.py in a child python, its chatter into `log`."""
+    """The serving child (`argv`), its chatter into `log`."""
 
-    def __init__(self, settings: ProbeSettings | None, log: Path, env: Mapping[str, str] | None = None,
-                 timeout_s: float = REQUEST_TIMEOUT_S, probe: Path = PROBE, argv: Sequence[str] = (),
-                 cwd: Path | None = None) -> None:
-        """`argv`: another serving child (the workload probe's `serve`) instead of tune_probe.py."""
-        self.settings = settings
+    def __init__(self, argv: Sequence[str], log: Path, env: Mapping[str, str] | None = None,
+                 timeout_s: float = REQUEST_TIMEOUT_S, cwd: Path | None = None) -> None:
         self.argv = list(argv)
         self.cwd = cwd
-        self.probe = probe
         self.log = log
         self.env = dict(env if env is not None else os.environ)
         self.timeout_s = timeout_s
@@ -99,31 +51,14 @@ class ProbeMeasurer:
         """Start the child and wait for it to say which GPU it holds."""
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with self.log.open("a", encoding="utf-8") as log:
-            argv = self.argv or (self.settings.argv(probe=self.probe) if self.settings else [])
-            self._child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
-                                           text=True, env=self.env, cwd=self.cwd, start_new_session=True)
+            self._child = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                           stderr=log, text=True, env=self.env, cwd=self.cwd,
+                                           start_new_session=True)
         self._replies = queue.Queue()
         assert self._child.stdout is not None
         threading.Thread(target=_pump, args=(self._child.stdout, self._replies), daemon=True).start()
         self.device = self._request({"op": "hello"})
         return self.device
-
-    def correctness(self, library: Path, head_dim: int) -> Check:
-        reply = self._request({"op": "check", "library": str(library), "D": head_dim})
-        return Check(bool(reply["ok"]), str(reply["detail"]))
-
-    def timing(self, library: Path, head_dim: int, short: bool) -> list[list[float]]:
-        reply = self._request({"op": "time", "library": str(library), "D": head_dim, "short": short})
-        return [list(map(float, t)) for t in reply["times_ms"]]
-
-    def flash(self, head_dim: int) -> list[list[float]]:
-        reply = self._request({"op": "flash", "D": head_dim})
-        return [list(map(float, t)) for t in reply["times_ms"]]
-
-    def confirm(self, libraries: Mapping[str, Path], head_dim: int) -> dict[str, Any]:
-        """Every library with SDPA's default and FLASH, interleaved; times and the NVML window."""
-        return self._request({"op": "confirm", "D": head_dim,
-                              "libraries": {k: str(v) for k, v in libraries.items()}})
 
     def request(self, request: dict[str, Any]) -> dict[str, Any]:
         """Any request the child serves; MeasureCrashed / MeasureFailed as above."""
@@ -193,7 +128,7 @@ def _tail(path: Path, n: int = 2) -> list[str]:
     return [line for line in lines if line][-n:]
 
 
-def start_measuring(measurer: Any) -> dict[str, Any]:
+def start_measuring(measurer: ProbeMeasurer) -> dict[str, Any]:
     """A worker's measuring child, started on its GPU (what it reports), or one line saying why not."""
     try:
         return dict(measurer.start())

@@ -1,110 +1,175 @@
-"""The search laid out before it starts: per head dim, every configuration of `[tune.space]`
-held to the target GPU's limits, what is left to search, and whether the budget can hold the
-seed. `cockpit tune --dry-run` prints this and stops."""
+"""`sessions/<ID>/tune/plan.json` for a search of a workload's knobs: what every worker needs,
+written once by `cockpit tune` before the workers start, read again by `--resume`. Paths in it are
+relative to the workspace (a session is committed and cloned), the workspace itself is not stored."""
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass
+import json
+import math
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
-from cockpit.config.reader import ConfigError
-from cockpit.config.tune import TuneConfig, Value
-from cockpit.config.workload import Workload
-from cockpit.tune.feasibility import LIMITS, Rejection, check
-from cockpit.tune.space import DEFAULTS, KernelParams, configurations, resolve_space
-from cockpit.tune.target import Target
+from cockpit.errors import CockpitError
+from cockpit.tune.space import Config, Group
+from cockpit.workload.tuned import KnobDecl
 
-# A correctness check of the configuration before its timing, and the process and launch
-# overheads around a trial: the part of a trial that does not scale with the shapes.
-TRIAL_OVERHEAD_S = 1.0
+PLAN_NAME = "plan.json"
+JOURNAL_NAME = "journal.log"
+KIND = "knobs"
 
 
 @dataclass(frozen=True)
-class HeadDimSpace:
-    head_dim: int
-    total: int
-    feasible: tuple[KernelParams, ...]
-    rejected: tuple[tuple[KernelParams, Rejection], ...]
-    current: KernelParams
-    """The configuration the build uses now: the search's first trial and its reference."""
+class GroupPlan:
+    group: Group
+    feasible: tuple[Config, ...]
+    current: Config
+    seeds: tuple[Config, ...]
+    others: tuple[str, ...]
+    """The -D flags the other groups' kept winners add to every build of this group."""
 
-    def rejected_by(self) -> dict[str, int]:
-        counts = Counter(r.limit for _, r in self.rejected)
-        return {limit: counts[limit] for limit in LIMITS if counts[limit]}
+    @property
+    def label(self) -> str:
+        return self.group.label
 
 
 @dataclass(frozen=True)
-class TunePlan:
-    target: Target
-    values: dict[str, tuple[Value, ...]]
-    """`[tune.space]` resolved against the kernel's tunables: what every head dim's space is made of."""
-    spaces: tuple[HeadDimSpace, ...]
-    min_trial_s: float
-    """The least a trial can take under the bench gate's method (settling before every timed
-    block of every shape, short and full measurement): what the budget check counts with."""
+class KnobPlan:
+    run: str
+    run_dir: str
+    """Relative to the workspace, as every path here."""
+    session_journal: str
+    workload: str
+    """The workload's name (history, the tuned file)."""
+    workload_argv: tuple[str, ...]
+    """How the workload probe is told which workload: --workload SRC [--task JSON]."""
+    build: dict[str, Any]
+    """The manifest's build: name, sources, include_dirs (define knobs are built from them)."""
+    tuned_file: str
+    keep_per: tuple[str, ...]
+    knobs: tuple[KnobDecl, ...]
+    options: dict[str, tuple[Any, ...]]
+    arch: str
+    target: str
+    trials: int
+    prune_slower: float
+    budget_s: float
+    seed_how: str
+    baseline: str
+    """The timed reference the search's numbers are stated against."""
+    groups: tuple[GroupPlan, ...]
+    settings: dict[str, Any]
+    """reps, warmup, input_sets, settle_ms, rounds: the bench gate's method."""
+    segments: tuple[tuple[float, float], ...] = ()
 
-    def space(self, head_dim: int) -> HeadDimSpace:
-        return next(s for s in self.spaces if s.head_dim == head_dim)
+    @property
+    def combinations(self) -> int:
+        """Every combination of the knobs' values, before the workload's rule."""
+        return math.prod(len(v) for v in self.options.values())
 
-    def as_json(self) -> dict[str, Any]:
-        return {"target": {"arch": self.target.limits.arch, "gpu": self.target.limits.gpu,
-                           "source": self.target.source},
-                "min_trial_s": round(self.min_trial_s, 2),
-                "head_dims": [{"head_dim": s.head_dim, "total": s.total, "left": len(s.feasible),
-                               "rejected": len(s.rejected), "rejected_by": s.rejected_by(),
-                               "current": s.current.as_dict(),
-                               "examples": {r.limit: f"{p.label}: {r.text}" for p, r in reversed(s.rejected)}}
-                              for s in self.spaces]}
+    def journal(self, workspace: Path) -> Path:
+        return workspace / self.run_dir / JOURNAL_NAME
+
+    def group(self, label: str) -> GroupPlan:
+        return next(g for g in self.groups if g.label == label)
+
+    def deadlines(self, start: float, spent_s: float) -> dict[str, float]:
+        """The budget left, shared evenly over the groups; what one leaves unused flows to the next."""
+        left = max(0.0, self.budget_s - spent_s)
+        n = len(self.groups)
+        return {g.label: start + left * (i + 1) / n for i, g in enumerate(self.groups)}
+
+    def with_segment(self, start: float, end: float, new: bool) -> KnobPlan:
+        kept = self.segments if new else self.segments[:-1]
+        return replace(self, segments=(*kept, (start, end)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": KIND,
+            "run": self.run,
+            "run_dir": self.run_dir,
+            "session_journal": self.session_journal,
+            "workload": self.workload,
+            "workload_argv": list(self.workload_argv),
+            "build": self.build,
+            "tuned_file": self.tuned_file,
+            "keep_per": list(self.keep_per),
+            "knobs": [[k.name, k.via, k.macro, k.start] for k in self.knobs],
+            "options": {k: list(v) for k, v in self.options.items()},
+            "arch": self.arch,
+            "target": self.target,
+            "trials": self.trials,
+            "prune_slower": self.prune_slower,
+            "budget_s": self.budget_s,
+            "seed_how": self.seed_how,
+            "baseline": self.baseline,
+            "settings": self.settings,
+            "segments": [list(s) for s in self.segments],
+            "groups": [
+                {
+                    "key": g.group.key,
+                    "bench": list(g.group.bench),
+                    "checks": list(g.group.checks),
+                    "feasible": [list(c) for c in g.feasible],
+                    "current": list(g.current),
+                    "seeds": [list(c) for c in g.seeds],
+                    "others": list(g.others),
+                }
+                for g in self.groups
+            ],
+        }
 
 
-def make_plan(tune: TuneConfig, workload: Workload, target: Target,
-              current: dict[int, KernelParams] | None = None) -> TunePlan:
-    """Hold the space to the target's limits; a space left empty, or a budget that cannot hold
-    the seed, is a `cockpit.toml:LINE` error."""
-    current = current or DEFAULTS
-    values = resolve_space(tune)
-    every = configurations(values)
-    spaces = []
-    for head_dim in tune.head_dims:
-        judged = [(p, check(p, head_dim, target.limits, tune.occupancy_floor)) for p in every]
-        feasible = tuple(p for p, r in judged if r is None)
-        rejected = tuple((p, r) for p, r in judged if r is not None)
-        if not feasible:
-            reasons = ", ".join(f"{n} by {limit}" for limit, n in
-                                HeadDimSpace(head_dim, len(every), (), rejected, current[head_dim])
-                                .rejected_by().items())
-            raise ConfigError(f"{tune.line('space')}: tune.space: no configuration for D={head_dim} fits "
-                              f"{target.label} ({reasons}); widen the values or check --arch")
-        spaces.append(HeadDimSpace(head_dim, len(every), feasible, rejected, current[head_dim]))
-    plan = TunePlan(target, values, tuple(spaces), min_trial_seconds(tune, workload))
-    seed_s = plan.min_trial_s * min(tune.seed_trials, min(len(s.feasible) for s in spaces)) * len(spaces)
-    if tune.budget_min * 60 < seed_s:
-        raise ConfigError(
-            f"{tune.line('budget_min')}: tune.budget_min: {tune.budget_min:g} min cannot hold the seed: "
-            f"{tune.seed_trials} configurations x {len(spaces)} head dims take at least "
-            f"{seed_s / 60:.1f} min "
-            f"({plan.min_trial_s:.1f} s each); raise budget_min or lower seed_trials")
-    return plan
+def write_plan(workspace: Path, plan: KnobPlan) -> Path:
+    path = workspace / plan.run_dir / PLAN_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(plan.to_json(), indent=1), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
 
 
-def min_trial_seconds(tune: TuneConfig, workload: Workload) -> float:
-    """Every timed block is preceded by `settle_ms` untimed: per shape, one block for the short
-    measurement and `rounds` for the full one."""
-    return TRIAL_OVERHEAD_S + len(tune.seq_lens) * (1 + workload.rounds) * workload.settle_ms / 1000
+def is_knob_plan(path: Path) -> bool:
+    try:
+        return bool(json.loads(path.read_text(encoding="utf-8")).get("kind") == KIND)
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
-def describe(plan: TunePlan, tune: TuneConfig) -> list[str]:
-    """The dry run's lines."""
-    lines = [f"target: {plan.target.label} ({plan.target.source}); "
-             f"budget {tune.budget_min:g} min or {tune.trials} trials per head dim, seed {tune.seed_trials}"]
-    for s in plan.spaces:
-        by = ", ".join(f"{n} {limit}" for limit, n in s.rejected_by().items()) or "none"
-        lines.append(f"D={s.head_dim}: {s.total} configurations, {len(s.rejected)} rejected ({by}), "
-                     f"{len(s.feasible)} left to search; current {s.current.label}")
-        seen: set[str] = set()
-        for params, rejection in s.rejected:
-            if rejection.limit not in seen:
-                seen.add(rejection.limit)
-                lines.append(f"  e.g. {params.label}: {rejection.limit}: {rejection.text}")
-    return lines
+def read_plan(path: Path) -> KnobPlan:
+    try:
+        d = json.loads(path.read_text(encoding="utf-8"))
+        return KnobPlan(
+            run=d["run"],
+            run_dir=d["run_dir"],
+            session_journal=d["session_journal"],
+            workload=d["workload"],
+            workload_argv=tuple(d["workload_argv"]),
+            build=dict(d["build"]),
+            tuned_file=d["tuned_file"],
+            keep_per=tuple(d["keep_per"]),
+            knobs=tuple(KnobDecl(*k) for k in d["knobs"]),
+            options={k: tuple(v) for k, v in d["options"].items()},
+            arch=d["arch"],
+            target=d["target"],
+            trials=int(d["trials"]),
+            prune_slower=float(d["prune_slower"]),
+            budget_s=float(d["budget_s"]),
+            seed_how=d["seed_how"],
+            baseline=d["baseline"],
+            settings=dict(d["settings"]),
+            segments=tuple((float(a), float(b)) for a, b in d.get("segments", [])),
+            groups=tuple(
+                GroupPlan(
+                    Group(dict(g["key"]), tuple(g["bench"]), tuple(g["checks"])),
+                    tuple(tuple(c) for c in g["feasible"]),
+                    tuple(g["current"]),
+                    tuple(tuple(c) for c in g["seeds"]),
+                    tuple(g["others"]),
+                )
+                for g in d["groups"]
+            ),
+        )
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CockpitError(f"{path}: not a tune plan ({exc}); start a new search in a new session") from exc

@@ -1,164 +1,270 @@
-"""One worker's search of one head dim: ask the study, compile ahead, measure, tell.
+"""The search of a workload's knobs in Optuna's terms, one study per group, and one worker's walk
+through them: ask, build ahead, check, time short, prune, time in full, tell.
 
-The worker keeps `LOOKAHEAD` asked configurations compiling while the GPU times the current
-one, so the GPU does not wait for nvcc. A configuration the sampler proposes that the limits
-reject, or one already measured or in flight, is told as skipped (the sampler never counts it)
-and replaced by the nearest configuration not yet seen, enqueued for the next ask: the search
-keeps the sampler's intent and never spends a trial twice. Every outcome becomes a
-`tune_trial` event; only measured ones (timed, pruned, incorrect, crashed, failed) count as trials.
+The study (cockpit/tune/study.py) lives in a JournalStorage file shared by the workers of every GPU,
+or in the database `[tune] storage` names, shared by several boxes (storage.py: the name, the GPU
+model, the heartbeat); TPE multivariate with the constant liar, the pruner on the short
+measurement's interval. A configuration whose build spills registers (ptxas -v) is rejected before
+it is timed. Its value is the configuration's speedup over the workload's
+baseline reference on the group's bench shapes (geometric mean, bootstrapped interval), each
+worker timing that reference on its own GPU first. A configuration proposed twice, or one the rule
+rejected, is told as skipped and replaced by the nearest one not yet seen, so no trial is spent
+twice.
 """
 
 from __future__ import annotations
 
-import math
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cockpit.analysis.stats import Estimate, flops, geomean_tflops
-from cockpit.hardware.limits import GpuLimits
+from cockpit.analysis.stats import Estimate, speedup
+from cockpit.config.tune import TuneConfig
 from cockpit.session.journal import Event
 from cockpit.tune import events
-from cockpit.tune.compile import Compiled, CompilePool
-from cockpit.tune.feasibility import after_compile
-from cockpit.tune.measure import MeasureCrashed, MeasureFailed, Measurer
-from cockpit.tune.runplan import HeadDimPlan, RunPlan
-from cockpit.tune.space import TUNABLE_NAMES, KernelParams
-from cockpit.tune.study import cut_off, measured, params_of, suggest
+from cockpit.tune.build import BuildPool, Built
+from cockpit.tune.measure import MeasureCrashed, MeasureFailed, ProbeMeasurer
+from cockpit.tune.plan import GroupPlan, KnobPlan
+from cockpit.tune.seeds import coords, nearest
+from cockpit.tune.space import Config, as_dict, has_defines, label, variant, with_current
+from cockpit.tune.storage import Store, as_store, for_run, open_named
+from cockpit.tune.study import cut_off, slower_than_best
 
 if TYPE_CHECKING:
     import optuna
 
 LOOKAHEAD = 2
-"""Configurations compiling ahead of the one being timed: nvcc takes ~3-4 s a configuration,
-a trial several seconds of GPU time, so two keep the GPU fed without asking the sampler far
-ahead of what it has learned."""
+"""Configurations asked ahead of the one being timed; with define knobs, at least as many as build
+side by side (a variant's build, torch's headers included, takes tens of seconds, a trial a few)."""
+NOTHING_TO_BUILD: Future[Built] = Future()
+NOTHING_TO_BUILD.set_result(Built("", True, 0.0, True))
+
+
+def study_name(group: str) -> str:
+    return f"knobs {group}"
+
+
+def choices(plan: KnobPlan, group: GroupPlan) -> dict[str, list[Any]]:
+    """Each knob's values as the sampler sees them: the plan's, plus the group's current one."""
+    return with_current(plan.options, plan.knobs, group.current)
+
+
+def store_of(workspace: Path, plan: KnobPlan, tune: TuneConfig | None = None, fresh: bool = False) -> Store:
+    """Where a knob search's studies are: the workspace's `[tune] storage`, else its journal file."""
+    if tune is None:
+        from cockpit.config import load_config
+
+        tune = load_config(workspace).tune
+    return for_run(tune, workspace, workspace / plan.run_dir, plan.journal(workspace), fresh)
+
+
+def open_study(plan: KnobPlan, group: GroupPlan, where: Path | Store, seed: int = 0) -> optuna.Study:
+    """A group's study; in a shared store named by the workload, its baseline, the group's bench
+    shapes, the knobs and the values offered, the defines of the other groups' winners and the arch."""
+    import optuna
+
+    store = as_store(where)
+    sampler = optuna.samplers.TPESampler(
+        multivariate=True,
+        constant_liar=True,
+        n_startup_trials=len(group.seeds),
+        seed=store.sampler_seed(seed),
+    )
+    names = [k.name for k in plan.knobs]
+    facts = {
+        "kernel": "knobs",
+        "workload": plan.workload,
+        "baseline": plan.baseline,
+        "arch": plan.arch,
+        "group": dict(group.group.key),
+        "bench": list(group.group.bench),
+        "knobs": [[k.name, k.via, k.macro] for k in plan.knobs],
+        "options": {k: list(v) for k, v in choices(plan, group).items()},
+        "others": list(group.others),
+    }
+    title = f"knobs {plan.workload} {group.label} {plan.arch}"
+    return open_named(
+        store, study_name(group.label), title, facts, names, sampler, slower_than_best(plan.prune_slower)
+    )
 
 
 @dataclass
-class SearchContext:
-    plan: RunPlan
-    head: HeadDimPlan
-    limits: GpuLimits
-    pool: CompilePool
-    measurer: Measurer
+class Walk:
+    """One worker's search of one group."""
+
+    plan: KnobPlan
+    group: GroupPlan
+    pool: BuildPool
+    measurer: ProbeMeasurer
     record: Callable[[Event], None]
     clock: Callable[[], float]
     deadline: float
     gpu: str
+    baseline_ms: list[list[float]] | None = None
 
-    def flops(self) -> list[float]:
-        return [flops(s) for s in self.head.shapes]
+    def config_of(self, trial: optuna.trial.FrozenTrial | optuna.Trial) -> Config | None:
+        params = trial.params
+        if not all(k.name in params for k in self.plan.knobs):
+            return None
+        return tuple(params[k.name] for k in self.plan.knobs)
+
+    def build_of(self, config: Config) -> Future[Built]:
+        v = variant(self.plan.knobs, config, self.group.group, self.group.others)
+        return NOTHING_TO_BUILD if v is None else self.pool.submit(v)
+
+    def request(self, config: Config) -> dict[str, Any]:
+        return request_for(self.plan, self.group, config)
 
 
-def search(study: optuna.Study, ctx: SearchContext) -> int:
-    """Search until the deadline, the trial budget or the space runs out; returns the trials
-    this worker measured."""
+def request_for(plan: KnobPlan, group: GroupPlan, config: Config) -> dict[str, Any]:
+    """A configuration as the measuring child takes it: kwarg values, and the build of its defines."""
+    return {
+        "knobs": as_dict(plan.knobs, config),
+        "variant": variant(plan.knobs, config, group.group, group.others),
+    }
+
+
+def search(study: optuna.Study, walk: Walk) -> int:
+    """Until the deadline, the trial budget or the space runs out; returns the trials measured."""
     import optuna
 
-    if "flash" not in study.user_attrs:
-        flash = geomean_tflops(ctx.measurer.flash(ctx.head.head_dim), ctx.flops())
-        study.set_user_attr("flash", flash.as_dict())
-        ctx.record(events.tune_baseline(ctx.clock(), ctx.plan.run, ctx.head.head_dim, flash.as_dict()))
-    pending: deque[tuple[optuna.Trial, KernelParams, Future[Compiled]]] = deque()
+    shapes = list(walk.group.group.bench)
+    if walk.baseline_ms is None:
+        walk.baseline_ms = [
+            list(map(float, t))
+            for t in walk.measurer.request({"op": "baseline", "shapes": shapes})["times_ms"]
+        ]
+        walk.record(
+            events.tune_baseline(
+                walk.clock(), walk.plan.run, walk.group.label, {"value": 1.0, "lo": 1.0, "hi": 1.0}
+            )
+        )
+    pending: deque[tuple[optuna.Trial, Config, Future[Built]]] = deque()
     done = 0
     while True:
-        spent = len(measured(study.get_trials(deepcopy=False)))
-        over = ctx.clock() >= ctx.deadline or spent >= ctx.plan.trials
+        spent = len([t for t in study.get_trials(deepcopy=False) if t.user_attrs.get("measured")])
+        over = walk.clock() >= walk.deadline or spent >= walk.plan.trials
         if not over:
-            _top_up(study, ctx, pending)
+            _top_up(study, walk, pending)
         if over or not pending:
             break
-        trial, params, future = pending.popleft()
-        done += _run_trial(study, ctx, trial, params, future.result())
+        trial, config, future = pending.popleft()
+        done += _run_trial(study, walk, trial, config, future.result())
     for trial, _, _ in pending:  # asked, never timed: the budget ended first
         trial.set_user_attr("outcome", "unused")
         study.tell(trial, state=optuna.trial.TrialState.FAIL)
     return done
 
 
-def _seen(study: optuna.Study, asking: int) -> set[KernelParams]:
-    """Configurations measured or in flight in any worker (the trial being asked aside, and
-    trials a dead run left behind, whose configurations are queued again)."""
-    return {p for t in study.get_trials(deepcopy=False)
-            if t.number != asking and t.user_attrs.get("outcome") not in ("skipped", "unused")
-            and not cut_off(t) and (p := params_of(t)) is not None}
+def _seen(study: optuna.Study, walk: Walk, asking: int) -> set[Config]:
+    return {
+        c
+        for t in study.get_trials(deepcopy=False)
+        if t.number != asking
+        and t.user_attrs.get("outcome") not in ("skipped", "unused")
+        and not cut_off(t)
+        and (c := walk.config_of(t)) is not None
+    }
 
 
-def _top_up(study: optuna.Study, ctx: SearchContext,
-            pending: deque[tuple[optuna.Trial, KernelParams, Future[Compiled]]]) -> None:
+def _top_up(
+    study: optuna.Study, walk: Walk, pending: deque[tuple[optuna.Trial, Config, Future[Built]]]
+) -> None:
     import optuna
 
-    allowed = set(ctx.head.feasible) | {ctx.head.current}
-    while len(pending) < LOOKAHEAD + 1:
+    options = choices(walk.plan, walk.group)
+    names = [k.name for k in walk.plan.knobs]
+    allowed = set(walk.group.feasible) | {walk.group.current}
+    ahead = max(LOOKAHEAD, walk.pool.workers if has_defines(walk.plan.knobs) else 0)
+    while len(pending) < ahead + 1:
         trial = study.ask()
-        params = suggest(trial, ctx.head.options)
-        seen = _seen(study, trial.number) | {p for _, p, _ in pending}
-        if params in allowed and params not in seen:
-            trial.set_user_attr("config", params.label)
-            pending.append((trial, params, ctx.pool.submit(params, ctx.head.head_dim)))
+        config = tuple(trial.suggest_categorical(n, options[n]) for n in names)
+        seen = _seen(study, walk, trial.number) | {c for _, c, _ in pending}
+        if config in allowed and config not in seen:
+            trial.set_user_attr("config", label(walk.plan.knobs, config))
+            pending.append((trial, config, walk.build_of(config)))
             continue
         trial.set_user_attr("outcome", "skipped")
         study.tell(trial, state=optuna.trial.TrialState.FAIL)
-        free = [p for p in ctx.head.feasible if p not in seen]
+        free = [c for c in walk.group.feasible if c not in seen]
         if not free:
-            return  # every configuration the limits allow is measured or in flight
-        study.enqueue_trial(_nearest(params, free, ctx.head.options).as_dict())
+            return
+        closest = nearest(free, coords(config, options, names), options, names)
+        study.enqueue_trial(dict(zip(names, closest, strict=True)))
 
 
-def _nearest(params: KernelParams, free: Sequence[KernelParams],
-             options: dict[str, tuple[Any, ...]]) -> KernelParams:
-    def coords(p: KernelParams) -> tuple[float, ...]:
-        return tuple(sorted(options[n], key=float).index(getattr(p, n)) / max(1, len(options[n]) - 1)
-                     for n in TUNABLE_NAMES)
-    here = coords(params)
-    return min(free, key=lambda p: math.dist(coords(p), here))
-
-
-def _run_trial(study: optuna.Study, ctx: SearchContext, trial: optuna.Trial, params: KernelParams,
-               compiled: Compiled) -> int:
-    """Measure one compiled configuration; 1 when it cost GPU time."""
+def _run_trial(study: optuna.Study, walk: Walk, trial: optuna.Trial, config: Config, built: Built) -> int:
     import optuna
 
     state = optuna.trial.TrialState
-    facts: dict[str, Any] = {"compile_s": round(compiled.seconds, 2), "cached": compiled.cached,
-                             "queued": ctx.pool.queued, "gpu": ctx.gpu}
-    if params == ctx.head.current:
+    facts: dict[str, Any] = {
+        "compile_s": round(built.seconds, 2),
+        "cached": built.cached,
+        "queued": walk.pool.queued,
+        "gpu": walk.gpu,
+    }
+    if built.spills:
+        facts["spills"] = built.spills
+    if config == walk.group.current:
         facts["current"] = True
-    if compiled.library is None:
-        return _finish(study, ctx, trial, params, state.FAIL, "rejected", facts,
-                       limit="compile", detail=compiled.error)
-    rejection = after_compile(params, ctx.head.head_dim, ctx.limits, ctx.plan.occupancy_floor,
-                              list(compiled.kernels))
-    if rejection is not None and params != ctx.head.current:
-        return _finish(study, ctx, trial, params, state.FAIL, "rejected", facts,
-                       limit=rejection.limit, detail=rejection.text)
+    if not built.ok:
+        return _finish(
+            study, walk, trial, config, state.FAIL, "rejected", facts, limit="compile", detail=built.error
+        )
+    if built.spills and config != walk.group.current:  # ptxas's word after the build: never faster
+        return _finish(study, walk, trial, config, state.FAIL, "rejected", facts, limit="spills",
+                       detail=f"ptxas spills {built.spills} bytes per thread ({built.registers} registers)")
+    request = walk.request(config)
+    shapes = list(walk.group.group.bench)
+    assert walk.baseline_ms is not None
     try:
-        check = ctx.measurer.correctness(compiled.library, ctx.head.head_dim)
-        if not check.ok:
-            return _finish(study, ctx, trial, params, state.FAIL, "incorrect", facts, detail=check.detail)
-        short = geomean_tflops(ctx.measurer.timing(compiled.library, ctx.head.head_dim, True), ctx.flops())
-        trial.set_user_attr("short", short.as_dict())
-        trial.report(short.value, 0)
-        if params != ctx.head.current and trial.should_prune():
-            return _finish(study, ctx, trial, params, state.PRUNED, "pruned", facts, estimate=short)
-        full = geomean_tflops(ctx.measurer.timing(compiled.library, ctx.head.head_dim, False), ctx.flops())
+        check = walk.measurer.request(
+            {"op": "check", "config": request, "shapes": list(walk.group.group.checks)}
+        )
+        if not check["ok"]:
+            return _finish(study, walk, trial, config, state.FAIL, "incorrect", facts, detail=check["detail"])
+        short = _times(
+            walk.measurer.request({"op": "time", "config": request, "shapes": shapes, "short": True})
+        )
+        estimate = speedup(short, walk.baseline_ms)
+        trial.set_user_attr("short", estimate.as_dict())
+        trial.report(estimate.value, 0)
+        if config != walk.group.current and trial.should_prune():
+            return _finish(study, walk, trial, config, state.PRUNED, "pruned", facts, estimate=estimate)
+        full = _times(
+            walk.measurer.request({"op": "time", "config": request, "shapes": shapes, "short": False})
+        )
     except MeasureCrashed as exc:
-        ctx.measurer.restart()
-        return _finish(study, ctx, trial, params, state.FAIL, "crashed", facts, detail=str(exc)[:300])
+        walk.measurer.restart()
+        return _finish(study, walk, trial, config, state.FAIL, "crashed", facts, detail=str(exc)[:300])
     except MeasureFailed as exc:
-        return _finish(study, ctx, trial, params, state.FAIL, "failed", facts, detail=str(exc)[:300])
-    return _finish(study, ctx, trial, params, state.COMPLETE, "timed", facts, estimate=full)
+        return _finish(study, walk, trial, config, state.FAIL, "failed", facts, detail=str(exc)[:300])
+    return _finish(
+        study, walk, trial, config, state.COMPLETE, "timed", facts, estimate=speedup(full, walk.baseline_ms)
+    )
 
 
-def _finish(study: optuna.Study, ctx: SearchContext, trial: optuna.Trial, params: KernelParams,
-            state: optuna.trial.TrialState, outcome: str, facts: dict[str, Any],
-            estimate: Estimate | None = None, **more: Any) -> int:
+def _times(reply: Mapping[str, Any]) -> list[list[float]]:
+    return [list(map(float, t)) for t in reply["times_ms"]]
+
+
+def _finish(
+    study: optuna.Study,
+    walk: Walk,
+    trial: optuna.Trial,
+    config: Config,
+    state: optuna.trial.TrialState,
+    outcome: str,
+    facts: dict[str, Any],
+    estimate: Estimate | None = None,
+    **more: Any,
+) -> int:
     import optuna
 
-    spent = outcome not in ("rejected",)
+    spent = outcome != "rejected"
     trial.set_user_attr("outcome", outcome)
     trial.set_user_attr("measured", spent)
     for key, value in {**facts, **more}.items():
@@ -166,12 +272,26 @@ def _finish(study: optuna.Study, ctx: SearchContext, trial: optuna.Trial, params
     numbers: dict[str, Any] = {}
     if estimate is not None:
         trial.set_user_attr("estimate", estimate.as_dict())
-        numbers = {"tflops": round(estimate.value, 2), "lo": round(estimate.lo, 2),
-                   "hi": round(estimate.hi, 2)}
+        numbers = {
+            "value": round(estimate.value, 4),
+            "lo": round(estimate.lo, 4),
+            "hi": round(estimate.hi, 4),
+        }
     if state == optuna.trial.TrialState.COMPLETE and estimate is not None:
         study.tell(trial, estimate.value)
     else:
         study.tell(trial, state=state)
-    ctx.record(events.tune_trial(ctx.clock(), ctx.plan.run, ctx.head.head_dim, trial.number, params.label,
-                                 outcome, **numbers, **facts, **more))
+    walk.record(
+        events.tune_trial(
+            walk.clock(),
+            walk.plan.run,
+            walk.group.label,
+            trial.number,
+            label(walk.plan.knobs, config),
+            outcome,
+            **numbers,
+            **facts,
+            **more,
+        )
+    )
     return int(spent)

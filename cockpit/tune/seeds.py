@@ -1,163 +1,156 @@
 """Where a search starts: the configurations measured first, before TPE takes over.
 
-A search that starts from one known configuration rarely finds a better one by spreading its
-first trials over the whole space: the Latin hypercube of `study.seed_configurations` spends
-them far from the current tile, where most configurations are slow, and a 5-minute budget ends
-before TPE comes back. Measured on an H100 from the L4's D=128 tile (BN32): 22 timed trials in
-3 minutes never tried BN64, the tile one step away that is 1.20x faster. So the seed is, in order:
+A search that starts from one known configuration rarely finds a better one by spreading its first
+trials over the whole space: a Latin hypercube spends them far from the current values, where most
+configurations are slow, and a short budget ends before TPE comes back. Measured on an H100 from the
+L4's D=128 attention tile (BN32): 22 timed trials in 3 minutes never tried BN64, the tile one step
+away that is 1.20x faster. So the seed is, in order:
 
-1. the current configuration (the reference every trial is judged against);
-2. the tiles other GPU architectures kept (tuned_config.h), where this GPU's limits allow them:
-   an H100's winner is a good first guess on an H200 or an L40S, an L4's on an RTX 4090;
-3. the current configuration's neighbours, one knob one step away, the moves the latest profile
-   points at first (`profile_moves`: "larger tiles" -> BN, BM up; registers limiting occupancy
-   -> Q from shared memory, more blocks per SM; shared memory limiting it -> smaller tiles, one
-   stage; latency -> double buffering), then the rest, BN first (the knob the K/V loop turns on);
-4. the Latin hypercube for the rest of the seed, so the search still sees the whole space.
+1. the current configuration (what every trial is judged against);
+2. the group's winners kept on other GPU architectures, where this GPU's rule allows them: an
+   H100's winner is a good first guess on an H200, an L4's on an RTX 4090;
+3. the current configuration's neighbours, one knob one step away (or, where the rule allows no
+   such single step, the nearest allowed configuration with that step), the moves the session's
+   latest profile asks for first (each knob's `hints`), then every knob in the workload's order;
+4. a Latin hypercube over the knobs' value indices for the rest, each point moved to the nearest
+   allowed configuration, so the search still sees the whole space.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from cockpit.config.tune import Value
-from cockpit.tune.space import KernelParams
-from cockpit.tune.study import seed_configurations
+from cockpit.tune.study import latin_hypercube
 
+Config = tuple[Any, ...]
 Move = tuple[str, int]
-"""A knob and a direction: +1 the next larger value, -1 the next smaller (for booleans, +1 is
-true)."""
+"""A knob and a direction: +1 its next larger value, -1 its next smaller (for a flag, +1 is true)."""
 
-DEFAULT_ORDER: tuple[str, ...] = ("block_n", "block_m", "warps", "stages", "min_blocks", "q_regs", "o_smem")
 NEIGHBOUR_SHARE = 0.5
 """At most this share of the seed goes to neighbours; the rest still spans the space."""
-
-# What the profile gate's verdict names -> the knob moves that answer it, most likely first.
-_BY_RECOMMENDATION: tuple[tuple[str, tuple[Move, ...]], ...] = (
-    ("larger tiles", (("block_n", +1), ("block_m", +1))),
-    ("fewer bytes", (("block_n", +1), ("block_m", +1))),
-    ("overlap", (("stages", +1), ("warps", +1))),
-)
-_BY_LIMITER: tuple[tuple[str, tuple[Move, ...]], ...] = (
-    ("registers", (("q_regs", -1), ("min_blocks", +1))),
-    ("shared memory", (("block_n", -1), ("stages", -1))),
-    ("warps", (("warps", -1),)),
-)
 _LIMITED_BY = re.compile(r"limited by ([a-z ]+?)\s*(?:\(|$)")
-_BY_KIND: dict[str, tuple[Move, ...]] = {
-    "latency": (("stages", +1), ("warps", +1)),
-    "occupancy": (("min_blocks", +1), ("q_regs", -1)),
-    "small-grid": (("block_m", -1),),
-}
 
 
-def profile_moves(verdict: Mapping[str, Any] | None) -> list[Move]:
-    """The knob moves a profile verdict (the profile gate's `kernels[i].verdict`) points at."""
+def findings(verdict: Mapping[str, Any] | None) -> list[str]:
+    """The words of a profile verdict (the profile gate's `kernels[i].verdict`) a knob's hints name:
+    its bottleneck, the start of its recommendation, and `limited by X` from its notes."""
     if not verdict:
         return []
-    moves: list[Move] = []
-    recommendation = str(verdict.get("recommendation", "")).lower()
-    limiters = " ".join(m.group(1) for n in verdict.get("notes") or ()
-                        if (m := _LIMITED_BY.search(str(n).lower())))
-    for phrase, these in _BY_RECOMMENDATION:
-        if recommendation.startswith(phrase):
-            moves += these
-    for word, these in _BY_LIMITER:
-        if word in limiters:
-            moves += these
-    moves += _BY_KIND.get(str(verdict.get("bottleneck", "")), ())
-    return list(dict.fromkeys(moves))
+    out = [str(verdict.get("bottleneck") or "").lower()]
+    recommendation = str(verdict.get("recommendation") or "").lower()
+    words = re.findall(r"[a-z0-9-]+", recommendation)
+    out += [" ".join(words[:n]) for n in range(1, len(words) + 1)]  # "larger tiles" of "larger tiles: ..."
+    out += [f"limited by {m.group(1)}" for n in verdict.get("notes") or ()
+            if (m := _LIMITED_BY.search(str(n).lower()))]
+    return [f for f in dict.fromkeys(out) if f]
 
 
-def neighbours(current: KernelParams, options: Mapping[str, Sequence[Value]],
-               feasible: Iterable[KernelParams], moves: Sequence[Move] = ()) -> list[KernelParams]:
-    """The feasible configurations one knob one step from `current`: the `moves` first, then
-    every other step in `DEFAULT_ORDER`. A step in block_m that breaks the rows-per-warp rule
-    takes warps along (the same rows per warp)."""
-    allowed = set(feasible)
-    steps = list(moves) + [(name, d) for name in DEFAULT_ORDER for d in (+1, -1)]
-    out: list[KernelParams] = []
-    for name, direction in dict.fromkeys(steps):
-        for candidate in _step(current, name, direction, options):
-            if candidate in allowed and candidate != current and candidate not in out:
-                out.append(candidate)
-                break
-    return out
-
-
-def _step(current: KernelParams, name: str, direction: int,
-          options: Mapping[str, Sequence[Value]]) -> list[KernelParams]:
-    value = getattr(current, name)
-    if isinstance(value, bool):
-        wanted = direction > 0
-        return [] if value == wanted else [_with(current, **{name: wanted})]
-    ordered = sorted(v for v in options.get(name, ()) if not isinstance(v, bool))
-    bigger = [v for v in ordered if v > value]
-    smaller = [v for v in ordered if v < value]
-    nxt = (bigger[0] if bigger else None) if direction > 0 else (smaller[-1] if smaller else None)
-    if nxt is None:
-        return []
-    out = [_with(current, **{name: nxt})]
-    if name == "block_m" and int(nxt) * current.warps % current.block_m == 0:
-        out.append(_with(current, block_m=nxt, warps=int(nxt) * current.warps // current.block_m))
-    return out
-
-
-def _with(params: KernelParams, **changes: Value) -> KernelParams:
-    return KernelParams.from_dict(params.as_dict() | changes)
-
-
-def seed_order(feasible: Sequence[KernelParams], options: Mapping[str, Sequence[Value]],
-               current: KernelParams, n: int, kept_elsewhere: Sequence[KernelParams] = (),
-               moves: Sequence[Move] = (), seed: int = 0) -> tuple[list[KernelParams], str]:
-    """The `n` configurations measured first (the current one first), and how they were chosen."""
-    allowed = set(feasible)
-    chosen: list[KernelParams] = [current]
-    others = [p for p in kept_elsewhere if p in allowed and p not in chosen]
-    chosen += others[: max(0, n - len(chosen))]
-    near = [p for p in neighbours(current, options, feasible, moves) if p not in chosen]
-    room = min(len(near), max(0, n - len(chosen)), max(1, int(n * NEIGHBOUR_SHARE)))
-    chosen += near[:room]
-    spread, how = seed_configurations(feasible, options, current, n, seed)
-    for p in spread:
-        if len(chosen) >= n:
-            break
-        if p not in chosen:
-            chosen.append(p)
-    parts = [f"{len(others[:n - 1])} kept on other archs"] if others else []
-    hinted = ", ".join(k + ("+" if d > 0 else "-") for k, d in moves)
-    parts.append(f"{room} neighbours" + (f" ({hinted} first, from the profile)" if moves else ""))
-    return chosen[:n], f"the current configuration, {', '.join(parts)}, then {how}"
-
-
-
-def kept_tiles(csrc: Path, arch: str) -> dict[int, list[KernelParams]]:
-    """Per head dim, the tiles tuned_config.h keeps for other archs."""
-    from cockpit.tune.header import kept_elsewhere
-
-    return {d: [t.params for t in tiles] for d, tiles in kept_elsewhere(csrc, arch).items()}
-
-
-def profile_hints(session_journal: Path, workspace: Path) -> dict[int | None, list[Move]]:
-    """The moves the session's latest profile verdict points at, under the head dim its shape
-    names (None: every head dim). Nothing when the session has no finished profile."""
+def session_verdict(session_journal: Path, workspace: Path) -> Mapping[str, Any] | None:
+    """The verdict of the session's latest finished profile run (its first kernel's); None without one."""
     from cockpit.errors import CockpitError
     from cockpit.session.saved_state import recent_state
 
     try:
         run = recent_state(session_journal, workspace).last_run("profile", finished=True)
     except CockpitError:
-        return {}
+        return None
     result = run.result if run is not None else None
     kernels = result.get("kernels") if isinstance(result, dict) else None
     if not isinstance(kernels, list) or not kernels or not isinstance(kernels[0], dict):
-        return {}
-    moves = profile_moves(kernels[0].get("verdict") if isinstance(kernels[0].get("verdict"), dict) else None)
-    shape = _HEAD_DIM.search(str(result.get("shape") or "")) if isinstance(result, dict) else None
-    return {int(shape.group(1)) if shape else None: moves} if moves else {}
+        return None
+    verdict = kernels[0].get("verdict")
+    return verdict if isinstance(verdict, dict) else None
 
 
-_HEAD_DIM = re.compile(r"\bD(\d+)\b")
+def profile_moves(hints: Mapping[str, Mapping[str, int]], said: Sequence[str]) -> list[Move]:
+    """The knob moves the profile's findings ask for: per finding in the order the verdict gives
+    them, each knob whose hints name it. `hints`: knob -> finding -> direction."""
+    moves: list[Move] = []
+    for finding in said:
+        moves += [(knob, d) for knob, by in hints.items() for f, d in by.items() if f == finding]
+    return list(dict.fromkeys(moves))
+
+
+def coords(config: Config, options: Mapping[str, Sequence[Any]], names: Sequence[str]) -> tuple[float, ...]:
+    """A configuration as a point of the unit cube: each knob's value index, centred."""
+    out = []
+    for name, value in zip(names, config, strict=True):
+        values = _ordered(options[name])
+        out.append((values.index(value) + 0.5) / len(values) if value in values else 0.5)
+    return tuple(out)
+
+
+def nearest(free: Sequence[Config], point: Sequence[float], options: Mapping[str, Sequence[Any]],
+            names: Sequence[str]) -> Config:
+    return min(free, key=lambda c: math.dist(coords(c, options, names), point))
+
+
+def neighbours(current: Config, options: Mapping[str, Sequence[Any]], names: Sequence[str],
+               feasible: Sequence[Config], moves: Sequence[Move] = ()) -> list[Config]:
+    """The allowed configurations one step from `current`: the `moves` first, then both steps of
+    every knob in order. Where the one-knob step is not allowed, the allowed configuration with that
+    knob's stepped value that changes the fewest other knobs (a larger block taking more warps along)."""
+    steps = list(moves) + [(n, d) for n in names for d in (+1, -1)]
+    out: list[Config] = []
+    for name, direction in dict.fromkeys(steps):
+        if name not in names:
+            continue
+        found = _step(current, names.index(name), direction, options[name], feasible)
+        if found is not None and found != current and found not in out:
+            out.append(found)
+    return out
+
+
+def _step(current: Config, i: int, direction: int, values: Sequence[Any],
+          feasible: Sequence[Config]) -> Config | None:
+    ordered = _ordered(values)
+    value = current[i]
+    if value not in ordered:
+        return None
+    at = ordered.index(value) + (1 if direction > 0 else -1)
+    if isinstance(value, bool):
+        wanted: Any = direction > 0
+        if wanted == value:
+            return None
+    elif 0 <= at < len(ordered):
+        wanted = ordered[at]
+    else:
+        return None
+    with_it = [c for c in feasible if c[i] == wanted]
+    if not with_it:
+        return None
+    return min(with_it, key=lambda c: sum(a != b for a, b in zip(c, current, strict=True)))
+
+
+def _ordered(values: Sequence[Any]) -> list[Any]:
+    """Numbers in increasing order, flags false first; anything else as declared."""
+    if all(isinstance(v, (int, float)) for v in values):
+        return sorted(values, key=float)
+    return list(values)
+
+
+def seed_order(feasible: Sequence[Config], options: Mapping[str, Sequence[Any]], names: Sequence[str],
+               current: Config, n: int, kept_elsewhere: Sequence[Config] = (), moves: Sequence[Move] = (),
+               seed: int = 0) -> tuple[list[Config], str]:
+    """The `n` configurations measured first (the current one first), and how they were chosen."""
+    allowed = set(feasible)
+    chosen: list[Config] = [current]
+    others = [c for c in dict.fromkeys(kept_elsewhere) if c in allowed and c not in chosen]
+    chosen += others[: max(0, n - len(chosen))]
+    near = [c for c in neighbours(current, options, names, feasible, moves) if c not in chosen]
+    room = min(len(near), max(0, n - len(chosen)), max(1, int(n * NEIGHBOUR_SHARE)))
+    chosen += near[:room]
+    points, how = latin_hypercube(max(0, n - len(chosen)), len(names), seed)
+    for point in points:
+        free = [c for c in feasible if c not in chosen]
+        if not free:
+            break
+        chosen.append(nearest(free, point, options, names))
+    parts = [f"{len(others[:n - 1])} kept on other archs"] if others else []
+    hinted = ", ".join(k + ("+" if d > 0 else "-") for k, d in moves)
+    parts.append(f"{room} neighbours" + (f" ({hinted} first, from the profile)" if moves else ""))
+    return chosen[:n], f"the current configuration, {', '.join(parts)}, then {how}"

@@ -1,157 +1,210 @@
-"""The kernel's tunables, one configuration of them, and the space a search walks.
+"""What a search of a workload's knobs walks, laid out before anything runs: its groups (one
+winner is kept per value of the workload's `keep_per` keys, each searched on its own bench shapes
+and checked on its own correctness shapes), each group's configurations the workload's rule
+allows on the target GPU, and the configuration each starts from. Pure: manifest in, plan out.
 
-Each tunable is a compile-time knob of csrc/attention.cu (`COCKPIT_ATTN_D<D>_<MACRO>`), per
-head dim: every head dim has its own tile configuration, so each is searched on its own.
-`accepts` is what the kernel's own `config_ok<D>()` static_assert allows for that knob alone;
-the rules that join knobs (tile divisibility) and the GPU's limits are in `feasibility`.
+A configuration is a tuple of knob values in the manifest's knob order (hashable, so the search
+never measures one twice); `None` for a define knob means "no -D: the source's own default".
 """
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import MISSING, asdict, dataclass, fields
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from cockpit.config import ConfigError
-from cockpit.config.tune import TuneConfig, Value
+from cockpit.config.tune import TuneConfig
+from cockpit.errors import CockpitError
+from cockpit.workload.manifest import GridShape, Manifest
+from cockpit.workload.tuned import KnobDecl, Winner, define_flags, group_label
+
+Config = tuple[Any, ...]
+
+
+def decls(manifest: Manifest) -> tuple[KnobDecl, ...]:
+    return tuple(KnobDecl(k.name, k.via, k.macro, k.start) for k in manifest.knobs)
+
+
+def as_dict(knobs: Sequence[KnobDecl], config: Config) -> dict[str, Any]:
+    return {k.name: v for k, v in zip(knobs, config, strict=True)}
+
+
+def from_dict(knobs: Sequence[KnobDecl], values: Mapping[str, Any]) -> Config:
+    return tuple(values.get(k.name, k.start) for k in knobs)
+
+
+def label(knobs: Sequence[KnobDecl], config: Config) -> str:
+    """ "ROWS_PER_BLOCK=4 VEC=8 num_warps=4" (a define left to the source: `NAME=src`)."""
+    return " ".join(f"{k.name}={'src' if v is None else v}" for k, v in zip(knobs, config, strict=True))
+
+
+def has_defines(knobs: Sequence[KnobDecl]) -> bool:
+    return any(k.via == "define" for k in knobs)
+
+
+def variant_key(flags: Sequence[str]) -> str:
+    """A short name for a build with these -D flags (its module name and build folder)."""
+    return hashlib.sha256("\0".join(flags).encode()).hexdigest()[:10]
 
 
 @dataclass(frozen=True)
-class Tunable:
-    name: str
-    """The key in `[tune.space]`."""
-    macro: str
-    """The kernel's knob: COCKPIT_ATTN_D64_<macro>."""
-    meaning: str
-    accepts: Callable[[Value], bool]
-    rule: str
-    """What `accepts` allows, for error messages."""
-
-
-def _whole(low: int, high: int, step: int = 1) -> Callable[[Value], bool]:
-    return lambda v: (isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
-                      and v % step == 0)
-
-
-TUNABLES: tuple[Tunable, ...] = (
-    Tunable("block_m", "BM", "query rows per block", _whole(16, 256, 16),
-            "a multiple of 16 from 16 to 256"),
-    Tunable("block_n", "BN", "keys per K/V tile", _whole(16, 256, 16),
-            "a multiple of 16 from 16 to 256"),
-    Tunable("warps", "WARPS", "warps per block (each owns 16 or 32 query rows)",
-            lambda v: v in (1, 2, 4, 8, 16) and not isinstance(v, bool), "1, 2, 4, 8 or 16"),
-    Tunable("min_blocks", "MINB", "__launch_bounds__ minimum blocks per SM", _whole(1, 8),
-            "a whole number from 1 to 8"),
-    Tunable("stages", "STAGES", "K/V shared-memory buffers (2 = double buffered)",
-            lambda v: v in (1, 2) and not isinstance(v, bool), "1 or 2"),
-    Tunable("o_smem", "O_SMEM", "O staged through shared memory (else stored from registers)",
-            lambda v: isinstance(v, bool), "true or false"),
-    Tunable("q_regs", "Q_REGS",
-            "Q fragments held in registers (else read from shared memory at every K tile)",
-            lambda v: isinstance(v, bool), "true or false"),
-)
-TUNABLE_NAMES = tuple(t.name for t in TUNABLES)
-HEAD_DIMS = (64, 128)
-
-
-@dataclass(frozen=True, order=True)
-class KernelParams:
-    """One configuration of the kernel for one head dim."""
-
-    block_m: int
-    block_n: int
-    warps: int
-    min_blocks: int
-    stages: int
-    o_smem: bool
-    q_regs: bool = True
-
-    @property
-    def threads(self) -> int:
-        return self.warps * 32
-
-    @property
-    def rows_per_warp(self) -> float:
-        return self.block_m / self.warps
-
-    def smem_bytes(self, head_dim: int) -> int:
-        """Dynamic shared memory per block as launched: Q + stages x (K + V), 2-byte elements
-        (the kernel's smem_bytes<D>())."""
-        return (self.block_m + 2 * self.stages * self.block_n) * head_dim * 2
-
-    def macros(self, head_dim: int) -> tuple[str, ...]:
-        """`-D` flags that build this configuration for `head_dim`."""
-        values = {t.macro: int(getattr(self, t.name)) for t in TUNABLES}
-        return tuple(f"-DCOCKPIT_ATTN_D{head_dim}_{macro}={value}" for macro, value in values.items())
+class Group:
+    key: dict[str, Any]
+    bench: tuple[dict[str, Any], ...]
+    """The bench shapes of this group: what a configuration is timed on."""
+    checks: tuple[dict[str, Any], ...]
+    """Its correctness shapes: the test grid's of this group and its bench shapes' ends."""
 
     @property
     def label(self) -> str:
-        """Short, for tables and the journal: `BM128 BN64 8w mb2 1st O:smem` (`Q:smem` added when
-        Q is read from shared memory, so the hand-picked labels read as they always did)."""
-        return (f"BM{self.block_m} BN{self.block_n} {self.warps}w mb{self.min_blocks} "
-                f"{self.stages}st O:{'smem' if self.o_smem else 'reg'}{'' if self.q_regs else ' Q:smem'}")
-
-    def as_dict(self) -> dict[str, Value]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, values: Mapping[str, Value]) -> KernelParams:
-        """From a study's or a header's values; a knob they predate takes the kernel's default."""
-        return cls(**{f.name: values[f.name] for f in fields(cls)  # type: ignore[arg-type]
-                      if f.name in values or f.default is MISSING})
+        return group_label(self.key)
 
 
-def config_name(cfg: Mapping[str, Any]) -> str:
-    """How the attention workload names a shape in results ("B4 H16 S1024 D64 fp16 full"): the
-    confirmation's rows are read beside the bench gate's."""
-    causal = "causal" if cfg["causal"] else "full"
-    return f"B{cfg['B']} H{cfg['H']} S{cfg['S']} D{cfg['D']} {cfg['dtype']} {causal}"
+def groups(manifest: Manifest) -> list[Group]:
+    """One group per value of the keep_per keys among the tune shapes (the workload's tune grid,
+    else its bench grid), in their order."""
+    keys: list[dict[str, Any]] = []
+    for s in manifest.tune_shapes:
+        key = {k: s.shape[k] for k in manifest.keep_per if k in s.shape}
+        if key not in keys:
+            keys.append(key)
+    out = []
+    for key in keys:
 
+        def mine(s: GridShape, key: dict[str, Any] = key) -> bool:
+            return all(s.shape.get(k) == v for k, v in key.items())
 
-# The hand-picked configurations (csrc/attention.cu's defaults, csrc/README.md's table).
-DEFAULTS: dict[int, KernelParams] = {
-    64: KernelParams(128, 128, 4, 2, 1, False, q_regs=False),
-    128: KernelParams(128, 32, 4, 1, 1, True, q_regs=False),
-}
-
-DEFAULT_SPACE: dict[str, tuple[Value, ...]] = {
-    "block_m": (64, 128, 256),
-    "block_n": (16, 32, 64, 128, 256),
-    "warps": (2, 4, 8, 16),
-    "min_blocks": (1, 2),
-    "stages": (1, 2),
-    "o_smem": (True, False),
-    "q_regs": (True, False),
-}
-
-
-def configurations(values: Mapping[str, Sequence[Value]]) -> list[KernelParams]:
-    """Every combination of the values, in a stable order."""
-    names = [f.name for f in fields(KernelParams)]
-    return [KernelParams(**dict(zip(names, combo, strict=True)))  # type: ignore[arg-type]
-            for combo in itertools.product(*(values[n] for n in names))]
-
-
-def resolve_space(tune: TuneConfig) -> dict[str, tuple[Value, ...]]:
-    """`[tune.space]` held to the kernel's tunables and what each accepts, every knob it does not
-    name at its default values; head dims the kernel has no tile for are refused too. Errors name
-    `cockpit.toml:LINE`."""
-    for name in tune.space:
-        if name not in TUNABLE_NAMES:
-            raise ConfigError(f"{tune.line(f'space.{name}')}: tune.space.{name}: unknown tunable (the "
-                              f"kernel's tunables: {', '.join(TUNABLE_NAMES)})")
-    wrong_dims = [h for h in tune.head_dims if h not in HEAD_DIMS]
-    if wrong_dims:
-        raise ConfigError(f"{tune.line('head_dims')}: tune.head_dims: {list(tune.head_dims)!r} is not "
-                          f"allowed (expected a list drawn from {list(HEAD_DIMS)})")
-    out: dict[str, tuple[Value, ...]] = {}
-    for tunable in TUNABLES:
-        values = tune.space.get(tunable.name, DEFAULT_SPACE[tunable.name])
-        wrong = [v for v in values if not tunable.accepts(v)]
-        if wrong:
-            raise ConfigError(f"{tune.line(f'space.{tunable.name}')}: tune.space.{tunable.name}: "
-                              f"{wrong[0]!r} is not a value the kernel accepts for {tunable.meaning} "
-                              f"(expected {tunable.rule})")
-        out[tunable.name] = values
+        bench = [s for s in manifest.tune_shapes if mine(s)]
+        checks = [s for s in manifest.correctness_grid() if mine(s)]
+        by_size = sorted(bench, key=lambda s: (s.bytes or 0, s.flops or 0))
+        for s in (by_size[0], by_size[-1]):
+            if s.name not in {c.name for c in checks}:
+                checks.append(s)
+        out.append(Group(key, tuple(dict(s.shape) for s in bench), tuple(dict(s.shape) for s in checks)))
     return out
+
+
+def picked(found: Sequence[Group], wanted: Sequence[str] | None) -> list[Group]:
+    """The groups `--group KEY=VALUE` names (all without it); one line when one names no group."""
+    if not wanted:
+        return list(found)
+    out = []
+    for text in wanted:
+        key, _, value = text.partition("=")
+        these = [g for g in found if str(g.key.get(key.strip(), object())) == value.strip()]
+        if not these:
+            raise CockpitError(f"--group {text}: no group of shapes has it (the groups: "
+                               f"{', '.join(g.label for g in found)})")
+        out += [g for g in these if g not in out]
+    return [g for g in found if g in out]
+
+
+def searchable(manifest: Manifest) -> None:
+    """What the generic search needs of a workload, each lack said in one line."""
+    where = manifest.source
+    if not manifest.knobs and manifest.source.startswith("gpumode:"):
+        raise CockpitError(
+            f"{where}: a GPU MODE problem folder declares no knobs: nothing to tune (write "
+            "a workload module with knobs=(Knob(...),) around its submission to tune it)"
+        )
+    if not manifest.knobs:
+        raise CockpitError(
+            f"{where}: {manifest.name} declares no knobs to tune: add knobs=(Knob(...),) "
+            'to its Workload (docs/workloads.md, "Knobs")'
+        )
+    if manifest.baseline is None:
+        raise CockpitError(
+            f"{where}: {manifest.name} has no timed reference to tune against: add "
+            "Reference(..., baseline=True)"
+        )
+    if not manifest.tune_shapes:
+        raise CockpitError(f"{where}: {manifest.name} has no bench grid or tune_grid: nothing to time")
+    missing = [k for k in manifest.keep_per if not all(k in s.shape for s in manifest.tune_shapes)]
+    if missing:
+        raise CockpitError(f"{where}: keep_per names {missing[0]!r}, which not every tune shape has")
+    ks = decls(manifest)
+    if has_defines(ks) and manifest.build.kind != "extension":
+        raise CockpitError(
+            f"{where}: define knobs are compiled into an Extension build; {manifest.name} is "
+            f'built as {manifest.build.kind}: pass them as kwargs (via="kwarg") instead'
+        )
+    several = len(groups(manifest)) > 1
+    for k in ks:
+        if k.via == "define" and several and not any(f"{{{key}}}" in k.macro for key in manifest.keep_per):
+            raise CockpitError(
+                f"{where}: knob {k.name} is a define kept per {', '.join(manifest.keep_per)}, but its macro "
+                f"{k.macro!r} is the same for every group: name it per group, e.g. "
+                f'macro="{k.macro}_{{{manifest.keep_per[0]}}}", or keep_per=()'
+            )
+
+
+def options(manifest: Manifest, tune: TuneConfig) -> dict[str, tuple[Any, ...]]:
+    """Each knob's values: the workload's, or `[tune.space]`'s narrowing of them (errors name
+    `cockpit.toml:LINE`)."""
+    declared = {k.name: tuple(k.values) for k in manifest.knobs}
+    for name, values in tune.space.items():
+        if name not in declared:
+            raise ConfigError(
+                f"{tune.line(f'space.{name}')}: tune.space.{name}: {manifest.name} has no knob "
+                f"{name!r} (its knobs: {', '.join(declared)})"
+            )
+        wrong = [v for v in values if v not in declared[name]]
+        if wrong:
+            raise ConfigError(
+                f"{tune.line(f'space.{name}')}: tune.space.{name}: {wrong[0]!r} is not one of "
+                f"the workload's values {list(declared[name])}"
+            )
+    return {name: tuple(tune.space.get(name, values)) for name, values in declared.items()}
+
+
+def narrowed(
+    feasible: Sequence[Config], knobs: Sequence[KnobDecl], values: Mapping[str, Sequence[Any]]
+) -> list[Config]:
+    return [c for c in feasible if all(v in values[k.name] for k, v in zip(knobs, c, strict=True))]
+
+
+def current(knobs: Sequence[KnobDecl], group: Group, winners: Sequence[Winner], arch: str,
+            untuned: Mapping[str, Any] | None = None) -> Config:
+    """What the group runs now on `arch`: its kept winner's values, else the workload's values for the
+    group untuned (`knob_defaults`), else each knob's declared one."""
+    won = next((w for w in winners if w.arch == arch and w.group == group.key), None)
+    return from_dict(knobs, {**(untuned or {}), **(won.knobs if won is not None else {})})
+
+
+def untuned(manifest: Manifest, group: Group) -> dict[str, Any]:
+    """The knob values the workload says the group runs untuned ({} when it says nothing)."""
+    return next((dict(k) for g, k in manifest.knob_defaults if dict(g) == group.key), {})
+
+
+def elsewhere(knobs: Sequence[KnobDecl], group: Group, winners: Sequence[Winner], arch: str) -> list[Config]:
+    """The group's winners kept on other architectures: where a search on this one looks first."""
+    return [from_dict(knobs, w.knobs) for w in winners if w.arch != arch and w.group == group.key]
+
+
+def with_current(options: Mapping[str, Sequence[Any]], knobs: Sequence[KnobDecl],
+                 config: Config) -> dict[str, list[Any]]:
+    """Each knob's values, with `config`'s added where they lack it (a kept winner or a declared
+    default outside `[tune.space]`'s narrowing): what the sampler and the seed may pick from."""
+    out = {}
+    for k, value in zip(knobs, config, strict=True):
+        values = list(options[k.name])
+        out[k.name] = values if value in values else [*values, value]
+    return out
+
+
+def variant(
+    knobs: Sequence[KnobDecl], config: Config, group: Group, others: Sequence[str]
+) -> dict[str, Any] | None:
+    """The build this configuration needs: the other groups' kept defines and its own; None when
+    it has no define knob (nothing to compile)."""
+    if not has_defines(knobs):
+        return None
+    flags = [*others, *define_flags(knobs, as_dict(knobs, config), group.key)]
+    return {"key": variant_key(flags), "flags": flags}
+
+
+def fingerprint(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)

@@ -1,14 +1,13 @@
-"""One search worker: a process pinned to one GPU, sharing the studies with the others.
+"""One worker of a knob search: a process pinned to one GPU, sharing the studies with the others.
 
-    python -m cockpit.tune.worker --plan sessions/<ID>/tune/plan.json --worker N --workers M
-                                  --gpu UUID --nvml-index I --start T --spent S
+    python -m cockpit.tune.worker --workspace DIR --plan sessions/<ID>/tune/plan.json
+                                        --worker N --workers M --gpu UUID --start T --spent S
 
-`cockpit tune` starts one per GPU with CUDA_VISIBLE_DEVICES=<UUID>; this process imports no
-torch (its measuring child does), compiles in a pool of nvcc processes, and walks the head dims
-in order, each until its deadline or the trial budget. Its first compiles are its share of every
-head dim's seed, so the seed never waits on nvcc. In a shared store (`[tune] storage`) the studies
-may be another box's too: this worker measures only if its GPU is the model they hold, tags and
-beats every trial it asks, and a database that goes away ends it in one line (storage.py).
+`cockpit tune` starts one per GPU with CUDA_VISIBLE_DEVICES=<UUID>. This process imports no torch:
+its measuring child (the workload probe's `serve`) holds the CUDA context, and define knobs are
+built in children of their own, ahead of the timing. Its first builds are its share of every
+group's seed. In a shared store (`[tune] storage`) it measures only on the GPU model the studies
+hold, and a database that goes away ends it in one line (cockpit/tune/storage.py).
 """
 
 from __future__ import annotations
@@ -17,35 +16,91 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
 
+from cockpit.config import load_config
 from cockpit.errors import CockpitError
-from cockpit.hardware.limits import GpuLimits, limits_for
+from cockpit.gates.interpreter import gates_python
 from cockpit.session.journal import Event, JournalWriter
-from cockpit.tune.compile import Compiled, CompilePool, Toolchain, compile_config, find_toolchain
-from cockpit.tune.measure import Measurer, ProbeMeasurer, start_measuring
-from cockpit.tune.runplan import RunPlan, read_plan
-from cockpit.tune.search import SearchContext, search
-from cockpit.tune.space import KernelParams
-from cockpit.tune.storage import Store, claim_gpu, one_line_db_errors, owner_of
-from cockpit.tune.study import open_run_study, run_store
+from cockpit.tune.build import BuildPool, Built, build_variant
+from cockpit.tune.measure import ProbeMeasurer, start_measuring
+from cockpit.tune.plan import KnobPlan, read_plan
+from cockpit.tune.search import Walk, open_study, search, store_of
+from cockpit.tune.space import variant
+from cockpit.tune.storage import claim_gpu, one_line_db_errors, owner_of
+from cockpit.workload.describe import PROBE
 
 
-class Serving(Measurer, Protocol):
-    def start(self) -> dict[str, Any]:
-        """Start the measuring child; what it says of its GPU (`device`: the model's name)."""
-        ...
+def serve_argv(plan: KnobPlan, workspace: Path, python: str = sys.executable) -> list[str]:
+    s = plan.settings
+    return [
+        python,
+        str(PROBE),
+        "serve",
+        "--workspace",
+        str(workspace),
+        *plan.workload_argv,
+        "--reps",
+        str(s["reps"]),
+        "--warmup",
+        str(s["warmup"]),
+        "--input-sets",
+        str(s["input_sets"]),
+        "--settle-ms",
+        f"{s['settle_ms']:g}",
+        "--rounds",
+        str(s["rounds"]),
+    ]
+
+
+def measurer_for(
+    plan: KnobPlan,
+    workspace: Path,
+    log: Path,
+    env: dict[str, str] | None = None,
+    python: str = sys.executable,
+) -> ProbeMeasurer:
+    child_env = dict(
+        env if env is not None else os.environ, COCKPIT_WORKSPACE=str(workspace), PYTHONUNBUFFERED="1"
+    )
+    return ProbeMeasurer(serve_argv(plan, workspace, python), log, env=child_env, cwd=workspace)
+
+
+JOBS_PER_BUILD = 2
+"""A variant is the kernel's .cu and its binding: two translation units, each one compiler process."""
+
+
+def builder(plan: KnobPlan, workspace: Path, workers_on_box: int, python: str = sys.executable) -> BuildPool:
+    """Builds side by side, the box's cores shared by its workers (at most 8 at once: each compile
+    of torch's headers holds about a GB)."""
+    relink = plan.build.get("variant_build") == "relink"
+    jobs = 1 if relink else JOBS_PER_BUILD  # relinked: the .cu alone is compiled
+
+    def one(v: dict[str, object]) -> Built:
+        return build_variant(
+            workspace,
+            python,
+            plan.workload_argv,
+            str(plan.build["name"]),
+            list(plan.build.get("sources", [])),
+            list(plan.build.get("include_dirs", [])),
+            dict(v),
+            plan.arch,
+            jobs,
+            relink,
+        )
+
+    cpus = os.cpu_count() or 1
+    return BuildPool(one, workers=max(1, min(8, cpus // (jobs * max(1, workers_on_box)))))
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--workspace", type=Path, required=True)
     p.add_argument("--plan", type=Path, required=True)
     p.add_argument("--worker", type=int, default=0)
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--gpu", default="", help="the GPU's UUID, for the journal")
-    p.add_argument("--nvml-index", type=int, default=0)
     p.add_argument("--start", type=float, required=True, help="when this stretch of the search began")
     p.add_argument("--spent", type=float, default=0.0, help="seconds of budget spent before it")
     args = p.parse_args(argv)
@@ -57,61 +112,54 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    ws = args.workspace.resolve()
     plan = read_plan(args.plan)
-    limits = limits_for(plan.arch)
-    if limits is None:
-        raise CockpitError(f"{args.plan}: no limits for {plan.arch}")
-    store = run_store(plan).asking(owner_of(plan.run_dir, plan.run))
-    toolchain = find_toolchain()
-    cpus = os.cpu_count() or 1
-    pool = CompilePool(_compiler(toolchain, plan), workers=max(1, cpus // args.workers))
-    measurer = ProbeMeasurer(plan.probe, plan.run_dir / f"probe-{args.worker}.log")
-    writer = JournalWriter(plan.session_journal)
+    settings = load_config(ws)
+    store = store_of(ws, plan, settings.tune).asking(owner_of(plan.run_dir, plan.run))
+    # the Python with the CUDA torch builds and measures; this process only drives the search
+    python = gates_python(settings.gates, ws).path
+    pool = builder(plan, ws, args.workers, python)
+    for group in plan.groups:
+        for config in group.seeds[args.worker :: args.workers]:
+            v = variant(plan.knobs, config, group.group, group.others)
+            if v is not None:
+                pool.submit(v)
+    measurer = measurer_for(plan, ws, ws / plan.run_dir / f"probe-{args.worker}.log", python=python)
+    writer = JournalWriter(ws / plan.session_journal)
+    short_gpu = args.gpu[:12] or f"worker {args.worker}"
 
     def record(event: Event) -> None:
         writer.append(event)
-        print(f"{event['type']} {event.get('d', '')} {event.get('config', '')} {event.get('outcome', '')} "
-              f"{event.get('tflops', '')}", flush=True)
+        print(
+            f"{event['type']} {event.get('d', '')} {event.get('config', '')} {event.get('outcome', '')} "
+            f"{event.get('value', '')}",
+            flush=True,
+        )
 
-    print(f"worker {args.worker}: GPU {args.gpu} (nvidia-smi {args.nvml_index}), "
-          f"CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES')}", flush=True)
+    deadlines = plan.deadlines(args.start, args.spent)
+    total = 0
+    print(
+        f"worker {args.worker}: GPU {args.gpu}, "
+        f"CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES')}",
+        flush=True,
+    )
     try:
-        total = walk(plan, store, limits, pool, measurer, record, args.worker, args.workers,
-                     plan.deadlines(args.start, args.spent), args.gpu[:12] or f"worker {args.worker}")
+        with one_line_db_errors(store.url):  # the database went away, or another box failed our trial
+            device = start_measuring(measurer)
+            print(f"worker {args.worker}: measuring on {device}", flush=True)
+            for group in plan.groups:
+                study = open_study(plan, group, store)
+                if store.shared:  # another box's workers measure in these studies too
+                    claim_gpu(study, str(device.get("device", "")), store)
+                walk = Walk(plan, group, pool, measurer, record, time.time, deadlines[group.label],
+                            short_gpu)
+                total += search(study, walk)
     finally:
         measurer.close()
         pool.close()
         writer.close()
     print(f"worker {args.worker}: {total} configurations measured", flush=True)
     return 0
-
-
-def walk(plan: RunPlan, store: Store, limits: GpuLimits, pool: CompilePool, measurer: Serving,
-         record: Callable[[Event], None], worker: int, workers: int, deadlines: dict[int, float],
-         gpu: str) -> int:
-    """This worker's search of every head dim, from its share of the seed to the deadlines; the
-    configurations it measured. The measurer starts here: its GPU must be the studies' model."""
-    for head in plan.head_dims:
-        for params in head.seeds[worker::workers]:
-            pool.submit(params, head.head_dim)
-    with one_line_db_errors(store.url):  # the database went away, or another box failed our trial
-        device = start_measuring(measurer)
-        print(f"worker {worker}: measuring on {device}", flush=True)
-        total = 0
-        for head in plan.head_dims:
-            study = open_run_study(store, plan, head)
-            if store.shared:  # another box's workers measure in these studies too
-                claim_gpu(study, str(device.get("device", "")), store)
-            ctx = SearchContext(plan, head, limits, pool, measurer, record, time.time,
-                                deadlines[head.head_dim], gpu)
-            total += search(study, ctx)
-        return total
-
-
-def _compiler(toolchain: Toolchain, plan: RunPlan) -> Callable[[KernelParams, int], Compiled]:
-    def compile_one(params: KernelParams, head_dim: int) -> Compiled:
-        return compile_config(toolchain, plan.csrc, plan.cache, params, head_dim, plan.arch, plan.max_smem)
-    return compile_one
 
 
 if __name__ == "__main__":

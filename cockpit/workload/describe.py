@@ -81,7 +81,8 @@ def declaring_files(workspace: Path, config: Config) -> list[Path]:
 
 def cache_key(workspace: Path, config: Config, python: str) -> str:
     h = hashlib.sha256(f"{config.workload.source}|{config.workload.candidates}|{python}".encode())
-    for f in declaring_files(workspace, config):
+    describer = Path(__file__).resolve().parent.parent / "probes" / "workload_load.py"
+    for f in (*declaring_files(workspace, config), describer):  # a newer cockpit describes more
         try:
             st = f.stat()
             h.update(f"{f}:{st.st_mtime_ns}:{st.st_size}".encode())

@@ -9,7 +9,7 @@ workload's own functions in the child.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 SCHEMA = 1
@@ -31,6 +31,10 @@ class Build:
     """Workspace-relative sources of an extension."""
     include_dirs: tuple[str, ...] = ()
     cuda_flags: tuple[str, ...] = ()
+    variant_build: str = "rebuild"
+    """How a tune builds a configuration of the define knobs: "rebuild" or "relink" (spec.Extension)."""
+    tuned_header: str | None = None
+    """The C header a tune rewrites with the kept winners per arch (workspace-relative), if any."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,8 @@ class KnobInfo:
     via: str
     macro: str
     start: Any
+    hints: Mapping[str, int] = field(default_factory=dict)
+    """Profile finding -> the direction it asks of this knob (+1 larger, -1 smaller)."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +96,14 @@ class Manifest:
     keep_per: tuple[str, ...]
     correctness: tuple[str, ...] = ()
     """The shapes correctness checks, by name, in the workload's own order (`correctness_grid`)."""
+    tune_grid: tuple[GridShape, ...] | None = None
+    """What a tune times (None: the bench grid)."""
+    knob_defaults: tuple[tuple[Mapping[str, Any], Mapping[str, Any]], ...] = ()
+    """(group, knob values) the kernel runs untuned per keep_per group, when the workload says."""
+
+    @property
+    def tune_shapes(self) -> tuple[GridShape, ...]:
+        return self.tune_grid if self.tune_grid is not None else self.bench_grid
 
     @property
     def ours(self) -> str:
@@ -126,7 +140,9 @@ def manifest_from_json(data: Any) -> Manifest:
         raise ManifestError(f"build.kind {kind!r} is not one of {', '.join(BUILD_KINDS)}")
     build = Build(kind, b.get("name"), _strings(b.get("sources", []), "build.sources"),
                   _strings(b.get("include_dirs", []), "build.include_dirs"),
-                  _strings(b.get("cuda_flags", []), "build.cuda_flags"))
+                  _strings(b.get("cuda_flags", []), "build.cuda_flags"),
+                  "relink" if b.get("variant_build") == "relink" else "rebuild",
+                  str(b["tuned_header"]) if isinstance(b.get("tuned_header"), str) else None)
     candidates = _strings(d.get("candidates"), "candidates")
     if not candidates:
         raise ManifestError("candidates: the workload declares no candidate (its kernel)")
@@ -143,12 +159,17 @@ def manifest_from_json(data: Any) -> Manifest:
         profile=ProfileInfo(str(prof["kernel"]), _grid([prof["shape"]], "profile.shape")[0],
                             str(prof.get("candidate") or candidates[0])) if isinstance(prof, dict) else None,
         knobs=tuple(KnobInfo(str(k["name"]), tuple(k["values"]), str(k.get("via", "define")),
-                             str(k.get("macro") or k["name"]), k.get("start"))
+                             str(k.get("macro") or k["name"]), k.get("start"),
+                             _hints(k.get("hints")))
                     for k in _list(d.get("knobs", []), "knobs")),
         knob_combinations=int(d.get("knob_combinations") or 0),
         knob_allowed=d.get("knob_allowed"),
         keep_per=_strings(d.get("keep_per", []), "keep_per"),
         correctness=_strings(d.get("correctness", []), "correctness"),
+        tune_grid=_grid(d["tune_grid"], "tune_grid") if d.get("tune_grid") is not None else None,
+        knob_defaults=tuple((dict(_mapping(g.get("group"), "knob_defaults.group")),
+                             dict(_mapping(g.get("knobs"), "knob_defaults.knobs")))
+                            for g in _list(d.get("knob_defaults") or [], "knob_defaults")),
     )
 
 
@@ -160,7 +181,8 @@ def manifest_to_json(m: Manifest) -> dict[str, Any]:
     return {
         "schema": m.schema, "name": m.name, "source": m.source,
         "build": {"kind": m.build.kind, "name": m.build.name, "sources": list(m.build.sources),
-                  "include_dirs": list(m.build.include_dirs), "cuda_flags": list(m.build.cuda_flags)},
+                  "include_dirs": list(m.build.include_dirs), "cuda_flags": list(m.build.cuda_flags),
+                  "variant_build": m.build.variant_build, "tuned_header": m.build.tuned_header},
         "candidates": list(m.candidates),
         "references": [{"name": r.name, "oracle": r.oracle, "baseline": r.baseline, "optional": r.optional}
                        for r in m.references],
@@ -168,10 +190,12 @@ def manifest_to_json(m: Manifest) -> dict[str, Any]:
         "dtype_key": m.dtype_key, "writes_output": m.writes_output,
         "profile": {"kernel": m.profile.kernel, "shape": grid((m.profile.shape,))[0],
                     "candidate": m.profile.candidate} if m.profile else None,
-        "knobs": [{"name": k.name, "values": list(k.values), "via": k.via, "macro": k.macro, "start": k.start}
-                  for k in m.knobs],
+        "knobs": [{"name": k.name, "values": list(k.values), "via": k.via, "macro": k.macro, "start": k.start,
+                   "hints": dict(k.hints)} for k in m.knobs],
         "knob_combinations": m.knob_combinations, "knob_allowed": m.knob_allowed,
         "keep_per": list(m.keep_per), "correctness": list(m.correctness),
+        "tune_grid": grid(m.tune_grid) if m.tune_grid is not None else None,
+        "knob_defaults": [{"group": dict(g), "knobs": dict(k)} for g, k in m.knob_defaults],
     }
 
 
@@ -202,6 +226,10 @@ def _grid(value: Any, where: str) -> tuple[GridShape, ...]:
         out.append(GridShape(str(r.get("name") or i), dict(shape), _num(r.get("flops")),
                              _num(r.get("bytes"))))
     return tuple(out)
+
+
+def _hints(value: Any) -> dict[str, int]:
+    return {str(f): int(v) for f, v in _mapping(value or {}, "knobs.hints").items()}
 
 
 def _num(value: Any) -> float | None:

@@ -36,12 +36,25 @@ and a test can build one without a GPU.
 from __future__ import annotations
 
 import itertools
-import os
-import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from cockpit.workload.builds import (
+    Build,
+    Extension,
+    Inline,
+    NoBuild,
+    TritonJit,
+    use_variant,
+    workspace_root,
+)
+
+__all__ = [
+    "Build", "Check", "Extension", "Inline", "Knob", "KnobValue", "NoBuild", "Profile", "Reference",
+    "Shape", "TritonJit", "Workload", "allclose", "axes", "custom", "exact", "rel_l2", "shape_name",
+    "use_variant", "workspace_root",
+]
 
 Shape = Mapping[str, Any]
 """One point of a grid: axis name -> value, e.g. {"M": 4096, "N": 1024, "dtype": "fp16"}."""
@@ -56,151 +69,6 @@ def axes(**values: Sequence[Any]) -> tuple[dict[str, Any], ...]:
         if isinstance(vals, (str, bytes)) or not isinstance(vals, Sequence) or not vals:
             raise ValueError(f"axis {name!r} needs a non-empty list of values, not {vals!r}")
     return tuple(dict(zip(names, combo, strict=True)) for combo in itertools.product(*values.values()))
-
-
-# --- how the kernel is built -------------------------------------------------------------------
-
-def workspace_root() -> Path:
-    """The workspace the gates run in: the child Python gets it in $COCKPIT_WORKSPACE."""
-    return Path(os.environ.get("COCKPIT_WORKSPACE") or Path.cwd())
-
-
-@dataclass(frozen=True)
-class Extension:
-    """A torch C++/CUDA extension built from sources with ninja (the build gate: live [N/M]
-    progress, ptxas resources per kernel, the launch table when it exports `launch_info()`)."""
-
-    name: str
-    """The Python module name; the binding should use TORCH_EXTENSION_NAME."""
-    sources: tuple[str, ...]
-    """Paths relative to the workspace (.cu, .cpp)."""
-    include_dirs: tuple[str, ...] = ()
-    cuda_flags: tuple[str, ...] = ()
-    """Added to the gate's own nvcc flags (-O3 -Xptxas=-v -lineinfo --use_fast_math -std=c++17)."""
-    kind: Literal["extension"] = "extension"
-    revision: str | None = None
-    """A git revision of the workspace: the sources as committed there, built in a folder of their
-    own under a module name of their own (`at`)."""
-    variant: str | None = None
-    """A tuner's configuration of the knobs (`with_flags`): its own module name and build folder."""
-
-    def at(self, revision: str) -> Extension:
-        """This extension as it was at a git revision ("HEAD", "HEAD~1", a tag): an earlier version
-        of your kernel, to time beside the current one (`Reference(..., build=KERNEL.at("HEAD"))`)."""
-        if not re.fullmatch(r"[A-Za-z0-9._/~^@{}-]+", revision):
-            raise ValueError(f"{revision!r} is not a git revision name")
-        return replace(self, revision=revision)
-
-    def with_flags(self, variant: str, flags: Sequence[str]) -> Extension:
-        """This extension with more nvcc flags (a tuner's `-D` knob values), built and imported
-        under a name of its own (`variant`: a short key of the flags)."""
-        if not re.fullmatch(r"[A-Za-z0-9_]+", variant):
-            raise ValueError(f"{variant!r}: a variant is letters, digits and _")
-        return replace(self, cuda_flags=(*self.cuda_flags, *flags), variant=variant)
-
-    @property
-    def module_name(self) -> str:
-        """The name it is built and imported under: `name`, `name_at_<revision>` or `name_v<variant>`."""
-        if self.variant is not None:
-            return f"{self.name}_v{self.variant}"
-        if self.revision is None:
-            return self.name
-        return f"{self.name}_at_{re.sub(r'[^A-Za-z0-9]+', '_', self.revision).strip('_')}"
-
-    def build_dir(self, root: Path | None = None) -> Path:
-        if self.variant is not None:
-            return (root or workspace_root()) / "build" / "tune" / self.module_name
-        return (root or workspace_root()) / "build" / self.module_name
-
-    def load(self) -> Any:
-        """The built module (the build gate builds it; cached after the first call). While the
-        tuner measures a configuration (`use_variant`), the workload's own extension loads that."""
-        found = _FAST.get(self)
-        if found is None:
-            own = self.revision is None and self.variant is None
-            target = _ACTIVE.get(self.name, self) if own else self
-            so = target.build_dir() / f"{target.module_name}.so"
-            found = _FAST[self] = _load_built(target.module_name, so)
-        return found
-
-
-@dataclass(frozen=True)
-class Inline:
-    """`torch.utils.cpp_extension.load_inline`: sources as strings in the workload module."""
-
-    name: str
-    cpp_sources: str
-    cuda_sources: str
-    functions: tuple[str, ...]
-    cuda_flags: tuple[str, ...] = ()
-    kind: Literal["inline"] = "inline"
-
-    def build_dir(self, root: Path | None = None) -> Path:
-        return (root or workspace_root()) / "build" / self.name
-
-    def load(self) -> Any:
-        """The module load_inline builds (into build/NAME, so a rebuild is a cache hit)."""
-        from torch.utils.cpp_extension import load_inline
-
-        key = ("inline", self.name)
-        if key not in _LOADED:
-            folder = self.build_dir()
-            folder.mkdir(parents=True, exist_ok=True)
-            _LOADED[key] = load_inline(
-                name=self.name, cpp_sources=self.cpp_sources, cuda_sources=self.cuda_sources,
-                functions=list(self.functions), build_directory=str(folder), verbose=True,
-                extra_cuda_cflags=["-O3", "-Xptxas=-v", "-lineinfo", *self.cuda_flags])
-        return _LOADED[key]
-
-
-@dataclass(frozen=True)
-class TritonJit:
-    """A Triton kernel: compiled at its first call, so the build gate runs the smallest test shape."""
-
-    kind: Literal["triton"] = "triton"
-
-
-@dataclass(frozen=True)
-class NoBuild:
-    """A plain callable (torch ops, a vendor library): nothing to build."""
-
-    kind: Literal["callable"] = "callable"
-
-
-Build = Extension | Inline | TritonJit | NoBuild
-
-_LOADED: dict[tuple[str, str], Any] = {}
-_FAST: dict[Extension, Any] = {}
-"""An extension's module once loaded: a candidate calls `KERNEL.load()` on every call, timed."""
-_ACTIVE: dict[str, Extension] = {}
-
-
-def use_variant(base: Extension, variant: Extension | None) -> None:
-    """From now on `base.load()` (the workload's own extension, as its candidates call it) is
-    `variant`'s module, built beforehand (None: `base`'s own again). The tuner's measuring child
-    switches configurations with this; it costs two dict writes, so it may sit in a timed call."""
-    _FAST.pop(base, None)
-    if variant is None:
-        _ACTIVE.pop(base.name, None)
-    else:
-        _ACTIVE[base.name] = variant
-        _FAST[base] = variant.load()
-
-
-def _load_built(name: str, so: Path) -> Any:
-    import importlib.util
-
-    key = (name, str(so))
-    if key not in _LOADED:
-        if not so.exists():
-            raise FileNotFoundError(f"{so} is not built yet; run the build gate first (cockpit gate build)")
-        spec = importlib.util.spec_from_file_location(name, so)
-        if spec is None or spec.loader is None:
-            raise ImportError(f"{so} is not a Python extension module")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        _LOADED[key] = module
-    return _LOADED[key]
 
 
 # --- what is run and compared ------------------------------------------------------------------
@@ -290,6 +158,12 @@ class Knob:
     macro: str | None = None
     default: KnobValue | None = None
     """The value the kernel uses untuned (default: the first value)."""
+    hints: Mapping[str, int] = field(default_factory=dict)
+    """What a profile finding asks of this knob: finding -> +1 (its next larger value) or -1 (its next
+    smaller; for a flag, +1 is true). Findings are the profile verdict's words: its bottleneck
+    ("latency", "occupancy", "small-grid", "memory-bound", ...), the start of its recommendation
+    ("larger tiles", "fewer bytes", "overlap") and what limits occupancy ("limited by registers",
+    "limited by shared memory", "limited by warps"). The tune's seed tries those moves first."""
 
     @property
     def start(self) -> KnobValue:
@@ -325,11 +199,19 @@ class Workload:
     """The shape key naming the element type ("fp16", "bf16", "fp32", "fp8"): tolerance and peak."""
     profile: Profile | None = None
     knobs: tuple[Knob, ...] = ()
-    rule: Callable[[Mapping[str, KnobValue], Mapping[str, Any]], str | None] | None = None
-    """(knob values, GPU limits) -> why this combination cannot work, or None: rejected before it
-    is compiled."""
+    rule: Callable[..., str | None] | None = None
+    """(knob values, GPU limits[, group]) -> why this combination cannot work, or None: rejected
+    before it is built. `group` (when the rule takes a third argument) is the keep_per values the
+    winner is kept for, e.g. {"D": 128}. `limits` is the target GPU's (cockpit.hardware.limits, with
+    `occupancy_floor` from [tune]); `cockpit.workload.resources.fits` judges a launch against it."""
     keep_per: tuple[str, ...] = ()
     """Shape keys a tuned winner is kept per (e.g. the head dim)."""
+    knob_defaults: Callable[..., Mapping[str, KnobValue]] | None = None
+    """(**group) -> the knob values the kernel uses untuned in that keep_per group, when they differ
+    per group (a tile per head dim); the search starts there. None: each knob's `default`."""
+    tune_grid: Sequence[Shape] | None = None
+    """What `cockpit tune` times each configuration on (default: the bench grid): a few large shapes
+    per `keep_per` group keep a trial to seconds."""
     size: Callable[..., Any] | None = None
     """(**shape) -> a sort key: correctness runs the smallest shape first (default: bytes, FLOPs,
     or the product of the shape's whole numbers)."""

@@ -16,9 +16,12 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from cockpit.workload import Extension, Knob, Profile, Reference, Workload, rel_l2
+from cockpit.workload import Extension, Knob, Profile, Reference, Workload, axes, rel_l2
+from cockpit.workload.resources import fits
 
-KERNEL = Extension("cockpit_attn", sources=("csrc/attention.cu", "csrc/binding.cpp"))
+# attention.cu includes no torch header: a tune recompiles it alone and relinks the binding (seconds).
+KERNEL = Extension("cockpit_attn", sources=("csrc/attention.cu", "csrc/binding.cpp"),
+                   variant_build="relink", tuned_header="csrc/tuned_config.h")
 DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16}
 HEAD_DIMS, DTYPE_NAMES, CAUSAL = (64, 128), ("fp16", "bf16"), (False, True)
 SEQ_LENS = (32, 128, 512, 1024, 2048, 4096, 8192)
@@ -90,13 +93,43 @@ def moved(B: int, H: int, S: int, D: int, **_: Any) -> float:
     return 4.0 * B * H * S * D * 2
 
 
-def tile_rule(knobs: dict[str, Any], limits: dict[str, Any]) -> str | None:
-    """What csrc/attention.cu's config_ok<D>() asserts for the knobs together (the GPU's limits are
-    the tuner's own feasibility checks)."""
-    rows_per_warp = knobs["block_m"] / knobs["warps"]
-    if rows_per_warp not in (16, 32):
-        return f"{knobs['block_m']} query rows over {knobs['warps']} warps is not 16 or 32 per warp"
-    return None
+# The hand-picked tiles (attention.cu's kDefaultTiles, the L4's): what a head dim runs untuned.
+HAND_PICKED = {
+    64: {"block_m": 128, "block_n": 128, "warps": 4, "min_blocks": 2, "stages": 1, "o_smem": False,
+         "q_regs": False},
+    128: {"block_m": 128, "block_n": 32, "warps": 4, "min_blocks": 1, "stages": 1, "o_smem": True,
+          "q_regs": False},
+}
+REGISTER_ALLOWANCE = 24
+"""Addresses, loop counters, row max/sum and the softmax's temporaries: what the hand-picked tiles
+use beyond their fragments (126-128 and 253-255 registers for 96 and 192 of them)."""
+
+
+def smem_bytes(k: dict[str, Any], D: int) -> int:
+    """Dynamic shared memory per block as launched: Q + stages x (K + V), 2-byte elements."""
+    return int((k["block_m"] + 2 * k["stages"] * k["block_n"]) * D * 2)
+
+
+def live_registers(k: dict[str, Any], D: int) -> int:
+    """A lower bound on a thread's registers: per 16-row tile it owns, the Q fragments (all D/16 x 4
+    held, or one k-step's 4 when read from shared memory), the S and the O accumulators."""
+    row_tiles = max(1, k["block_m"] // (16 * k["warps"]))
+    q = D // 16 * 4 if k["q_regs"] else 4
+    return int(row_tiles * (q + k["block_n"] // 8 * 4 + D // 8 * 4) + REGISTER_ALLOWANCE)
+
+
+def tile_rule(k: dict[str, Any], limits: dict[str, Any], group: dict[str, Any]) -> str | None:
+    """What attention.cu's config_ok<D>() asserts (16 or 32 query rows a warp, copies that split
+    evenly over the threads), then whether the block fits the target GPU."""
+    D, threads = group["D"], k["warps"] * 32
+    rows = k["block_m"] / k["warps"]
+    if rows not in (16, 32):
+        return f"{k['block_m']} query rows over {k['warps']} warps is {rows:g} per warp; the kernel takes 16 or 32"
+    chunks = k["block_n"] * D // 8
+    if threads <= 1024 and chunks % threads:
+        return f"a {k['block_n']}-key tile is {chunks} 16-byte copies, which {threads} threads cannot split evenly"
+    return fits(limits, threads=threads, smem=smem_bytes(k, D), registers=live_registers(k, D),
+                min_blocks=k["min_blocks"])
 
 
 def named(B: int, H: int, S: int, D: int, dtype: str, causal: bool) -> str:
@@ -104,8 +137,25 @@ def named(B: int, H: int, S: int, D: int, dtype: str, causal: bool) -> str:
     return f"B{B} H{H} S{S} D{D} {dtype} {'causal' if causal else 'full'}"
 
 
-def _knob(name: str, macro: str, values: tuple[Any, ...]) -> Knob:
-    return Knob(name, values, via="define", macro=f"COCKPIT_ATTN_D{{D}}_{macro}")
+def _knob(name: str, macro: str, values: tuple[Any, ...], **hints: int) -> Knob:
+    """A per-head-dim define of attention.cu; `hints`: profile findings ("larger_tiles") -> direction."""
+    return Knob(name, values, via="define", macro=f"COCKPIT_ATTN_D{{D}}_{macro}",
+                hints={k.replace("_", " "): v for k, v in hints.items()})
+
+
+KNOBS = (
+    _knob("block_m", "BM", (64, 128, 256), larger_tiles=+1, fewer_bytes=+1, small_grid=-1),
+    _knob("block_n", "BN", (16, 32, 64, 128, 256), larger_tiles=+1, fewer_bytes=+1,
+          limited_by_shared_memory=-1),
+    _knob("warps", "WARPS", (2, 4, 8, 16), overlap=+1, latency=+1, limited_by_warps=-1),
+    _knob("min_blocks", "MINB", (1, 2), limited_by_registers=+1, occupancy=+1),
+    _knob("stages", "STAGES", (1, 2), overlap=+1, latency=+1, limited_by_shared_memory=-1),
+    _knob("o_smem", "O_SMEM", (True, False)),
+    _knob("q_regs", "Q_REGS", (True, False), limited_by_registers=-1, occupancy=-1),
+)
+# Tuned on the large shapes the kernel is for: a trial takes seconds, the small ones are launch-bound.
+TUNE = list(axes(B=[4], H=[16], S=[1024, 2048, 4096, 8192], D=list(HEAD_DIMS), dtype=["fp16"],
+                 causal=[False]))
 
 
 WORKLOAD = Workload(
@@ -128,12 +178,11 @@ WORKLOAD = Workload(
     bytes=moved,
     profile=Profile(kernel="attn_fwd", shape={"B": 4, "H": 16, "S": 4096, "D": 64, "dtype": "fp16",
                                               "causal": False}),
-    knobs=(_knob("block_m", "BM", (64, 128, 256)), _knob("block_n", "BN", (16, 32, 64, 128, 256)),
-           _knob("warps", "WARPS", (2, 4, 8, 16)), _knob("min_blocks", "MINB", (1, 2)),
-           _knob("stages", "STAGES", (1, 2)), _knob("o_smem", "O_SMEM", (True, False)),
-           _knob("q_regs", "Q_REGS", (True, False))),
+    knobs=KNOBS,
     rule=tile_rule,
     keep_per=("D",),
+    knob_defaults=lambda D: HAND_PICKED[D],
+    tune_grid=TUNE,
     size=lambda B, H, S, D, **_: (B * H * S, D),
     describe_shape=named,
 )

@@ -59,7 +59,8 @@ def bench_table(bench: BenchResult) -> ViewTable:
                      *(Cell(fmt(getattr(time, key) if time else None, spec)) for _, spec, key in rates),
                      *((Cell("/".join(fmt(mhz.get(i), ".0f", "–") for i in (bench.ours, bench.baseline))
                              if mhz else ""),) if clocks else ())))
-    columns = (Column("config", share=2), *(Column(bench.label(i), True) for i in (*bench.candidates, *shown)),
+    columns = (Column("config", share=2),
+               *(Column(bench.label(i), True) for i in (*bench.candidates, *shown)),
                *(Column(bench.vs_label(r), True) for r in speedups),
                *(Column(title, True) for title, _, _ in rates),
                *((Column(f"MHz {bench.ours_label}/{bench.baseline_label}", True),) if clocks else ()))

@@ -14,10 +14,12 @@ from typing import Any
 import torch
 
 from cockpit.analysis.timing_method import MAX_SECONDS, batch_calls, plan_config
-from cockpit.probes.attention.timing import _flush_ms, block_plan, block_spans
 from cockpit.probes.batch_timing import (
     batch_cells,
+    block_plan,
+    block_spans,
     device_memory,
+    flush_ms,
     per_call_cells,
     set_bytes,
     speedup_intervals,
@@ -72,7 +74,7 @@ def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
     candidate or a required reference that raises stops the bench. `keep_times`: each cell keeps
     its per-call times (the tuner's intervals)."""
     flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")  # > any L2 (50 MB H100)
-    flush_ms = _flush_ms(flush)
+    flush_cost = flush_ms(flush)
     l2_bytes, free_bytes = device_memory()
     rows = []
     grid = list(w.bench_grid if shapes is None else shapes)
@@ -118,7 +120,7 @@ def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
             del sets, bufs, calls
             continue
         n = max(reps, min(1000, int(budget_s * 1000 / max(sum(estimate_ms.values()), 1e-3))))
-        call_ms = {impl: ms + flush_ms for impl, ms in estimate_ms.items()}
+        call_ms = {impl: ms + flush_cost for impl, ms in estimate_ms.items()}
         events: dict[str, list[tuple[Any, Any]]] = {impl: [] for impl in runnable}
         spans: list[tuple[str, Any, Any, int]] = []
         rep = 0

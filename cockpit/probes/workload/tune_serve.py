@@ -30,7 +30,7 @@ from typing import Any, TextIO
 
 import torch
 
-from cockpit.probes.attention.gpu_watch import GpuWatch
+from cockpit.probes.gpu_watch import GpuWatch
 from cockpit.probes.workload.check import call, correctness
 from cockpit.probes.workload.timing import Bind, Run, bench, impl_id
 from cockpit.probes.workload_load import first_line
@@ -192,7 +192,7 @@ def serve(w: Workload, tuned: Tuned, settings: Mapping[str, Any], requests: Text
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
     sys.stdout = sys.stderr  # the bench's own lines go to the log, never into a reply
     if not torch.cuda.is_available():
-        from cockpit.probes.attention.gpu_watch import no_cuda_device
+        from cockpit.probes.gpu_watch import no_cuda_device
 
         replies.write(json.dumps({"fatal": True, "error": no_cuda_device()}) + "\n")
         return 2

@@ -1,7 +1,9 @@
 """Each configuration of a workload's define knobs compiled once, in the background: the workload's
 own Extension with the configuration's -D flags, built by the workload probe in a child (the build
 gate's ninja build) into `build/tune/<name>_v<key>/`, under a module name of its own so the
-measuring child can hold many at once.
+measuring child can hold many at once; or, for `Extension(variant_build="relink")`, its .cu objects
+alone, linked with one base build's other objects under the base's module name (seconds, not the
+binding's ~40 s: cockpit/probes/relink.py).
 
 A build is reused when its stamp names the same content: the sources and include files, the flags,
 the arch and the Python. The stamp is written last, after the module is in place, so a killed build
@@ -83,15 +85,18 @@ def build_variant(
     variant: dict[str, Any],
     arch: str,
     jobs: int,
+    relink: bool = False,
 ) -> Built:
-    """The variant's module: reused when its stamp matches, else built now in a child."""
+    """The variant's module: reused when its stamp matches, else built now in a child (`relink`: the
+    .cu objects alone, linked with a base build's others: probes/relink.py)."""
     flags = [str(f) for f in variant["flags"]]
+    module = name if relink else f"{name}_v{variant['key']}"
     key = content_key(workspace, sources, include_dirs, flags, arch, python)
     folder = build_dir(workspace, name, str(variant["key"]))
     log = folder / "tune-build.log"
     try:
         stamp = json.loads((folder / STAMP).read_text(encoding="utf-8"))
-        if stamp.get("key") == key and (folder / f"{name}_v{variant['key']}.so").exists():
+        if stamp.get("key") == key and (folder / f"{module}.so").exists():
             return _with_ptxas(Built(key, bool(stamp.get("ok")), 0.0, True, str(stamp.get("error", ""))), log)
     except (OSError, ValueError, AttributeError):
         pass

@@ -1,1 +1,0 @@
-"""A search of any workload's knobs (see cockpit/tune/knobs/search.py)."""
