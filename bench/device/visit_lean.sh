@@ -2,7 +2,7 @@
 # One device visit for issue 15's two lean-UI targets: the cockpit next to nvitop and the
 # stack's floor in one run, twice (bench/telemetry.py, ~2 min each with its unmeasured first
 # round), then where each program's CPU goes by thread (bench/cpu_by_thread.py). Outputs in
-# $OUT, about 6 minutes. The observer A/B is a call of its own: bench/device/visit_observer.sh.
+# $OUT, about 6 minutes.
 set -u
 : "${OUT:?set OUT}"
 . tests/fixtures/gpu/capture_common.sh
