@@ -112,3 +112,32 @@ def test_the_tuned_header_lists_every_archs_defines_as_an_x_macro() -> None:
     assert "X(90, COCKPIT_ATTN_D128_BN, 64)" in text and "X(90, COCKPIT_ATTN_D128_O_SMEM, 1)" in text
     assert "X(89, COCKPIT_ATTN_D64_BN, 32)" in text and text.index("X(89") < text.index("X(90")
     assert "num_warps" not in text  # a kwarg reaches the candidate, not the compiler
+
+
+def test_group_picks_the_groups_a_search_runs_and_a_wrong_one_is_one_line() -> None:
+    from cockpit.errors import CockpitError
+    from cockpit.tune.space import Group, picked
+
+    found = [Group({"D": 64}, (), ()), Group({"D": 128}, (), ())]
+    assert picked(found, None) == found
+    assert picked(found, ["D=128"]) == [found[1]]
+    with pytest.raises(CockpitError, match=r"--group D=96: no group of shapes has it \(the groups: D=64, D=128\)"):
+        picked(found, ["D=96"])
+
+
+def test_the_attention_examples_rule_keeps_the_h100_tile_and_refuses_it_on_an_l4() -> None:
+    """The shipped example's own rule, through the contract: the H100's kept D=128 tile (BM128 BN64,
+    64 KB) runs on an H100; on an L4 it leaves one block per SM, under the occupancy floor."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "attention_example", Path(__file__).resolve().parent.parent / "workloads" / "attention" / "attention.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    tile = {"block_m": 128, "block_n": 64, "warps": 4, "min_blocks": 1, "stages": 1, "o_smem": True,
+            "q_regs": False}
+    assert module.tile_rule(tile, limits("sm_90"), {"D": 128}) is None
+    assert "floor" in str(module.tile_rule(tile, limits("sm_89"), {"D": 128}))
+    assert module.tile_rule(module.HAND_PICKED[128], limits("sm_89"), {"D": 128}) is None  # the L4's own
+    assert "per warp" in str(module.tile_rule({**tile, "warps": 8, "block_m": 64}, limits("sm_90"), {"D": 128}))
