@@ -18,6 +18,7 @@ import re
 import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import IO
 
 NVCC_LINES = ("cuda_cflags", "cuda_post_cflags")
 KEPT = (".ninja_log", ".ninja_deps")
@@ -27,12 +28,19 @@ def base_dir(workspace: Path, name: str) -> Path:
     return workspace / "build" / "tune" / f"{name}_base"
 
 
+def _locked(base: Path) -> IO[str]:
+    """The base build's lock: held while it is built and while a variant copies it, so no copy
+    sees half a rebuild (the builds of several GPUs' workers share one base)."""
+    base.parent.mkdir(parents=True, exist_ok=True)
+    lock = (base.parent / f"{base.name}.lock").open("w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    return lock
+
+
 def ensure_base(workspace: Path, name: str, build: Callable[[Path], int]) -> int:
-    """The base build, made (or found up to date) under a lock: workers of several GPUs share it."""
+    """The base build, made (or found up to date: a ninja no-op) under the lock."""
     folder = base_dir(workspace, name)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    with (folder.parent / f"{folder.name}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with _locked(folder):
         return build(folder)
 
 
@@ -55,8 +63,9 @@ def with_defines(ninja: str, defines: Sequence[str]) -> str:
 def prepare(base: Path, folder: Path, defines: Sequence[str]) -> None:
     """The variant's folder: the base's build.ninja with `defines`, its objects and ninja's logs."""
     folder.mkdir(parents=True, exist_ok=True)
-    ninja = (base / "build.ninja").read_text(encoding="utf-8")
-    (folder / "build.ninja").write_text(with_defines(ninja, defines), encoding="utf-8")
-    for item in base.iterdir():
-        if item.is_file() and (item.suffix == ".o" or item.name in KEPT):
-            shutil.copy2(item, folder / item.name)  # times kept: ninja trusts the objects it need not redo
+    with _locked(base):
+        ninja = (base / "build.ninja").read_text(encoding="utf-8")
+        (folder / "build.ninja").write_text(with_defines(ninja, defines), encoding="utf-8")
+        for item in base.iterdir():
+            if item.is_file() and (item.suffix == ".o" or item.name in KEPT):
+                shutil.copy2(item, folder / item.name)  # times kept: ninja trusts what it need not redo
