@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cockpit.gates.log_follow import GateOutput
-from cockpit.gates.output import MAX_LINE_CHARS, LineSplitter, clean_line
+from cockpit.gates.output import MAX_LINE_CHARS, LineSplitter, terminal_line
 from cockpit.gates.process import GateCommand, GateProcess, ProcessOutcome, pid_alive
 from cockpit.ui.gate_panel import tail_of_file
 
@@ -108,7 +108,7 @@ def test_carriage_return_progress_keeps_the_last_state() -> None:
     assert splitter.feed(b"40%\r") == []
     assert splitter.feed(b"80%") == []
     assert splitter.finish() == ["80%"]
-    assert clean_line("tab\tkept\x08") == "tab\tkept"
+    assert terminal_line("tab\tkept\x08") == "tab\tkept"
 
 
 def test_cancel_kills_the_child_and_its_grandchildren(tmp_path: Path) -> None:

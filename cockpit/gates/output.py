@@ -8,24 +8,19 @@ from __future__ import annotations
 
 import re
 
+from cockpit.printable import strip_escapes
+
 MAX_LINE_CHARS = 64 * 1024
 
 # OSC (title, clipboard, hyperlinks) ends with BEL or ST; DCS/SOS/PM/APC end with ST; CSI is
 # ESC [ params final (cursor moves, erase, alternate screen, colours); then 2-byte escapes.
-_ESCAPES = re.compile(
-    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\|$)"
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\|$)"
-    r"|\x1b\[[0-?]*[ -/]*[@-~]"
-    r"|\x1b[ -/]*[0-~]"
-    r"|\x1b"
-)
 # C0 controls but tab, DEL, and C1 controls (0x9b is an 8-bit CSI).
 _CONTROLS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 
 
-def clean_line(text: str) -> str:
+def terminal_line(text: str) -> str:
     """Text with every escape sequence and control character removed; never markup."""
-    return _CONTROLS.sub("", _ESCAPES.sub("", text))
+    return _CONTROLS.sub("", strip_escapes(text))
 
 
 # Anything that needs more than a split: escapes, CR, other controls.
@@ -81,7 +76,7 @@ def _clean(block: bytes) -> list[str]:
     text = block.decode("utf-8", errors="replace")
     lines = text.split("\n")
     if _NEEDS_CLEANING.search(text):
-        lines = [clean_line(_terminal_view(line)) for line in lines]
+        lines = [terminal_line(_terminal_view(line)) for line in lines]
     if max(map(len, lines)) <= MAX_LINE_CHARS:
         return lines
     out: list[str] = []

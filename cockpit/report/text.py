@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-# CSI (ESC [ ... final), OSC (ESC ] ... BEL or ST), and two-byte ESC sequences.
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
+from cockpit.printable import strip_escapes
+
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _CONTROL_OR_NEWLINE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
@@ -14,7 +14,7 @@ _CONTROL_OR_NEWLINE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 def clean_line(text: str) -> str:
     """One line: escape sequences dropped, tabs and newlines become spaces, other control
     characters become U+FFFD so something visible says a byte was there."""
-    text = _ANSI.sub("", text).replace("\t", " ").replace("\r\n", " ").replace("\n", " ")
+    text = strip_escapes(text).replace("\t", " ").replace("\r\n", " ").replace("\n", " ")
     return _CONTROL_OR_NEWLINE.sub("\ufffd", text)
 
 
@@ -26,7 +26,7 @@ def clean_value(value: object) -> str:
 
 def clean_block(text: str) -> str:
     """Several lines (SESSION.md): as `clean_line`, but newlines kept and CRLF made LF."""
-    text = _ANSI.sub("", text).replace("\r\n", "\n").replace("\t", "    ")
+    text = strip_escapes(text).replace("\r\n", "\n").replace("\t", "    ")
     return _CONTROL.sub("\ufffd", text)
 
 
