@@ -83,7 +83,7 @@ class Measure:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class BottleneckVerdict:
     bottleneck: Bottleneck
     headline: str
     evidence: dict[str, Measure]
@@ -165,7 +165,7 @@ def hottest_pipe(launch: KernelLaunch) -> tuple[str, float] | None:
 
 
 def verdict(launch: KernelLaunch, thresholds: Thresholds = Thresholds(),
-            bench_ms: float | None = None) -> Verdict:
+            bench_ms: float | None = None) -> BottleneckVerdict:
     """The bottleneck of one launch, the evidence for it, one fix, how sure, and side findings."""
     t = thresholds
     compute, memory, waves = launch.value(COMPUTE), launch.value(MEMORY), launch.value(WAVES)
@@ -209,7 +209,7 @@ def verdict(launch: KernelLaunch, thresholds: Thresholds = Thresholds(),
     if (compute is None or memory is None) and kind not in ("small-grid", "launch-overhead"):
         confidence, why = "low", "no Speed Of Light metrics (add --section SpeedOfLight); " + why
 
-    return Verdict(kind, _headline(kind, launch, c, m, waves, overhead, occupancy, stalls),
+    return BottleneckVerdict(kind, _headline(kind, launch, c, m, waves, overhead, occupancy, stalls),
                    used, _recommend(kind, launch, t, duration, stalls),
                    confidence, why, _notes(kind, launch, t, overhead, occupancy, stalls))
 
@@ -254,7 +254,7 @@ def _occupancy_problems(launch: KernelLaunch, t: Thresholds) -> tuple[str, ...]:
 def _headline(kind: Bottleneck, launch: KernelLaunch, c: float, m: float, waves: float | None,
               overhead: tuple[str, Confidence] | None, occupancy: tuple[str, ...],
               stalls: tuple[tuple[str, float], ...]) -> str:
-    """What the numbers say, in one line; the bottleneck itself is the Verdict's own field."""
+    """What the numbers say, in one line; the bottleneck itself is the BottleneckVerdict's own field."""
     sol = f"compute {c:.1f} %, memory {m:.1f} % of peak"
     if kind == "small-grid":
         blocks = launch.value("launch__grid_size") or float(launch.grid[0] * launch.grid[1] * launch.grid[2])

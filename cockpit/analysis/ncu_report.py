@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.analysis.bottleneck import (
+    BottleneckVerdict,
     Thresholds,
-    Verdict,
     fmt_ns,
     occupancy_limiters,
     stall_note,
@@ -66,7 +66,7 @@ def import_ncu_rep(path: Path) -> str:
     return out.stdout
 
 
-def kernel_json(launch: KernelLaunch, v: Verdict, t: Thresholds | None = None) -> dict[str, Any]:
+def kernel_json(launch: KernelLaunch, v: BottleneckVerdict, t: Thresholds | None = None) -> dict[str, Any]:
     return {
         "name": launch.short_name, "kernel": launch.name, "id": launch.id, "device": launch.device,
         "cc": launch.cc, "grid": list(launch.grid), "block": list(launch.block),
@@ -85,7 +85,7 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1f} %"
 
 
-def kernel_block(launch: KernelLaunch, v: Verdict, t: Thresholds | None = None) -> str:
+def kernel_block(launch: KernelLaunch, v: BottleneckVerdict, t: Thresholds | None = None) -> str:
     """A dozen lines a kernel engineer reads at a glance."""
     duration = launch.duration_ns
     waves = launch.value(WAVES)
