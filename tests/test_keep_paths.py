@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from cockpit.analysis.keep import commit_kernel, kernel_diff_stat, restore_kernel
-from cockpit.config.workload import Workload as WorkloadConfig
+from cockpit.config.workload import WorkloadConfig
 from cockpit.workload.kernel_files import kernel_paths
 from cockpit.workload.manifest import Manifest, manifest_from_json
 

@@ -13,7 +13,7 @@ from cockpit.config.phases import DEFAULT_TEMPLATES, PhaseSpec, Template
 from cockpit.config.profile import ProfileSettings
 from cockpit.config.reader import ConfigError
 from cockpit.config.thresholds import Thresholds
-from cockpit.config.workload import Workload
+from cockpit.config.workload import WorkloadConfig
 
 __all__ = [
     "CONFIG_NAME",
@@ -27,6 +27,6 @@ __all__ = [
     "ProfileSettings",
     "Template",
     "Thresholds",
-    "Workload",
+    "WorkloadConfig",
     "load_config",
 ]

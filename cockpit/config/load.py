@@ -25,7 +25,7 @@ from cockpit.config.reader import (
 )
 from cockpit.config.thresholds import Thresholds, read_thresholds
 from cockpit.config.tune import TuneConfig, read_tune
-from cockpit.config.workload import Workload, read_workload
+from cockpit.config.workload import WorkloadConfig, read_workload
 from cockpit.hardware.device_spec import DeviceSpec
 
 CONFIG_NAME = "cockpit.toml"
@@ -48,7 +48,7 @@ class Config:
     gpu_cost_per_hour: float = 0.68
     # One line per [table], read in this order.
     thresholds: Thresholds = section(read_thresholds, Thresholds)
-    workload: Workload = section(read_workload, Workload)
+    workload: WorkloadConfig = section(read_workload, WorkloadConfig)
     profile: ProfileSettings = section(read_profile, ProfileSettings)
     templates: Mapping[str, Template] = section(read_templates, lambda: dict(DEFAULT_TEMPLATES))
     gates: Gates = section(read_gates, Gates)

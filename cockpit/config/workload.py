@@ -19,7 +19,7 @@ MOVED = ("batch", "heads", "head_dims", "seq_lens", "dtypes", "causal", "large_s
 
 
 @dataclass(frozen=True)
-class Workload:
+class WorkloadConfig:
     """`[workload]`: the workload the gates run and the bench's method."""
 
     module: str = ""
@@ -48,8 +48,8 @@ class Workload:
         return self.module or (f"gpumode:{self.gpumode}" if self.gpumode else "")
 
 
-def read_workload(table: Mapping[str, Any], reader: ConfigReader) -> Workload:
-    d = Workload()
+def read_workload(table: Mapping[str, Any], reader: ConfigReader) -> WorkloadConfig:
+    d = WorkloadConfig()
     for key in MOVED:
         if key in table:
             raise reader.fail(f"workload.{key}", "the shapes, dtypes and tolerance now live in the workload "
@@ -76,7 +76,7 @@ def read_workload(table: Mapping[str, Any], reader: ConfigReader) -> Workload:
     if not isinstance(candidates, list) or not all(isinstance(c, str) and c for c in candidates):
         raise reader.fail("workload.candidates", f"{candidates!r} is not allowed (expected a list of "
                           "candidate names)")
-    return Workload(
+    return WorkloadConfig(
         module=module, gpumode=gpumode, candidates=tuple(candidates),
         reps=count("reps", 3), warmup=count("warmup", 1),
         settle_ms=reader.number(table.get("settle_ms", d.settle_ms), "workload.settle_ms",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import PurePosixPath
 
-from cockpit.config.workload import Workload as WorkloadConfig
+from cockpit.config.workload import WorkloadConfig
 from cockpit.workload.manifest import Manifest
 
 
