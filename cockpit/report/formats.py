@@ -33,7 +33,7 @@ def offset(t: float, start: float) -> str:
     return f"+{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
-def number(value: Any, spec: str = ".1f", none: str = "—") -> str:
+def formatted_number(value: Any, spec: str = ".1f", none: str = "—") -> str:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return none
     return format(value, spec)
@@ -60,5 +60,5 @@ def machine(m: Machine | None) -> str:
     return f"not recorded{by} — {RUN_ENV}"
 
 
-FILTERS = {"utc": utc, "duration": duration, "offset": offset, "number": number, "money": money,
+FILTERS = {"utc": utc, "duration": duration, "offset": offset, "number": formatted_number, "money": money,
            "machine": machine}
