@@ -13,11 +13,11 @@ from cockpit.patterns.triggers import (
     OutputTrigger,
     TriggerError,
     VerdictTrigger,
-    describe,
     match_output,
     match_verdict,
     output_trigger,
     trigger_from_mapping,
+    trigger_text,
     trigger_to_mapping,
     verdict_trigger,
 )
@@ -183,8 +183,8 @@ def test_triggers_round_trip_through_their_mapping() -> None:
     for trigger in (output_trigger(r"(?i)broken pipe", "build"), verdict_trigger("speedup  <   0.5"),
                     verdict_trigger("bottleneck != none", "profile")):
         assert trigger_from_mapping(trigger_to_mapping(trigger)) == trigger
-    assert describe(verdict_trigger("speedup < 0.5", "bench")) == "speedup < 0.5 (bench)"
-    assert describe(output_trigger("undefined symbol")) == "output /undefined symbol/"
+    assert trigger_text(verdict_trigger("speedup < 0.5", "bench")) == "speedup < 0.5 (bench)"
+    assert trigger_text(output_trigger("undefined symbol")) == "output /undefined symbol/"
 
 
 def test_each_pattern_fires_once_with_its_first_line_earliest_first() -> None:

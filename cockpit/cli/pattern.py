@@ -23,7 +23,7 @@ from cockpit.patterns.library import (
     load_patterns,
     new_pattern,
 )
-from cockpit.patterns.triggers import describe, trigger_to_mapping
+from cockpit.patterns.triggers import trigger_text, trigger_to_mapping
 from cockpit.session.workspace import Workspace, latest_open_session
 
 
@@ -111,7 +111,7 @@ def details(p: Pattern) -> str:
     if p.evidence:
         lines.append("evidence: " + "; ".join(p.evidence))
     if p.triggers:
-        lines.append("triggers: " + " · ".join(describe(t) for t in p.triggers)
+        lines.append("triggers: " + " · ".join(trigger_text(t) for t in p.triggers)
                      + (" (advice: when to apply it, not a repeated mistake)"
                         if p.triggers_mean == "advice" else ""))
     body = p.body.strip("\n")

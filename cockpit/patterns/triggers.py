@@ -18,8 +18,17 @@ from cockpit.errors import CockpitError
 from cockpit.patterns.pattern import OutputTrigger, Pattern, Trigger, VerdictTrigger
 
 __all__ = [
-    "OutputTrigger", "Trigger", "TriggerError", "VerdictTrigger", "describe", "match_output", "match_verdict",
-    "output_trigger", "trigger_from_mapping", "trigger_to_mapping", "verdict_trigger",
+    "OutputTrigger",
+    "Trigger",
+    "TriggerError",
+    "VerdictTrigger",
+    "match_output",
+    "match_verdict",
+    "output_trigger",
+    "trigger_from_mapping",
+    "trigger_text",
+    "trigger_to_mapping",
+    "verdict_trigger",
 ]
 
 
@@ -105,7 +114,7 @@ def trigger_to_mapping(trigger: Trigger) -> dict[str, str]:
     return out
 
 
-def describe(trigger: Trigger) -> str:
+def trigger_text(trigger: Trigger) -> str:
     """One line for people: "output /too much shared data/ (build)" or "speedup < 0.5"."""
     where = f" ({trigger.gate})" if trigger.gate else ""
     if isinstance(trigger, OutputTrigger):

@@ -40,7 +40,7 @@ class KeyHelp:
     does: str
 
 
-def describe(bindings: Iterable[Binding]) -> list[KeyHelp]:
+def key_helps(bindings: Iterable[Binding]) -> list[KeyHelp]:
     """Bindings -> help lines, one per action (its keys together), in the bindings' order."""
     by_action: dict[str, list[Binding]] = {}
     for binding in bindings:
@@ -98,9 +98,9 @@ def help_sections(app: App[object]) -> list[tuple[str, list[KeyHelp]]]:
     """What the help lists: the main screen's keys with the Textual ones it inherits, the app's,
     then each panel's, screen's and dialog's own."""
     (main_title, (main,)), *rest = help_sources()
-    sections = [(main_title, describe(all_bindings(main))), ("Everywhere", describe(all_bindings(app)))]
+    sections = [(main_title, key_helps(all_bindings(main))), ("Everywhere", key_helps(all_bindings(app)))]
     for title, classes in rest:  # per class: the same action means another thing in each
-        lines = [line for cls in classes for line in describe(own_bindings(cls))]
+        lines = [line for cls in classes for line in key_helps(own_bindings(cls))]
         sections.append((title, list(dict.fromkeys(lines))))
     return sections
 
