@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from cockpit.config.moved import refuse_moved
 from cockpit.config.reader import ConfigReader
 
 
@@ -26,16 +27,10 @@ class ProfileSettings:
     """ncu's default: clocks locked to base, so its durations are not the benchmark's."""
 
 
-MOVED = ("batch", "heads", "seq_len", "head_dim", "dtype", "causal")
-"""The attention shape of earlier versions: now the workload's `Profile(shape=...)`."""
-
 
 def read_profile(table: Mapping[str, Any], reader: ConfigReader) -> ProfileSettings:
     d = ProfileSettings()
-    for key in MOVED:
-        if key in table:
-            raise reader.fail(f"profile.{key}", "the shape the profile runs is now the workload's "
-                              "Profile(shape=...) (docs/workloads.md): remove this key")
+    refuse_moved(table, "profile", reader)
     keys = tuple(ProfileSettings.__dataclass_fields__)
     reader.check_keys(table, "profile", keys)
     values: dict[str, Any] = {}

@@ -9,13 +9,11 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from cockpit.config.moved import refuse_moved
 from cockpit.config.reader import ConfigReader
 
 Value = int | bool
 
-MOVED = ("head_dims", "seq_lens", "batch", "heads", "dtype", "causal")
-"""Keys of the attention-only [tune] of earlier versions: the shapes a tune times are now the
-workload module's (`tune_grid`, else `bench_grid`), each group (`keep_per`) searched on its own."""
 
 
 @dataclass(frozen=True)
@@ -61,11 +59,7 @@ class TuneConfig:
 
 def read_tune(table: Mapping[str, Any], reader: ConfigReader) -> TuneConfig:
     d = TuneConfig()
-    for key in MOVED:
-        if key in table:
-            raise reader.fail(f"tune.{key}", "the shapes a tune times now live in the workload module "
-                              "(its tune_grid, else its bench_grid, searched per keep_per group; "
-                              "docs/workloads.md): remove this key")
+    refuse_moved(table, "tune", reader)
     keys = ("space", "budget_min", "trials", "seed_trials", "prune_slower", "keep_improvement",
             "occupancy_floor", "confirm_top", "storage", "study")
     reader.check_keys(table, "tune", keys)

@@ -11,11 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from cockpit.config.moved import refuse_moved
 from cockpit.config.reader import ConfigReader
-
-MOVED = ("batch", "heads", "head_dims", "seq_lens", "dtypes", "causal", "large_seq", "large_batch",
-         "tolerance", "ragged_seq_lens", "ragged_batch", "ragged_heads")
-"""Keys of the attention-only [workload] of earlier versions: now the workload module's grids."""
 
 
 @dataclass(frozen=True)
@@ -50,11 +47,7 @@ class WorkloadConfig:
 
 def read_workload(table: Mapping[str, Any], reader: ConfigReader) -> WorkloadConfig:
     d = WorkloadConfig()
-    for key in MOVED:
-        if key in table:
-            raise reader.fail(f"workload.{key}", "the shapes, dtypes and tolerance now live in the workload "
-                              "module (its test_grid, bench_grid and check; docs/workloads.md): remove "
-                              "this key and name the module with [workload] module = \"...\"")
+    refuse_moved(table, "workload", reader)
     keys = ("module", "gpumode", "candidates", "reps", "warmup", "settle_ms", "rounds")
     reader.check_keys(table, "workload", keys)
 
