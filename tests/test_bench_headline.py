@@ -9,6 +9,7 @@ import copy
 import json
 from pathlib import Path
 
+from cockpit.analysis.results.validity import BenchValidity
 from cockpit.config import Config
 from cockpit.gates.bench import judge_bench
 
@@ -30,7 +31,8 @@ def _rows(swing: float) -> list[dict]:
 
 def _judge(rows: list[dict]):  # type: ignore[no-untyped-def]
     validity = json.loads(FIX.read_text())["result"]["validity"]
-    return judge_bench({"rows": rows, "device": "NVIDIA H200"}, validity, {}, Config().thresholds, "b.json")
+    return judge_bench({"rows": rows, "device": "NVIDIA H200"}, BenchValidity.from_json(validity), None,
+                       Config().thresholds, "b.json")
 
 
 def test_three_launch_bound_configs_swinging_3x_do_not_move_the_headline() -> None:

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 from cockpit.analysis.keep import BenchRecord, decide_keep, read_bench_record
+from cockpit.analysis.results.keep import KeepResult
+from cockpit.analysis.results.validity import BenchValidity
 from cockpit.config import Config, Thresholds
 from cockpit.gates.bench import judge_bench
 from cockpit.gates.bench_validity import judge_probe_window
@@ -36,8 +38,9 @@ def test_every_config_is_correct_on_the_h200() -> None:
 
 def test_the_bench_verdict_is_high_and_honest_about_the_power_cap() -> None:
     result = recorded("bench")["result"]
-    verdict = judge_bench({"rows": result["rows"], "device": result["device"]}, result["validity"],
-                          result["keep"], Config().thresholds, result["record"])
+    verdict = judge_bench({"rows": result["rows"], "device": result["device"]},
+                          BenchValidity.from_json(result["validity"]), KeepResult.from_json(result["keep"]),
+                          Config().thresholds, result["record"])
     assert verdict.status == "warn"  # HIGH: slower than SDPA but within reach
     assert verdict.summary.startswith("0.65x vs SDPA (HIGH) over 56 configs, 0.98x vs FLASH "
                                       "(worst 0.79x at B4 H16 S4096 D128 fp16 full); SUSPECT: ")
@@ -115,7 +118,7 @@ def test_the_power_capped_h200_bench_is_comparable_with_the_cap_and_brief_therma
         "(the card's normal loaded state: shown, not suspect)",
         "clocks per implementation not recorded (a probe from before timed block spans)",
     ]
-    verdict = judge_bench(data, v, {}, Config().thresholds, "bench.json")
+    verdict = judge_bench(data, BenchValidity.from_json(v), None, Config().thresholds, "bench.json")
     assert verdict.status == "warn"  # HIGH: slower than SDPA, and no longer for the cap's sake
     # The geomean reads as near parity; the worst config says where it is not.
     assert verdict.summary == ("0.67x vs SDPA (HIGH) over 56 configs, 0.95x vs FLASH "

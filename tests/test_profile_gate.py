@@ -9,6 +9,7 @@ from pathlib import Path
 
 from cockpit.config import Config, load_config
 from cockpit.gates.gate import GateContext
+from cockpit.analysis.results.profile import ProfileResult
 from cockpit.gates.profile import CLOCK_NOTE, ProfileGate, judge_profile
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
@@ -20,7 +21,7 @@ T0 = 1_795_000_000.0
 
 
 def test_our_kernel_is_memory_leaning_with_one_fix() -> None:
-    verdict = judge_profile((NCU / "ours-d64.csv").read_text(), {"clock_note": CLOCK_NOTE["base"]}, None)
+    verdict = judge_profile((NCU / "ours-d64.csv").read_text(), ProfileResult(clock_note=CLOCK_NOTE["base"]), None)
     assert verdict.status == "pass"
     assert verdict.summary.startswith("memory-bound: memory 62.1 % vs compute 45.2 % of peak")
     assert "— next: larger tiles" in verdict.summary
@@ -57,7 +58,7 @@ def test_snapshot_of_the_recorded_profile(snap_compare, tmp_path) -> None:  # ty
     ws = Workspace(tmp_path)
     ref = create_session(ws, Config(), "why is D=64 at 0.9x of FLASH", "optimize", T0)
     verdict = judge_profile((NCU / "ours-d64.csv").read_text(),
-                            {"clock_note": CLOCK_NOTE["base"], "report": "results/005-profile.ncu-rep"}, None)
+                            ProfileResult(clock_note=CLOCK_NOTE["base"], report="results/005-profile.ncu-rep"), None)
     log = ref.path / "logs" / "001-profile.log"
     log.parent.mkdir()
     log.write_text((NCU / "ours-d64.stdout").read_text())

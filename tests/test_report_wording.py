@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.analysis.results.validity import WindowEvidence
+from cockpit.telemetry.window_evidence import WindowEvidence
 from cockpit.cli import main
 from cockpit.config import Config
 from cockpit.gates.views.bench import evidence_lines as lines_of

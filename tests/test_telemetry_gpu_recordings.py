@@ -83,11 +83,11 @@ def test_the_power_capped_load_is_comparable_with_the_cap_shown() -> None:
     assert v.valid and v.checked and v.reasons == ()
     assert v.notes == ("GPU 0 (GPU-bb9154e7): power cap active for 29.8 s of the 30.0 s window (99.2%; "
                        "30 of 30 samples) (the card's normal loaded state: shown, not suspect)",)
-    assert v.evidence["clocks"] == [{"gpu": 0, "busy_samples": 30, "max_sm_clock_mhz": 1980,
+    assert v.evidence.to_json()["clocks"] == [{"gpu": 0, "busy_samples": 30, "max_sm_clock_mhz": 1980,
                                      "min_busy_sm_clock_mhz": 1455, "max_busy_sm_clock_mhz": 1530}]
-    assert v.evidence["foreign"] == []
+    assert v.evidence.to_json()["foreign"] == []
     # The gate owns the load's parent shell: the load, its child, is ours too.
-    assert judge_window(LOADED.snapshots, LOAD_T0, LOAD_T1, own_pids={LOAD_PARENT}).evidence["foreign"] == []
+    assert judge_window(LOADED.snapshots, LOAD_T0, LOAD_T1, own_pids={LOAD_PARENT}).evidence.to_json()["foreign"] == []
 
 
 def test_strict_mode_finds_the_same_window_suspect_for_the_cap_and_its_clocks() -> None:
@@ -98,13 +98,13 @@ def test_strict_mode_finds_the_same_window_suspect_for_the_cap_and_its_clocks() 
         "GPU 0 (GPU-bb9154e7): SM clock fell to 1455 MHz while busy (< 90% of its 1980 MHz max) in 30 of "
         "30 busy samples",
     )
-    assert v.evidence["clocks"][0]["threshold_mhz"] == 1782
+    assert v.evidence.to_json()["clocks"][0]["threshold_mhz"] == 1782
     # tolerating the cap in strict mode: the clock drop is the cap's doing, explained, not hidden
     tolerant = judge_window(LOADED.snapshots, LOAD_T0, LOAD_T1, own_pids={LOAD_PID},
                             rules=ValidityRules("strict", tolerate=frozenset({"power cap"})))
     assert tolerant.valid and tolerant.notes[0].endswith("(tolerated)")
-    assert (tolerant.evidence["clocks"][0]["samples_below"],
-            tolerant.evidence["clocks"][0]["samples_below_explained"]) == (0, 30)
+    assert (tolerant.evidence.to_json()["clocks"][0]["samples_below"],
+            tolerant.evidence.to_json()["clocks"][0]["samples_below_explained"]) == (0, 30)
     other = judge_window(LOADED.snapshots, LOAD_T0, LOAD_T1, own_pids={LOAD_PID},
                          rules=ValidityRules("strict", tolerate=frozenset({"sync boost"})))
     assert not other.valid and len(other.reasons) == 2
@@ -115,7 +115,7 @@ def test_seen_from_another_session_the_load_is_a_foreign_process_and_the_window_
     assert not v.valid
     assert v.reasons == ("GPU 0 (GPU-bb9154e7): pid 445 (python3) is not ours and used 1002 MiB in 30 of "
                          "30 samples",)
-    assert v.evidence["foreign"] == [{"gpu": 0, "pid": LOAD_PID, "name": "python3", "used_mib": 1002,
+    assert v.evidence.to_json()["foreign"] == [{"gpu": 0, "pid": LOAD_PID, "name": "python3", "used_mib": 1002,
                                       "samples": 30}]
 
 

@@ -29,8 +29,8 @@ def test_a_clean_window_at_full_clocks_with_only_our_processes_is_valid_in_both_
     for rules in (ValidityRules(), STRICT):
         v = judge_window(ticks, T0, T0 + 9, own_pids={OURS}, rules=rules)
         assert v.valid and v.checked and v.reasons == () and v.notes == ()
-        assert v.evidence["samples"] == 10 and v.evidence["gpus"] == [{"gpu": 0, "uuid": UUID0}]
-    assert judge_window(ticks, T0, T0 + 9, {OURS}, STRICT).evidence["clocks"] == [
+        assert v.evidence.to_json()["samples"] == 10 and v.evidence.to_json()["gpus"] == [{"gpu": 0, "uuid": UUID0}]
+    assert judge_window(ticks, T0, T0 + 9, {OURS}, STRICT).evidence.to_json()["clocks"] == [
         {"gpu": 0, "busy_samples": 10, "max_sm_clock_mhz": 1980, "min_busy_sm_clock_mhz": 1980,
          "max_busy_sm_clock_mhz": 1980, "threshold_mhz": 1782, "samples_below": 0,
          "samples_below_explained": 0}]
@@ -43,7 +43,7 @@ def test_the_power_cap_is_shown_not_suspect_and_strict_mode_still_flags_it() -> 
     assert v.valid and v.reasons == ()
     assert v.notes == ("GPU 0 (GPU-a0000000): power cap active for 4.0 s of the 9.0 s window "
                        "(44.4%; 4 of 10 samples) (the card's normal loaded state: shown, not suspect)",)
-    assert v.evidence["throttle"] == [{"gpu": 0, "reason": "power cap", "seconds": 4.0, "fraction": 0.4444,
+    assert v.evidence.to_json()["throttle"] == [{"gpu": 0, "reason": "power cap", "seconds": 4.0, "fraction": 0.4444,
                                        "samples": 4, "tolerated": False}]
     strict = judge_window(ticks, T0, T0 + 9, own_pids=set(), rules=STRICT)
     assert strict.reasons == (
@@ -71,7 +71,7 @@ def test_a_thermal_slowdown_longer_than_its_share_makes_it_suspect_a_brief_one_i
 def test_idle_is_not_a_clock_event() -> None:
     ticks = [tick(T0 + i, util=3, mask=0x1) for i in range(5)]
     v = judge_window(ticks, T0, T0 + 4, own_pids=set(), rules=STRICT)
-    assert v.valid and v.evidence["throttle"] == [] and v.notes == ()
+    assert v.valid and v.evidence.to_json()["throttle"] == [] and v.notes == ()
 
 
 def test_a_watch_that_never_saw_the_gpu_busy_cannot_vouch_for_the_run() -> None:
@@ -88,7 +88,7 @@ def test_strict_mode_flags_busy_clocks_below_ninety_percent_of_max_comparable_mo
     v = judge_window(ticks, T0, T0 + 10, own_pids=set(), rules=STRICT)
     assert v.reasons == ("GPU 0 (GPU-a0000000): SM clock fell to 1410 MHz while busy (< 90% of its "
                          "1980 MHz max) in 1 of 10 busy samples",)
-    assert v.evidence["clocks"][0]["min_busy_sm_clock_mhz"] == 1410
+    assert v.evidence.to_json()["clocks"][0]["min_busy_sm_clock_mhz"] == 1410
     assert judge_window(ticks, T0, T0 + 10, set(), ValidityRules("strict", sm_clock_fraction=0.7)).valid
     assert judge_window(ticks, T0, T0 + 10, set()).valid
 
@@ -99,7 +99,7 @@ def test_a_foreign_process_on_the_gpu_makes_it_suspect_but_our_children_do_not()
     v = judge_window(ticks, T0, T0 + 9, own_pids={OURS})
     assert v.reasons == ("GPU 0 (GPU-a0000000): pid 777 (train.py) is not ours and used 30000 MiB in "
                          "5 of 10 samples",)
-    assert v.evidence["foreign"] == [{"gpu": 0, "pid": 777, "name": "train.py", "used_mib": 30_000,
+    assert v.evidence.to_json()["foreign"] == [{"gpu": 0, "pid": 777, "name": "train.py", "used_mib": 30_000,
                                       "samples": 5}]
     assert judge_window(ticks, T0, T0 + 4, own_pids={OURS}).valid
 
@@ -124,8 +124,8 @@ def test_only_the_samples_inside_the_window_count() -> None:
 def test_a_run_shorter_than_a_tick_is_judged_from_the_samples_around_it() -> None:
     ticks = [tick(T0, mask=0x40), tick(T0 + 1, mask=0x40)]
     v = judge_window(ticks, T0 + 0.2, T0 + 0.5, own_pids=set())
-    assert not v.valid and v.evidence["samples"] == 2
-    assert v.evidence["throttle"] == [{"gpu": 0, "reason": "HW thermal slowdown", "seconds": 0.3,
+    assert not v.valid and v.evidence.to_json()["samples"] == 2
+    assert v.evidence.to_json()["throttle"] == [{"gpu": 0, "reason": "HW thermal slowdown", "seconds": 0.3,
                                        "fraction": 1.0, "samples": 2, "tolerated": False}]
 
 
@@ -133,11 +133,11 @@ def test_a_gpu_lost_during_the_run_makes_it_suspect() -> None:
     ticks = [tick(T0), Snapshot(T0 + 1, (GpuSample(0, T0 + 1, lost=True),), GPUS)]
     v = judge_window(ticks, T0, T0 + 1, own_pids=set())
     assert "GPU 0 (GPU-a0000000) fell off the bus (NVML: GPU is lost)" in v.reasons
-    assert v.evidence["lost"] == [0]
+    assert v.evidence.to_json()["lost"] == [0]
     gone = judge_window([Snapshot(T0, (GpuSample(0, T0, lost=True),), GPUS)], T0, T0 + 1, set())
     assert gone.reasons == ("GPU 0 (GPU-a0000000) fell off the bus (NVML: GPU is lost)",)
 
 
 def test_without_telemetry_the_window_is_not_checked_rather_than_failed() -> None:
     v = judge_window([Snapshot(T0, available=False, reason="no NVML")], T0, T0 + 5, own_pids=set())
-    assert v.valid and not v.checked and v.evidence["samples"] == 0
+    assert v.valid and not v.checked and v.evidence.to_json()["samples"] == 0

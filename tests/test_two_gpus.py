@@ -21,8 +21,8 @@ BOX = two_gpu_box()
 
 def test_a_foreign_load_on_another_gpu_leaves_the_bench_comparable() -> None:
     v = judge_window(BOX.snapshots, LOAD_T0, LOAD_T1, own_pids={OUR_PID}, gpus={OURS_UUID})
-    assert v.valid and v.evidence["gpus"] == [{"gpu": 0, "uuid": OURS_UUID}]
-    assert v.evidence["foreign"] == []
+    assert v.valid and v.evidence.to_json()["gpus"] == [{"gpu": 0, "uuid": OURS_UUID}]
+    assert v.evidence.to_json()["foreign"] == []
     assert "power cap active for 29.8 s" in v.notes[0]
 
 

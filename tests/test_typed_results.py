@@ -123,4 +123,4 @@ def _profile() -> dict[str, object]:
     from cockpit.gates.profile import CLOCK_NOTE, judge_profile
 
     csv = next(PROFILE.glob("*.csv")).read_text()
-    return judge_profile(csv, {"report": "r.ncu-rep", "clock_note": CLOCK_NOTE["base"]}, 0.5).result
+    return judge_profile(csv, ProfileResult(report="r.ncu-rep", clock_note=CLOCK_NOTE["base"]), 0.5).result

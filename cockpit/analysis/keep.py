@@ -15,9 +15,9 @@ import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from cockpit.analysis.results.fields import number
+from cockpit.analysis.results.fields import JsonObject, number, obj, pair
 from cockpit.analysis.stats import geomean
 from cockpit.errors import CockpitError
 
@@ -101,7 +101,7 @@ def geomean_speedup(reference: dict[str, float], now: dict[str, float]) -> tuple
     return math.exp(sum(math.log(reference[c] / now[c]) for c in shared) / len(shared)), len(shared)
 
 
-def rows_geomean(rows: Any, key: str) -> tuple[float, int] | None:
+def rows_geomean(rows: Sequence[JsonObject], key: str) -> tuple[float, int] | None:
     """The geometric mean of one speedup column of a bench result's rows ("speedup_vs_sdpa",
     "speedup_vs_flash"), and over how many configs; None when no row has a usable value. Rows
     the bench marked launch-bound (their time is the launch, not the kernel) are left out while
@@ -111,23 +111,22 @@ def rows_geomean(rows: Any, key: str) -> tuple[float, int] | None:
     return (geomean(values), len(values)) if values else None
 
 
-def kernel_rows(rows: Any, key: str) -> list[dict[str, Any]]:
+def kernel_rows(rows: Sequence[JsonObject], key: str) -> list[JsonObject]:
     """The rows with a value in `key` that are not launch-bound; all of them when every one is."""
-    valued = [r for r in rows if isinstance(r, dict) and (v := number(r.get(key))) is not None and v > 0] \
-        if isinstance(rows, list) else []
+    valued = [r for r in rows if (v := number(r.get(key))) is not None and v > 0]
     kernel = [r for r in valued if r.get("launch_bound") is not True]
     return kernel or valued
 
 
-def rows_interval(rows: Any, key: str) -> tuple[float, float] | None:
+def rows_interval(rows: Sequence[JsonObject], key: str) -> tuple[float, float] | None:
     """The headline's interval: the geometric means of the kept rows' interval ends (`key`_ci,
     each config at its worst and its best: conservative); None when a kept row has none."""
     kept = kernel_rows(rows, key)
-    ends = [r.get(f"{key}_ci") for r in kept]
-    if not kept or not all(isinstance(e, list) and len(e) == 2 and all(
-            (x := number(v)) is not None and x > 0 for v in e) for e in ends):
+    ends = [pair(r.get(f"{key}_ci")) for r in kept]
+    found = [e for e in ends if e is not None]
+    if not kept or len(found) != len(ends):
         return None
-    return geomean([float(e[0]) for e in ends]), geomean([float(e[1]) for e in ends])  # type: ignore[index]
+    return geomean([e[0] for e in found]), geomean([e[1] for e in found])
 
 
 def decide_keep(current: BenchRecord, history: Iterable[BenchRecord], objective: str,
@@ -211,13 +210,13 @@ def restore_kernel(repo: Path, paths: Sequence[str]) -> str:
     return stat
 
 
-def bench_record_json(rows: list[dict[str, Any]], session: str, t: float, valid: bool,
-                      validity: dict[str, Any], commit: str | None) -> dict[str, Any]:
+def bench_record_json(rows: Sequence[JsonObject], session: str, t: float, valid: bool,
+                      validity: JsonObject, commit: str | None) -> dict[str, object]:
     return {"session": session, "t": t, "valid": valid, "validity": validity, "commit": commit,
             "rows": rows}
 
 
-def hold_launch_bound(rows: list[dict[str, Any]], history: Sequence[BenchRecord], session: str,
+def hold_launch_bound(rows: list[dict[str, object]], history: Sequence[BenchRecord], session: str,
                       workload: str | None) -> list[str]:
     """Each row's launch-bound answer held to the session's run before of the same workload
     (`timing_method.held_launch_bound`'s band), so two runs' headlines cover the same configs
@@ -235,7 +234,7 @@ def hold_launch_bound(rows: list[dict[str, Any]], history: Sequence[BenchRecord]
         if config not in before.ours_ms:
             continue
         found = row.get("launch_bound") is True
-        share = host_share(row.get("impl") or {})
+        share = host_share({k: obj(c) for k, c in obj(row.get("impl")).items()})
         now = held_launch_bound(share, found, config in before.launch_bound)
         if now != found:
             row["launch_bound"] = now

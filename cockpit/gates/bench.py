@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
-from cockpit.analysis.decide import SpeedupThresholds, decide
+from cockpit.analysis.decide import Decision, SpeedupThresholds, decide
 from cockpit.analysis.keep import (
     BenchRecord,
     bench_history,
@@ -22,12 +22,13 @@ from cockpit.analysis.keep import (
     rows_geomean,
     rows_interval,
 )
-from cockpit.analysis.results.bench import ATTENTION_LABELS
+from cockpit.analysis.results.bench import ATTENTION, ATTENTION_LABELS, SCHEMA, SPEEDUP_PREFIX, BenchResult
+from cockpit.analysis.results.fields import JsonObject, compact, number, obj, objects, strings, text
 from cockpit.analysis.results.keep import KeepResult
 from cockpit.analysis.results.validity import BenchValidity
 from cockpit.config import Thresholds
 from cockpit.errors import CockpitError
-from cockpit.gates.bench_validity import judge_probe_window
+from cockpit.gates.bench_validity import probe_validity
 from cockpit.gates.gate import GateContext, GateStatus, Verdict
 from cockpit.gates.probe_call import ShapeCounter, probe_argv, read_result
 from cockpit.hardware.peaks import peak_for, share_of_peak
@@ -35,10 +36,6 @@ from cockpit.session.paths import stored_path
 from cockpit.workload.describe import cached
 from cockpit.workload.kernel_files import kernel_paths
 from cockpit.workload.manifest import Manifest
-
-SCHEMA = 2
-"""The bench result's schema: 2 names the workload, its baseline and its references (1: the
-attention kernel against SDPA, before workloads)."""
 
 
 class BenchGate:
@@ -54,36 +51,39 @@ class BenchGate:
         return judge_measured(ctx, read_result(ctx, exit_code, tail))
 
 
-def judge_measured(ctx: GateContext, data: dict[str, Any]) -> Verdict:
+def judge_measured(ctx: GateContext, data: JsonObject, harness: str | None = None) -> Verdict:
     """Validity, keep or revert, and the speedup class of one bench's measurements (the probe's,
-    or a replaced command's structured result)."""
-    add_peaks(data)
-    labels = data.get("labels") or {}
-    validity = judge_probe_window(data, ctx.config.thresholds)
-    validity["baseline"] = data.get("baseline")
-    validity["baseline_label"] = labels.get(data.get("baseline"), data.get("baseline"))
+    or, `harness` naming it, a replaced command's structured result)."""
+    data = with_peaks(data)
+    baseline = text(data.get("baseline"))
+    validity = replace(probe_validity(data, ctx.config.thresholds), baseline=baseline,
+                       baseline_label=text(obj(data.get("labels")).get(baseline or "")) or baseline)
     t = time.time()
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(t))
     record_path = ctx.session_dir / "results" / f"bench-{stamp}.json"
     record_path.parent.mkdir(parents=True, exist_ok=True)
     commit = head_commit(ctx.workspace)
     history = bench_history(ctx.workspace / "sessions")  # read once: the hold and keep/revert
-    hold_launch_bound(data["rows"], history, ctx.session_dir.name,
-                      data.get("workload"))  # the headline covers the configs the run before did
-    record = bench_record_json(data["rows"], ctx.session_dir.name, t, validity["valid"], validity, commit)
-    record["workload"] = data.get("workload")
-    record_path.write_text(json.dumps(record), encoding="utf-8")
-    current = BenchRecord(record_path, ctx.session_dir.name, t, validity["valid"],
-                          {r["config"]: r["impl"]["ours"]["median_ms"] for r in data["rows"]
-                           if "ours" in r["impl"]}, commit, data.get("workload"))
-    keep = decide_keep(current, history, ctx.objective,
-                       ctx.config.thresholds.keep_improvement)
-    keep_json = KeepResult(keep.action, keep.summary, keep.improvement, keep.shared_configs,
-                           keep.commit_message,
-                           stored_path(keep.reference.path, ctx.workspace) if keep.reference else None,
-                           tuple(kernel_paths(ctx.config.workload, _manifest(ctx)))).to_json()
-    return judge_bench(data, validity, keep_json, ctx.config.thresholds,
-                       stored_path(record_path, ctx.workspace))
+    rows = [dict(r) for r in objects(data.get("rows"))]
+    workload = text(data.get("workload"))
+    # the headline covers the configs the run before did
+    hold_launch_bound(rows, history, ctx.session_dir.name, workload)
+    record = bench_record_json(rows, ctx.session_dir.name, t, validity.valid, validity.to_json(), commit)
+    record_path.write_text(json.dumps({**record, "workload": workload}), encoding="utf-8")
+    current = BenchRecord(record_path, ctx.session_dir.name, t, validity.valid, _ours_ms(rows), commit,
+                          workload)
+    keep = decide_keep(current, history, ctx.objective, ctx.config.thresholds.keep_improvement)
+    kept = KeepResult(keep.action, keep.summary, keep.improvement, keep.shared_configs, keep.commit_message,
+                      stored_path(keep.reference.path, ctx.workspace) if keep.reference else None,
+                      tuple(kernel_paths(ctx.config.workload, _manifest(ctx))))
+    return judge_bench({**data, "rows": rows}, validity, kept, ctx.config.thresholds,
+                       stored_path(record_path, ctx.workspace), harness)
+
+
+def _ours_ms(rows: Sequence[JsonObject]) -> dict[str, float]:
+    """Our median per config (what keep/revert compares)."""
+    return {str(r.get("config")): ms for r in rows
+            if (ms := number(obj(obj(r.get("impl")).get("ours")).get("median_ms"))) is not None}
 
 
 def _manifest(ctx: GateContext) -> Manifest | None:
@@ -95,69 +95,95 @@ def _manifest(ctx: GateContext) -> Manifest | None:
         return None
 
 
-def add_peaks(data: dict[str, Any]) -> None:
-    """Each implementation's share of the card's peak (compute for its dtype, memory bandwidth)."""
-    peak = peak_for(data.get("device"))
-    data["peak"] = None if peak is None else {"gpu": peak.gpu, "tflops": dict(peak.tflops),
-                                              "memory_gbps": peak.memory_gbps, "source": peak.source}
-    for row in data["rows"]:
-        dtype = row.get("dtype") if isinstance(row.get("dtype"), str) else None
-        for cell in row.get("impl", {}).values():
-            cell["pct_peak"] = share_of_peak(peak, dtype, cell.get("tflops"), cell.get("gbps"))
+def with_peaks(data: JsonObject) -> dict[str, object]:
+    """The measurements with each implementation's share of the card's peak (compute for its
+    dtype, memory bandwidth), and the peak itself."""
+    peak = peak_for(text(data.get("device")))
+    rows = []
+    for row in objects(data.get("rows")):
+        dtype = text(row.get("dtype"))
+        impl = {name: {**cell, "pct_peak": share_of_peak(peak, dtype, number(cell.get("tflops")),
+                                                         number(cell.get("gbps")))}
+                for name, cell in ((n, obj(c)) for n, c in obj(row.get("impl")).items())}
+        rows.append({**row, "impl": impl})
+    return {**data, "rows": rows, "peak": None if peak is None else {
+        "gpu": peak.gpu, "tflops": dict(peak.tflops), "memory_gbps": peak.memory_gbps, "source": peak.source}}
 
 
-def judge_bench(data: dict[str, Any], validity: dict[str, Any], keep: dict[str, Any],
-                thresholds: Thresholds, record_path: str) -> Verdict:
-    rows = data["rows"]
-    baseline = str(data.get("baseline") or "sdpa")
-    labels: dict[str, str] = {**ATTENTION_LABELS, **(data.get("labels") or {})}
-    timed = [i for i in dict.fromkeys(i for r in rows for i in r.get("impl", {})) if i not in
-             (data.get("candidates") or ["ours"])]
-    vs = {ref: g for ref in timed if (g := rows_geomean(rows, f"speedup_vs_{ref}")) is not None}
+def judge_bench(data: JsonObject, validity: BenchValidity | None, keep: KeepResult | None,
+                thresholds: Thresholds, record_path: str, harness: str | None = None) -> Verdict:
+    """The verdict on one bench's rows: ours against the baseline as a geometric mean with its
+    speedup class, against each other compared reference, and the validity verdict in words."""
+    rows = objects(data.get("rows"))
+    baseline = text(data.get("baseline")) or "sdpa"
+    labels: dict[str, str] = {**ATTENTION_LABELS, **{k: v for k, n in obj(data.get("labels")).items()
+                                                     if (v := text(n)) is not None}}
+    candidates = strings(data.get("candidates")) or ("ours",)
+    timed = [i for i in dict.fromkeys(i for r in rows for i in obj(r.get("impl"))) if i not in candidates]
+    vs = {ref: g for ref in timed if (g := rows_geomean(rows, SPEEDUP_PREFIX + ref)) is not None}
+    result = BenchResult(
+        schema=SCHEMA, workload=text(data.get("workload")) or ATTENTION, ours="ours", candidates=candidates,
+        baseline=baseline, labels=labels, speedup=None, configs=None, vs={}, device=text(data.get("device")),
+        validity=validity, keep=keep, source=text(data.get("source")), raw_rows=rows, record=record_path,
+        raw=compact({"gpu": data.get("gpu"), "peak": data.get("peak"), "harness": harness}))
     if baseline not in vs:
         return Verdict("error", "no shape produced a time for both ours and "
-                       f"{labels.get(baseline, baseline)}",
-                       {"schema": SCHEMA, "workload": data.get("workload") or "attention",
-                        "baseline": baseline,
-                        "labels": labels, "rows": rows, "validity": validity})
+                       f"{labels.get(baseline, baseline)}", result.to_json())
     geomean, configs = vs[baseline]
-    # The typical kernel of the sweep decides whether launches dominate (the smallest always will).
-    typical_ms = statistics.median(r["impl"]["ours"]["median_ms"] for r in rows if "ours" in r["impl"])
-    d = decide(geomean, typical_ms, SpeedupThresholds(thresholds.speedup_critical, thresholds.speedup_high,
-                                                       thresholds.speedup_medium))
-    status: GateStatus = "fail" if d.level == "CRITICAL" else "warn" if d.level == "HIGH" else "pass"
-    if not validity["valid"] and status == "pass":
-        status = "warn"
-    interval = rows_interval(rows, f"speedup_vs_{baseline}")
+    d = _decision(rows, geomean, thresholds)
+    interval = rows_interval(rows, SPEEDUP_PREFIX + baseline)
+    bound = tuple(str(r.get("config")) for r in rows if r.get("launch_bound") is True)
     spread = f" [{interval[0]:.2f}, {interval[1]:.2f}]" if interval else ""
-    bound = [str(r.get("config")) for r in rows if r.get("launch_bound") is True]
+    summary = (f"{geomean:.2f}x{spread} vs {labels.get(baseline, baseline)} ({d.level}) over {configs} "
+               f"configs{_apart(rows, bound)}{_against_others(data, rows, baseline, vs, labels)}; "
+               + (validity.words() if validity is not None else "SUSPECT: no validity verdict"))
+    result = replace(result, labels={i: labels.get(i, i) for i in ["ours", *timed]}, speedup=geomean,
+                     configs=configs, vs={ref: g[0] for ref, g in vs.items()}, interval=interval,
+                     launch_bound=bound, level=d.level, next_step=d.next_step,
+                     raw={**result.raw, "tool": d.tool, "profile_first": d.profile_first})
+    return Verdict(_status(d, validity), summary, result.to_json())
+
+
+def _decision(rows: Sequence[JsonObject], geomean: float, thresholds: Thresholds) -> Decision:
+    """The speedup class; the typical kernel of the sweep decides whether launches dominate (the
+    smallest always will)."""
+    typical_ms = statistics.median(_ours_ms(rows).values())
+    return decide(geomean, typical_ms, SpeedupThresholds(
+        thresholds.speedup_critical, thresholds.speedup_high, thresholds.speedup_medium))
+
+
+def _status(d: Decision, validity: BenchValidity | None) -> GateStatus:
+    """CRITICAL fails, HIGH warns, and so does a pass measured on a GPU that was not clean."""
+    if d.level == "CRITICAL":
+        return "fail"
+    if d.level == "HIGH" or validity is None or not validity.valid:
+        return "warn"
+    return "pass"
+
+
+def _apart(rows: Sequence[JsonObject], bound: Sequence[str]) -> str:
+    """The launch-bound configs the headline leaves out, and how many the run before held."""
+    if not bound:
+        return ""
+    if len(bound) == len(rows):
+        return " (every config launch-bound)"
     held = sum(1 for r in rows if r.get("launch_bound_held"))
     kept = f", {held} held as in the run before" if held else ""
-    apart = f" ({len(bound)} launch-bound apart{kept})" if bound and len(bound) < len(rows) else \
-        " (every config launch-bound)" if bound else ""
-    summary = (f"{geomean:.2f}x{spread} vs {labels.get(baseline, baseline)} ({d.level}) over {configs} "
-               f"configs{apart}")
-    for ref in data.get("compared") or ["flash"]:
+    return f" ({len(bound)} launch-bound apart{kept})"
+
+
+def _against_others(data: JsonObject, rows: Sequence[JsonObject], baseline: str,
+                    vs: Mapping[str, tuple[float, int]], labels: Mapping[str, str]) -> str:
+    """Ours against each other compared reference. A geomean over small and large sizes can read
+    as parity while the sizes that matter lose: the worst config is said with it."""
+    said = ""
+    for ref in strings(data.get("compared")) or ("flash",):
         if ref == baseline or ref not in vs:
             continue
-        summary += f", {vs[ref][0]:.2f}x vs {labels.get(ref, ref)}"
-        # A geomean over small and large sizes can read as parity while the sizes that matter
-        # lose: the worst config is said with it.
-        key = f"speedup_vs_{ref}"
-        worst = min((r for r in rows if r.get(key)), key=lambda r: r[key])
-        if worst[key] < 1.0:
-            summary += f" (worst {worst[key]:.2f}x at {worst['config']})"
-    read = BenchValidity.from_json(validity)
-    summary += "; " + (read.words() if read is not None else "SUSPECT: no validity verdict")
-    result = {"schema": SCHEMA, "workload": data.get("workload") or "attention",
-              "source": data.get("source"),
-              "ours": "ours", "candidates": data.get("candidates") or ["ours"], "baseline": baseline,
-              "labels": {i: labels.get(i, i) for i in ["ours", *timed]},
-              "rows": rows, "device": data.get("device"), "gpu": data.get("gpu"), "peak": data.get("peak"),
-              "geomean_speedup": geomean, "configs": configs, "vs": {ref: g[0] for ref, g in vs.items()},
-              "interval": list(interval) if interval else None, "launch_bound": bound,
-              "level": d.level, "next_step": d.next_step, "tool": d.tool,
-              "profile_first": d.profile_first, "validity": validity, "keep": keep, "record": record_path}
-    if "flash" in vs:
-        result["geomean_vs_flash"] = vs["flash"][0]
-    return Verdict(status, summary, result)
+        said += f", {vs[ref][0]:.2f}x vs {labels.get(ref, ref)}"
+        key = SPEEDUP_PREFIX + ref
+        speedups = [(v, str(r.get("config"))) for r in rows if (v := number(r.get(key)))]
+        worst = min(speedups, key=lambda s: s[0], default=None)
+        if worst is not None and worst[0] < 1.0:
+            said += f" (worst {worst[0]:.2f}x at {worst[1]})"
+    return said

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
+from cockpit.analysis.results.build import BuildResult, CompileError, kernel_of
+from cockpit.analysis.results.build import FailedStep as ResultStep
+from cockpit.analysis.results.fields import JsonObject, number, obj, objects, text
 from cockpit.errors import CockpitError
 from cockpit.gates.build_log import (
     BuildError,
@@ -86,52 +88,61 @@ class BuildGate:
         return judge_build(lines, exit_code, probe)
 
 
-def _read_result(path: Path) -> dict[str, Any]:
+def _read_result(path: Path) -> JsonObject:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return data if isinstance(data, dict) else {}
+    return obj(data)
 
 
-def judge_build(lines: list[str], exit_code: int, probe: dict[str, Any],
+def judge_build(lines: list[str], exit_code: int, probe: JsonObject,
                 policy: ResourcePolicy | None = None) -> Verdict:
     """The verdict on a finished build from its whole log and the probe's result file."""
     errors = parse_errors(lines)
     failed = parse_failed_steps(lines)
-    report = report_kernels(_kernels(lines, probe), probe.get("launch"), policy)
+    launch = probe.get("launch")
+    report = report_kernels(_kernels(lines, probe), obj(launch) if isinstance(launch, dict) else None, policy)
     result = _build_result(lines, probe, report, errors, failed)
     last = _last_line(lines)
     if exit_code == 2 or not probe:
-        return Verdict("error", last or f"the build probe exited {exit_code}", result)
+        return Verdict("error", last or f"the build probe exited {exit_code}", result.to_json())
     if exit_code != 0 and (errors or failed):
-        return Verdict("fail", _compile_failure(errors, failed), result)
-    imported = probe.get("import") or {}
+        return Verdict("fail", _compile_failure(errors, failed), result.to_json())
+    imported = obj(probe.get("import"))
     if exit_code != 0 or not imported.get("ok"):
         detail = imported.get("detail") or last
-        return Verdict("fail", f"built, but it does not import: {detail}", result)
+        return Verdict("fail", f"built, but it does not import: {detail}", result.to_json())
     return _judge_resources(result, report, probe)
 
 
-def _kernels(lines: list[str], probe: dict[str, Any]) -> list[KernelResources]:
+def _kernels(lines: list[str], probe: JsonObject) -> list[KernelResources]:
     """ptxas's lines in the log, else (a build that compiled nothing) the probe's cuobjdump."""
     kernels = parse_ptxas(lines)
-    if not kernels and isinstance(probe.get("cuobjdump"), str):
-        kernels = parse_cuobjdump(probe["cuobjdump"], f"sm_{str(probe.get('arch', '')).replace('.', '')}")
+    cuobjdump = probe.get("cuobjdump")
+    if not kernels and isinstance(cuobjdump, str):
+        kernels = parse_cuobjdump(cuobjdump, f"sm_{str(probe.get('arch', '')).replace('.', '')}")
     return kernels
 
 
-def _build_result(lines: list[str], probe: dict[str, Any], report: KernelReport,
-                  errors: list[BuildError], failed: list[FailedStep]) -> dict[str, Any]:
-    """The gate's result file: what the log and the probe say, before any judging."""
-    return {
-        "up_to_date": up_to_date(lines), "steps": _steps(lines), "arch": probe.get("arch"),
-        "build_s": probe.get("duration_s"), "kernels": list(report.rows),
+def _build_result(lines: list[str], probe: JsonObject, report: KernelReport,
+                  errors: list[BuildError], failed: list[FailedStep]) -> BuildResult:
+    """The gate's result: what the log and the probe say, before any judging."""
+    imported = probe.get("import")
+    return BuildResult(
+        up_to_date(lines), _steps(lines), number(probe.get("duration_s")), _arch(probe.get("arch")),
+        obj(imported).get("ok") is True if isinstance(imported, dict) else None,
+        text(obj(imported).get("detail")),
         # collect2's `ld returned 1` says less than the failed step's own line: leave it out then.
-        "errors": [asdict(e) for e in errors if e.says_what or not failed],
-        "failed_steps": [asdict(f) for f in failed],
-        "import": probe.get("import"), "gpu": (probe.get("launch") or {}).get("gpu"),
-    }
+        tuple(CompileError(e.file or None, e.line, e.kind, e.message)
+              for e in errors if e.says_what or not failed),
+        tuple(ResultStep(f.target, f.said, f.exit_code) for f in failed),
+        tuple(kernel_of(row) for row in report.rows),
+        raw={"import": imported, "gpu": obj(probe.get("launch")).get("gpu")})
+
+
+def _arch(value: object) -> str | None:
+    return None if value is None or value == "" else str(value)
 
 
 def _steps(lines: list[str]) -> int:
@@ -161,31 +172,32 @@ def _compile_failure(errors: list[BuildError], failed: list[FailedStep]) -> str:
     return str(errors[0])
 
 
-def _judge_resources(result: dict[str, Any], report: KernelReport, probe: dict[str, Any]) -> Verdict:
+def _judge_resources(result: BuildResult, report: KernelReport, probe: JsonObject) -> Verdict:
     """A build that imports, judged by its kernels' resources and occupancy."""
     findings = list(report.findings)
-    result["warnings"] = [f.text for f in findings if f.severity == "warn"]
-    result["failures"] = [f.text for f in findings if f.severity == "fail"]
-    result["notes"] = list(report.notes)
-    what = ("up to date" if result["up_to_date"]
-            else f"built in {probe.get('duration_s', 0):.1f} s ({result['steps']} steps)")
+    result = replace(result, warnings=tuple(f.text for f in findings if f.severity == "warn"),
+                     failures=tuple(f.text for f in findings if f.severity == "fail"),
+                     notes=tuple(report.notes))
+    what = ("up to date" if result.up_to_date
+            else f"built in {number(probe.get('duration_s')) or 0:.1f} s ({result.steps} steps)")
     summary = f"{what}; {resources_summary(report)}"
-    worst = result["failures"] or result["warnings"]
-    status: GateStatus = "fail" if result["failures"] else "warn" if worst else "pass"
+    worst = result.failures or result.warnings
+    status: GateStatus = "fail" if result.failures else "warn" if worst else "pass"
     if worst:
         summary = f"{_and_more(worst)}; {summary}"
-    return Verdict(status, summary, result)
+    return Verdict(status, summary, result.to_json())
 
 
-def judge_first_call(lines: list[str], exit_code: int, probe: dict[str, Any]) -> Verdict:
+def judge_first_call(lines: list[str], exit_code: int, probe: JsonObject) -> Verdict:
     """A workload compiled at its first call (Triton, load_inline) or with nothing to build: every
     candidate ran once on the smallest test shape."""
-    rows = probe.get("rows") or []
-    result: dict[str, Any] = {"first_calls": rows, "gpu": probe.get("gpu"), "steps": 0, "kernels": []}
+    rows = objects(probe.get("rows"))
+    calls = {"first_calls": [dict(r) for r in rows], "gpu": probe.get("gpu")}
+    result = BuildResult(steps=0, raw=calls).to_json()
     last = _last_line(lines)
     if exit_code != 0 or not rows:
         said = last or f"the first call exited {exit_code}"
         return Verdict("fail" if exit_code == 1 else "error", said, result)
-    slowest = max(rows, key=lambda r: r.get("first_call_s") or 0)
+    slowest = max(rows, key=lambda r: number(r.get("first_call_s")) or 0)
     return Verdict("pass", f"{len(rows)} candidate(s) compiled and ran on {slowest.get('shape')}; first call "
-                   f"{slowest.get('first_call_s', 0):.1f} s ({slowest.get('candidate')})", result)
+                   f"{number(slowest.get('first_call_s')) or 0:.1f} s ({slowest.get('candidate')})", result)

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, cast
 
+from cockpit.analysis.results.env import Check, EnvResult
 from cockpit.errors import CockpitError
 from cockpit.gates.gate import GateContext, NoProgress, ProgressTracker, Verdict
 from cockpit.workload.describe import PROBE as WORKLOAD_PROBE
@@ -127,4 +128,5 @@ class EnvGate:
             raise CockpitError(f"the env probe exited {exit_code} without a result: "
                                f"{last or exc}") from exc
         status, summary = env_verdict(checks)
-        return Verdict(status, summary, {"checks": [asdict(c) for c in checks]})
+        result = EnvResult(tuple(Check(c.name, c.status, c.value, c.fix, c.expected) for c in checks))
+        return Verdict(status, summary, result.to_json())

@@ -6,6 +6,7 @@ build, one under the occupancy floor or one that spills is a warning."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -60,7 +61,7 @@ def _gpu_name(name: str) -> str:
     return name.removeprefix("NVIDIA ").strip()
 
 
-def launch_entries(launch: dict[str, Any] | None) -> tuple[list[dict[str, Any]], str]:
+def launch_entries(launch: Mapping[str, Any] | None) -> tuple[list[dict[str, Any]], str]:
     """The launch table the build probe recorded, or why there is none."""
     if not launch:
         return [], "the build probe did not report the extension's launch_info()"
@@ -72,7 +73,7 @@ def launch_entries(launch: dict[str, Any] | None) -> tuple[list[dict[str, Any]],
     return [e for e in entries if isinstance(e, dict)], ""
 
 
-def report_kernels(kernels: list[KernelResources], launch: dict[str, Any] | None,
+def report_kernels(kernels: list[KernelResources], launch: Mapping[str, Any] | None,
                    policy: ResourcePolicy | None = None) -> KernelReport:
     """Every kernel ptxas (or cuobjdump) named, joined with its launch-table entry and judged."""
     policy = policy or ResourcePolicy()

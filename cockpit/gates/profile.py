@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from cockpit.analysis.results.bench import read_bench_result
+from cockpit.analysis.results.fields import obj, strings, text
+from cockpit.analysis.results.profile import KernelVerdict, ProfiledKernel, ProfileResult
 from cockpit.errors import CockpitError
 from cockpit.gates.catalog import measures
 from cockpit.gates.gate import GateContext, NoProgress, ProgressTracker, Verdict
@@ -45,51 +46,55 @@ class ProfileGate:
 
     def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
         try:
-            probe = json.loads(ctx.result_path.read_text(encoding="utf-8"))
+            probe = obj(json.loads(ctx.result_path.read_text(encoding="utf-8")))
         except (OSError, ValueError):
             probe = {}
         last = next((line.strip() for line in reversed(tail) if line.strip()
                      and not line.startswith("#")), "")
         if exit_code == 2 or not probe:
             raise CockpitError(last or f"the profile probe exited {exit_code}")
-        note = CLOCK_NOTE.get(str(probe.get("clock_control")), "")
-        base = {"report": _stored(probe.get("report"), ctx.workspace),
-                "csv": _stored(probe.get("csv"), ctx.workspace), "clock_note": note}
+        base = ProfileResult(report=_stored(probe.get("report"), ctx.workspace),
+                             csv=_stored(probe.get("csv"), ctx.workspace),
+                             clock_note=CLOCK_NOTE.get(str(probe.get("clock_control")), ""))
         if probe.get("error") == "permission":
-            return Verdict("fail", last.removeprefix("cockpit-profile: "), base)
+            return Verdict("fail", last.removeprefix("cockpit-profile: "), base.to_json())
         if probe.get("error") == "no match":
-            seen = probe.get("kernels_seen") or []
-            regex = probe.get("kernel_regex") or "the kernel regex"
+            seen = strings(probe.get("kernels_seen"))
+            regex = text(probe.get("kernel_regex")) or "the kernel regex"
             return Verdict("fail", f"no kernel matched {regex} (the "
                            "workload's profile kernel, or [profile] kernel_regex); kernels that ran: "
-                           f"{', '.join(seen) or 'none'}", base | {"kernels_seen": seen})
-        if not probe.get("csv"):
+                           f"{', '.join(seen) or 'none'}", replace(base, kernels_seen=seen).to_json())
+        csv = text(probe.get("csv"))
+        if csv is None:
             raise CockpitError(last or "ncu produced no report")
-        shape = probe.get("shape")
-        base["shape"] = shape
-        return judge_profile(Path(str(probe["csv"])).read_text(encoding="utf-8"), base,
-                             bench_ms_for(ctx, shape) if isinstance(shape, str) else None)
+        shape = text(probe.get("shape"))
+        return judge_profile(Path(csv).read_text(encoding="utf-8"), replace(base, shape=shape),
+                             bench_ms_for(ctx, shape) if shape is not None else None)
 
 
-def _stored(path: Any, workspace: Path) -> str | None:
+def _stored(path: object, workspace: Path) -> str | None:
     return stored_path(Path(path), workspace) if isinstance(path, str) and path else None
 
 
-def judge_profile(csv_text: str, base: dict[str, Any], bench_ms: float | None) -> Verdict:
+def judge_profile(csv_text: str, base: ProfileResult, bench_ms: float | None) -> Verdict:
+    """The bottleneck verdict on each launch ncu profiled; the first one's fix is the summary."""
     from cockpit.analysis.bottleneck import verdict as bottleneck_verdict
     from cockpit.analysis.ncu import parse_ncu_csv
 
     report = parse_ncu_csv(csv_text)
     if not report.launches:
-        return Verdict("fail", "ncu's report holds no kernel launch", base)
-    kernels: list[dict[str, Any]] = []
+        return Verdict("fail", "ncu's report holds no kernel launch", base.to_json())
+    kernels = []
     for launch in report.launches:
         v = bottleneck_verdict(launch, bench_ms=bench_ms)
-        kernels.append({"name": launch.name, "id": launch.id, "grid": launch.grid,
-                        "block": launch.block, "verdict": asdict(v)})
-    first = kernels[0]["verdict"]
-    summary = f"{first['bottleneck']}: {first['headline']} — next: {first['recommendation']}"
-    return Verdict("pass", summary, base | {"kernels": kernels, "bench_ms": bench_ms})
+        verdict = KernelVerdict(v.bottleneck, v.headline, v.recommendation, v.confidence, v.confidence_reason,
+                                tuple(v.notes), {n: m.value for n, m in v.evidence.items()},
+                                {n: m.unit for n, m in v.evidence.items()})
+        kernels.append(ProfiledKernel(launch.name, verdict, id=launch.id, grid=launch.grid,
+                                      block=launch.block))
+    first = kernels[0].verdict
+    summary = f"{first.bottleneck}: {first.headline} — next: {first.recommendation}"
+    return Verdict("pass", summary, replace(base, kernels=tuple(kernels), bench_ms=bench_ms).to_json())
 
 
 def bench_ms_for(ctx: GateContext, name: str) -> float | None:

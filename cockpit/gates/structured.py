@@ -121,6 +121,4 @@ def _judge_bench(ctx: GateContext, doc: Mapping[str, Any], rows: list[Any]) -> V
     data = bench_data(doc, rows)
     if not data["rows"]:
         raise CockpitError("the command's cockpit result has no row with ours_ms > 0")
-    verdict = judge_measured(ctx, data)
-    verdict.result["harness"] = "replaced command"
-    return verdict
+    return judge_measured(ctx, data, harness="replaced command")

@@ -67,35 +67,50 @@ def from_json(kind: Any, data: Any, where: str) -> Any:
             raise _wrong(where, "null", data)
         return None
     if origin in (Union, types.UnionType):
-        options = typing.get_args(kind)
-        if data is None and type(None) in options:
-            return None
-        for option in options:
-            if option is not type(None):
-                return from_json(option, data, where)
+        return _from_union(kind, data, where)
     if origin is tuple:
-        if not isinstance(data, list):
-            raise _wrong(where, "a list", data)
-        args = typing.get_args(kind)
-        if len(args) == 2 and args[1] is Ellipsis:
-            if args[0] in _PLAIN:  # telemetry columns: thousands of numbers, checked in one pass
-                return _plain_items(args[0], data, where)
-            return tuple(from_json(args[0], v, f"{where}[{i}]") for i, v in enumerate(data))
-        if len(args) != len(data):
-            raise _wrong(where, f"a list of {len(args)}", data)
-        return tuple(from_json(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, data,
-                                                                                       strict=True)))
+        return _from_tuple(kind, data, where)
     if isinstance(kind, type) and dataclasses.is_dataclass(kind):
-        if not isinstance(data, dict):
-            raise _wrong(where, "an object", data)
-        hints = _hints(kind)
-        missing = [name for name in hints if name not in data and name not in _defaulted(kind)]
-        extra = [name for name in data if name not in hints]
-        if missing or extra:
-            what = f"missing {missing[0]!r}" if missing else f"unknown field {extra[0]!r}"
-            raise ReportFormatError(f"{where or 'report'}: {what}")
-        return kind(**{name: from_json(hint, data[name], f"{where}.{name}".lstrip("."))
-                       for name, hint in hints.items() if name in data})  # absent: its default
+        return _from_dataclass(kind, data, where)
+    return _from_plain(kind, data, where)
+
+
+def _from_union(kind: Any, data: Any, where: str) -> Any:
+    """None where the union allows it, else the value read as the union's first other type."""
+    options = typing.get_args(kind)
+    if data is None and type(None) in options:
+        return None
+    option = next(o for o in options if o is not type(None))
+    return from_json(option, data, where)
+
+
+def _from_tuple(kind: Any, data: Any, where: str) -> tuple[Any, ...]:
+    if not isinstance(data, list):
+        raise _wrong(where, "a list", data)
+    args = typing.get_args(kind)
+    if len(args) == 2 and args[1] is Ellipsis:
+        if args[0] in _PLAIN:  # telemetry columns: thousands of numbers, checked in one pass
+            return _plain_items(args[0], data, where)
+        return tuple(from_json(args[0], v, f"{where}[{i}]") for i, v in enumerate(data))
+    if len(args) != len(data):
+        raise _wrong(where, f"a list of {len(args)}", data)
+    return tuple(from_json(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, data, strict=True)))
+
+
+def _from_dataclass(kind: type, data: Any, where: str) -> Any:
+    if not isinstance(data, dict):
+        raise _wrong(where, "an object", data)
+    hints = _hints(kind)
+    missing = [name for name in hints if name not in data and name not in _defaulted(kind)]
+    extra = [name for name in data if name not in hints]
+    if missing or extra:
+        what = f"missing {missing[0]!r}" if missing else f"unknown field {extra[0]!r}"
+        raise ReportFormatError(f"{where or 'report'}: {what}")
+    return kind(**{name: from_json(hint, data[name], f"{where}.{name}".lstrip("."))
+                   for name, hint in hints.items() if name in data})  # absent: its default
+
+
+def _from_plain(kind: Any, data: Any, where: str) -> Any:
     if kind is float:
         if isinstance(data, bool) or not isinstance(data, (int, float)):
             raise _wrong(where, "a number", data)

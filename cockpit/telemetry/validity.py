@@ -21,14 +21,20 @@ Events in `tolerate` never make a window suspect in either mode; they are still 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 from cockpit.config.validity_rules import ValidityMode as ValidityMode
 from cockpit.config.validity_rules import ValidityRules
 from cockpit.hardware.clock_events import CLOCK_EVENT_GPU_IDLE
 from cockpit.telemetry.identity import short_uuid
 from cockpit.telemetry.sample import GpuSample, Snapshot, decode_throttle, throttled_seconds
+from cockpit.telemetry.window_evidence import (
+    BusyClock,
+    ClockEvent,
+    ForeignProcess,
+    GpuWatched,
+    WindowEvidence,
+)
 
 SLOWDOWNS = frozenset({"SW thermal slowdown", "HW thermal slowdown", "HW slowdown", "HW power brake"})
 """Clock events that mean the card was held back by heat or hardware, not by its own power budget."""
@@ -39,7 +45,7 @@ class Validity:
     valid: bool
     reasons: tuple[str, ...] = ()
     """Why the window is suspect, one line each; empty when valid."""
-    evidence: dict[str, Any] = field(default_factory=dict)
+    evidence: WindowEvidence = field(default_factory=WindowEvidence)
     checked: bool = True
     """False when no telemetry covers the window (no NVML): valid only because nothing was seen."""
     notes: tuple[str, ...] = ()
@@ -81,26 +87,39 @@ def judge_window(
                 max_clock[s.index] = static.max_sm_clock_mhz
     reasons: list[str] = []
     notes: list[str] = []
-    evidence: dict[str, Any] = {"window_s": round(t1 - t0, 3), "mode": rules.mode, "samples": 0,
-                                "gpus": [], "throttle": [], "clocks": [], "foreign": [], "lost": [],
-                                "tolerated": sorted(rules.tolerate)}
+    seen = _Seen()
     for index in sorted(by_gpu):
         ordered = sorted(by_gpu[index], key=lambda s: s.t)
         window = _in_window(ordered, t0, t1)
         if not window:
             continue
         label = gpu_label(index, uuids.get(index))
-        evidence["samples"] += len(window)
-        evidence["gpus"].append({"gpu": index, "uuid": uuids.get(index)})
-        _judge_throttle(index, label, ordered, window, t0, t1, rules, reasons, notes, evidence)
-        _judge_clocks(index, label, window, max_clock.get(index), rules, reasons, evidence)
-        _judge_processes(index, label, window, set(own_pids), reasons, evidence)
+        seen.samples += len(window)
+        seen.gpus.append(GpuWatched(index, uuids.get(index)))
+        seen.throttle += _judge_throttle(index, label, ordered, window, t0, t1, rules, reasons, notes)
+        seen.clocks.append(_judge_clocks(index, label, window, max_clock.get(index), rules, reasons))
+        seen.foreign += _judge_processes(index, label, window, set(own_pids), reasons)
         if any(s.lost for s in window):
-            evidence["lost"].append(index)
+            seen.lost.append(index)
             reasons.append(f"{label} fell off the bus (NVML: GPU is lost)")
-    if not evidence["samples"]:
+    evidence = WindowEvidence(round(t1 - t0, 3), rules.mode, seen.samples, tuple(seen.gpus),
+                              tuple(seen.throttle), tuple(seen.clocks), tuple(seen.foreign), tuple(seen.lost),
+                              tuple(sorted(rules.tolerate)))
+    if not seen.samples:
         return Validity(True, (), evidence, checked=False)
     return Validity(not reasons, tuple(reasons), evidence, notes=tuple(notes))
+
+
+@dataclass
+class _Seen:
+    """The evidence as the GPUs are judged one by one."""
+
+    samples: int = 0
+    gpus: list[GpuWatched] = field(default_factory=list)
+    throttle: list[ClockEvent] = field(default_factory=list)
+    clocks: list[BusyClock] = field(default_factory=list)
+    foreign: list[ForeignProcess] = field(default_factory=list)
+    lost: list[int] = field(default_factory=list)
 
 
 def _in_window(ordered: list[GpuSample], t0: float, t1: float) -> list[GpuSample]:
@@ -113,8 +132,9 @@ def _in_window(ordered: list[GpuSample], t0: float, t1: float) -> list[GpuSample
 
 
 def _judge_throttle(index: int, label: str, ordered: list[GpuSample], window: list[GpuSample],
-                    t0: float, t1: float, rules: ValidityRules, reasons: list[str], notes: list[str],
-                    evidence: dict[str, Any]) -> None:
+                    t0: float, t1: float, rules: ValidityRules, reasons: list[str],
+                    notes: list[str]) -> list[ClockEvent]:
+    events = []
     seconds = throttled_seconds(((s.t, s.throttle_mask) for s in ordered), t0, t1)
     counts: dict[str, int] = {}
     for s in window:
@@ -125,9 +145,7 @@ def _judge_throttle(index: int, label: str, ordered: list[GpuSample], window: li
         active_s = round(seconds.get(word, 0.0), 1)
         fraction = seconds.get(word, 0.0) / span
         tolerated = word in rules.tolerate
-        evidence["throttle"].append({"gpu": index, "reason": word, "seconds": active_s,
-                                     "fraction": round(fraction, 4), "samples": counts.get(word, 0),
-                                     "tolerated": tolerated})
+        events.append(ClockEvent(index, word, active_s, round(fraction, 4), counts.get(word, 0), tolerated))
         line = (f"{label}: {word} active for {active_s:.1f} s of the {t1 - t0:.1f} s window "
                 f"({fraction:.1%}; {counts.get(word, 0)} of {len(window)} samples)")
         if tolerated:
@@ -142,6 +160,7 @@ def _judge_throttle(index: int, label: str, ordered: list[GpuSample], window: li
             notes.append(line + " (the card's normal loaded state: shown, not suspect)")
         else:
             notes.append(line)
+    return events
 
 
 def _explained(sample: GpuSample, tolerated: frozenset[str]) -> bool:
@@ -151,44 +170,40 @@ def _explained(sample: GpuSample, tolerated: frozenset[str]) -> bool:
 
 
 def _judge_clocks(index: int, label: str, window: list[GpuSample], max_mhz: int | None,
-                  rules: ValidityRules, reasons: list[str], evidence: dict[str, Any]) -> None:
+                  rules: ValidityRules, reasons: list[str]) -> BusyClock:
     busy_samples = [s for s in window if (s.util_gpu or 0) > 0]
     busy = [s.sm_clock_mhz for s in busy_samples if s.sm_clock_mhz is not None]
-    entry: dict[str, Any] = {"gpu": index, "busy_samples": len(busy_samples), "max_sm_clock_mhz": max_mhz,
-                             "min_busy_sm_clock_mhz": min(busy) if busy else None,
-                             "max_busy_sm_clock_mhz": max(busy) if busy else None}
-    evidence["clocks"].append(entry)
+    entry = BusyClock(index, min(busy) if busy else None, max(busy) if busy else None, max_mhz,
+                      busy_samples=len(busy_samples))
     if not busy_samples and not any(s.lost for s in window):  # a lost GPU has its own reason
         reasons.append(f"{label} was idle in all {len(window)} samples: the watch cannot vouch for a "
                        "run it never saw (did the run use another GPU?)")
-        return
+        return entry
     if rules.mode != "strict" or not max_mhz:
-        return
+        return entry
     floor = rules.sm_clock_fraction * max_mhz
     low = [s for s in busy_samples if s.sm_clock_mhz is not None and s.sm_clock_mhz < floor]
     below = [s.sm_clock_mhz or 0 for s in low if not _explained(s, rules.tolerate)]
-    entry.update(threshold_mhz=round(floor), samples_below=len(below),
-                 samples_below_explained=len(low) - len(below))
     if below:
         reasons.append(f"{label}: SM clock fell to {min(below)} MHz while busy "
                        f"(< {rules.sm_clock_fraction:.0%} of its {max_mhz} MHz max) in {len(below)} of "
                        f"{len(busy)} busy samples")
+    return replace(entry, threshold_mhz=round(floor), samples_below=len(below),
+                   samples_below_explained=len(low) - len(below))
 
 
 def _judge_processes(index: int, label: str, window: list[GpuSample], own: set[int],
-                     reasons: list[str], evidence: dict[str, Any]) -> None:
-    seen: dict[int, dict[str, Any]] = {}
+                     reasons: list[str]) -> list[ForeignProcess]:
+    seen: dict[int, ForeignProcess] = {}
     for s in window:
         for p in s.processes:
             if p.pid in own or own.intersection(p.ancestors):
                 continue
-            entry = seen.setdefault(p.pid, {"gpu": index, "pid": p.pid, "name": p.name, "used_mib": None,
-                                            "samples": 0})
-            entry["samples"] += 1
-            if p.used_mib is not None:
-                entry["used_mib"] = max(entry["used_mib"] or 0, p.used_mib)
+            entry = seen.get(p.pid) or ForeignProcess(index, p.pid, p.name, None, 0)
+            used = entry.used_mib if p.used_mib is None else max(entry.used_mib or 0, p.used_mib)
+            seen[p.pid] = replace(entry, used_mib=used, samples=entry.samples + 1)
     for entry in seen.values():
-        evidence["foreign"].append(entry)
-        used = f"{entry['used_mib']} MiB" if entry["used_mib"] is not None else "unknown memory"
-        reasons.append(f"{label}: pid {entry['pid']} ({entry['name'] or 'unknown'}) is not ours and "
-                       f"used {used} in {entry['samples']} of {len(window)} samples")
+        used_words = f"{entry.used_mib} MiB" if entry.used_mib is not None else "unknown memory"
+        reasons.append(f"{label}: pid {entry.pid} ({entry.name or 'unknown'}) is not ours and "
+                       f"used {used_words} in {entry.samples} of {len(window)} samples")
+    return list(seen.values())

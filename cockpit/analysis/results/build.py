@@ -53,10 +53,15 @@ class Kernel:
     smem_per_block: float | None
     """As launched (dynamic shared memory) where the build recorded it, else ptxas's static."""
     occupancy: tuple[Occupancy, ...] = ()
+    raw: JsonObject = field(default_factory=dict, repr=False, compare=False)
+    """The kernel's row as the build gate's resource report wrote it (launch, limits, findings)."""
 
     @property
     def spills(self) -> int:
         return self.spill_stores + self.spill_loads
+
+    def to_json(self) -> dict[str, object]:
+        return dict(self.raw)
 
 
 @dataclass(frozen=True)
@@ -66,11 +71,18 @@ class CompileError:
     kind: str | None
     message: str
 
+    def to_json(self) -> dict[str, object]:
+        return {"kind": self.kind, "message": self.message, "file": self.file or "", "line": self.line or 0}
+
 
 @dataclass(frozen=True)
 class FailedStep:
     target: str
     said: str
+    exit_code: int | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {"target": self.target, "said": self.said, "exit_code": self.exit_code}
 
 
 @dataclass(frozen=True)
@@ -90,6 +102,8 @@ class BuildResult:
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     raw: JsonObject = field(default_factory=dict, repr=False, compare=False)
+    """What this type does not model, written back whole: the probe's import check, the GPU the
+    kernels were launched on, a first-call build's calls."""
 
     @classmethod
     def from_json(cls, value: object) -> BuildResult:
@@ -101,17 +115,22 @@ class BuildResult:
                    _said(said.get("detail")),
                    tuple(CompileError(_said(e.get("file")), whole(e.get("line")), text(e.get("kind")),
                                       _said(e.get("message")) or "") for e in objects(data.get("errors"))),
-                   tuple(FailedStep(_said(f.get("target")) or "?", _said(f.get("said")) or "")
-                         for f in objects(data.get("failed_steps"))),
-                   tuple(_kernel(k) for k in objects(data.get("kernels"))),
+                   tuple(FailedStep(_said(f.get("target")) or "?", _said(f.get("said")) or "",
+                                    whole(f.get("exit_code"))) for f in objects(data.get("failed_steps"))),
+                   tuple(kernel_of(k) for k in objects(data.get("kernels"))),
                    texts(data.get("failures")), texts(data.get("warnings")), texts(data.get("notes")), data)
 
     def to_json(self) -> dict[str, object]:
-        """The result as the build gate wrote it (this type reads it; it does not rewrite it)."""
-        return dict(self.raw)
+        """The result as the build gate writes it."""
+        return {**self.raw, "up_to_date": self.up_to_date, "steps": self.steps, "arch": self.arch,
+                "build_s": self.build_s, "kernels": [k.to_json() for k in self.kernels],
+                "errors": [e.to_json() for e in self.errors],
+                "failed_steps": [f.to_json() for f in self.failed_steps],
+                "failures": list(self.failures), "warnings": list(self.warnings), "notes": list(self.notes)}
 
 
-def _kernel(k: JsonObject) -> Kernel:
+def kernel_of(k: JsonObject) -> Kernel:
+    """A kernel's row of the build's resource report (or of a recorded result) read."""
     smem = number(k.get("smem_per_block")) if k.get("smem_per_block") is not None else number(k.get("smem"))
     return Kernel(_said(k.get("name")) or "", text(k.get("label")), _said(k.get("arch")) or "",
                   whole(k.get("registers")), whole(k.get("spill_stores")) or 0,
@@ -119,7 +138,7 @@ def _kernel(k: JsonObject) -> Kernel:
                   tuple(Occupancy(_said(o.get("gpu")), _said(o.get("arch")), text(o.get("source")),
                                   whole(o.get("blocks_per_sm")), whole(o.get("warps_per_sm")),
                                   number(o.get("fraction")), _said(o.get("limiter")))
-                        for o in objects(k.get("occupancy"))))
+                        for o in objects(k.get("occupancy"))), k)
 
 
 def _said(value: object) -> str | None:

@@ -1,6 +1,7 @@
 """The env gate's result: each check of the machine and the toolchain, with a fix where it fails.
 
-Version 1: `checks`, each with its name, status (pass, warn, fail), value and fix.
+Version 1: `checks`, each with its name, status (pass, warn, fail), value, what was expected and
+the fix.
 """
 
 from __future__ import annotations
@@ -19,6 +20,11 @@ class Check:
     status: str
     value: str = ""
     fix: str = ""
+    expected: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        return {"name": self.name, "status": self.status, "value": self.value, "expected": self.expected,
+                "fix": self.fix}
 
 
 @dataclass(frozen=True)
@@ -39,11 +45,11 @@ class EnvResult:
     @classmethod
     def from_json(cls, value: object) -> EnvResult:
         return cls(tuple(Check(text(c.get("name")) or "", str(c.get("status") or ""), _said(c.get("value")),
-                               _said(c.get("fix"))) for c in objects(obj(value).get("checks"))))
+                               _said(c.get("fix")), _said(c.get("expected")))
+                         for c in objects(obj(value).get("checks"))))
 
     def to_json(self) -> dict[str, object]:
-        return {"checks": [{"name": c.name, "status": c.status, "value": c.value, "fix": c.fix}
-                           for c in self.checks]}
+        return {"checks": [c.to_json() for c in self.checks]}
 
 
 def _said(value: object) -> str:

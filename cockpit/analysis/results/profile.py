@@ -12,7 +12,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from cockpit.analysis.results.fields import JsonObject, number, obj, objects, strings, text, texts
+from cockpit.analysis.results.fields import (
+    JsonObject,
+    compact,
+    items,
+    number,
+    obj,
+    objects,
+    strings,
+    text,
+    texts,
+    whole,
+)
 
 COMPUTE = ("sm__throughput.avg.pct_of_peak_sustained_elapsed", "compute")
 MEMORY = ("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "memory")
@@ -29,6 +40,15 @@ class KernelVerdict:
     notes: tuple[str, ...] = ()
     evidence: Mapping[str, float] = field(default_factory=dict)
     """Metric -> the value the verdict leaned on (% of peak, counts)."""
+    units: Mapping[str, str] = field(default_factory=dict)
+    """Metric -> its unit, as ncu wrote it."""
+
+    def to_json(self) -> dict[str, object]:
+        return {"bottleneck": self.bottleneck, "headline": self.headline,
+                "evidence": {n: {"value": v, "unit": self.units.get(n, "")}
+                             for n, v in self.evidence.items()},
+                "recommendation": self.recommendation, "confidence": self.confidence,
+                "confidence_reason": self.confidence_reason, "notes": list(self.notes)}
 
     def percent(self, names: tuple[str, ...]) -> float | None:
         """The first of `names` the evidence holds."""
@@ -41,6 +61,14 @@ class ProfiledKernel:
     verdict: KernelVerdict
     kernel: str | None = None
     """The demangled name where the probe recorded one."""
+    id: int | None = None
+    """ncu's launch id."""
+    grid: tuple[int, ...] = ()
+    block: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        return {"name": self.name, "id": self.id, "grid": list(self.grid), "block": list(self.block),
+                "verdict": self.verdict.to_json(), **compact({"kernel": self.kernel})}
 
 
 @dataclass(frozen=True)
@@ -60,19 +88,29 @@ class ProfileResult:
     def from_json(cls, value: object) -> ProfileResult:
         data = obj(value)
         kernels = tuple(ProfiledKernel(text(k.get("name")) or "", _verdict(obj(k.get("verdict"))),
-                                       text(k.get("kernel"))) for k in objects(data.get("kernels")))
+                                       text(k.get("kernel")), whole(k.get("id")), _ints(k.get("grid")),
+                                       _ints(k.get("block"))) for k in objects(data.get("kernels")))
         return cls(kernels, text(data.get("report")), text(data.get("csv")), text(data.get("clock_note")),
                    text(data.get("shape")), number(data.get("bench_ms")), strings(data.get("kernels_seen")),
                    data)
 
     def to_json(self) -> dict[str, object]:
-        """The result as the profile gate wrote it (this type reads it; it does not rewrite it)."""
-        return dict(self.raw)
+        """The result as the profile gate writes it: where ncu's report is, and the verdict on each
+        kernel it profiled (or the kernels it saw when none matched)."""
+        return {**self.raw, "report": self.report, "csv": self.csv, "clock_note": self.clock_note,
+                **compact({"shape": self.shape, "bench_ms": self.bench_ms,
+                           "kernels": [k.to_json() for k in self.kernels] or None,
+                           "kernels_seen": list(self.kernels_seen) or None})}
 
 
 def _verdict(v: JsonObject) -> KernelVerdict:
     evidence = {name: value for name, m in obj(v.get("evidence")).items()
                 if (value := number(obj(m).get("value"))) is not None}
+    units = {name: unit for name, m in obj(v.get("evidence")).items() if (unit := text(obj(m).get("unit")))}
     return KernelVerdict(text(v.get("bottleneck")) or "?", text(v.get("headline")) or "",
                          text(v.get("recommendation")) or "", text(v.get("confidence")) or "?",
-                         text(v.get("confidence_reason")) or "", texts(v.get("notes")), evidence)
+                         text(v.get("confidence_reason")) or "", texts(v.get("notes")), evidence, units)
+
+
+def _ints(value: object) -> tuple[int, ...]:
+    return tuple(n for v in items(value) if (n := whole(v)) is not None)

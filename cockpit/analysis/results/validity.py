@@ -14,65 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from cockpit.analysis.results.fields import (
-    JsonObject,
-    compact,
-    flag,
-    number,
-    numbers,
-    obj,
-    objects,
-    text,
-    texts,
-    whole,
-)
-
-
-@dataclass(frozen=True)
-class Throttle:
-    """One clock event seen in the window."""
-
-    gpu: int | None
-    reason: str | None
-    seconds: float | None
-    tolerated: bool = False
-
-
-@dataclass(frozen=True)
-class BusyClock:
-    """The SM clock of one GPU while it was busy, and (strict mode) the samples under the floor."""
-
-    gpu: int | None
-    min_busy_mhz: float | None
-    max_busy_mhz: float | None
-    max_mhz: float | None
-    samples_below: int | None = None
-    threshold_mhz: float | None = None
-
-
-@dataclass(frozen=True)
-class WindowEvidence:
-    """What the watch saw (telemetry/validity.py writes it): read for the words that say it."""
-
-    window_s: float | None = None
-    samples: int | None = None
-    throttle: tuple[Throttle, ...] = ()
-    clocks: tuple[BusyClock, ...] = ()
-    foreign: tuple[JsonObject, ...] = ()
-    """Processes on the GPU that were not ours, as recorded (pid, name, memory, samples)."""
-    raw: JsonObject = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def from_json(cls, value: object) -> WindowEvidence:
-        data = obj(value)
-        throttle = tuple(Throttle(whole(t.get("gpu")), text(t.get("reason")), number(t.get("seconds")),
-                                  flag(t.get("tolerated"))) for t in objects(data.get("throttle")))
-        clocks = tuple(BusyClock(whole(c.get("gpu")), number(c.get("min_busy_sm_clock_mhz")),
-                                 number(c.get("max_busy_sm_clock_mhz")), number(c.get("max_sm_clock_mhz")),
-                                 whole(c.get("samples_below")), number(c.get("threshold_mhz")))
-                       for c in objects(data.get("clocks")))
-        return cls(number(data.get("window_s")), whole(data.get("samples")), throttle, clocks,
-                   objects(data.get("foreign")), data)
+from cockpit.analysis.results.fields import JsonObject, compact, number, numbers, obj, text, texts
+from cockpit.telemetry.window_evidence import WindowEvidence
 
 
 @dataclass(frozen=True)
@@ -96,9 +39,11 @@ class BenchValidity:
     """Config -> implementation -> the median SM clock of its blocks there."""
     baseline: str | None = None
     baseline_label: str | None = None
-    evidence: WindowEvidence = field(default_factory=WindowEvidence)
+    evidence: WindowEvidence | None = None
+    """What the watch saw (none when the GPU was not watched)."""
     raw: JsonObject = field(default_factory=dict, repr=False, compare=False)
-    """The verdict as journaled (its GPU, clock comparisons and evidence are written back whole)."""
+    """What this type does not model, written back whole: the GPU, each implementation's clock
+    record, the clock comparisons (the verdict as journaled, when read)."""
 
     @classmethod
     def from_json(cls, value: object) -> BenchValidity | None:
@@ -111,21 +56,25 @@ class BenchValidity:
                 if (mhz := number(obj(c).get("median_mhz"))) is not None}
         config = {k: numbers(v) for k, v in obj(data.get("config_clocks")).items()}
         checked = data.get("checked")
+        evidence = data.get("evidence")
         return cls(data["valid"] is True, text(data.get("verdict")),
                    checked if isinstance(checked, bool) else None, text(data.get("mode")),
                    texts(data.get("reasons")), texts(data.get("notes")), text(data.get("hint")),
                    number(cap.get("fraction")), number(cap.get("seconds")), impl, config,
                    text(data.get("baseline")), text(data.get("baseline_label")),
-                   WindowEvidence.from_json(data.get("evidence")), data)
+                   WindowEvidence.from_json(evidence) if isinstance(evidence, Mapping) and evidence else None,
+                   data)
 
     def to_json(self) -> dict[str, object]:
-        """The verdict as journaled: what it was read from, with the fields this type reads."""
+        """The verdict as journaled: what it was read from (or built with), with the fields this type
+        models."""
         cap = compact({"seconds": self.power_cap_s, "fraction": self.power_cap_fraction})
         return {**self.raw, **compact({
             "valid": self.valid, "verdict": self.verdict, "checked": self.checked, "mode": self.mode,
             "reasons": list(self.reasons), "notes": list(self.notes), "hint": self.hint,
             "power_cap": cap or None, "baseline": self.baseline, "baseline_label": self.baseline_label,
-            "config_clocks": {c: dict(m) for c, m in self.config_mhz.items()} or None})}
+            "config_clocks": {c: dict(m) for c, m in self.config_mhz.items()} or None,
+            "evidence": self.evidence.to_json() if self.evidence is not None else None})}
 
     def words(self) -> str:
         """The verdict in the bench summary: 'comparable (power cap 32 % of the window; SM clock

@@ -5,8 +5,8 @@ and the SM clocks ours and the baseline ran at."""
 from __future__ import annotations
 
 from cockpit.analysis.results.bench import BenchResult
-from cockpit.analysis.results.validity import BusyClock, WindowEvidence
 from cockpit.gates.views import Cell, Column, Fact, GateView, ViewTable, fmt, present, speed_tone, unit
+from cockpit.telemetry.window_evidence import BusyClock, WindowEvidence
 
 SHOWN_REFERENCES = 3
 """References whose times the configs table shows: the baseline and the ones ours does worst
@@ -30,7 +30,8 @@ def bench_view(bench: BenchResult) -> GateView:
             facts.append(Fact("conditions", validity.words(), "good"))
         facts += [Fact("why suspect", reason, "warn") for reason in validity.reasons]
         facts += [Fact("note", note, "dim") for note in validity.notes]
-        facts += [Fact("evidence", line, "dim") for line in evidence_lines(validity.evidence)]
+        if validity.evidence is not None:
+            facts += [Fact("evidence", line, "dim") for line in evidence_lines(validity.evidence)]
     if bench.next_step:
         facts.append(Fact("next step", bench.next_step, "strong"))
     if bench.keep is not None and bench.keep.summary:
@@ -82,7 +83,7 @@ def evidence_lines(evidence: WindowEvidence) -> list[str]:
         said = present(_busy_clock(c), _samples_below(c), sep="; ")
         if said:
             lines.append(_gpu(c.gpu) + said)
-    lines += [f"another process on the GPU: {dict(f)}" for f in evidence.foreign]
+    lines += [f"another process on the GPU: {f.to_json()}" for f in evidence.foreign]
     return [line for line in lines if line]
 
 
