@@ -20,12 +20,13 @@ from cockpit.tune import events as tev
 from cockpit.tune import launch
 from cockpit.tune.build import BuildPool, Built
 from cockpit.tune.finish import BASELINE, CURRENT, decide, judge
-from cockpit.tune.plan import GroupPlan, KnobPlan, read_plan
+from cockpit.tune.plan import BenchSettings, GroupPlan, KnobPlan, PlanBuild, read_plan
 from cockpit.tune.progress import tune_progress
 from cockpit.tune.search import Walk, open_study, search
 from cockpit.tune.seeds import seed_order
 from cockpit.tune.space import (
     Group,
+    Variant,
     current,
     decls,
     groups,
@@ -227,11 +228,11 @@ def knob_plan(feasible: tuple[tuple[int, ...], ...], now: tuple[int, ...], key: 
     return KnobPlan(
         run="tune-20231114-221320", run_dir="sessions/s1/tune", session_journal="sessions/s1/journal.jsonl",
         workload="row-softmax", workload_argv=("--workload", "workloads/softmax/softmax.py"),
-        build={"name": None, "sources": [], "include_dirs": []},
+        build=PlanBuild(None),
         tuned_file="workloads/softmax/softmax.tuned.json", keep_per=tuple(key), knobs=KWARGS, options=opts,
         arch="sm_90", target="H100 (sm_90)", trials=trials, prune_slower=0.05, budget_s=600.0, seed_how=how,
         baseline="torch.softmax", groups=(group,),
-        settings={"reps": 30, "warmup": 5, "input_sets": 4, "settle_ms": 0, "rounds": 1},
+        settings=BenchSettings(reps=30, warmup=5, input_sets=4, settle_ms=0, rounds=1),
     )
 
 
@@ -276,7 +277,7 @@ def test_the_search_walks_the_space_once_and_finds_the_fastest_configuration(tmp
 
     built: list[dict[str, Any]] = []
 
-    def build_one(v: dict[str, Any]) -> Built:
+    def build_one(v: Variant) -> Built:
         built.append(v)
         raise AssertionError("kwarg knobs have nothing to build")
 
@@ -416,3 +417,18 @@ def test_a_knob_search_reads_in_times_its_baseline_and_the_attention_tiles_still
     # one session, the tiles tuned first and the workload's knobs after: the panel shows the latest
     latest = tune_progress([*ATTENTION_EVENTS, *KNOB_EVENTS])
     assert latest is not None and latest.run == "tune-2" and latest.unit == "x torch.softmax"
+
+
+def test_a_plan_written_before_the_typed_build_still_resumes(tmp_path: Path) -> None:
+    """plan.json of an earlier version: its "build" has no variant_build or tuned_header, its
+    settle_ms is an int; it reads as a rebuild with no header, and writes back as it was."""
+    plan = knob_plan(((1, 4), (2, 4)), (1, 4), {"N": 4096})
+    path = tmp_path / plan.run_dir / "plan.json"
+    path.parent.mkdir(parents=True)
+    old = plan.to_json()
+    old["build"] = {"name": "softmax_ext", "sources": ["csrc/softmax.cu"], "include_dirs": []}  # type: ignore[typeddict-item]
+    path.write_text(json.dumps(old), encoding="utf-8")
+    read = read_plan(path)
+    assert read.build == PlanBuild("softmax_ext", ("csrc/softmax.cu",))
+    assert read.build.variant_build == "rebuild" and read.build.tuned_header is None
+    assert read.settings == plan.settings and read.to_json()["settings"] == old["settings"]

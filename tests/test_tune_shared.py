@@ -31,7 +31,7 @@ from cockpit.tune import launch
 from cockpit.tune.build import BuildPool, Built
 from cockpit.tune.plan import PLAN_NAME, KnobPlan, read_plan
 from cockpit.tune.search import Walk, choices, open_study, search, store_of
-from cockpit.tune.space import label
+from cockpit.tune.space import Variant, label
 from cockpit.tune.storage import SIDECAR, claim_gpu, owner_of
 from cockpit.tune.target import Gpu
 from cockpit.tune.trials import config_of
@@ -334,7 +334,7 @@ def test_two_boxes_share_a_knob_search_and_measure_each_configuration_once(tmp_p
     assert study.study_name.startswith("cockpit knobs row-softmax all sm_90 #")
     assert len(waiting(study)) == len(group.seeds)
 
-    def build_one(v: dict[str, Any]) -> Built:
+    def build_one(v: Variant) -> Built:
         raise AssertionError("kwarg knobs have nothing to build")
 
     children: list[FakeChild] = []

@@ -19,9 +19,9 @@ from typing import Any
 
 from cockpit.tune.build import Built, build_dir
 from cockpit.tune.measure import MeasureCrashed, MeasureFailed
-from cockpit.tune.plan import GroupPlan, KnobPlan
+from cockpit.tune.plan import BenchSettings, GroupPlan, KnobPlan, PlanBuild
 from cockpit.tune.seeds import seed_order
-from cockpit.tune.space import Config, Group, label
+from cockpit.tune.space import Config, Group, Variant, label
 from cockpit.workload.tuned import KnobDecl
 
 WORKLOAD = "tiles"
@@ -63,11 +63,11 @@ def tile_plan(run_dir: str = "sessions/s1/tune", run: str = "tune-20231114-22132
     return KnobPlan(
         run=run, run_dir=run_dir, session_journal=str(Path(run_dir).parent / "journal.jsonl"),
         workload=WORKLOAD, workload_argv=("--workload", "workloads/tiles/tiles.py"),
-        build={"name": BUILD_NAME, "sources": ["csrc/tiles.cu"], "include_dirs": []},
+        build=PlanBuild(BUILD_NAME, ("csrc/tiles.cu",)),
         tuned_file="workloads/tiles/tiles.tuned.json", keep_per=("D",), knobs=TILES, options=dict(OPTIONS),
         arch="sm_90", target="H100 (sm_90)", trials=trials, prune_slower=0.05, budget_s=600.0, seed_how=how,
         baseline="SDPA", groups=(group,),
-        settings={"reps": 30, "warmup": 5, "input_sets": 4, "settle_ms": 0, "rounds": 1},
+        settings=BenchSettings(reps=30, warmup=5, input_sets=4, settle_ms=0, rounds=1),
     )
 
 
@@ -100,16 +100,16 @@ def fastest() -> Config:
     return max((c for c in every_config() if outcome(c) == "timed"), key=speed)
 
 
-def builder(workspace: Path, compiled: list[str], lock: threading.Lock) -> Callable[[dict[str, Any]], Built]:
+def builder(workspace: Path, compiled: list[str], lock: threading.Lock) -> Callable[[Variant], Built]:
     """A variant's build, into this box's own build/tune/ (where the real build puts it)."""
 
-    def build(v: dict[str, Any]) -> Built:
-        where = build_dir(workspace, BUILD_NAME, v["key"])
+    def build(v: Variant) -> Built:
+        where = build_dir(workspace, BUILD_NAME, v.key)
         where.mkdir(parents=True, exist_ok=True)
-        (where / "flags").write_text(" ".join(v["flags"]))
+        (where / "flags").write_text(" ".join(v.flags))
         with lock:
-            compiled.append(v["key"])
-        return Built(v["key"], True, 0.01, False)
+            compiled.append(v.key)
+        return Built(v.key, True, 0.01, False)
 
     return build
 

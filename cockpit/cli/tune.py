@@ -13,9 +13,9 @@ import json
 import os
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from cockpit.cli.parser import workspace_of
 from cockpit.config import Config, ConfigError, load_config
@@ -27,12 +27,21 @@ from cockpit.session.workspace import resolve_session
 from cockpit.telemetry.nvml import Nvml
 from cockpit.tune import events as tev
 from cockpit.tune.finish import finish_run
-from cockpit.tune.launch import describe_plan, make_plan, new_run, resume_run, run_workers, spent_s
+from cockpit.tune.launch import (
+    describe_plan,
+    group_space,
+    make_plan,
+    new_run,
+    resume_run,
+    run_workers,
+    spent_s,
+)
 from cockpit.tune.plan import KnobPlan
 from cockpit.tune.progress import tune_progress
 from cockpit.tune.target import list_gpus, pick_gpus, resolve_target
 from cockpit.workload.describe import describe as describe_workload
 from cockpit.workload.describe import workload_args
+from cockpit.workload.probe_wire import SpaceJson
 
 
 def tune(args: argparse.Namespace) -> int:
@@ -53,7 +62,7 @@ def tune(args: argparse.Namespace) -> int:
             )
         budget = args.budget * 60 if args.budget is not None else None
         plan, notes = resume_run(ws.root, run_dir, budget, args.trials)
-        space: dict[str, Any] = {}
+        space: SpaceJson = {}
     else:
         plan, space = make_plan(
             ws.root,
@@ -156,7 +165,7 @@ def _with_flags(config: Config, args: argparse.Namespace) -> Config:
     return replace(config, tune=tune)
 
 
-def _spaces(plan: KnobPlan, space: dict[str, Any]) -> list[dict[str, Any]]:
+def _spaces(plan: KnobPlan, space: SpaceJson) -> list[tev.SpaceCount]:
     return [
         {
             "group": g.label,
@@ -168,9 +177,9 @@ def _spaces(plan: KnobPlan, space: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def _rejected(space: dict[str, Any], key: dict[str, Any]) -> int:
-    said: dict[str, Any] = next((g for g in space.get("groups", []) if g.get("key") == key), {})
-    return int(sum(said.get("rejected", {}).values()))
+def _rejected(space: SpaceJson, key: Mapping[str, object]) -> int:
+    said = group_space(space, key)
+    return sum(said["rejected"].values()) if said else 0
 
 
 def _tick(journal: Path) -> None:

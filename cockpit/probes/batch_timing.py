@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 import statistics
 import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
+from typing import Any, TypedDict
 
 import torch
 
@@ -31,6 +31,37 @@ from cockpit.analysis.timing_method import (
     with_resolution,
 )
 
+
+class TimingCell(TypedDict, total=False):
+    """One implementation's time on one shape: the median call, its interval, the spread, how it
+    was timed (per call, or in batches with the host's enqueue time), and the rates."""
+
+    median_ms: float
+    ci_ms: list[float]
+    p20_ms: float
+    p80_ms: float
+    samples: int
+    method: str
+    calls_per_batch: int
+    noise: float
+    stop: str
+    host_ms_per_call: float
+    launch_bound: bool
+    times_ms: list[float]
+    """The samples themselves, when kept (the tuner's intervals)."""
+    tflops: float | None
+    gbps: float | None
+
+
+class BlockSpan(TypedDict):
+    """When one timed block ran, in wall-clock seconds, and how many calls it timed."""
+
+    impl: str
+    t0: float
+    t1: float
+    calls: int
+
+
 Call = Callable[[int], object]
 """call(k): one call of an implementation on input set k."""
 BATCHES_PER_TURN = 4
@@ -39,7 +70,7 @@ BATCHES_PER_TURN = 4
 def batch_cells(calls: Mapping[str, Call], call_ms: Mapping[str, float], calls_per_batch: Mapping[str, int],
                 sets: int, settle_ms: float, config_index: int, max_s: float = MAX_SECONDS,
                 keep_times: bool = False,
-                ) -> tuple[dict[str, dict[str, Any]], list[tuple[str, Any, Any, int]]]:
+                ) -> tuple[dict[str, TimingCell], list[tuple[str, Any, Any, int]]]:
     """Each implementation's cell (median call time, its interval, the samples, why it stopped,
     the host's enqueue time, launch-bound) and the timed spans (impl, first event, last event,
     calls) for the validity verdict. `keep_times`: each cell keeps its samples (`times_ms`, one
@@ -110,7 +141,7 @@ def _per_call(batches: Sequence[tuple[Any, Any, float]], per: int) -> list[float
     return [s.elapsed_time(e) / per for s, e, _ in batches]
 
 
-def _cell(batches: Sequence[tuple[Any, Any, float]], per: int, why: str, host_ms: float) -> dict[str, Any]:
+def _cell(batches: Sequence[tuple[Any, Any, float]], per: int, why: str, host_ms: float) -> TimingCell:
     samples = _per_call(batches, per)
     median, lo, hi = with_resolution(median_interval(samples))
     return {"median_ms": median, "ci_ms": [lo, hi], "p20_ms": percentile(samples, 0.2),
@@ -120,10 +151,10 @@ def _cell(batches: Sequence[tuple[Any, Any, float]], per: int, why: str, host_ms
 
 
 def per_call_cells(events: Mapping[str, Sequence[tuple[Any, Any]]], keep_times: bool = False
-                   ) -> dict[str, dict[str, Any]]:
+                   ) -> dict[str, TimingCell]:
     """Each implementation's cell from its per-call event pairs: median, p20/p80, the median's
     interval and the spread. `keep_times`: its samples too (`times_ms`)."""
-    cells = {}
+    cells: dict[str, TimingCell] = {}
     for impl, pairs in events.items():
         samples = [s.elapsed_time(e) for s, e in pairs]
         _, lo, hi = with_resolution(median_interval(samples))
@@ -135,7 +166,7 @@ def per_call_cells(events: Mapping[str, Sequence[tuple[Any, Any]]], keep_times: 
     return cells
 
 
-def speedup_intervals(row: dict[str, Any]) -> None:
+def speedup_intervals(row: MutableMapping[str, Any]) -> None:
     """Each `speedup_vs_X` gets its interval (`speedup_vs_X_ci`), and the row is launch-bound when
     any of its implementations is: a time the host's enqueue sets moves with the CPU's jitter, so
     a speedup over it is no kernel's. (Counting ours alone was tried on the H100: SDPA's dispatch
@@ -199,7 +230,7 @@ def block_plan(call_ms: dict[str, float], n: int, rounds: int, settle_ms: float,
 
 
 def block_spans(anchor: Any, anchor_t: float, spans: Sequence[tuple[str, Any, Any, int]]
-                ) -> list[dict[str, Any]]:
+                ) -> list[BlockSpan]:
     """When each timed block ran, in wall-clock seconds, so the NVML samples inside it tell the
     clock it ran at: (implementation, its first start event, its last end event, timed calls),
     placed on the GPU's timeline by `anchor`, an event the host saw complete at `anchor_t`."""

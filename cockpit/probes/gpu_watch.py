@@ -11,8 +11,10 @@ from typing import Any
 
 import torch
 
+from cockpit.workload.probe_wire import GpuIdentity, GpuSample
 
-def device_identity(ordinal: int) -> dict[str, Any]:
+
+def device_identity(ordinal: int) -> GpuIdentity:
     """The GPU behind CUDA ordinal `ordinal`, named so NVML finds it: UUID and PCI bus id."""
     props = torch.cuda.get_device_properties(ordinal)
     raw = str(getattr(props, "uuid", "") or "")
@@ -28,7 +30,7 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def nvml_handle(nv: Any, gpu: dict[str, Any]) -> Any:
+def nvml_handle(nv: Any, gpu: GpuIdentity) -> Any:
     """NVML's handle for the GPU torch runs on: by UUID, else by PCI bus id; never by ordinal
     (with CUDA_VISIBLE_DEVICES=1, torch's cuda:0 is NVML's GPU 1). A MIG slice is watched
     through its GPU."""
@@ -61,7 +63,7 @@ class GpuWatch:
     index and UUID added once the watch has found it."""
 
     def __init__(self, ordinal: int, every_s: float = 0.05) -> None:
-        self.samples: list[dict[str, Any]] = []
+        self.samples: list[GpuSample] = []
         self.error: str | None = None
         self.gpu = device_identity(ordinal)
         self._every_s = every_s
@@ -83,8 +85,9 @@ class GpuWatch:
             nv.nvmlInit()
             h = nvml_handle(nv, self.gpu)
             max_sm = nv.nvmlDeviceGetMaxClockInfo(h, nv.NVML_CLOCK_SM)
-            self.gpu.update(nvml_index=int(nv.nvmlDeviceGetIndex(h)),
-                            nvml_uuid=_text(nv.nvmlDeviceGetUUID(h)), max_sm_clock=max_sm)
+            self.gpu["nvml_index"] = int(nv.nvmlDeviceGetIndex(h))
+            self.gpu["nvml_uuid"] = _text(nv.nvmlDeviceGetUUID(h))
+            self.gpu["max_sm_clock"] = max_sm
         except Exception as exc:  # no NVML, or no such GPU: the verdict says it was not watched
             self.error = f"{type(exc).__name__}: {exc}"
             return

@@ -26,8 +26,8 @@ from cockpit.workload.spec import NoBuild, Reference, Workload, custom
 _REFERENCE_NAMES = ("generate_input", "ref_kernel", "check_implementation")
 
 
-def gpumode_workload(folder: Path, tests: list[dict[str, Any]], benchmarks: list[dict[str, Any]],
-                     submissions: list[str]) -> Workload:
+def gpumode_workload(folder: Path, tests: Sequence[Mapping[str, Any]],
+                     benchmarks: Sequence[Mapping[str, Any]], submissions: list[str]) -> Workload:
     """The workload of the GPU MODE problem in `folder`: one candidate per submission file (named by
     its stem), `ref_kernel` as the oracle and as the timed baseline "reference", the task's own
     `check_implementation` as the check, `tests` and `benchmarks` (task.yml's) as the grids.

@@ -23,7 +23,17 @@ if not (_PACKAGE_PARENT / "cockpit" / "workload" / "spec.py").exists():
 if str(_PACKAGE_PARENT) not in sys.path:
     sys.path.insert(0, str(_PACKAGE_PARENT))
 
-from cockpit.workload.spec import Workload  # noqa: E402  (after the path above)
+from cockpit.workload.probe_wire import (  # noqa: E402  (after the path above)
+    GridShapeJson,
+    GroupSpaceJson,
+    KnobDefaultsJson,
+    KnobJson,
+    ManifestJson,
+    ProfileJson,
+    SpaceJson,
+)
+from cockpit.workload.spec import Workload  # noqa: E402
+from cockpit.workload.tuned import GroupKey, Scalar  # noqa: E402
 
 MANIFEST_SCHEMA = 1
 
@@ -143,13 +153,14 @@ def _short(path: Path) -> str:
         return str(path)
 
 
-def describe(w: Workload, source: str, limits: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def describe(w: Workload, source: str, limits: Mapping[str, Any] | None = None) -> ManifestJson:
     """The manifest (cockpit/workload/manifest.py reads it): every shape with its name, FLOPs and
     bytes as the workload's own functions count them."""
     build = w.build
     # A define knob's untuned value is the source's own #ifndef default unless the workload says.
-    knobs = [{"name": k.name, "values": list(k.values), "via": k.via, "macro": k.macro or k.name,
-              "start": k.default if k.via == "define" else k.start, "hints": dict(k.hints)} for k in w.knobs]
+    knobs: list[KnobJson] = [
+        {"name": k.name, "values": list(k.values), "via": k.via, "macro": k.macro or k.name,
+         "start": k.default if k.via == "define" else k.start, "hints": dict(k.hints)} for k in w.knobs]
     combos = list(itertools.product(*(k.values for k in w.knobs))) if w.knobs else []
     groups = tune_groups(w)
     allowed = None
@@ -159,9 +170,9 @@ def describe(w: Workload, source: str, limits: Mapping[str, Any] | None = None) 
         allowed = sum(1 for c in combos
                       if rule_verdict(w, dict(zip(names, c, strict=True)), known, groups[0] if groups else {})
                       is None)
-    defaults = ([{"group": g, "knobs": dict(w.knob_defaults(**g))} for g in groups]
+    defaults: list[KnobDefaultsJson] = ([{"group": g, "knobs": dict(w.knob_defaults(**g))} for g in groups]
                 if w.knob_defaults is not None else [])
-    profile = None
+    profile: ProfileJson | None = None
     if w.profile is not None:
         profile = {"kernel": w.profile.kernel, "shape": _row(w, w.profile.shape),
                    "candidate": w.profile.candidate or next(iter(w.candidates))}
@@ -188,15 +199,15 @@ def describe(w: Workload, source: str, limits: Mapping[str, Any] | None = None) 
     }
 
 
-def _row(w: Workload, shape: Mapping[str, Any]) -> dict[str, Any]:
+def _row(w: Workload, shape: Mapping[str, Any]) -> GridShapeJson:
     return {"name": w.shape_name(shape), "shape": dict(shape),
             "flops": float(w.flops(**shape)) if w.flops else None,
             "bytes": float(w.bytes(**shape)) if w.bytes else None}
 
 
-def tune_groups(w: Workload) -> list[dict[str, Any]]:
+def tune_groups(w: Workload) -> list[GroupKey]:
     """The keep_per values among the shapes a tune times (its tune grid, else the bench grid), in order."""
-    keys: list[dict[str, Any]] = []
+    keys: list[GroupKey] = []
     for shape in w.tune_grid if w.tune_grid is not None else w.bench_grid:
         key = {k: shape[k] for k in w.keep_per if k in shape}
         if key not in keys:
@@ -224,7 +235,7 @@ def rule_verdict(w: Workload, values: Mapping[str, Any], limits: Mapping[str, An
     return None if why is None else str(why)
 
 
-def space(w: Workload, limits: Mapping[str, Any]) -> dict[str, Any]:
+def space(w: Workload, limits: Mapping[str, Any]) -> SpaceJson:
     """Per tune group, every knob combination the workload's rule allows on a GPU with these limits,
     and how many it rejects for which reason (the rule's words, numbers folded so alike reasons
     count together)."""
@@ -232,9 +243,9 @@ def space(w: Workload, limits: Mapping[str, Any]) -> dict[str, Any]:
 
     names = [k.name for k in w.knobs]
     combos = list(itertools.product(*(k.values for k in w.knobs))) if w.knobs else []
-    groups = []
+    groups: list[GroupSpaceJson] = []
     for group in tune_groups(w):
-        feasible: list[list[Any]] = []
+        feasible: list[list[Scalar]] = []
         rejected: dict[str, int] = {}
         examples: dict[str, str] = {}
         for combo in combos:

@@ -21,9 +21,9 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from cockpit.gates.build_log import parse_errors, parse_ptxas
+from cockpit.tune.space import Variant
 from cockpit.workload.describe import PROBE
 
 STAMP = "cockpit-variant.json"
@@ -82,17 +82,17 @@ def build_variant(
     name: str,
     sources: Sequence[str],
     include_dirs: Sequence[str],
-    variant: dict[str, Any],
+    variant: Variant,
     arch: str,
     jobs: int,
     relink: bool = False,
 ) -> Built:
     """The variant's module: reused when its stamp matches, else built now in a child (`relink`: the
     .cu objects alone, linked with a base build's others: probes/relink.py)."""
-    flags = [str(f) for f in variant["flags"]]
-    module = name if relink else f"{name}_v{variant['key']}"
+    flags = list(variant.flags)
+    module = name if relink else f"{name}_v{variant.key}"
     key = content_key(workspace, sources, include_dirs, flags, arch, python)
-    folder = build_dir(workspace, name, str(variant["key"]))
+    folder = build_dir(workspace, name, variant.key)
     log = folder / "tune-build.log"
     try:
         stamp = json.loads((folder / STAMP).read_text(encoding="utf-8"))
@@ -109,7 +109,7 @@ def build_variant(
         str(workspace),
         *workload_argv,
         "--variant",
-        str(variant["key"]),
+        variant.key,
         "--defines",
         json.dumps(flags),
         "--out",
@@ -174,14 +174,14 @@ def _with_ptxas(built: Built, log: Path) -> Built:
 class BuildPool:
     """Builds in background threads, ahead of the timing; one future per variant however often asked."""
 
-    def __init__(self, build_one: Callable[[dict[str, Any]], Built], workers: int) -> None:
+    def __init__(self, build_one: Callable[[Variant], Built], workers: int) -> None:
         self._build_one = build_one
         self.workers = max(1, workers)
         self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="build")
         self._futures: dict[str, Future[Built]] = {}
 
-    def submit(self, variant: dict[str, Any]) -> Future[Built]:
-        key = str(variant["key"])
+    def submit(self, variant: Variant) -> Future[Built]:
+        key = variant.key
         if key not in self._futures:
             self._futures[key] = self._pool.submit(self._build_one, variant)
         return self._futures[key]

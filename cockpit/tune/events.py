@@ -3,7 +3,8 @@ status line and the report read a search from the journal like everything else."
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypedDict
 
 from cockpit.session.events import event
 from cockpit.session.journal import Event
@@ -14,9 +15,19 @@ TUNE_TRIAL = "tune_trial"
 TUNE_FINISHED = "tune_finished"
 
 
+class SpaceCount(TypedDict):
+    """One group's space in `tune_started`: every combination, those left to search, those the
+    workload's rule rejected by reason."""
+
+    group: str
+    total: int
+    left: int
+    rejected_by: dict[str, int]
+
+
 def tune_started(t: float, run: str, target: str, gpus: list[str], budget_s: float, trials: int,
-                 spaces: list[dict[str, Any]], seed: str, resumed: bool, **fields: Any) -> Event:
-    """`spaces`: per head dim (or group), total / left / rejected by limit (the dry run's numbers);
+                 spaces: Sequence[SpaceCount], seed: str, resumed: bool, **fields: Any) -> Event:
+    """`spaces`: per group, total / left / rejected by limit (the dry run's numbers);
     a workload's knob search adds `workload`, `unit` ("x torch.softmax") and `baseline`."""
     return event(TUNE_STARTED, t, run=run, target=target, gpus=gpus, budget_s=budget_s, trials=trials,
                  spaces=spaces, seed=seed, resumed=resumed, **fields)

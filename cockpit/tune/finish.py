@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from cockpit.analysis.keep import bench_record_json, head_commit
 from cockpit.analysis.stats import Estimate, speedup
@@ -34,10 +34,55 @@ from cockpit.tune.space import Config as KnobConfig
 from cockpit.tune.space import as_dict, label
 from cockpit.tune.storage import Store
 from cockpit.tune.worker import measurer_for
-from cockpit.workload.tuned import Winner, merged, read_winners, write_winners
+from cockpit.workload.probe_wire import ConfirmReply
+from cockpit.workload.tuned import KnobValues, Winner, merged, read_winners, write_winners
 
 CURRENT = "current"
 BASELINE = "baseline"
+
+
+class _Decision(TypedDict):
+    action: str
+    """keep | revert"""
+    summary: str
+    improvement: float | None
+    commit_message: str
+
+
+class KeepJson(_Decision, total=False):
+    """The keep/revert decision (the journal's `tune_finished` and `decision` carry it); a keep
+    names the files it wrote."""
+
+    header: str
+    paths: list[str]
+
+
+class ContenderJson(TypedDict):
+    name: str
+    knobs: KnobValues
+    vs_current: dict[str, float]
+    vs_baseline: dict[str, float]
+
+
+class ConfirmationJson(TypedDict):
+    group: str
+    winner: str | None
+    why: str
+    validity: Mapping[str, Any]
+    contenders: list[ContenderJson]
+
+
+class TuneResult(TypedDict):
+    """What a search ends with: `cockpit tune --json` prints it."""
+
+    run: str
+    target: str
+    workload: str
+    keep: KeepJson
+    lines: list[str]
+    record: str | None
+    """The confirmation saved as a bench record (workspace-relative), if any group was confirmed."""
+    confirmations: list[ConfirmationJson]
 
 
 @dataclass(frozen=True)
@@ -55,7 +100,8 @@ class GroupVerdict:
     contenders: tuple[Contender, ...]
     winner: Contender | None
     why: str
-    validity: dict[str, Any]
+    validity: Mapping[str, Any]
+    """The validity verdict on the confirmation's window (gates/bench_validity.py)."""
 
 
 def top_configurations(plan: KnobPlan, group: GroupPlan, where: Path | Store, k: int) -> list[KnobConfig]:
@@ -86,7 +132,7 @@ def judge(
     configs: Mapping[str, KnobConfig],
     times: Mapping[str, Sequence[Sequence[float]]],
     bar: float,
-    validity: dict[str, Any],
+    validity: Mapping[str, Any],
     plan: KnobPlan,
 ) -> GroupVerdict:
     """`times`: per contender (CURRENT, top1..) and BASELINE, per shape, the per-call times."""
@@ -161,7 +207,7 @@ def finish_run(
     gpu_uuid: str,
     say: Callable[[str], None],
     python: str = sys.executable,
-) -> dict[str, Any]:
+) -> TuneResult:
     """`python`: the gates' interpreter (the one with the CUDA torch), which measures."""
     import os
 
@@ -172,7 +218,7 @@ def finish_run(
         env=dict(os.environ, CUDA_VISIBLE_DEVICES=gpu_uuid),
         python=python,
     )
-    verdicts: list[tuple[GroupVerdict, dict[str, Any]]] = []
+    verdicts: list[tuple[GroupVerdict, ConfirmReply]] = []
     store = store_of(workspace, plan, config.tune)
     try:
         for group in plan.groups:
@@ -195,11 +241,13 @@ def finish_run(
 
 
 def decide(
-    config: Config, workspace: Path, plan: KnobPlan, verdicts: Sequence[tuple[GroupVerdict, dict[str, Any]]]
-) -> dict[str, Any]:
+    config: Config, workspace: Path, plan: KnobPlan, verdicts: Sequence[tuple[GroupVerdict, ConfirmReply]]
+) -> TuneResult:
+    """Keep or revert on the groups' verdicts: the tuned file (and header) written on a keep, the
+    confirmation saved as a bench record either way."""
     lines = [line for v, _ in verdicts for line in describe(v, plan)]
     won = [v for v, _ in verdicts if v.winner is not None]
-    keep: dict[str, Any]
+    keep: KeepJson
     if won and plan.tuned_file:
         path = workspace / plan.tuned_file
         fresh = [
@@ -218,8 +266,8 @@ def decide(
         every = merged(read_winners(path), fresh)
         write_winners(path, plan.workload, plan.keep_per, every)
         written = [plan.tuned_file]
-        header = plan.build.get("tuned_header")
-        if isinstance(header, str) and header:
+        header = plan.build.tuned_header
+        if header:
             write_header(workspace / header, render(plan.knobs, every, plan.tuned_file))
             written.append(header)
         summary = "KEEP: " + "; ".join(
@@ -275,7 +323,7 @@ def decide(
 
 
 def _bench_record(
-    workspace: Path, plan: KnobPlan, verdicts: Sequence[tuple[GroupVerdict, dict[str, Any]]]
+    workspace: Path, plan: KnobPlan, verdicts: Sequence[tuple[GroupVerdict, ConfirmReply]]
 ) -> str | None:
     """The confirmation as the bench gate saves a run: ours = the kept configuration per shape."""
     if not verdicts:

@@ -10,15 +10,23 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from cockpit.config import Config, ConfigError
 from cockpit.errors import CockpitError
 from cockpit.session.paths import stored_path
-from cockpit.tune.plan import PLAN_NAME, GroupPlan, KnobPlan, read_plan, write_plan
+from cockpit.tune.plan import (
+    PLAN_NAME,
+    BenchSettings,
+    GroupPlan,
+    KnobPlan,
+    PlanBuild,
+    read_plan,
+    write_plan,
+)
 from cockpit.tune.search import open_study, store_of
 from cockpit.tune.seeds import findings, profile_moves, seed_order, session_verdict
 from cockpit.tune.space import (
@@ -41,6 +49,7 @@ from cockpit.tune.trials import enqueue_new, fail_interrupted, joined
 from cockpit.tune.workers import supervise, worker_env
 from cockpit.workload.describe import WorkloadArgs, ask
 from cockpit.workload.manifest import Manifest
+from cockpit.workload.probe_wire import GroupSpaceJson, SpaceJson
 from cockpit.workload.tuned import Tuned, TunedFileError, group_of, read_winners, tuned_path
 
 SPACE_LINE = "SPACE "
@@ -59,7 +68,7 @@ def make_plan(
     now: float,
     python: str = sys.executable,
     only: Sequence[str] | None = None,
-) -> tuple[KnobPlan, dict[str, Any]]:
+) -> tuple[KnobPlan, SpaceJson]:
     """The search laid out, and what the child said of the space (for the dry run); `only`: the
     `--group KEY=VALUE` filters."""
     searchable(manifest)
@@ -67,11 +76,11 @@ def make_plan(
     knobs = decls(manifest)
     values = options(manifest, tune)
     limits = {**asdict(target.limits), "gpu": target.limits.gpu, "occupancy_floor": tune.occupancy_floor}
-    space = ask(
+    space = cast(SpaceJson, ask(
         workspace, python, wargs, "space", SPACE_LINE, "judging the knobs", ["--limits", json.dumps(limits)]
-    )
+    ))
     allowed = {_key(g["key"]): narrowed([tuple(c) for c in g["feasible"]], knobs, values)
-               for g in space["groups"]}
+               for g in space.get("groups", [])}
     path = tuned_path(workspace, manifest.source)
     try:
         winners = read_winners(path)
@@ -88,7 +97,8 @@ def make_plan(
     for group in picked(groups(manifest), only):
         feasible = allowed.get(_key(group.key), [])
         if not feasible:
-            reasons = "; ".join(_group_space(space, group.key).get("examples", {}).values())
+            said = group_space(space, group.key)
+            reasons = "; ".join(said["examples"].values() if said else ())
             raise ConfigError(
                 f"{tune.line('space')}: no knob combination of {manifest.name} is allowed for "
                 f"{group.label} on {target.limits.label} ({reasons or 'the values of [tune.space]'}); "
@@ -102,26 +112,22 @@ def make_plan(
         )
         plans.append(GroupPlan(group, tuple(feasible), now_config, tuple(seeds),
                                tuple(kept.defines(leave_out=group.key))))
-    settings = {
-        "reps": config.workload.reps,
-        "warmup": config.workload.warmup,
-        "input_sets": 4,
-        "settle_ms": config.workload.settle_ms,
-        "rounds": config.workload.rounds,
-    }
+    settings = BenchSettings(
+        config.workload.reps, config.workload.warmup, 4, config.workload.settle_ms, config.workload.rounds
+    )
     plan = KnobPlan(
         run=time.strftime("tune-%Y%m%d-%H%M%S", time.localtime(now)),
         run_dir=stored_path(run_dir, workspace),
         session_journal=stored_path(session_journal, workspace),
         workload=manifest.name,
         workload_argv=tuple(wargs.argv()),
-        build={
-            "name": manifest.build.name,
-            "sources": list(manifest.build.sources),
-            "include_dirs": list(manifest.build.include_dirs),
-            "variant_build": manifest.build.variant_build,
-            "tuned_header": manifest.build.tuned_header,
-        },
+        build=PlanBuild(
+            manifest.build.name,
+            manifest.build.sources,
+            manifest.build.include_dirs,
+            manifest.build.variant_build,
+            manifest.build.tuned_header,
+        ),
         tuned_file=stored_path(path, workspace) if path else "",
         keep_per=manifest.keep_per,
         knobs=knobs,
@@ -146,12 +152,13 @@ def make_plan(
     return plan, space
 
 
-def _key(group: dict[str, Any]) -> str:
+def _key(group: Mapping[str, object]) -> str:
     return json.dumps(group, sort_keys=True)
 
 
-def _group_space(space: dict[str, Any], key: dict[str, Any]) -> dict[str, Any]:
-    return next((g for g in space["groups"] if g["key"] == key), {})
+def group_space(space: SpaceJson, key: Mapping[str, object]) -> GroupSpaceJson | None:
+    """What the child said of this group's space; None when it said nothing (a resumed search)."""
+    return next((g for g in space.get("groups", []) if g["key"] == key), None)
 
 
 def min_trial_seconds(plan: KnobPlan) -> float:
@@ -159,11 +166,11 @@ def min_trial_seconds(plan: KnobPlan) -> float:
     measurement and `rounds` for the full one, over every group."""
     s = plan.settings
     shapes = sum(len(g.group.bench) for g in plan.groups)
-    per_block = float(s["settle_ms"]) / 1000
-    return TRIAL_OVERHEAD_S * len(plan.groups) + shapes * (1 + int(s["rounds"])) * per_block
+    per_block = float(s.settle_ms) / 1000
+    return TRIAL_OVERHEAD_S * len(plan.groups) + shapes * (1 + s.rounds) * per_block
 
 
-def describe_plan(plan: KnobPlan, space: dict[str, Any], budget_min: float) -> list[str]:
+def describe_plan(plan: KnobPlan, space: SpaceJson, budget_min: float) -> list[str]:
     """The dry run's lines."""
     lines = [
         f"{plan.workload}: target {plan.target}; budget {budget_min:g} min or {plan.trials} trials per "
@@ -172,20 +179,20 @@ def describe_plan(plan: KnobPlan, space: dict[str, Any], budget_min: float) -> l
         f"{plan.combinations} combinations",
     ]
     for g in plan.groups:
-        said = _group_space(space, g.group.key)
-        rejected = said.get("rejected", {})
+        said = group_space(space, g.group.key)
+        rejected = said["rejected"] if said else {}
         lines.append(
             f"{g.label}: {len(g.feasible)} left to search on {len(g.group.bench)} shapes, checked on "
             f"{len(g.group.checks)}; current {label(plan.knobs, g.current)}; "
             f"{sum(rejected.values())} rejected by the workload's rule"
-            + "".join(f"; {n}: {said['examples'][r]}" for r, n in rejected.items())
+            + "".join(f"; {n}: {said['examples'][r]}" for r, n in rejected.items() if said)
         )
     if plan.tuned_file:
         lines.append(
             f"winners are kept in {plan.tuned_file} (per {plan.arch}"
             + (f" and {', '.join(plan.keep_per)}" if plan.keep_per else "")
             + ")"
-            + (f" and {plan.build['tuned_header']}" if plan.build.get("tuned_header") else "")
+            + (f" and {plan.build.tuned_header}" if plan.build.tuned_header else "")
         )
     lines.append(f"seed: {plan.seed_how}")
     return lines

@@ -18,9 +18,21 @@ import subprocess
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, overload
 
 from cockpit.errors import CockpitError
+from cockpit.workload.probe_wire import (
+    BaselineRequest,
+    CheckReply,
+    CheckRequest,
+    ConfirmReply,
+    ConfirmRequest,
+    DeviceReply,
+    Reply,
+    Request,
+    TimeRequest,
+    TimesReply,
+)
 
 REQUEST_TIMEOUT_S = 600.0
 
@@ -45,9 +57,9 @@ class ProbeMeasurer:
         self.timeout_s = timeout_s
         self._child: subprocess.Popen[str] | None = None
         self._replies: queue.Queue[str | None] = queue.Queue()
-        self.device: dict[str, Any] = {}
+        self.device: DeviceReply | None = None
 
-    def start(self) -> dict[str, Any]:
+    def start(self) -> DeviceReply:
         """Start the child and wait for it to say which GPU it holds."""
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with self.log.open("a", encoding="utf-8") as log:
@@ -57,12 +69,20 @@ class ProbeMeasurer:
         self._replies = queue.Queue()
         assert self._child.stdout is not None
         threading.Thread(target=_pump, args=(self._child.stdout, self._replies), daemon=True).start()
-        self.device = self._request({"op": "hello"})
-        return self.device
+        device: DeviceReply = self._request({"op": "hello"})
+        self.device = device
+        return device
 
-    def request(self, request: dict[str, Any]) -> dict[str, Any]:
+    @overload
+    def request(self, request: CheckRequest) -> CheckReply: ...
+    @overload
+    def request(self, request: TimeRequest | BaselineRequest) -> TimesReply: ...
+    @overload
+    def request(self, request: ConfirmRequest) -> ConfirmReply: ...
+    def request(self, request: Request) -> Reply:
         """Any request the child serves; MeasureCrashed / MeasureFailed as above."""
-        return self._request(request)
+        reply: Reply = self._request(request)
+        return reply
 
     def restart(self) -> None:
         self.close()
@@ -80,7 +100,8 @@ class ProbeMeasurer:
             child.kill()
             child.wait()
 
-    def _request(self, request: dict[str, Any]) -> dict[str, Any]:
+    def _request(self, request: Request) -> Any:
+        """The child's reply, as JSON: which reply a request gets is the child's word (probe_wire)."""
         if self._child is None:
             self.start()
         assert self._child is not None and self._child.stdin is not None
@@ -91,14 +112,14 @@ class ProbeMeasurer:
             pass  # it exited: its last reply (a fatal error, say) or its end is already on the way
         return self._reply(request)
 
-    def _reply(self, request: dict[str, Any]) -> dict[str, Any]:
+    def _reply(self, request: Request) -> Any:
         try:
             line = self._replies.get(timeout=self.timeout_s)
         except queue.Empty:
             raise self._crashed(f"no answer to {request['op']} in {self.timeout_s:.0f} s") from None
         if line is None:
             raise self._crashed("the probe exited")
-        reply: dict[str, Any] = json.loads(line)
+        reply = json.loads(line)
         if reply.get("fatal"):
             raise self._crashed(str(reply.get("error")))
         if reply.get("error"):
@@ -128,9 +149,9 @@ def _tail(path: Path, n: int = 2) -> list[str]:
     return [line for line in lines if line][-n:]
 
 
-def start_measuring(measurer: ProbeMeasurer) -> dict[str, Any]:
+def start_measuring(measurer: ProbeMeasurer) -> DeviceReply:
     """A worker's measuring child, started on its GPU (what it reports), or one line saying why not."""
     try:
-        return dict(measurer.start())
+        return measurer.start()
     except MeasureCrashed as exc:
         raise CockpitError(f"cannot measure on this GPU: {exc}") from exc

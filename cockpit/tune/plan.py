@@ -7,17 +7,117 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from cockpit.errors import CockpitError
 from cockpit.tune.space import Config, Group
-from cockpit.workload.tuned import KnobDecl
+from cockpit.workload.probe_wire import ShapeJson
+from cockpit.workload.tuned import GroupKey, KnobDecl
 
 PLAN_NAME = "plan.json"
 JOURNAL_NAME = "journal.log"
 KIND = "knobs"
+
+
+class PlanBuildJson(TypedDict):
+    name: str | None
+    sources: list[str]
+    include_dirs: list[str]
+    variant_build: str
+    tuned_header: str | None
+
+
+class SettingsJson(TypedDict):
+    reps: int
+    warmup: int
+    input_sets: int
+    settle_ms: float
+    rounds: int
+
+
+class GroupJson(TypedDict):
+    key: GroupKey
+    bench: list[ShapeJson]
+    checks: list[ShapeJson]
+    feasible: list[list[Any]]
+    current: list[Any]
+    seeds: list[list[Any]]
+    others: list[str]
+
+
+class PlanJson(TypedDict):
+    """plan.json on disk: as every earlier version wrote it, so a stopped search resumes."""
+
+    kind: str
+    run: str
+    run_dir: str
+    session_journal: str
+    workload: str
+    workload_argv: list[str]
+    build: PlanBuildJson
+    tuned_file: str
+    keep_per: list[str]
+    knobs: list[list[Any]]
+    options: dict[str, list[Any]]
+    arch: str
+    target: str
+    trials: int
+    prune_slower: float
+    budget_s: float
+    seed_how: str
+    baseline: str
+    settings: SettingsJson
+    segments: list[list[float]]
+    groups: list[GroupJson]
+
+
+@dataclass(frozen=True)
+class PlanBuild:
+    """What the search builds define knobs from: the manifest's Extension."""
+
+    name: str | None
+    """Its module name."""
+    sources: tuple[str, ...] = ()
+    include_dirs: tuple[str, ...] = ()
+    variant_build: str = "rebuild"
+    """"rebuild" or "relink" (spec.Extension)."""
+    tuned_header: str | None = None
+    """The C header the kept winners are written into (workspace-relative), if any."""
+
+    def to_json(self) -> PlanBuildJson:
+        return {"name": self.name, "sources": list(self.sources), "include_dirs": list(self.include_dirs),
+                "variant_build": self.variant_build, "tuned_header": self.tuned_header}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> PlanBuild:
+        """An earlier plan may lack variant_build and tuned_header: a rebuild, no header."""
+        header = d.get("tuned_header")
+        return cls(d.get("name"), tuple(d.get("sources", ())), tuple(d.get("include_dirs", ())),
+                   "relink" if d.get("variant_build") == "relink" else "rebuild",
+                   header if isinstance(header, str) and header else None)
+
+
+@dataclass(frozen=True)
+class BenchSettings:
+    """The bench gate's method, which the measuring child times every configuration with."""
+
+    reps: int
+    warmup: int
+    input_sets: int
+    settle_ms: float
+    rounds: int
+
+    def to_json(self) -> SettingsJson:
+        return {"reps": self.reps, "warmup": self.warmup, "input_sets": self.input_sets,
+                "settle_ms": self.settle_ms, "rounds": self.rounds}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> BenchSettings:
+        # settle_ms as written (100 stays 100): a resumed plan is written back unchanged
+        return cls(int(d["reps"]), int(d["warmup"]), int(d["input_sets"]), d["settle_ms"], int(d["rounds"]))
 
 
 @dataclass(frozen=True)
@@ -44,8 +144,7 @@ class KnobPlan:
     """The workload's name (history, the tuned file)."""
     workload_argv: tuple[str, ...]
     """How the workload probe is told which workload: --workload SRC [--task JSON]."""
-    build: dict[str, Any]
-    """The manifest's build: name, sources, include_dirs (define knobs are built from them)."""
+    build: PlanBuild
     tuned_file: str
     keep_per: tuple[str, ...]
     knobs: tuple[KnobDecl, ...]
@@ -59,8 +158,7 @@ class KnobPlan:
     baseline: str
     """The timed reference the search's numbers are stated against."""
     groups: tuple[GroupPlan, ...]
-    settings: dict[str, Any]
-    """reps, warmup, input_sets, settle_ms, rounds: the bench gate's method."""
+    settings: BenchSettings
     segments: tuple[tuple[float, float], ...] = ()
 
     @property
@@ -84,7 +182,7 @@ class KnobPlan:
         kept = self.segments if new else self.segments[:-1]
         return replace(self, segments=(*kept, (start, end)))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> PlanJson:
         return {
             "kind": KIND,
             "run": self.run,
@@ -92,7 +190,7 @@ class KnobPlan:
             "session_journal": self.session_journal,
             "workload": self.workload,
             "workload_argv": list(self.workload_argv),
-            "build": self.build,
+            "build": self.build.to_json(),
             "tuned_file": self.tuned_file,
             "keep_per": list(self.keep_per),
             "knobs": [[k.name, k.via, k.macro, k.start] for k in self.knobs],
@@ -104,11 +202,11 @@ class KnobPlan:
             "budget_s": self.budget_s,
             "seed_how": self.seed_how,
             "baseline": self.baseline,
-            "settings": self.settings,
+            "settings": self.settings.to_json(),
             "segments": [list(s) for s in self.segments],
             "groups": [
                 {
-                    "key": g.group.key,
+                    "key": dict(g.group.key),
                     "bench": list(g.group.bench),
                     "checks": list(g.group.checks),
                     "feasible": [list(c) for c in g.feasible],
@@ -130,13 +228,6 @@ def write_plan(workspace: Path, plan: KnobPlan) -> Path:
     return path
 
 
-def is_knob_plan(path: Path) -> bool:
-    try:
-        return bool(json.loads(path.read_text(encoding="utf-8")).get("kind") == KIND)
-    except (OSError, ValueError, AttributeError):
-        return False
-
-
 def read_plan(path: Path) -> KnobPlan:
     try:
         d = json.loads(path.read_text(encoding="utf-8"))
@@ -146,7 +237,7 @@ def read_plan(path: Path) -> KnobPlan:
             session_journal=d["session_journal"],
             workload=d["workload"],
             workload_argv=tuple(d["workload_argv"]),
-            build=dict(d["build"]),
+            build=PlanBuild.from_json(d["build"]),
             tuned_file=d["tuned_file"],
             keep_per=tuple(d["keep_per"]),
             knobs=tuple(KnobDecl(*k) for k in d["knobs"]),
@@ -158,7 +249,7 @@ def read_plan(path: Path) -> KnobPlan:
             budget_s=float(d["budget_s"]),
             seed_how=d["seed_how"],
             baseline=d["baseline"],
-            settings=dict(d["settings"]),
+            settings=BenchSettings.from_json(d["settings"]),
             segments=tuple((float(a), float(b)) for a, b in d.get("segments", [])),
             groups=tuple(
                 GroupPlan(

@@ -88,52 +88,86 @@ class TuneProgress:
         return text
 
 
+@dataclass
+class _Run:
+    """One search's events: its start, its trials, its baselines by group, its end."""
+
+    started: Event
+    trials: list[Event] = field(default_factory=list)
+    baselines: dict[str, float] = field(default_factory=dict)
+    finished: Event | None = None
+
+    def holds(self, e: Event) -> bool:
+        return e.get("run") == self.started.get("run")
+
+    def take(self, e: Event) -> None:
+        kind = e.get("type")
+        if kind == tev.TUNE_TRIAL:
+            self.trials.append(e)
+        elif kind == tev.TUNE_BASELINE:
+            self.baselines[group_of(e)] = float(e["flash"]["value"])
+        elif kind == tev.TUNE_FINISHED:
+            self.finished = e
+
+
+def latest_run(journal: Iterable[Event]) -> _Run | None:
+    """The latest search's events; a resumed search (its run started again) keeps its own."""
+    run: _Run | None = None
+    for e in journal:
+        if e.get("type") == tev.TUNE_STARTED:
+            run = _Run(e) if run is None or not run.holds(e) else _Run(e, run.trials, run.baselines,
+                                                                        run.finished)
+        elif run is not None and run.holds(e):
+            run.take(e)
+    return run
+
+
 def tune_progress(journal: Iterable[Event]) -> TuneProgress | None:
     """The latest search in these events, or None when there was none."""
-    started: Event | None = None
-    trials: list[Event] = []
-    flash: dict[str, float] = {}
-    finished: Event | None = None
-    for e in journal:
-        kind = e.get("type")
-        if kind == tev.TUNE_STARTED:
-            if started is None or e.get("run") != started.get("run"):
-                trials, flash, finished = [], {}, None
-            started = e
-        elif started is None or e.get("run") != started.get("run"):
-            continue
-        elif kind == tev.TUNE_TRIAL:
-            trials.append(e)
-        elif kind == tev.TUNE_BASELINE:
-            flash[group_of(e)] = float(e["flash"]["value"])
-        elif kind == tev.TUNE_FINISHED:
-            finished = e
-    if started is None:
+    run = latest_run(journal)
+    if run is None:
         return None
-    rejected = Counter({limit: n for space in started.get("spaces", [])
-                        for limit, n in space.get("rejected_by", {}).items()})
-    rejected.update(str(t.get("limit")) for t in trials if t.get("outcome") == "rejected")
+    started, trials, finished = run.started, run.trials, run.finished
+    groups = _groups(started)
     outcomes = Counter(str(t.get("outcome")) for t in trials)
-    groups = [str(s["group"]) if "group" in s else f"D={s['head_dim']}" for s in started.get("spaces", [])]
     knobs = "unit" in started
     return TuneProgress(
         run=str(started["run"]), started=float(started["t"]), budget_s=float(started.get("budget_s", 0)),
         planned=_planned(started, len(groups)),
         measured=sum(outcomes[o] for o in MEASURED),
-        best=tuple(b for g in groups if (b := _best(g, trials, flash.get(g))) is not None),
-        rejected=dict(rejected), queued=int(trials[-1].get("queued", 0)) if trials else 0,
+        best=tuple(b for g in groups if (b := _best(g, trials, run.baselines.get(g))) is not None),
+        rejected=_rejected(started, trials), queued=int(trials[-1].get("queued", 0)) if trials else 0,
         outcomes=dict(outcomes),
         chart=tuple(v for t in trials if t.get("outcome") == "timed" and (v := _value(t)) is not None),
         target=str(started.get("target", "")),
         finished=float(finished["t"]) if finished else None,
         summary=str(finished.get("summary", "")) if finished is not None else "",
-        last_t=float(trials[-1]["t"]) if trials else float(started["t"]),
+        last_t=float((trials[-1] if trials else started)["t"]),
         searching=group_of(trials[-1]) if trials else None,
         recent=tuple(f"{group_of(t)} {t['config']}: {t['outcome']}" + _reading(t, knobs, started)
                      for t in trials[-3:]),
-        unit=str(started["unit"]) if knobs else " TFLOP/s",
-        baseline=str(started.get("baseline", "")) if knobs else "FLASH",
+        **_unit(started),
     )
+
+
+def _unit(started: Event) -> dict[str, str]:
+    """What a value reads against: "x <baseline>" for a workload's knobs, TFLOP/s vs FLASH before."""
+    if "unit" in started:
+        return {"unit": str(started["unit"]), "baseline": str(started.get("baseline", ""))}
+    return {"unit": " TFLOP/s", "baseline": "FLASH"}
+
+
+def _groups(started: Event) -> list[str]:
+    """The groups the search walks, as its start names them (a head dim reads "D=64")."""
+    return [str(s["group"]) if "group" in s else f"D={s['head_dim']}" for s in started.get("spaces", [])]
+
+
+def _rejected(started: Event, trials: list[Event]) -> dict[str, int]:
+    """By limit: rejected before compiling (the spaces at the start) and after (the trials)."""
+    rejected = Counter({limit: n for space in started.get("spaces", [])
+                        for limit, n in space.get("rejected_by", {}).items()})
+    rejected.update(str(t.get("limit")) for t in trials if t.get("outcome") == "rejected")
+    return dict(rejected)
 
 
 def _planned(started: Event, groups: int) -> int:

@@ -15,11 +15,11 @@ twice.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from cockpit.analysis.stats import Estimate, speedup
 from cockpit.config.tune import TuneConfig
@@ -32,6 +32,7 @@ from cockpit.tune.seeds import coords, nearest
 from cockpit.tune.space import Config, as_dict, has_defines, label, variant, with_current
 from cockpit.tune.storage import Store, as_store, for_run, open_named
 from cockpit.tune.study import cut_off, slower_than_best
+from cockpit.workload.probe_wire import ConfigJson, TimesReply
 
 if TYPE_CHECKING:
     import optuna
@@ -41,6 +42,17 @@ LOOKAHEAD = 2
 side by side (a variant's build, torch's headers included, takes tens of seconds, a trial a few)."""
 NOTHING_TO_BUILD: Future[Built] = Future()
 NOTHING_TO_BUILD.set_result(Built("", True, 0.0, True))
+
+
+class TrialFacts(TypedDict, total=False):
+    """What a trial's event and its user attrs say besides its outcome and numbers."""
+
+    compile_s: float
+    cached: bool
+    queued: int
+    gpu: str
+    spills: int
+    current: bool
 
 
 def study_name(group: str) -> str:
@@ -115,16 +127,14 @@ class Walk:
         v = variant(self.plan.knobs, config, self.group.group, self.group.others)
         return NOTHING_TO_BUILD if v is None else self.pool.submit(v)
 
-    def request(self, config: Config) -> dict[str, Any]:
+    def request(self, config: Config) -> ConfigJson:
         return request_for(self.plan, self.group, config)
 
 
-def request_for(plan: KnobPlan, group: GroupPlan, config: Config) -> dict[str, Any]:
+def request_for(plan: KnobPlan, group: GroupPlan, config: Config) -> ConfigJson:
     """A configuration as the measuring child takes it: kwarg values, and the build of its defines."""
-    return {
-        "knobs": as_dict(plan.knobs, config),
-        "variant": variant(plan.knobs, config, group.group, group.others),
-    }
+    v = variant(plan.knobs, config, group.group, group.others)
+    return {"knobs": as_dict(plan.knobs, config), "variant": v.to_json() if v is not None else None}
 
 
 def search(study: optuna.Study, walk: Walk) -> int:
@@ -200,7 +210,7 @@ def _run_trial(study: optuna.Study, walk: Walk, trial: optuna.Trial, config: Con
     import optuna
 
     state = optuna.trial.TrialState
-    facts: dict[str, Any] = {
+    facts: TrialFacts = {
         "compile_s": round(built.seconds, 2),
         "cached": built.cached,
         "queued": walk.pool.queued,
@@ -247,7 +257,7 @@ def _run_trial(study: optuna.Study, walk: Walk, trial: optuna.Trial, config: Con
     )
 
 
-def _times(reply: Mapping[str, Any]) -> list[list[float]]:
+def _times(reply: TimesReply) -> list[list[float]]:
     return [list(map(float, t)) for t in reply["times_ms"]]
 
 
@@ -258,7 +268,7 @@ def _finish(
     config: Config,
     state: optuna.trial.TrialState,
     outcome: str,
-    facts: dict[str, Any],
+    facts: TrialFacts,
     estimate: Estimate | None = None,
     **more: Any,
 ) -> int:
@@ -269,7 +279,7 @@ def _finish(
     trial.set_user_attr("measured", spent)
     for key, value in {**facts, **more}.items():
         trial.set_user_attr(key, value)
-    numbers: dict[str, Any] = {}
+    numbers: dict[str, float] = {}
     if estimate is not None:
         trial.set_user_attr("estimate", estimate.as_dict())
         numbers = {

@@ -10,7 +10,6 @@ never measures one twice); `None` for a define knob means "no -D: the source's o
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +18,8 @@ from cockpit.config import ConfigError
 from cockpit.config.tune import TuneConfig
 from cockpit.errors import CockpitError
 from cockpit.workload.manifest import GridShape, Manifest
-from cockpit.workload.tuned import KnobDecl, Winner, define_flags, group_label
+from cockpit.workload.probe_wire import ShapeJson, VariantJson
+from cockpit.workload.tuned import GroupKey, KnobDecl, KnobValues, Winner, define_flags, group_label
 
 Config = tuple[Any, ...]
 
@@ -28,7 +28,7 @@ def decls(manifest: Manifest) -> tuple[KnobDecl, ...]:
     return tuple(KnobDecl(k.name, k.via, k.macro, k.start) for k in manifest.knobs)
 
 
-def as_dict(knobs: Sequence[KnobDecl], config: Config) -> dict[str, Any]:
+def as_dict(knobs: Sequence[KnobDecl], config: Config) -> KnobValues:
     return {k.name: v for k, v in zip(knobs, config, strict=True)}
 
 
@@ -51,11 +51,22 @@ def variant_key(flags: Sequence[str]) -> str:
 
 
 @dataclass(frozen=True)
+class Variant:
+    """A build of the define knobs: its -D flags and the short key that names it."""
+
+    key: str
+    flags: tuple[str, ...]
+
+    def to_json(self) -> VariantJson:
+        return {"key": self.key, "flags": list(self.flags)}
+
+
+@dataclass(frozen=True)
 class Group:
-    key: dict[str, Any]
-    bench: tuple[dict[str, Any], ...]
+    key: GroupKey
+    bench: tuple[ShapeJson, ...]
     """The bench shapes of this group: what a configuration is timed on."""
-    checks: tuple[dict[str, Any], ...]
+    checks: tuple[ShapeJson, ...]
     """Its correctness shapes: the test grid's of this group and its bench shapes' ends."""
 
     @property
@@ -66,7 +77,7 @@ class Group:
 def groups(manifest: Manifest) -> list[Group]:
     """One group per value of the keep_per keys among the tune shapes (the workload's tune grid,
     else its bench grid), in their order."""
-    keys: list[dict[str, Any]] = []
+    keys: list[GroupKey] = []
     for s in manifest.tune_shapes:
         key = {k: s.shape[k] for k in manifest.keep_per if k in s.shape}
         if key not in keys:
@@ -74,7 +85,7 @@ def groups(manifest: Manifest) -> list[Group]:
     out = []
     for key in keys:
 
-        def mine(s: GridShape, key: dict[str, Any] = key) -> bool:
+        def mine(s: GridShape, key: GroupKey = key) -> bool:
             return all(s.shape.get(k) == v for k, v in key.items())
 
         bench = [s for s in manifest.tune_shapes if mine(s)]
@@ -174,7 +185,7 @@ def current(knobs: Sequence[KnobDecl], group: Group, winners: Sequence[Winner], 
     return from_dict(knobs, {**(untuned or {}), **(won.knobs if won is not None else {})})
 
 
-def untuned(manifest: Manifest, group: Group) -> dict[str, Any]:
+def untuned(manifest: Manifest, group: Group) -> KnobValues:
     """The knob values the workload says the group runs untuned ({} when it says nothing)."""
     return next((dict(k) for g, k in manifest.knob_defaults if dict(g) == group.key), {})
 
@@ -197,14 +208,10 @@ def with_current(options: Mapping[str, Sequence[Any]], knobs: Sequence[KnobDecl]
 
 def variant(
     knobs: Sequence[KnobDecl], config: Config, group: Group, others: Sequence[str]
-) -> dict[str, Any] | None:
+) -> Variant | None:
     """The build this configuration needs: the other groups' kept defines and its own; None when
     it has no define knob (nothing to compile)."""
     if not has_defines(knobs):
         return None
     flags = [*others, *define_flags(knobs, as_dict(knobs, config), group.key)]
-    return {"key": variant_key(flags), "flags": flags}
-
-
-def fingerprint(value: Any) -> str:
-    return json.dumps(value, sort_keys=True)
+    return Variant(variant_key(flags), tuple(flags))

@@ -52,7 +52,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 from urllib.parse import unquote, urlsplit
 
 from cockpit.config.tune import TuneConfig, redact
@@ -159,14 +159,22 @@ def for_run(tune: TuneConfig, workspace: Path, run_dir: Path, journal: Path, fre
     return store
 
 
-def read_sidecar(run_dir: Path) -> dict[str, Any] | None:
+class SidecarJson(TypedDict, total=False):
+    """Where a shared search's studies are: the store (no password) and the study names."""
+
+    storage: str
+    study: str
+    studies: list[str]
+
+
+def read_sidecar(run_dir: Path) -> SidecarJson | None:
     try:
         data = json.loads((run_dir / SIDECAR).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
         raise CockpitError(f"{run_dir / SIDECAR}: unreadable ({exc})") from exc
-    return data if isinstance(data, dict) else {}
+    return cast(SidecarJson, data) if isinstance(data, dict) else {}
 
 
 def write_sidecar(run_dir: Path, store: Store, names: Sequence[str]) -> None:
@@ -270,7 +278,7 @@ def _rdb(url: str, heartbeat_s: int, grace_s: int) -> optuna.storages.RDBStorage
     with _RDB_LOCK:
         key = (url, heartbeat_s, grace_s)
         if key not in _RDB:
-            engine: dict[str, Any] = {"pool_pre_ping": True}
+            engine: dict[str, object] = {"pool_pre_ping": True}
             if url.startswith("postgresql"):
                 engine["connect_args"] = {"connect_timeout": 10}
             _RDB[key] = RDBStorage(_with_driver(url), engine_kwargs=engine, heartbeat_interval=heartbeat_s,

@@ -14,6 +14,8 @@ from contextlib import suppress
 from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
 
+from cockpit.workload.tuned import KnobValues
+
 if TYPE_CHECKING:
     import optuna
 
@@ -41,7 +43,7 @@ OWNER = "cockpit:owner"
 Key = tuple[tuple[str, Any], ...]
 
 
-def config_of(trial: optuna.trial.FrozenTrial, names: Sequence[str]) -> dict[str, Any] | None:
+def config_of(trial: optuna.trial.FrozenTrial, names: Sequence[str]) -> KnobValues | None:
     """The configuration a trial has (its parameters) or waits for (an enqueued trial's)."""
     for source in (trial.params, trial.system_attrs.get("fixed_params")):
         if isinstance(source, dict) and source and all(n in source for n in names):
@@ -83,7 +85,7 @@ def enqueue_new(study: optuna.Study, configs: Iterable[Mapping[str, Any]], names
     return queued
 
 
-def fail_and_requeue(study: optuna.Study, ids: set[int], names: Sequence[str]) -> list[dict[str, Any]]:
+def fail_and_requeue(study: optuna.Study, ids: set[int], names: Sequence[str]) -> list[KnobValues]:
     """Fail the RUNNING trials `ids` and queue their configurations again where no other trial has,
     holds or waits for them; returns those queued."""
     import optuna
@@ -119,7 +121,7 @@ def joined(study: optuna.Study, where: str, queued: int, seeds: int) -> str:
             "or measured already)")
 
 
-def fail_interrupted(study: optuna.Study, store: Store, names: Sequence[str]) -> list[dict[str, Any]]:
+def fail_interrupted(study: optuna.Study, store: Store, names: Sequence[str]) -> list[KnobValues]:
     """On --resume: fail the RUNNING trials its dead run left (one box: all of them; shared: the
     run's own and the stale ones, never another box's live trial); their configurations are queued
     again. Returns those."""
@@ -132,7 +134,7 @@ def fail_interrupted(study: optuna.Study, store: Store, names: Sequence[str]) ->
     return fail_and_requeue(study, mine | stale_ids(study, store), names)
 
 
-def fail_stale(study: optuna.Study, store: Store, names: Sequence[str]) -> list[dict[str, Any]]:
+def fail_stale(study: optuna.Study, store: Store, names: Sequence[str]) -> list[KnobValues]:
     return fail_and_requeue(study, stale_ids(study, store), names) if store.shared else []
 
 

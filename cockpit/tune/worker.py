@@ -26,7 +26,7 @@ from cockpit.tune.build import BuildPool, Built, build_variant
 from cockpit.tune.measure import ProbeMeasurer, start_measuring
 from cockpit.tune.plan import KnobPlan, read_plan
 from cockpit.tune.search import Walk, open_study, search, store_of
-from cockpit.tune.space import variant
+from cockpit.tune.space import Variant, variant
 from cockpit.tune.storage import claim_gpu, one_line_db_errors, owner_of
 from cockpit.workload.describe import PROBE
 
@@ -41,15 +41,15 @@ def serve_argv(plan: KnobPlan, workspace: Path, python: str = sys.executable) ->
         str(workspace),
         *plan.workload_argv,
         "--reps",
-        str(s["reps"]),
+        str(s.reps),
         "--warmup",
-        str(s["warmup"]),
+        str(s.warmup),
         "--input-sets",
-        str(s["input_sets"]),
+        str(s.input_sets),
         "--settle-ms",
-        f"{s['settle_ms']:g}",
+        f"{s.settle_ms:g}",
         "--rounds",
-        str(s["rounds"]),
+        str(s.rounds),
     ]
 
 
@@ -73,18 +73,18 @@ JOBS_PER_BUILD = 2
 def builder(plan: KnobPlan, workspace: Path, workers_on_box: int, python: str = sys.executable) -> BuildPool:
     """Builds side by side, the box's cores shared by its workers (at most 8 at once: each compile
     of torch's headers holds about a GB)."""
-    relink = plan.build.get("variant_build") == "relink"
+    relink = plan.build.variant_build == "relink"
     jobs = 1 if relink else JOBS_PER_BUILD  # relinked: the .cu alone is compiled
 
-    def one(v: dict[str, object]) -> Built:
+    def one(v: Variant) -> Built:
         return build_variant(
             workspace,
             python,
             plan.workload_argv,
-            str(plan.build["name"]),
-            list(plan.build.get("sources", [])),
-            list(plan.build.get("include_dirs", [])),
-            dict(v),
+            str(plan.build.name),
+            plan.build.sources,
+            plan.build.include_dirs,
+            v,
             plan.arch,
             jobs,
             relink,
@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
             for group in plan.groups:
                 study = open_study(plan, group, store)
                 if store.shared:  # another box's workers measure in these studies too
-                    claim_gpu(study, str(device.get("device", "")), store)
+                    claim_gpu(study, device["device"], store)
                 walk = Walk(plan, group, pool, measurer, record, time.time, deadlines[group.label],
                             short_gpu)
                 total += search(study, walk)

@@ -14,11 +14,10 @@ import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from cockpit.config import Config
 from cockpit.errors import CockpitError
-from cockpit.workload.gpumode_task import read_task
+from cockpit.workload.gpumode_task import GpuModeTask, read_task
 from cockpit.workload.manifest import Manifest, ManifestError, manifest_from_json
 
 PROBE = Path(__file__).resolve().parent.parent / "probes" / "workload_probe.py"
@@ -33,7 +32,7 @@ class WorkloadArgs:
     """How a gate's child is told which workload to load: arguments for the workload probe."""
 
     source: str
-    task: dict[str, Any] | None
+    task: GpuModeTask | None
     candidates: tuple[str, ...]
 
     def argv(self) -> list[str]:
@@ -54,7 +53,7 @@ def workload_args(workspace: Path, config: Config) -> WorkloadArgs:
     task = None
     if w.gpumode:
         folder = _inside(workspace, w.gpumode)
-        task = dict(read_task(folder))
+        task = read_task(folder)
     return WorkloadArgs(w.source, task, w.candidates)
 
 
@@ -128,13 +127,13 @@ def describe(workspace: Path, config: Config, python: str, use_cache: bool = Tru
     return manifest
 
 
-def run_describe(workspace: Path, python: str, args: WorkloadArgs) -> dict[str, Any]:
+def run_describe(workspace: Path, python: str, args: WorkloadArgs) -> dict[str, object]:
     """Run the child and return the manifest it prints; its last line is the error otherwise."""
     return ask(workspace, python, args, "describe", MANIFEST_LINE, "describing the workload")
 
 
 def ask(workspace: Path, python: str, args: WorkloadArgs, mode: str, prefix: str, doing: str,
-        extra: list[str] | None = None) -> dict[str, Any]:
+        extra: list[str] | None = None) -> dict[str, object]:
     """One question to the workload probe that needs no GPU (`describe`, `space`): the JSON it
     prints after `prefix`; its last line is the error otherwise."""
     argv = [python, str(PROBE), mode, "--workspace", str(workspace), *args.argv(), *(extra or [])]

@@ -22,8 +22,8 @@ _EXAMPLE = "shapes such as {size: 127, seed: 4242}"
 class GpuModeTask(TypedDict):
     """What the child needs of task.yml (JSON-safe), and what the cockpit shows of it."""
 
-    tests: list[dict[str, Any]]
-    benchmarks: list[dict[str, Any]]
+    tests: list[dict[str, object]]
+    benchmarks: list[dict[str, object]]
     submissions: list[str]
     """The folder's submission*.py file names, sorted."""
     lang: str | None
@@ -78,7 +78,7 @@ def _load(task: Path) -> Any:
         raise CockpitError(f"{task}: not valid YAML: {_one_line(exc)}") from exc
 
 
-def _shapes(task: Path, data: dict[Any, Any], key: str) -> list[dict[str, Any]]:
+def _shapes(task: Path, data: dict[Any, Any], key: str) -> list[dict[str, object]]:
     value = data.get(key)
     if value is None:
         raise CockpitError(f"{task}: no `{key}:` list ({_EXAMPLE})")

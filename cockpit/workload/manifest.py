@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
+
+from cockpit.workload.probe_wire import CheckJson, GridShapeJson, ManifestJson
 
 SCHEMA = 1
 
@@ -173,9 +175,9 @@ def manifest_from_json(data: Any) -> Manifest:
     )
 
 
-def manifest_to_json(m: Manifest) -> dict[str, Any]:
+def manifest_to_json(m: Manifest) -> ManifestJson:
     """The manifest as the child prints it (and `cockpit workload show --json`)."""
-    def grid(g: tuple[GridShape, ...]) -> list[dict[str, Any]]:
+    def grid(g: tuple[GridShape, ...]) -> list[GridShapeJson]:
         return [{"name": s.name, "shape": dict(s.shape), "flops": s.flops, "bytes": s.bytes} for s in g]
 
     return {
@@ -186,7 +188,8 @@ def manifest_to_json(m: Manifest) -> dict[str, Any]:
         "candidates": list(m.candidates),
         "references": [{"name": r.name, "oracle": r.oracle, "baseline": r.baseline, "optional": r.optional}
                        for r in m.references],
-        "test_grid": grid(m.test_grid), "bench_grid": grid(m.bench_grid), "check": dict(m.check),
+        "test_grid": grid(m.test_grid), "bench_grid": grid(m.bench_grid),
+        "check": cast(CheckJson, dict(m.check)),
         "dtype_key": m.dtype_key, "writes_output": m.writes_output,
         "profile": {"kernel": m.profile.kernel, "shape": grid((m.profile.shape,))[0],
                     "candidate": m.profile.candidate} if m.profile else None,

@@ -23,10 +23,27 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 SCHEMA = 1
 SUFFIX = ".tuned.json"
+
+Scalar = int | float | str | bool | None
+"""A JSON scalar: an axis's value in a shape, a knob's value (None: a define left to the source)."""
+GroupKey = dict[str, Scalar]
+"""A group of shapes by its keep_per axes' values: {"N": 4096}, {} for "all"."""
+KnobValues = dict[str, Scalar]
+"""Knob name -> value: {"ROWS": 4, "num_warps": 8}."""
+
+
+class WinnerJson(TypedDict):
+    """A winner as the tuned file stores it."""
+
+    arch: str
+    group: GroupKey
+    knobs: KnobValues
+    run: str
+    note: str
 
 
 class TunedFileError(ValueError):
@@ -47,12 +64,12 @@ class KnobDecl:
 @dataclass(frozen=True)
 class Winner:
     arch: str
-    group: dict[str, Any]
-    knobs: dict[str, Any]
+    group: GroupKey
+    knobs: KnobValues
     run: str = ""
     note: str = ""
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> WinnerJson:
         return {"arch": self.arch, "group": self.group, "knobs": self.knobs, "run": self.run,
                 "note": self.note}
 
@@ -70,10 +87,10 @@ class Tuned:
         key = group_of(shape, self.keep_per)
         return next((w for w in self.winners if w.arch == self.arch and w.group == key), None)
 
-    def kwargs(self, shape: Mapping[str, Any]) -> dict[str, Any]:
+    def kwargs(self, shape: Mapping[str, Any]) -> KnobValues:
         """The keyword arguments of a candidate's call on this shape."""
         won = self.winner_for(shape)
-        values = {k.name: k.start for k in self.knobs if k.via == "kwarg"}
+        values: KnobValues = {k.name: k.start for k in self.knobs if k.via == "kwarg"}
         if won is not None:
             values.update({k: v for k, v in won.knobs.items() if k in values})
         return values
@@ -101,7 +118,7 @@ def define_flags(knobs: Sequence[KnobDecl], values: Mapping[str, Any], group: Ma
     return flags
 
 
-def group_of(shape: Mapping[str, Any], keep_per: Sequence[str]) -> dict[str, Any]:
+def group_of(shape: Mapping[str, Any], keep_per: Sequence[str]) -> GroupKey:
     return {key: shape[key] for key in keep_per if key in shape}
 
 

@@ -15,6 +15,7 @@ import torch
 
 from cockpit.analysis.timing_method import MAX_SECONDS, batch_calls, plan_config
 from cockpit.probes.batch_timing import (
+    TimingCell,
     batch_cells,
     block_plan,
     block_spans,
@@ -29,6 +30,11 @@ from cockpit.probes.workload_load import first_line
 from cockpit.workload.spec import Workload
 
 Say = Callable[[str], None]
+BenchRow = dict[str, Any]
+"""One bench shape's row as the result file holds it: config, shape (its axes at the top level
+too), dtype, flops, bytes, impl -> TimingCell, blocks, method, speedup_vs_<impl>[_ci],
+launch_bound. Its keys vary with the workload's axes and implementations: open JSON, read by
+cockpit/analysis/results/bench.py."""
 
 
 def impl_id(name: str) -> str:
@@ -68,7 +74,7 @@ def _reference(fn: Callable[..., Any]) -> Bind:
 def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
           input_sets: int, say: Say, budget_s: float = 0.5, settle_ms: float = 100.0, rounds: int = 2,
           optional: frozenset[str] = frozenset(), shapes: Sequence[Mapping[str, Any]] | None = None,
-          keep_times: bool = False) -> list[dict[str, Any]]:
+          keep_times: bool = False) -> list[BenchRow]:
     """Time every implementation on every bench shape (or `shapes`; see the module docstring). An
     optional reference that raises on a shape is left out of that shape, said in the log; a
     candidate or a required reference that raises stops the bench. `keep_times`: each cell keeps
@@ -148,13 +154,13 @@ def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
     return rows
 
 
-def _row(w: Workload, shape: Mapping[str, Any], name: str, cells: Mapping[str, dict[str, Any]],
+def _row(w: Workload, shape: Mapping[str, Any], name: str, cells: Mapping[str, TimingCell],
          anchor: Any, anchor_t: float, spans: Sequence[tuple[str, Any, Any, int]], method: str = "",
-         l2_note: str | None = None) -> dict[str, Any]:
+         l2_note: str | None = None) -> BenchRow:
     flops = float(w.flops(**shape)) if w.flops else None
     nbytes = float(w.bytes(**shape)) if w.bytes else None
     dtype = shape.get(w.dtype_key) if w.dtype_key else None
-    row: dict[str, Any] = {"config": name, "shape": dict(shape), **dict(shape), "dtype": dtype,
+    row: BenchRow = {"config": name, "shape": dict(shape), **dict(shape), "dtype": dtype,
                            "flops": flops, "bytes": nbytes, "impl": {},
                            "blocks": block_spans(anchor, anchor_t, spans), "method": method}
     if l2_note:

@@ -32,8 +32,9 @@ import torch
 
 from cockpit.probes.gpu_watch import GpuWatch
 from cockpit.probes.workload.check import call, correctness
-from cockpit.probes.workload.timing import Bind, Run, bench, impl_id
+from cockpit.probes.workload.timing import BenchRow, Bind, Run, bench, impl_id
 from cockpit.probes.workload_load import first_line
+from cockpit.workload.probe_wire import CheckReply, ConfigJson, Reply, ShapeJson
 from cockpit.workload.spec import Extension, Workload, use_variant
 from cockpit.workload.tuned import Tuned
 
@@ -52,7 +53,7 @@ class Server:
         self.base = w.build if isinstance(w.build, Extension) else None
         self.kwarg_names = {k.name for k in w.knobs if k.via == "kwarg"}
 
-    def variant(self, config: Mapping[str, Any]) -> Extension | None:
+    def variant(self, config: ConfigJson) -> Extension | None:
         spec = config.get("variant")
         if not spec:
             return None
@@ -60,7 +61,7 @@ class Server:
             raise ValueError(f"define knobs need an Extension build; {self.w.name} is {self.w.build.kind}")
         return self.base.with_flags(str(spec["key"]), [str(f) for f in spec["flags"]])
 
-    def bind(self, config: Mapping[str, Any]) -> Bind:
+    def bind(self, config: ConfigJson) -> Bind:
         """The candidate's call per shape under this configuration."""
         ext = self.variant(config)
         if self.base is not None:
@@ -81,7 +82,8 @@ class Server:
 
         return on
 
-    def handle(self, req: Mapping[str, Any]) -> dict[str, Any]:
+    def handle(self, req: Mapping[str, Any]) -> Reply:
+        """One request (probe_wire.Request, as JSON) answered."""
         op = req["op"]
         if op == "hello":
             props = torch.cuda.get_device_properties(0)
@@ -124,7 +126,7 @@ class Server:
         fn = ref.fn
         return lambda shape: lambda inputs, buf: fn(*inputs)
 
-    def check(self, config: Mapping[str, Any], shapes: list[dict[str, Any]]) -> dict[str, Any]:
+    def check(self, config: ConfigJson, shapes: list[ShapeJson]) -> CheckReply:
         self.bind(config)  # the configuration's variant is what KERNEL.load() returns now
         knobs = {k: v for k, v in dict(config.get("knobs", {})).items() if k in self.kwarg_names}
         alone = replace(self.w, candidates={self.ours_name: self.ours})
@@ -140,8 +142,8 @@ class Server:
         return {"ok": False, "detail": f"FAILS at {bad['config']}: {why}"}
 
     def rows(
-        self, impls: Mapping[str, Bind], shapes: list[dict[str, Any]], short: bool
-    ) -> list[dict[str, Any]]:
+        self, impls: Mapping[str, Bind], shapes: list[ShapeJson], short: bool
+    ) -> list[BenchRow]:
         s = self.settings
         if short:  # the first look the pruner decides on: one block per shape, a third of the calls
             return bench(
@@ -179,7 +181,7 @@ def times(rows: Sequence[Mapping[str, Any]], names: Sequence[str]) -> dict[str, 
     return {name: [list(row["impl"][name]["times_ms"]) for row in rows] for name in names}
 
 
-def _medians(row: Mapping[str, Any]) -> dict[str, Any]:
+def _medians(row: Mapping[str, Any]) -> dict[str, dict[str, object]]:
     return {impl: {k: v for k, v in cell.items() if k != "times_ms"} for impl, cell in row["impl"].items()}
 
 
