@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from cockpit.analysis.results.bench import ATTENTION, read_bench_result
+from cockpit.analysis.results.bench import read_bench_result
 from cockpit.analysis.stats import geomean
+from cockpit.before_workloads import WORKLOAD as ATTENTION
 
 ROOT = Path(__file__).parent.parent
 RECORDED = sorted([*(ROOT / "examples" / "sessions").glob("*/journal.jsonl"),

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from cockpit import before_workloads
 from cockpit.analysis.results.fields import JsonObject, number, obj, pair
 from cockpit.analysis.stats import geomean
 from cockpit.errors import CockpitError
@@ -35,7 +36,7 @@ class BenchRecord:
     ours_ms: dict[str, float]
     commit: str | None = None
     workload: str | None = None
-    """The workload it measured; None for a record from before workloads (the attention kernel)."""
+    """The workload it measured; None for a record from before workloads (cockpit/before_workloads.py)."""
     ours_ci: dict[str, tuple[float, float]] = field(default_factory=dict)
     """Our median's interval per config (benches that measured one); empty for older records."""
     launch_bound: frozenset[str] = frozenset()
@@ -43,7 +44,7 @@ class BenchRecord:
 
     @property
     def measured(self) -> str:
-        return self.workload or "attention"
+        return self.workload or before_workloads.WORKLOAD
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ def geomean_speedup(reference: dict[str, float], now: dict[str, float]) -> tuple
 
 
 def rows_geomean(rows: Sequence[JsonObject], key: str) -> tuple[float, int] | None:
-    """The geometric mean of one speedup column of a bench result's rows ("speedup_vs_sdpa",
+    """The geometric mean of one speedup column of a bench result's rows ("speedup_vs_torch.softmax",
     "speedup_vs_flash"), and over how many configs; None when no row has a usable value. Rows
     the bench marked launch-bound (their time is the launch, not the kernel) are left out while
     any other row has a value: they do not move the kernel's headline."""
@@ -225,7 +226,7 @@ def hold_launch_bound(rows: list[dict[str, object]], history: Sequence[BenchReco
     from cockpit.analysis.timing_method import held_launch_bound, host_share
 
     before = next((r for r in reversed(history) if r.session == session
-                   and r.measured == (workload or "attention")), None)
+                   and r.measured == (workload or before_workloads.WORKLOAD)), None)
     if before is None:
         return []
     held = []

@@ -69,8 +69,8 @@ HOST_BOUND_ENTER = 1.0
 """Hysteresis between runs of one session: a config the run before found launch-bound stays so
 until its host share falls under 60 %; one it found kernel-bound turns launch-bound only at
 100 %. A config whose host share sits near 80 % otherwise flips from run to run with the CPU's
-jitter (SDPA's dispatch at S=512 on an H100: 22 then 23 of 56 configs apart, moving the headline
-3 %), and the headline would compare two different sets."""
+jitter (a reference's dispatch at 512-token shapes on an H100: 22 then 23 of 56 configs apart,
+moving the headline 3 %), and the headline would compare two different sets."""
 
 NOISE_TARGET = 0.005
 MIN_SAMPLES = 10

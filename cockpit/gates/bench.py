@@ -11,6 +11,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from cockpit import before_workloads
 from cockpit.analysis.decide import Decision, SpeedupThresholds, decide
 from cockpit.analysis.keep import (
     BenchRecord,
@@ -22,7 +23,7 @@ from cockpit.analysis.keep import (
     rows_geomean,
     rows_interval,
 )
-from cockpit.analysis.results.bench import ATTENTION, ATTENTION_LABELS, SCHEMA, SPEEDUP_PREFIX, BenchResult
+from cockpit.analysis.results.bench import SCHEMA, SPEEDUP_PREFIX, BenchResult
 from cockpit.analysis.results.fields import JsonObject, compact, number, obj, objects, strings, text
 from cockpit.analysis.results.keep import KeepResult
 from cockpit.analysis.results.validity import BenchValidity
@@ -115,14 +116,15 @@ def judge_bench(data: JsonObject, validity: BenchValidity | None, keep: KeepResu
     """The verdict on one bench's rows: ours against the baseline as a geometric mean with its
     speedup class, against each other compared reference, and the validity verdict in words."""
     rows = objects(data.get("rows"))
-    baseline = text(data.get("baseline")) or "sdpa"
-    labels: dict[str, str] = {**ATTENTION_LABELS, **{k: v for k, n in obj(data.get("labels")).items()
+    baseline = text(data.get("baseline")) or before_workloads.BASELINE
+    labels: dict[str, str] = {**before_workloads.LABELS, **{k: v for k, n in obj(data.get("labels")).items()
                                                      if (v := text(n)) is not None}}
     candidates = strings(data.get("candidates")) or ("ours",)
     timed = [i for i in dict.fromkeys(i for r in rows for i in obj(r.get("impl"))) if i not in candidates]
     vs = {ref: g for ref in timed if (g := rows_geomean(rows, SPEEDUP_PREFIX + ref)) is not None}
     result = BenchResult(
-        schema=SCHEMA, workload=text(data.get("workload")) or ATTENTION, ours="ours", candidates=candidates,
+        schema=SCHEMA, workload=text(data.get("workload")) or before_workloads.WORKLOAD, ours="ours",
+        candidates=candidates,
         baseline=baseline, labels=labels, speedup=None, configs=None, vs={}, device=text(data.get("device")),
         validity=validity, keep=keep, source=text(data.get("source")), raw_rows=rows, record=record_path,
         raw=compact({"gpu": data.get("gpu"), "peak": data.get("peak"), "harness": harness}))

@@ -4,10 +4,10 @@ conditions, and were those conditions clean? From the probe's NVML samples of th
 
 Suspect when the window was not clean (`telemetry.validity`: a foreign process on that GPU, a
 lost GPU, a watch that never saw it busy, a thermal or HW slowdown beyond its share) or when ours
-and SDPA (or FLASH) ran at SM clocks further apart than `clock_difference` that the power cap
-does not explain (`telemetry.block_clocks`). The power cap and the clock each implementation ran
-at are always shown. `[thresholds] validity = "strict"` keeps the older rule: any clock event
-makes the bench suspect.
+and the baseline (or another required reference) ran at SM clocks further apart than
+`clock_difference` that the power cap does not explain (`telemetry.block_clocks`). The power cap
+and the clock each implementation ran at are always shown. `[thresholds] validity = "strict"`
+keeps the older rule: any clock event makes the bench suspect.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import cast
 
+from cockpit import before_workloads
 from cockpit.analysis.results.fields import JsonObject, number, obj, objects, text, whole
 from cockpit.analysis.results.validity import BenchValidity
 from cockpit.config import Thresholds
@@ -31,8 +32,8 @@ from cockpit.telemetry.probe_samples import ProbeSample, probe_snapshots
 from cockpit.telemetry.sample import GpuStatic
 from cockpit.telemetry.validity import judge_window
 
-LEGACY_BASELINES = ("sdpa", "flash")
-"""A result from before workloads (the attention kernel against SDPA): whose clocks must match ours."""
+LEGACY_BASELINES = before_workloads.REFERENCES
+"""A result from before workloads (cockpit/before_workloads.py): whose clocks must match ours."""
 STRICT_POWER_CAP_HINT = ('this card sits at its power cap under load: validity = "comparable" (the '
                          'default) accepts that and still checks that ours and the baseline ran at '
                          'comparable clocks; or add "power cap" to tolerated_clock_events')
@@ -40,7 +41,8 @@ STRICT_POWER_CAP_HINT = ('this card sits at its power cap under load: validity =
 
 def compared_with(data: JsonObject) -> tuple[str, ...]:
     """The references whose clocks must match ours: those the probe says every speedup is stated
-    against (the baseline and the other required references), or SDPA and FLASH for an older result."""
+    against (the baseline and the other required references), or those of a result from before
+    workloads."""
     compared = data.get("compared")
     if isinstance(compared, list) and all(isinstance(c, str) for c in compared):
         return tuple(compared)

@@ -84,7 +84,7 @@ def parse_cuobjdump(text: str, arch_hint: str = "") -> list[KernelResources]:
     cuobjdump has no spill counts: LOCAL (per-thread local memory) stands in for the stack.
 
     Its SHARED counts the shared memory the system reserves per block on sm_80 and later (1 KB),
-    which ptxas's "bytes smem" does not: recorded on an H200, the attention kernels ptxas gave
+    which ptxas's "bytes smem" does not: recorded on an H200, the example kernels ptxas gave
     no static shared memory read SHARED:1024 from the same library. The kernel's own static
     shared memory is the rest, so a cached build is judged as the fresh one was (the reserved KB
     counts against the SM, which the occupancy calculator adds itself, not against the 48 KB a

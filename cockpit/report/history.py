@@ -45,7 +45,7 @@ class SessionSummary:
     id: str
     objective: str
     workload: str | None
-    """What its bench runs measured ("attention" for results that predate workloads); None: it
+    """What its bench runs measured (results that predate workloads: cockpit/before_workloads.py); None: it
     ran no bench."""
     started_t: float
     ended_t: float | None

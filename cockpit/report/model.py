@@ -28,9 +28,9 @@ class ReferenceSpeedup:
     """Ours against one timed reference of the workload: the geometric mean over the configs."""
 
     reference: str
-    """The reference's id in the bench result ("sdpa", "torch.softmax")."""
+    """The reference's id in the bench result ("torch.softmax")."""
     label: str
-    """How it is shown ("SDPA")."""
+    """How it is shown ("torch.softmax")."""
     speedup: float | None
     """None where no valid run measured it."""
 
@@ -47,12 +47,12 @@ class Outcome:
     suspect_runs: int
     text: str
     vs_flash: float | None = None
-    """The same run against the reference "flash" (SDPA's FLASH backend, the attention
-    workload's), where the bench measured it: version 2's field, kept for its readers."""
+    """The same run against the reference "flash", where the bench measured one: report.json
+    version 2's field (cockpit/before_workloads.py), kept for its readers."""
     workload: str | None = None
-    """What the session benchmarked ("attention" for results that predate workloads)."""
+    """What the session benchmarked (results that predate workloads: cockpit/before_workloads.py)."""
     baseline: str | None = None
-    """The label of the reference `best_speedup` is stated against ("SDPA", "torch.softmax")."""
+    """The label of the reference `best_speedup` is stated against ("torch.softmax")."""
     vs: tuple[ReferenceSpeedup, ...] = ()
     """The best valid run against each timed reference; the baseline first."""
 

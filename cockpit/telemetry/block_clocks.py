@@ -20,14 +20,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cockpit import before_workloads
 from cockpit.hardware.clock_events import CLOCK_EVENT_SW_POWER_CAP
 from cockpit.telemetry.sample import GpuSample
 
 MIN_CONFIGS = 3
 """Fewer configs with samples of both sides than this: too little to compare."""
-IMPL_NAMES = {"ours": "ours", "sdpa": "SDPA", "flash": "FLASH", "cudnn": "cuDNN", "efficient": "EFFICIENT"}
-"""How the attention workload's implementations are shown (results from before workloads carry no
-labels of their own); any other id is shown as it is."""
+IMPL_NAMES = before_workloads.LABELS
+"""How the implementations of a result from before workloads are shown (it carries no labels)."""
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,7 @@ def _suggest_profile(host: CockpitHost, result: BenchResult) -> None:
 
 
 def profile_question(bench: BenchResult) -> str:
-    """"0.40x vs SDPA is CRITICAL: …": the speedup against the workload's own baseline."""
+    """"0.40x vs torch.softmax is CRITICAL: …": the speedup against the workload's own baseline."""
     speedup = (f"{bench.speedup:.2f}x {bench.vs_label(bench.baseline)}"
                if bench.speedup is not None else "The speedup")
     return (f"{speedup} is CRITICAL: profile before changing code. Move the phase timer to "

@@ -2,9 +2,9 @@
 
 Schema 2 (the bench of any workload) names its workload, its candidates, the baseline the
 speedup is stated against, a display label per implementation, and the geometric mean against
-each timed reference that ran (`vs`). A result without a "schema" key is the attention bench's:
-ours against PyTorch SDPA and its FLASH, cuDNN and EFFICIENT backends; it reads as the workload
-"attention" with baseline "sdpa", so old journals say what they said before ("0.70x vs SDPA").
+each timed reference that ran (`vs`). A result without a "schema" key is from before workloads:
+it reads as the workload, baseline and labels cockpit/before_workloads.py names, so old journals
+say what they said before.
 `to_json` writes schema 2, with every key it was read from that this type does not model.
 
 Journals may be old, hand-edited or torn: a value of the wrong type is left out and a row that is
@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import ClassVar
 
+from cockpit import before_workloads
 from cockpit.analysis.results.fields import (
     JsonObject,
     compact,
@@ -33,13 +34,9 @@ from cockpit.analysis.results.fields import (
 from cockpit.analysis.results.keep import KeepResult
 from cockpit.analysis.results.validity import BenchValidity
 from cockpit.analysis.stats import geomean
-from cockpit.telemetry.block_clocks import IMPL_NAMES
 
 SCHEMA = 2
-"""The schema `to_json` writes (1: the attention kernel against SDPA, before workloads)."""
-ATTENTION = "attention"
-"""The workload of every result written before results named theirs."""
-ATTENTION_LABELS = IMPL_NAMES
+"""The schema `to_json` writes (1: no "schema" key, before workloads: cockpit/before_workloads.py)."""
 SPEEDUP_PREFIX = "speedup_vs_"
 """A row's speedup of ours over one reference: `speedup_vs_<reference id>`."""
 BENCH_KEYS = ("rows", "geomean_speedup", "validity")
@@ -81,7 +78,7 @@ class BenchResult:
     """A bench run's result, whichever schema wrote it."""
 
     schema: int
-    """1 (no "schema" key: the attention bench) or 2."""
+    """1 (no "schema" key: before workloads) or 2."""
     workload: str
     ours: str
     """The id under which the first candidate's times are stored."""
@@ -161,7 +158,7 @@ class BenchResult:
         return self.label(self.baseline)
 
     def vs_label(self, reference: str) -> str:
-        """"vs SDPA", "vs torch.softmax"."""
+        """"vs torch.softmax"."""
         return f"vs {self.label(reference)}"
 
     @property
@@ -227,7 +224,7 @@ _READ: dict[int, tuple[object, BenchResult | None]] = {}
 def _read(result: JsonObject) -> BenchResult | None:
     schema = result.get("schema")
     if schema is None:
-        return _read_attention(result)
+        return _read_first(result)
     if schema == SCHEMA and not isinstance(schema, bool):
         return _read_schema_2(result)
     return None
@@ -252,18 +249,20 @@ def _read_schema_2(result: JsonObject) -> BenchResult | None:
                    whole(result.get("configs")), vs, source=text(result.get("source")))
 
 
-def _read_attention(result: JsonObject) -> BenchResult:
-    """A result from before the schema: the attention bench, against SDPA and its FLASH backend."""
+def _read_first(result: JsonObject) -> BenchResult:
+    """A result from before the schema (cockpit/before_workloads.py says what it measured)."""
     raw = objects(result.get("rows"))
     speedup = positive(result.get("geomean_speedup"))
-    vs: dict[str, float] = {"sdpa": speedup} if speedup is not None else {}
+    vs: dict[str, float] = {before_workloads.BASELINE: speedup} if speedup is not None else {}
     flash = positive(result.get("geomean_vs_flash"))
     if flash is None:  # journals from before the gate stored it: read from the rows
         flash = _raw_geomean(raw, "flash")[0]
     if flash is not None:
         vs["flash"] = flash
-    return _result(result, 1, ATTENTION, "ours", ("ours",), "sdpa", dict(ATTENTION_LABELS),
-                   speedup, _raw_geomean(raw, "sdpa")[1] if speedup is not None else None, vs)
+    base = before_workloads.BASELINE
+    return _result(result, 1, before_workloads.WORKLOAD, "ours", ("ours",), base,
+                   dict(before_workloads.LABELS), speedup,
+                   _raw_geomean(raw, base)[1] if speedup is not None else None, vs)
 
 
 def _raw_geomean(raw: tuple[JsonObject, ...], reference: str) -> tuple[float | None, int]:

@@ -11,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from cockpit import before_workloads
 from cockpit.analysis.results.fields import JsonObject, compact, number, obj, strings, text, whole
 
 ACTIONS = ("keep", "revert", "baseline")
-DEFAULT_PATHS = ("csrc/",)
-"""What git may touch when a result from before the bench named its paths (the attention kernel)."""
+DEFAULT_PATHS = before_workloads.PATHS
+"""What git may touch when a result from before the bench named its paths."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class KeepResult:
 
     @property
     def touched(self) -> tuple[str, ...]:
-        """The paths git may touch: the named ones, or the attention kernel's folder of old results."""
+        """The paths git may touch: the named ones, or those of a result from before workloads."""
         return self.paths or DEFAULT_PATHS
 
     @classmethod

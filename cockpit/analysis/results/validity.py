@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from cockpit import before_workloads
 from cockpit.analysis.results.fields import JsonObject, compact, number, numbers, obj, text, texts
 from cockpit.telemetry.window_evidence import WindowEvidence
 
@@ -78,14 +79,14 @@ class BenchValidity:
 
     def words(self) -> str:
         """The verdict in the bench summary: 'comparable (power cap 32 % of the window; SM clock
-        ours 1950, SDPA 1935 MHz)', or 'SUSPECT: …'. Reads verdicts recorded before the redesign."""
+        ours 1950, torch.softmax 1935 MHz)', or 'SUSPECT: …'. Reads verdicts recorded before the redesign."""
         if not self.valid:
             return "SUSPECT: " + "; ".join(self.reasons)
         shown = []
         if self.power_cap_fraction is not None:
             shown.append(f"power cap {self.power_cap_fraction:.0%} of the window")
-        baseline = self.baseline or "sdpa"
-        label = self.baseline_label or ("SDPA" if baseline == "sdpa" else baseline)
+        baseline = self.baseline or before_workloads.BASELINE
+        label = self.baseline_label or before_workloads.LABELS.get(baseline, baseline)
         named = [(name, self.impl_mhz[impl]) for impl, name in (("ours", "ours"), (baseline, label))
                  if impl in self.impl_mhz]
         if named:

@@ -10,7 +10,7 @@ from cockpit.telemetry.window_evidence import BusyClock, WindowEvidence
 
 SHOWN_REFERENCES = 3
 """References whose times the configs table shows: the baseline and the ones ours does worst
-against, then the others (the attention bench's EFFICIENT backend is left out)."""
+against, then the others in their declared order."""
 RATES = (("TFLOP/s", ".1f", "tflops"), ("GB/s", ".0f", "gbps"), ("% peak", ".0f", "pct_peak"))
 
 
