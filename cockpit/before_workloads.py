@@ -15,3 +15,5 @@ LABELS = {"ours": "ours", "sdpa": "SDPA", "flash": "FLASH", "cudnn": "cuDNN", "e
 """How its implementations are shown."""
 PATHS = ("csrc/",)
 """What git may touch for a keep/revert that named no paths."""
+TUNE_GROUP = "head_dim"
+"""The key a tune's `tune_started` spaces named their group by (its group read "D=<value>")."""

@@ -7,9 +7,9 @@ import json
 import sys
 from pathlib import Path
 
+from cockpit.analysis.results.profile import ProfileResult
 from cockpit.config import Config, load_config
 from cockpit.gates.gate import GateContext
-from cockpit.analysis.results.profile import ProfileResult
 from cockpit.gates.profile import CLOCK_NOTE, ProfileGate, judge_profile
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter

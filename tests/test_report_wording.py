@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.telemetry.window_evidence import WindowEvidence
 from cockpit.cli import main
 from cockpit.config import Config
 from cockpit.gates.views.bench import evidence_lines as lines_of
@@ -29,6 +28,7 @@ from cockpit.session.journal import Event, JournalWriter
 from cockpit.session.workspace import SessionRef, Workspace, create_session, new_session_id
 from cockpit.slug import slugify
 from cockpit.telemetry.track import TRACK_NAME, TrackRow, row_json
+from cockpit.telemetry.window_evidence import WindowEvidence
 
 ROOT = Path(__file__).resolve().parent.parent
 T = 1_795_300_000.0

@@ -1,6 +1,6 @@
 """`cockpit init [DIR] [--workload cuda|triton|callable|gpumode=DIR]`: a workspace in your kernel's
 repository: a commented cockpit.toml and a workload module to fill in, nothing of the shipped
-attention example. Never overwrites a file without --force (the module never)."""
+example. Never overwrites a file without --force (the module never)."""
 
 from __future__ import annotations
 

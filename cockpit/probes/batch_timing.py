@@ -169,8 +169,8 @@ def per_call_cells(events: Mapping[str, Sequence[tuple[Any, Any]]], keep_times: 
 def speedup_intervals(row: MutableMapping[str, Any]) -> None:
     """Each `speedup_vs_X` gets its interval (`speedup_vs_X_ci`), and the row is launch-bound when
     any of its implementations is: a time the host's enqueue sets moves with the CPU's jitter, so
-    a speedup over it is no kernel's. (Counting ours alone was tried on the H100: SDPA's dispatch
-    then set the reference's time at S=512 and its speedup read 1.77x, then 1.14x.)"""
+    a speedup over it is no kernel's. (Counting ours alone was tried on the H100: a reference's
+    dispatch then set its time at a 512-token shape and the speedup read 1.77x, then 1.14x.)"""
     cells = row["impl"]
     ours = cells.get("ours")
     if ours is None:

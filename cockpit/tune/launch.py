@@ -1,8 +1,7 @@
 """Starting a search of a workload's knobs: the plan (the space the workload's rule allows on the
 target GPU, asked of the child that loads the workload), the studies with their seeds, one worker
 per GPU pinned by UUID, and the wait for them, resumable after any stop. In a shared store
-(`[tune] storage`) a second box joins the first's studies, as the attention tiles' search does
-(cockpit/tune/launch.py)."""
+(`[tune] storage`) a second box joins the first's studies."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from cockpit import before_workloads
 from cockpit.analysis.stats import Estimate
 from cockpit.session.journal import Event
 from cockpit.session.status import Activity
@@ -18,10 +19,10 @@ MEASURED = ("timed", "pruned", "incorrect", "crashed", "failed")
 @dataclass(frozen=True)
 class Best:
     group: str
-    """"D=64" (the attention tiles' head dim) or a workload's group ("N=4096", "all")."""
+    """A workload's group ("N=4096", "D=64", "all")."""
     config: str
     value: Estimate
-    """In the search's unit: TFLOP/s for the attention tiles, "x baseline" for a workload's knobs."""
+    """In the search's unit: "x baseline" (TFLOP/s in journals from before workloads)."""
     current_value: float | None
     baseline_value: float | None
     beats_current: bool
@@ -159,7 +160,8 @@ def _unit(started: Event) -> dict[str, str]:
 
 def _groups(started: Event) -> list[str]:
     """The groups the search walks, as its start names them (a head dim reads "D=64")."""
-    return [str(s["group"]) if "group" in s else f"D={s['head_dim']}" for s in started.get("spaces", [])]
+    return [str(s["group"]) if "group" in s else f"D={s[before_workloads.TUNE_GROUP]}"
+            for s in started.get("spaces", [])]
 
 
 def _rejected(started: Event, trials: list[Event]) -> dict[str, int]:
@@ -180,7 +182,7 @@ def _planned(started: Event, groups: int) -> int:
 
 
 def group_of(e: Event) -> str:
-    """A tune event's group: a head dim (an int, the attention tiles) reads "D=64"."""
+    """A tune event's group; an int (a journal from before workloads) reads "D=64"."""
     d = e.get("d")
     return f"D={d}" if isinstance(d, int) and not isinstance(d, bool) else str(d)
 

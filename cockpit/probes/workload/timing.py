@@ -38,7 +38,7 @@ cockpit/analysis/results/bench.py."""
 
 
 def impl_id(name: str) -> str:
-    """How results key an implementation: its name in lower case ("SDPA" -> "sdpa")."""
+    """How results key an implementation: its name in lower case ("Triton" -> "triton")."""
     return name.lower()
 
 
