@@ -46,10 +46,10 @@ from cockpit.telemetry.nvml import Nvml  # noqa: E402
 from cockpit.tune.launch import make_plan  # noqa: E402
 from cockpit.tune.measure import MeasureCrashed, MeasureFailed, start_measuring  # noqa: E402
 from cockpit.tune.search import NOTHING_TO_BUILD, request_for  # noqa: E402
-from cockpit.tune.space import Config, label, variant  # noqa: E402
+from cockpit.tune.space import KnobSetting, label, variant  # noqa: E402
 from cockpit.tune.target import list_gpus, resolve_target  # noqa: E402
 from cockpit.tune.worker import builder, measurer_for  # noqa: E402
-from cockpit.workload.describe import describe, workload_args  # noqa: E402
+from cockpit.workload.describe import workload_args, workload_manifest  # noqa: E402
 
 RUN = Path(os.environ.get("COCKPIT_TUNE_RUN", "/tmp/cockpit-tune"))
 OUT = Path(os.environ.get("OUT") or RUN / "out")
@@ -84,11 +84,11 @@ def cockpit(ws: Path, *args: str, **kwargs: Any) -> subprocess.CompletedProcess[
                           text=True, **kwargs)
 
 
-def covering(feasible: list[Config], current: Config) -> list[Config]:
+def covering(feasible: list[KnobSetting], current: KnobSetting) -> list[KnobSetting]:
     """The current configuration, then for every value of every knob a feasible configuration
     that has it (preferring ones that add the most values not yet covered)."""
 
-    def values(c: Config) -> set[tuple[int, Any]]:
+    def values(c: KnobSetting) -> set[tuple[int, Any]]:
         return set(enumerate(c))
 
     chosen = [current]
@@ -108,7 +108,7 @@ def check(ws: Path) -> dict[str, Any]:
     gpus = list_gpus(Nvml())
     target = resolve_target(None, {}, gpus)
     session = ws / "sessions" / "check"
-    plan, _ = make_plan(ws, describe(ws, config, python), config, target, workload_args(ws, config),
+    plan, _ = make_plan(ws, workload_manifest(ws, config, python), config, target, workload_args(ws, config),
                         session / "tune", session / "journal.jsonl", time.time(), python)
     pool = builder(plan, ws, 1, python)
     jobs = []

@@ -13,7 +13,7 @@ import pytest
 from cockpit.cli import main
 from cockpit.config import load_config
 from cockpit.errors import CockpitError
-from cockpit.workload.describe import cached, describe
+from cockpit.workload.describe import cached, workload_manifest
 from cockpit.workload.manifest import ManifestError, manifest_from_json, manifest_to_json
 from cockpit.workload.spec import axes, shape_name
 
@@ -61,7 +61,7 @@ def test_axes_are_the_product_of_named_values_first_axis_slowest() -> None:
 
 def test_a_workload_module_is_described_by_the_child_and_read_back_typed(tmp_path: Path) -> None:
     ws = workspace(tmp_path)
-    m = describe(ws, load_config(ws), sys.executable)
+    m = workload_manifest(ws, load_config(ws), sys.executable)
     assert (m.name, m.build.kind, m.candidates, m.ours) == ("scale", "callable", ("ours",), "ours")
     assert m.baseline is not None and m.baseline.name == "torch.mul"
     assert m.oracle is not None and m.oracle.name == "fp64"
@@ -78,10 +78,10 @@ def test_a_workload_module_is_described_by_the_child_and_read_back_typed(tmp_pat
 
 def test_an_edited_module_is_described_again(tmp_path: Path) -> None:
     ws = workspace(tmp_path)
-    describe(ws, load_config(ws), sys.executable)
+    workload_manifest(ws, load_config(ws), sys.executable)
     (ws / "workloads" / "scale.py").write_text(SCALE.replace('name="scale"', 'name="scale-v2"') + "\n")
     assert cached(ws, load_config(ws), sys.executable) is None
-    assert describe(ws, load_config(ws), sys.executable).name == "scale-v2"
+    assert workload_manifest(ws, load_config(ws), sys.executable).name == "scale-v2"
 
 
 @pytest.mark.parametrize(("source", "said"), [
@@ -100,7 +100,7 @@ def test_a_broken_workload_module_is_one_line_naming_its_file_and_line(
 
 def test_no_workload_named_says_how_to_name_one(tmp_path: Path) -> None:
     with pytest.raises(CockpitError, match=r"no workload named: add \[workload\] module"):
-        describe(tmp_path, load_config(tmp_path), sys.executable)
+        workload_manifest(tmp_path, load_config(tmp_path), sys.executable)
 
 
 def test_a_manifest_from_another_schema_is_refused_by_name() -> None:

@@ -21,7 +21,7 @@ from cockpit.tune.build import Built, build_dir
 from cockpit.tune.measure import MeasureCrashed, MeasureFailed
 from cockpit.tune.plan import BenchSettings, GroupPlan, KnobPlan, PlanBuild
 from cockpit.tune.seeds import seed_order
-from cockpit.tune.space import Config, Group, Variant, label
+from cockpit.tune.space import Group, KnobSetting, Variant, label
 from cockpit.workload.tuned import KnobDecl
 
 WORKLOAD = "tiles"
@@ -35,12 +35,12 @@ TILES = (
 OPTIONS: dict[str, tuple[Any, ...]] = {"BM": (64, 128), "BN": (16, 64, 128), "ST": (1, 2),
                                        "O_SMEM": (True, False)}
 NAMES = [k.name for k in TILES]
-CURRENT: Config = (64, 64, 1, True)
+CURRENT: KnobSetting = (64, 64, 1, True)
 SEED_TRIALS = 6
 
 
-def every_config(options: dict[str, tuple[Any, ...]] = OPTIONS) -> tuple[Config, ...]:
-    out: list[Config] = [()]
+def every_config(options: dict[str, tuple[Any, ...]] = OPTIONS) -> tuple[KnobSetting, ...]:
+    out: list[KnobSetting] = [()]
     for name in NAMES:
         out = [(*c, v) for c in out for v in options[name]]
     return tuple(out)
@@ -71,7 +71,7 @@ def tile_plan(run_dir: str = "sessions/s1/tune", run: str = "tune-20231114-22132
     )
 
 
-def speed(config: Config) -> float:
+def speed(config: KnobSetting) -> float:
     """A kernel whose speed (x SDPA) peaks at BM128 BN128, two stages, O staged."""
     bm, bn, st, o_smem = config
     x = 1.0
@@ -82,7 +82,7 @@ def speed(config: Config) -> float:
     return x
 
 
-def outcome(config: Config) -> str:
+def outcome(config: KnobSetting) -> str:
     """What the GPU stand-in makes of a configuration: BN16 with a direct O store computes garbage;
     64-row blocks with two stages crash the CUDA context; BM128 BN64 with two stages and a direct
     store is refused at launch (the child lives on)."""
@@ -96,7 +96,7 @@ def outcome(config: Config) -> str:
     return "timed"
 
 
-def fastest() -> Config:
+def fastest() -> KnobSetting:
     return max((c for c in every_config() if outcome(c) == "timed"), key=speed)
 
 
@@ -134,7 +134,7 @@ class FakeGpu:
         if op == "baseline":
             return {"times_ms": self._times(1.0, 30)}
         request = message["config"]
-        config: Config = tuple(request["knobs"][n] for n in NAMES)
+        config: KnobSetting = tuple(request["knobs"][n] for n in NAMES)
         if self.workspace is not None:
             built = build_dir(self.workspace, BUILD_NAME, request["variant"]["key"])
             assert built.is_dir(), f"{built} was never built on this box"

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from cockpit import before_workloads
-from cockpit.analysis.results.fields import JsonObject, number, obj, pair
+from cockpit.analysis.results.fields import JsonObject, as_number, obj, pair
 from cockpit.analysis.stats import geomean
 from cockpit.errors import CockpitError
 
@@ -108,13 +108,13 @@ def rows_geomean(rows: Sequence[JsonObject], key: str) -> tuple[float, int] | No
     the bench marked launch-bound (their time is the launch, not the kernel) are left out while
     any other row has a value: they do not move the kernel's headline."""
     kept = kernel_rows(rows, key)
-    values = [v for r in kept if (v := number(r.get(key))) is not None and v > 0]
+    values = [v for r in kept if (v := as_number(r.get(key))) is not None and v > 0]
     return (geomean(values), len(values)) if values else None
 
 
 def kernel_rows(rows: Sequence[JsonObject], key: str) -> list[JsonObject]:
     """The rows with a value in `key` that are not launch-bound; all of them when every one is."""
-    valued = [r for r in rows if (v := number(r.get(key))) is not None and v > 0]
+    valued = [r for r in rows if (v := as_number(r.get(key))) is not None and v > 0]
     kernel = [r for r in valued if r.get("launch_bound") is not True]
     return kernel or valued
 

@@ -39,8 +39,7 @@ from cockpit.tune.launch import (
 from cockpit.tune.plan import KnobPlan
 from cockpit.tune.progress import tune_progress
 from cockpit.tune.target import list_gpus, pick_gpus, resolve_target
-from cockpit.workload.describe import describe as describe_workload
-from cockpit.workload.describe import workload_args
+from cockpit.workload.describe import workload_args, workload_manifest
 from cockpit.workload.probe_wire import SpaceJson
 
 
@@ -49,7 +48,7 @@ def tune(args: argparse.Namespace) -> int:
     ws = workspace_of(args)
     config = _with_flags(load_config(ws.root), args)
     python = gates_python(config.gates, ws.root).path  # the Python with the CUDA torch
-    manifest = describe_workload(ws.root, config, python)
+    manifest = workload_manifest(ws.root, config, python)
     gpus = list_gpus(Nvml())
     target = resolve_target(args.arch, os.environ, gpus)
     ref = resolve_session(ws, getattr(args, "session", None))

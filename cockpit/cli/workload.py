@@ -12,7 +12,7 @@ from cockpit.cli.parser import workspace_of
 from cockpit.config import load_config
 from cockpit.errors import CockpitError
 from cockpit.gates.interpreter import gates_python
-from cockpit.workload.describe import describe
+from cockpit.workload.describe import workload_manifest
 from cockpit.workload.manifest import GridShape, Manifest, manifest_to_json
 from cockpit.workload.tuned import TunedFileError, Winner, group_label, read_winners, tuned_path
 
@@ -21,7 +21,8 @@ def workload(args: argparse.Namespace) -> int:
     """`cockpit workload show`."""
     ws = workspace_of(args)
     config = load_config(ws.root)
-    manifest = describe(ws.root, config, gates_python(config.gates, ws.root).path, use_cache=not args.fresh)
+    python = gates_python(config.gates, ws.root).path
+    manifest = workload_manifest(ws.root, config, python, use_cache=not args.fresh)
     path = tuned_path(ws.root, manifest.source)
     try:
         winners = read_winners(path)

@@ -24,7 +24,7 @@ from cockpit.analysis.keep import (
     rows_interval,
 )
 from cockpit.analysis.results.bench import SCHEMA, SPEEDUP_PREFIX, BenchResult
-from cockpit.analysis.results.fields import JsonObject, compact, number, obj, objects, strings, text
+from cockpit.analysis.results.fields import JsonObject, as_number, compact, obj, objects, strings, text
 from cockpit.analysis.results.keep import KeepResult
 from cockpit.analysis.results.validity import BenchValidity
 from cockpit.config import Thresholds
@@ -84,7 +84,7 @@ def judge_measured(ctx: GateContext, data: JsonObject, harness: str | None = Non
 def _ours_ms(rows: Sequence[JsonObject]) -> dict[str, float]:
     """Our median per config (what keep/revert compares)."""
     return {str(r.get("config")): ms for r in rows
-            if (ms := number(obj(obj(r.get("impl")).get("ours")).get("median_ms"))) is not None}
+            if (ms := as_number(obj(obj(r.get("impl")).get("ours")).get("median_ms"))) is not None}
 
 
 def _manifest(ctx: GateContext) -> Manifest | None:
@@ -103,8 +103,8 @@ def with_peaks(data: JsonObject) -> dict[str, object]:
     rows = []
     for row in objects(data.get("rows")):
         dtype = text(row.get("dtype"))
-        impl = {name: {**cell, "pct_peak": share_of_peak(peak, dtype, number(cell.get("tflops")),
-                                                         number(cell.get("gbps")))}
+        impl = {name: {**cell, "pct_peak": share_of_peak(peak, dtype, as_number(cell.get("tflops")),
+                                                         as_number(cell.get("gbps")))}
                 for name, cell in ((n, obj(c)) for n, c in obj(row.get("impl")).items())}
         rows.append({**row, "impl": impl})
     return {**data, "rows": rows, "peak": None if peak is None else {
@@ -184,7 +184,7 @@ def _against_others(data: JsonObject, rows: Sequence[JsonObject], baseline: str,
             continue
         said += f", {vs[ref][0]:.2f}x vs {labels.get(ref, ref)}"
         key = SPEEDUP_PREFIX + ref
-        speedups = [(v, str(r.get("config"))) for r in rows if (v := number(r.get(key)))]
+        speedups = [(v, str(r.get("config"))) for r in rows if (v := as_number(r.get(key)))]
         worst = min(speedups, key=lambda s: s[0], default=None)
         if worst is not None and worst[0] < 1.0:
             said += f" (worst {worst[0]:.2f}x at {worst[1]})"

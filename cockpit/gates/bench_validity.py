@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import cast
 
 from cockpit import before_workloads
-from cockpit.analysis.results.fields import JsonObject, number, obj, objects, text, whole
+from cockpit.analysis.results.fields import JsonObject, as_number, obj, objects, text, whole
 from cockpit.analysis.results.validity import BenchValidity
 from cockpit.config import Thresholds
 from cockpit.config.validity_rules import ValidityRules
@@ -125,7 +125,7 @@ def _compare_clocks(inside: BlockSamples, baselines: tuple[str, ...], rules: Val
 
 def _seconds(data: Mapping[str, object], key: str) -> float:
     """A number the probe always writes (a result without it is not a bench's: KeyError)."""
-    value = number(data[key])
+    value = as_number(data[key])
     if value is None:
         raise KeyError(key)
     return value

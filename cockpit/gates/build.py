@@ -11,7 +11,7 @@ from pathlib import Path
 
 from cockpit.analysis.results.build import BuildResult, CompileError, kernel_of
 from cockpit.analysis.results.build import FailedStep as ResultStep
-from cockpit.analysis.results.fields import JsonObject, number, obj, objects, text
+from cockpit.analysis.results.fields import JsonObject, as_number, obj, objects, text
 from cockpit.errors import CockpitError
 from cockpit.gates.build_log import (
     BuildError,
@@ -130,7 +130,7 @@ def _build_result(lines: list[str], probe: JsonObject, report: KernelReport,
     """The gate's result: what the log and the probe say, before any judging."""
     imported = probe.get("import")
     return BuildResult(
-        up_to_date(lines), _steps(lines), number(probe.get("duration_s")), _arch(probe.get("arch")),
+        up_to_date(lines), _steps(lines), as_number(probe.get("duration_s")), _arch(probe.get("arch")),
         obj(imported).get("ok") is True if isinstance(imported, dict) else None,
         text(obj(imported).get("detail")),
         # collect2's `ld returned 1` says less than the failed step's own line: leave it out then.
@@ -179,7 +179,7 @@ def _judge_resources(result: BuildResult, report: KernelReport, probe: JsonObjec
                      failures=tuple(f.text for f in findings if f.severity == "fail"),
                      notes=tuple(report.notes))
     what = ("up to date" if result.up_to_date
-            else f"built in {number(probe.get('duration_s')) or 0:.1f} s ({result.steps} steps)")
+            else f"built in {as_number(probe.get('duration_s')) or 0:.1f} s ({result.steps} steps)")
     summary = f"{what}; {resources_summary(report)}"
     worst = result.failures or result.warnings
     status: GateStatus = "fail" if result.failures else "warn" if worst else "pass"
@@ -198,6 +198,7 @@ def judge_first_call(lines: list[str], exit_code: int, probe: JsonObject) -> Ver
     if exit_code != 0 or not rows:
         said = last or f"the first call exited {exit_code}"
         return Verdict("fail" if exit_code == 1 else "error", said, result)
-    slowest = max(rows, key=lambda r: number(r.get("first_call_s")) or 0)
+    slowest = max(rows, key=lambda r: as_number(r.get("first_call_s")) or 0)
     return Verdict("pass", f"{len(rows)} candidate(s) compiled and ran on {slowest.get('shape')}; first call "
-                   f"{number(slowest.get('first_call_s')) or 0:.1f} s ({slowest.get('candidate')})", result)
+                   f"{as_number(slowest.get('first_call_s')) or 0:.1f} s ({slowest.get('candidate')})",
+                   result)

@@ -25,7 +25,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cockpit.analysis.results.fields import number
+from cockpit.analysis.results.fields import as_number
 from cockpit.errors import CockpitError
 from cockpit.gates.gate import GateContext, Verdict
 
@@ -80,8 +80,9 @@ def judge_replaced(gate: str, ctx: GateContext, exit_code: int, tail: Sequence[s
 
 def _check_row(row: Any) -> dict[str, Any]:
     r = row if isinstance(row, Mapping) else {}
-    return {"config": str(r.get("config", "?")), "ok": r.get("ok") is True, "rel_l2": number(r.get("rel_l2")),
-            "max_abs": number(r.get("max_abs")), "tolerance": number(r.get("tolerance")),
+    return {"config": str(r.get("config", "?")), "ok": r.get("ok") is True,
+            "rel_l2": as_number(r.get("rel_l2")),
+            "max_abs": as_number(r.get("max_abs")), "tolerance": as_number(r.get("tolerance")),
             "nonfinite": int(r.get("nonfinite") or 0), "what": str(r.get("what") or "")}
 
 
@@ -92,7 +93,7 @@ def bench_data(doc: Mapping[str, Any], rows: list[Any]) -> dict[str, Any]:
     refs: dict[str, None] = {}
     for row in rows:
         r = row if isinstance(row, Mapping) else {}
-        ours = number(r.get("ours_ms"))
+        ours = as_number(r.get("ours_ms"))
         raw = r.get("ref_ms")
         ref_ms: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
         if ours is None or ours <= 0:
@@ -100,7 +101,7 @@ def bench_data(doc: Mapping[str, Any], rows: list[Any]) -> dict[str, Any]:
         impl: dict[str, Any] = {"ours": {"median_ms": ours, "samples": None}}
         cells: dict[str, Any] = {"config": str(r.get("config", "?")), "impl": impl}
         for name, ms in ref_ms.items():
-            value = number(ms)
+            value = as_number(ms)
             if value is not None and value > 0:
                 ref = str(name).lower()
                 refs[ref] = None

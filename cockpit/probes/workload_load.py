@@ -153,7 +153,7 @@ def _short(path: Path) -> str:
         return str(path)
 
 
-def describe(w: Workload, source: str, limits: Mapping[str, Any] | None = None) -> ManifestJson:
+def manifest_json(w: Workload, source: str, limits: Mapping[str, Any] | None = None) -> ManifestJson:
     """The manifest (cockpit/workload/manifest.py reads it): every shape with its name, FLOPs and
     bytes as the workload's own functions count them."""
     build = w.build

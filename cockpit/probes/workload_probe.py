@@ -34,9 +34,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or __package__:  # python -m, or imported (tests); mypy reads this
-    from cockpit.probes.workload_load import WorkloadLoadError, describe, first_line, load_workload, space
+    from cockpit.probes.workload_load import (
+        WorkloadLoadError,
+        first_line,
+        load_workload,
+        manifest_json,
+        space,
+    )
 else:  # run by path, as the gates do: this folder is sys.path[0]
-    from workload_load import WorkloadLoadError, describe, first_line, load_workload, space
+    from workload_load import WorkloadLoadError, first_line, load_workload, manifest_json, space
 
 from cockpit.workload.tuned import KnobDecl, Tuned, TunedFileError, read_winners, sm_arch, tuned_path
 
@@ -113,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         say(str(exc))
         return 2
     if args.mode == "describe":
-        say(MANIFEST_LINE + json.dumps(describe(w, args.workload, json.loads(args.limits))))
+        say(MANIFEST_LINE + json.dumps(manifest_json(w, args.workload, json.loads(args.limits))))
         return 0
     if args.mode == "space":
         try:

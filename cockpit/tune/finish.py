@@ -30,8 +30,7 @@ from cockpit.session.paths import stored_path
 from cockpit.tune.header import render, write_header
 from cockpit.tune.plan import GroupPlan, KnobPlan
 from cockpit.tune.search import open_study, request_for, store_of
-from cockpit.tune.space import Config as KnobConfig
-from cockpit.tune.space import as_dict, label
+from cockpit.tune.space import KnobSetting, as_dict, label
 from cockpit.tune.storage import Store
 from cockpit.tune.worker import measurer_for
 from cockpit.workload.probe_wire import ConfirmReply
@@ -88,7 +87,7 @@ class TuneResult(TypedDict):
 @dataclass(frozen=True)
 class Contender:
     name: str
-    config: KnobConfig
+    config: KnobSetting
     vs_current: Estimate
     vs_baseline: Estimate
 
@@ -104,7 +103,7 @@ class GroupVerdict:
     """The validity verdict on the confirmation's window (gates/bench_validity.py)."""
 
 
-def top_configurations(plan: KnobPlan, group: GroupPlan, where: Path | Store, k: int) -> list[KnobConfig]:
+def top_configurations(plan: KnobPlan, group: GroupPlan, where: Path | Store, k: int) -> list[KnobSetting]:
     """The `k` best distinct timed configurations of a group (every box's, in a shared store), the
     current one aside."""
     import optuna
@@ -119,7 +118,7 @@ def top_configurations(plan: KnobPlan, group: GroupPlan, where: Path | Store, k:
         key=lambda t: t.value or 0.0,
         reverse=True,
     )
-    out: list[KnobConfig] = []
+    out: list[KnobSetting] = []
     for t in done:
         config = tuple(t.params.get(kn.name) for kn in plan.knobs)
         if config != group.current and config not in out:
@@ -129,7 +128,7 @@ def top_configurations(plan: KnobPlan, group: GroupPlan, where: Path | Store, k:
 
 def judge(
     group: GroupPlan,
-    configs: Mapping[str, KnobConfig],
+    configs: Mapping[str, KnobSetting],
     times: Mapping[str, Sequence[Sequence[float]]],
     bar: float,
     validity: Mapping[str, Any],
@@ -184,7 +183,7 @@ def judge(
     )
 
 
-def describe(v: GroupVerdict, plan: KnobPlan) -> list[str]:
+def verdict_lines(v: GroupVerdict, plan: KnobPlan) -> list[str]:
     lines = [
         f"{v.group.label}: "
         + (f"WINNER {label(plan.knobs, v.winner.config)}" if v.winner else "no winner")
@@ -245,7 +244,7 @@ def decide(
 ) -> TuneResult:
     """Keep or revert on the groups' verdicts: the tuned file (and header) written on a keep, the
     confirmation saved as a bench record either way."""
-    lines = [line for v, _ in verdicts for line in describe(v, plan)]
+    lines = [line for v, _ in verdicts for line in verdict_lines(v, plan)]
     won = [v for v, _ in verdicts if v.winner is not None]
     keep: KeepJson
     if won and plan.tuned_file:

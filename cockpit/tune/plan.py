@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from cockpit.errors import CockpitError
-from cockpit.tune.space import Config, Group
+from cockpit.tune.space import Group, KnobSetting
 from cockpit.workload.probe_wire import ShapeJson
 from cockpit.workload.tuned import GroupKey, KnobDecl
 
@@ -123,9 +123,9 @@ class BenchSettings:
 @dataclass(frozen=True)
 class GroupPlan:
     group: Group
-    feasible: tuple[Config, ...]
-    current: Config
-    seeds: tuple[Config, ...]
+    feasible: tuple[KnobSetting, ...]
+    current: KnobSetting
+    seeds: tuple[KnobSetting, ...]
     others: tuple[str, ...]
     """The -D flags the other groups' kept winners add to every build of this group."""
 

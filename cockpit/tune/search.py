@@ -29,7 +29,7 @@ from cockpit.tune.build import BuildPool, Built
 from cockpit.tune.measure import MeasureCrashed, MeasureFailed, ProbeMeasurer
 from cockpit.tune.plan import GroupPlan, KnobPlan
 from cockpit.tune.seeds import coords, nearest
-from cockpit.tune.space import Config, as_dict, has_defines, label, variant, with_current
+from cockpit.tune.space import KnobSetting, as_dict, has_defines, label, variant, with_current
 from cockpit.tune.storage import Store, as_store, for_run, open_named
 from cockpit.tune.study import cut_off, slower_than_best
 from cockpit.workload.probe_wire import ConfigJson, TimesReply
@@ -117,21 +117,21 @@ class Walk:
     gpu: str
     baseline_ms: list[list[float]] | None = None
 
-    def config_of(self, trial: optuna.trial.FrozenTrial | optuna.Trial) -> Config | None:
+    def config_of(self, trial: optuna.trial.FrozenTrial | optuna.Trial) -> KnobSetting | None:
         params = trial.params
         if not all(k.name in params for k in self.plan.knobs):
             return None
         return tuple(params[k.name] for k in self.plan.knobs)
 
-    def build_of(self, config: Config) -> Future[Built]:
+    def build_of(self, config: KnobSetting) -> Future[Built]:
         v = variant(self.plan.knobs, config, self.group.group, self.group.others)
         return NOTHING_TO_BUILD if v is None else self.pool.submit(v)
 
-    def request(self, config: Config) -> ConfigJson:
+    def request(self, config: KnobSetting) -> ConfigJson:
         return request_for(self.plan, self.group, config)
 
 
-def request_for(plan: KnobPlan, group: GroupPlan, config: Config) -> ConfigJson:
+def request_for(plan: KnobPlan, group: GroupPlan, config: KnobSetting) -> ConfigJson:
     """A configuration as the measuring child takes it: kwarg values, and the build of its defines."""
     v = variant(plan.knobs, config, group.group, group.others)
     return {"knobs": as_dict(plan.knobs, config), "variant": v.to_json() if v is not None else None}
@@ -152,7 +152,7 @@ def search(study: optuna.Study, walk: Walk) -> int:
                 walk.clock(), walk.plan.run, walk.group.label, {"value": 1.0, "lo": 1.0, "hi": 1.0}
             )
         )
-    pending: deque[tuple[optuna.Trial, Config, Future[Built]]] = deque()
+    pending: deque[tuple[optuna.Trial, KnobSetting, Future[Built]]] = deque()
     done = 0
     while True:
         spent = len([t for t in study.get_trials(deepcopy=False) if t.user_attrs.get("measured")])
@@ -169,7 +169,7 @@ def search(study: optuna.Study, walk: Walk) -> int:
     return done
 
 
-def _seen(study: optuna.Study, walk: Walk, asking: int) -> set[Config]:
+def _seen(study: optuna.Study, walk: Walk, asking: int) -> set[KnobSetting]:
     return {
         c
         for t in study.get_trials(deepcopy=False)
@@ -181,7 +181,7 @@ def _seen(study: optuna.Study, walk: Walk, asking: int) -> set[Config]:
 
 
 def _top_up(
-    study: optuna.Study, walk: Walk, pending: deque[tuple[optuna.Trial, Config, Future[Built]]]
+    study: optuna.Study, walk: Walk, pending: deque[tuple[optuna.Trial, KnobSetting, Future[Built]]]
 ) -> None:
     import optuna
 
@@ -206,7 +206,8 @@ def _top_up(
         study.enqueue_trial(dict(zip(names, closest, strict=True)))
 
 
-def _run_trial(study: optuna.Study, walk: Walk, trial: optuna.Trial, config: Config, built: Built) -> int:
+def _run_trial(study: optuna.Study, walk: Walk, trial: optuna.Trial, config: KnobSetting,
+               built: Built) -> int:
     import optuna
 
     state = optuna.trial.TrialState
@@ -265,7 +266,7 @@ def _finish(
     study: optuna.Study,
     walk: Walk,
     trial: optuna.Trial,
-    config: Config,
+    config: KnobSetting,
     state: optuna.trial.TrialState,
     outcome: str,
     facts: TrialFacts,

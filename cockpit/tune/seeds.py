@@ -24,9 +24,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from cockpit.tune.space import KnobSetting
 from cockpit.tune.study import latin_hypercube
 
-Config = tuple[Any, ...]
 Move = tuple[str, int]
 """A knob and a direction: +1 its next larger value, -1 its next smaller (for a flag, +1 is true)."""
 
@@ -75,7 +75,8 @@ def profile_moves(hints: Mapping[str, Mapping[str, int]], said: Sequence[str]) -
     return list(dict.fromkeys(moves))
 
 
-def coords(config: Config, options: Mapping[str, Sequence[Any]], names: Sequence[str]) -> tuple[float, ...]:
+def coords(config: KnobSetting, options: Mapping[str, Sequence[Any]],
+           names: Sequence[str]) -> tuple[float, ...]:
     """A configuration as a point of the unit cube: each knob's value index, centred."""
     out = []
     for name, value in zip(names, config, strict=True):
@@ -84,18 +85,18 @@ def coords(config: Config, options: Mapping[str, Sequence[Any]], names: Sequence
     return tuple(out)
 
 
-def nearest(free: Sequence[Config], point: Sequence[float], options: Mapping[str, Sequence[Any]],
-            names: Sequence[str]) -> Config:
+def nearest(free: Sequence[KnobSetting], point: Sequence[float], options: Mapping[str, Sequence[Any]],
+            names: Sequence[str]) -> KnobSetting:
     return min(free, key=lambda c: math.dist(coords(c, options, names), point))
 
 
-def neighbours(current: Config, options: Mapping[str, Sequence[Any]], names: Sequence[str],
-               feasible: Sequence[Config], moves: Sequence[Move] = ()) -> list[Config]:
+def neighbours(current: KnobSetting, options: Mapping[str, Sequence[Any]], names: Sequence[str],
+               feasible: Sequence[KnobSetting], moves: Sequence[Move] = ()) -> list[KnobSetting]:
     """The allowed configurations one step from `current`: the `moves` first, then both steps of
     every knob in order. Where the one-knob step is not allowed, the allowed configuration with that
     knob's stepped value that changes the fewest other knobs (a larger block taking more warps along)."""
     steps = list(moves) + [(n, d) for n in names for d in (+1, -1)]
-    out: list[Config] = []
+    out: list[KnobSetting] = []
     for name, direction in dict.fromkeys(steps):
         if name not in names:
             continue
@@ -105,8 +106,8 @@ def neighbours(current: Config, options: Mapping[str, Sequence[Any]], names: Seq
     return out
 
 
-def _step(current: Config, i: int, direction: int, values: Sequence[Any],
-          feasible: Sequence[Config]) -> Config | None:
+def _step(current: KnobSetting, i: int, direction: int, values: Sequence[Any],
+          feasible: Sequence[KnobSetting]) -> KnobSetting | None:
     ordered = _ordered(values)
     value = current[i]
     if value not in ordered:
@@ -133,12 +134,12 @@ def _ordered(values: Sequence[Any]) -> list[Any]:
     return list(values)
 
 
-def seed_order(feasible: Sequence[Config], options: Mapping[str, Sequence[Any]], names: Sequence[str],
-               current: Config, n: int, kept_elsewhere: Sequence[Config] = (), moves: Sequence[Move] = (),
-               seed: int = 0) -> tuple[list[Config], str]:
+def seed_order(feasible: Sequence[KnobSetting], options: Mapping[str, Sequence[Any]], names: Sequence[str],
+               current: KnobSetting, n: int, kept_elsewhere: Sequence[KnobSetting] = (),
+               moves: Sequence[Move] = (), seed: int = 0) -> tuple[list[KnobSetting], str]:
     """The `n` configurations measured first (the current one first), and how they were chosen."""
     allowed = set(feasible)
-    chosen: list[Config] = [current]
+    chosen: list[KnobSetting] = [current]
     others = [c for c in dict.fromkeys(kept_elsewhere) if c in allowed and c not in chosen]
     chosen += others[: max(0, n - len(chosen))]
     near = [c for c in neighbours(current, options, names, feasible, moves) if c not in chosen]

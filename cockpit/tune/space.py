@@ -21,22 +21,23 @@ from cockpit.workload.manifest import GridShape, Manifest
 from cockpit.workload.probe_wire import ShapeJson, VariantJson
 from cockpit.workload.tuned import GroupKey, KnobDecl, KnobValues, Winner, define_flags, group_label
 
-Config = tuple[Any, ...]
+KnobSetting = tuple[Any, ...]
+"""One setting of the knobs: their values in the manifest's knob order (a cockpit.toml is a Config)."""
 
 
 def decls(manifest: Manifest) -> tuple[KnobDecl, ...]:
     return tuple(KnobDecl(k.name, k.via, k.macro, k.start) for k in manifest.knobs)
 
 
-def as_dict(knobs: Sequence[KnobDecl], config: Config) -> KnobValues:
+def as_dict(knobs: Sequence[KnobDecl], config: KnobSetting) -> KnobValues:
     return {k.name: v for k, v in zip(knobs, config, strict=True)}
 
 
-def from_dict(knobs: Sequence[KnobDecl], values: Mapping[str, Any]) -> Config:
+def from_dict(knobs: Sequence[KnobDecl], values: Mapping[str, Any]) -> KnobSetting:
     return tuple(values.get(k.name, k.start) for k in knobs)
 
 
-def label(knobs: Sequence[KnobDecl], config: Config) -> str:
+def label(knobs: Sequence[KnobDecl], config: KnobSetting) -> str:
     """ "ROWS_PER_BLOCK=4 VEC=8 num_warps=4" (a define left to the source: `NAME=src`)."""
     return " ".join(f"{k.name}={'src' if v is None else v}" for k, v in zip(knobs, config, strict=True))
 
@@ -172,13 +173,13 @@ def options(manifest: Manifest, tune: TuneConfig) -> dict[str, tuple[Any, ...]]:
 
 
 def narrowed(
-    feasible: Sequence[Config], knobs: Sequence[KnobDecl], values: Mapping[str, Sequence[Any]]
-) -> list[Config]:
+    feasible: Sequence[KnobSetting], knobs: Sequence[KnobDecl], values: Mapping[str, Sequence[Any]]
+) -> list[KnobSetting]:
     return [c for c in feasible if all(v in values[k.name] for k, v in zip(knobs, c, strict=True))]
 
 
 def current(knobs: Sequence[KnobDecl], group: Group, winners: Sequence[Winner], arch: str,
-            untuned: Mapping[str, Any] | None = None) -> Config:
+            untuned: Mapping[str, Any] | None = None) -> KnobSetting:
     """What the group runs now on `arch`: its kept winner's values, else the workload's values for the
     group untuned (`knob_defaults`), else each knob's declared one."""
     won = next((w for w in winners if w.arch == arch and w.group == group.key), None)
@@ -190,13 +191,14 @@ def untuned(manifest: Manifest, group: Group) -> KnobValues:
     return next((dict(k) for g, k in manifest.knob_defaults if dict(g) == group.key), {})
 
 
-def elsewhere(knobs: Sequence[KnobDecl], group: Group, winners: Sequence[Winner], arch: str) -> list[Config]:
+def elsewhere(knobs: Sequence[KnobDecl], group: Group, winners: Sequence[Winner],
+              arch: str) -> list[KnobSetting]:
     """The group's winners kept on other architectures: where a search on this one looks first."""
     return [from_dict(knobs, w.knobs) for w in winners if w.arch != arch and w.group == group.key]
 
 
 def with_current(options: Mapping[str, Sequence[Any]], knobs: Sequence[KnobDecl],
-                 config: Config) -> dict[str, list[Any]]:
+                 config: KnobSetting) -> dict[str, list[Any]]:
     """Each knob's values, with `config`'s added where they lack it (a kept winner or a declared
     default outside `[tune.space]`'s narrowing): what the sampler and the seed may pick from."""
     out = {}
@@ -207,7 +209,7 @@ def with_current(options: Mapping[str, Sequence[Any]], knobs: Sequence[KnobDecl]
 
 
 def variant(
-    knobs: Sequence[KnobDecl], config: Config, group: Group, others: Sequence[str]
+    knobs: Sequence[KnobDecl], config: KnobSetting, group: Group, others: Sequence[str]
 ) -> Variant | None:
     """The build this configuration needs: the other groups' kept defines and its own; None when
     it has no define knob (nothing to compile)."""

@@ -105,7 +105,7 @@ def cached(workspace: Path, config: Config, python: str) -> Manifest | None:
     return None
 
 
-def describe(workspace: Path, config: Config, python: str, use_cache: bool = True) -> Manifest:
+def workload_manifest(workspace: Path, config: Config, python: str, use_cache: bool = True) -> Manifest:
     """The manifest of the workspace's workload, from the cache or a child."""
     args = workload_args(workspace, config)
     cache = cache_path(workspace)

@@ -21,8 +21,8 @@ from typing import ClassVar
 from cockpit import before_workloads
 from cockpit.analysis.results.fields import (
     JsonObject,
+    as_number,
     compact,
-    number,
     obj,
     objects,
     pair,
@@ -311,6 +311,6 @@ def _impl_time(entry: object) -> ImplTime | None:
     median = positive(data.get("median_ms"))
     if median is None:
         return None
-    return ImplTime(median, number(data.get("p20_ms")), number(data.get("p80_ms")),
-                    whole(data.get("samples")), number(data.get("tflops")),
-                    number(data.get("gbps")), number(data.get("pct_peak")))
+    return ImplTime(median, as_number(data.get("p20_ms")), as_number(data.get("p80_ms")),
+                    whole(data.get("samples")), as_number(data.get("tflops")),
+                    as_number(data.get("gbps")), as_number(data.get("pct_peak")))

@@ -13,8 +13,8 @@ from typing import ClassVar
 
 from cockpit.analysis.results.fields import (
     JsonObject,
+    as_number,
     flag,
-    number,
     obj,
     objects,
     text,
@@ -110,7 +110,7 @@ class BuildResult:
         data = obj(value)
         imported = data.get("import")
         said = obj(imported)
-        return cls(flag(data.get("up_to_date")), whole(data.get("steps")), number(data.get("build_s")),
+        return cls(flag(data.get("up_to_date")), whole(data.get("steps")), as_number(data.get("build_s")),
                    _said(data.get("arch")), flag(said.get("ok")) if isinstance(imported, dict) else None,
                    _said(said.get("detail")),
                    tuple(CompileError(_said(e.get("file")), whole(e.get("line")), text(e.get("kind")),
@@ -131,13 +131,13 @@ class BuildResult:
 
 def kernel_of(k: JsonObject) -> Kernel:
     """A kernel's row of the build's resource report (or of a recorded result) read."""
-    smem = number(k.get("smem_per_block")) if k.get("smem_per_block") is not None else number(k.get("smem"))
+    smem = as_number(k.get("smem_per_block") if k.get("smem_per_block") is not None else k.get("smem"))
     return Kernel(_said(k.get("name")) or "", text(k.get("label")), _said(k.get("arch")) or "",
                   whole(k.get("registers")), whole(k.get("spill_stores")) or 0,
                   whole(k.get("spill_loads")) or 0, whole(k.get("stack")), smem,
                   tuple(Occupancy(_said(o.get("gpu")), _said(o.get("arch")), text(o.get("source")),
                                   whole(o.get("blocks_per_sm")), whole(o.get("warps_per_sm")),
-                                  number(o.get("fraction")), _said(o.get("limiter")))
+                                  as_number(o.get("fraction")), _said(o.get("limiter")))
                         for o in objects(k.get("occupancy"))), k)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from cockpit.analysis.results.fields import JsonObject, compact, flag, number, obj, objects, text, whole
+from cockpit.analysis.results.fields import JsonObject, as_number, compact, flag, obj, objects, text, whole
 
 
 @dataclass(frozen=True)
@@ -32,8 +32,8 @@ class Check:
     @classmethod
     def from_json(cls, value: object) -> Check:
         data = obj(value)
-        return cls(text(data.get("config")) or "?", flag(data.get("ok")), number(data.get("rel_l2")),
-                   number(data.get("max_abs")), number(data.get("tolerance")),
+        return cls(text(data.get("config")) or "?", flag(data.get("ok")), as_number(data.get("rel_l2")),
+                   as_number(data.get("max_abs")), as_number(data.get("tolerance")),
                    whole(data.get("nonfinite")) or 0, text(data.get("what")) or "",
                    text(data.get("candidate")), data)
 

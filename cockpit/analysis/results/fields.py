@@ -11,7 +11,7 @@ JsonObject = Mapping[str, object]
 """A JSON object as read (values still to be checked) or as written (values JSON-ready)."""
 
 
-def number(value: object) -> float | None:
+def as_number(value: object) -> float | None:
     """`value` as a float when it is a finite number (not a bool), else None."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
@@ -19,13 +19,13 @@ def number(value: object) -> float | None:
 
 
 def positive(value: object) -> float | None:
-    found = number(value)
+    found = as_number(value)
     return found if found is not None and found > 0 else None
 
 
 def whole(value: object) -> int | None:
     """A count: an int, or a float with no fraction (JSON from elsewhere may write 3.0)."""
-    found = number(value)
+    found = as_number(value)
     return int(found) if found is not None and found == int(found) else None
 
 
@@ -63,7 +63,7 @@ def texts(value: object) -> tuple[str, ...]:
 
 def numbers(value: object) -> Mapping[str, float]:
     """A JSON object of numbers: the entries that are finite numbers."""
-    return {k: n for k, v in obj(value).items() if (n := number(v)) is not None}
+    return {k: n for k, v in obj(value).items() if (n := as_number(v)) is not None}
 
 
 def pair(value: object) -> tuple[float, float] | None:

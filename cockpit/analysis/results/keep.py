@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from cockpit import before_workloads
-from cockpit.analysis.results.fields import JsonObject, compact, number, obj, strings, text, whole
+from cockpit.analysis.results.fields import JsonObject, as_number, compact, obj, strings, text, whole
 
 ACTIONS = ("keep", "revert", "baseline")
 DEFAULT_PATHS = before_workloads.PATHS
@@ -53,7 +53,7 @@ class KeepResult:
         action = text(data.get("action"))
         if action not in ACTIONS:
             return None
-        return cls(action, text(data.get("summary")) or "", number(data.get("improvement")),
+        return cls(action, text(data.get("summary")) or "", as_number(data.get("improvement")),
                    whole(data.get("shared_configs")), text(data.get("commit_message")) or "",
                    text(data.get("reference")), strings(data.get("paths")), text(data.get("header")))
 

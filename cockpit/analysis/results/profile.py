@@ -14,9 +14,9 @@ from typing import ClassVar
 
 from cockpit.analysis.results.fields import (
     JsonObject,
+    as_number,
     compact,
     items,
-    number,
     obj,
     objects,
     strings,
@@ -91,7 +91,8 @@ class ProfileResult:
                                        text(k.get("kernel")), whole(k.get("id")), _ints(k.get("grid")),
                                        _ints(k.get("block"))) for k in objects(data.get("kernels")))
         return cls(kernels, text(data.get("report")), text(data.get("csv")), text(data.get("clock_note")),
-                   text(data.get("shape")), number(data.get("bench_ms")), strings(data.get("kernels_seen")),
+                   text(data.get("shape")), as_number(data.get("bench_ms")),
+                   strings(data.get("kernels_seen")),
                    data)
 
     def to_json(self) -> dict[str, object]:
@@ -105,7 +106,7 @@ class ProfileResult:
 
 def _verdict(v: JsonObject) -> KernelVerdict:
     evidence = {name: value for name, m in obj(v.get("evidence")).items()
-                if (value := number(obj(m).get("value"))) is not None}
+                if (value := as_number(obj(m).get("value"))) is not None}
     units = {name: unit for name, m in obj(v.get("evidence")).items() if (unit := text(obj(m).get("unit")))}
     return KernelVerdict(text(v.get("bottleneck")) or "?", text(v.get("headline")) or "",
                          text(v.get("recommendation")) or "", text(v.get("confidence")) or "?",

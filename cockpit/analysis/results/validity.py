@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from cockpit import before_workloads
-from cockpit.analysis.results.fields import JsonObject, compact, number, numbers, obj, text, texts
+from cockpit.analysis.results.fields import JsonObject, as_number, compact, numbers, obj, text, texts
 from cockpit.telemetry.window_evidence import WindowEvidence
 
 
@@ -54,14 +54,14 @@ class BenchValidity:
             return None
         cap = obj(data.get("power_cap"))
         impl = {k: mhz for k, c in obj(data.get("clocks")).items()
-                if (mhz := number(obj(c).get("median_mhz"))) is not None}
+                if (mhz := as_number(obj(c).get("median_mhz"))) is not None}
         config = {k: numbers(v) for k, v in obj(data.get("config_clocks")).items()}
         checked = data.get("checked")
         evidence = data.get("evidence")
         return cls(data["valid"] is True, text(data.get("verdict")),
                    checked if isinstance(checked, bool) else None, text(data.get("mode")),
                    texts(data.get("reasons")), texts(data.get("notes")), text(data.get("hint")),
-                   number(cap.get("fraction")), number(cap.get("seconds")), impl, config,
+                   as_number(cap.get("fraction")), as_number(cap.get("seconds")), impl, config,
                    text(data.get("baseline")), text(data.get("baseline_label")),
                    WindowEvidence.from_json(evidence) if isinstance(evidence, Mapping) and evidence else None,
                    data)
