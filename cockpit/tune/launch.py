@@ -43,9 +43,9 @@ from cockpit.tune.space import (
 )
 from cockpit.tune.storage import SIDECAR, claim_gpu, one_model, owner_of, write_sidecar
 from cockpit.tune.study import cut_torn_tail
+from cockpit.tune.supervise import supervise, worker_env
 from cockpit.tune.target import Gpu, Target
 from cockpit.tune.trials import enqueue_new, fail_interrupted, joined
-from cockpit.tune.workers import supervise, worker_env
 from cockpit.workload.describe import WorkloadArgs, ask
 from cockpit.workload.manifest import Manifest
 from cockpit.workload.probe_wire import GroupSpaceJson, SpaceJson
