@@ -27,6 +27,7 @@ from cockpit.analysis.results.bench import SCHEMA, SPEEDUP_PREFIX, BenchResult
 from cockpit.analysis.results.fields import JsonObject, as_number, compact, obj, objects, strings, text
 from cockpit.analysis.results.keep import KeepResult
 from cockpit.analysis.results.validity import BenchValidity
+from cockpit.analysis.speed_of_light import Impossible, impossible
 from cockpit.config import Thresholds
 from cockpit.errors import CockpitError
 from cockpit.gates.bench_validity import probe_validity
@@ -69,16 +70,55 @@ def judge_measured(ctx: GateContext, data: JsonObject, harness: str | None = Non
     workload = text(data.get("workload"))
     # the headline covers the configs the run before did
     hold_launch_bound(rows, history, ctx.session_dir.name, workload)
-    record = bench_record_json(rows, ctx.session_dir.name, t, validity.valid, validity.to_json(), commit)
+    refused = refusals({**data, "rows": rows})  # a time the card cannot reach decides nothing
+    record = bench_record_json(rows, ctx.session_dir.name, t, validity.valid and not refused,
+                               validity.to_json(), commit)
     record_path.write_text(json.dumps({**record, "workload": workload}), encoding="utf-8")
-    current = BenchRecord(record_path, ctx.session_dir.name, t, validity.valid, _ours_ms(rows), commit,
-                          workload)
-    keep = decide_keep(current, history, ctx.objective, ctx.config.thresholds.keep_improvement)
-    kept = KeepResult(keep.action, keep.summary, keep.improvement, keep.shared_configs, keep.commit_message,
-                      stored_path(keep.reference.path, ctx.workspace) if keep.reference else None,
-                      tuple(kernel_paths(ctx.config.workload, _manifest(ctx))))
-    return judge_bench({**data, "rows": rows}, validity, kept, ctx.config.thresholds,
-                       stored_path(record_path, ctx.workspace), harness)
+    current = BenchRecord(record_path, ctx.session_dir.name, t, validity.valid and not refused,
+                          _ours_ms(rows), commit, workload)
+    paths = tuple(kernel_paths(ctx.config.workload, _manifest(ctx)))
+    if refused:  # never a keep, never a best: the time is not the kernel's
+        first = refused[0]
+        kept = KeepResult("revert", f"REVERT: {first.line(_label(data, first.impl))}", None, 0, "", None,
+                          paths)
+    else:
+        keep = decide_keep(current, history, ctx.objective, ctx.config.thresholds.keep_improvement)
+        kept = KeepResult(keep.action, keep.summary, keep.improvement, keep.shared_configs,
+                          keep.commit_message,
+                          stored_path(keep.reference.path, ctx.workspace) if keep.reference else None, paths)
+    verdict = judge_bench({**data, "rows": rows}, validity, kept, ctx.config.thresholds,
+                          stored_path(record_path, ctx.workspace), harness)
+    return refuse(verdict, refused, data) if refused else verdict
+
+
+def refusals(data: JsonObject) -> list[Impossible]:
+    """Every candidate's time the card cannot reach (cockpit/analysis/speed_of_light.py), row by row."""
+    peak = peak_for(text(data.get("device")))
+    candidates = strings(data.get("candidates")) or ("ours",)
+    found = []
+    for row in objects(data.get("rows")):
+        cells = obj(row.get("impl"))
+        for impl in candidates:
+            ms = as_number(obj(cells.get(impl)).get("median_ms"))
+            if ms is None:
+                continue
+            hit = impossible(impl, text(row.get("config")) or "?", ms, peak, as_number(row.get("bytes")),
+                             as_number(row.get("flops")), text(row.get("dtype")))
+            if hit is not None:
+                found.append(hit)
+    return found
+
+
+def refuse(verdict: Verdict, refused: Sequence[Impossible], data: JsonObject) -> Verdict:
+    """The bench fails in one line naming the first impossible time (and how many there were)."""
+    first = refused[0]
+    more = f" ({len(refused)} times refused)" if len(refused) > 1 else ""
+    return replace(verdict, status="fail", summary=f"{first.line(_label(data, first.impl))}{more}; "
+                   f"the bench decides nothing until it is explained")
+
+
+def _label(data: JsonObject, impl: str) -> str:
+    return text(obj(data.get("labels")).get(impl)) or impl
 
 
 def _ours_ms(rows: Sequence[JsonObject]) -> dict[str, float]:

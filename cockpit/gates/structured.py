@@ -8,6 +8,9 @@ cockpit's probe hands back one JSON document, either written to the file named b
      "baseline": "torch.softmax",
      "rows": [{"config": "M=4096 N=1024 fp16", "ours_ms": 0.0123, "ref_ms": {"torch.softmax": 0.0151}}]}
 
+A bench row may add "bytes", "flops" and "dtype": its rates are shown, and a time the card cannot
+reach is refused (cockpit/analysis/speed_of_light.py).
+
     {"cockpit_result": 1, "gate": "correctness",
      "rows": [{"config": "M=1 N=31 fp16", "ok": true, "rel_l2": 0.0012}]}
 
@@ -100,6 +103,11 @@ def bench_data(doc: Mapping[str, Any], rows: list[Any]) -> dict[str, Any]:
             continue
         impl: dict[str, Any] = {"ours": {"median_ms": ours, "samples": None}}
         cells: dict[str, Any] = {"config": str(r.get("config", "?")), "impl": impl}
+        for count in ("bytes", "flops"):  # declared: GB/s, TFLOP/s and the speed-of-light check apply
+            if (n := as_number(r.get(count))) is not None and n > 0:
+                cells[count] = n
+        if isinstance(r.get("dtype"), str):
+            cells["dtype"] = r["dtype"]
         for name, ms in ref_ms.items():
             value = as_number(ms)
             if value is not None and value > 0:
