@@ -432,3 +432,34 @@ def test_a_plan_written_before_the_typed_build_still_resumes(tmp_path: Path) -> 
     assert read.build == PlanBuild("softmax_ext", ("csrc/softmax.cu",))
     assert read.build.variant_build == "rebuild" and read.build.tuned_header is None
     assert read.settings == plan.settings and read.to_json()["settings"] == old["settings"]
+
+
+def test_a_configuration_faster_than_the_card_allows_is_refused_never_the_best(tmp_path: Path) -> None:
+    """The bench gate's speed-of-light check stops a trial too: a cached or skipped result at one
+    shape (here the fastest configuration reads 1.6x, faster than 234 MB can move on an H100)."""
+    from dataclasses import replace
+
+    from cockpit.hardware.peaks import peak_for
+
+    plan = knob_plan(tuple(SPEED), (1, 4), {})
+    sized = replace(plan.groups[0].group, sizes=((234.5e6, None, "fp16"), (None, None, "fp16")))
+    plan = replace(plan, groups=(replace(plan.groups[0], group=sized),))
+    launch.new_run(tmp_path, plan)
+    assert read_plan(tmp_path / plan.run_dir / "plan.json") == plan  # the sizes survive a resume
+    group = plan.groups[0]
+    pool, child, recorded = BuildPool(lambda v: Built("", True, 0.0, True), workers=1), FakeChild(), []
+    ticks = itertools.count()
+    walk = Walk(plan, group, pool, child, recorded.append,  # type: ignore[arg-type]
+                lambda: T0 + 100 + next(ticks), float("inf"), "GPU-fake",
+                peak=peak_for("NVIDIA H100 80GB HBM3"))
+    try:
+        search(open_study(plan, group, plan.journal(tmp_path)), walk)
+    finally:
+        pool.close()
+    outcomes = {e["config"]: e for e in recorded if e["type"] == "tune_trial"}
+    cached = outcomes[label(KWARGS, FASTEST)]
+    assert cached["outcome"] == "incorrect" and "a cached or skipped result?" in cached["detail"]
+    assert "faster than 224 MB can move at 3.35 TB/s" in cached["detail"]
+    study = open_study(plan, group, plan.journal(tmp_path))
+    best = max(study.get_trials(states=(optuna.trial.TrialState.COMPLETE,)), key=lambda t: t.value or 0.0)
+    assert (best.params["ROWS"], best.params["num_warps"]) == (4, 4)  # the fastest the card allows

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from cockpit.errors import CockpitError
-from cockpit.tune.space import Group, KnobSetting
+from cockpit.tune.space import Group, KnobSetting, ShapeSize
 from cockpit.workload.probe_wire import ShapeJson
 from cockpit.workload.tuned import GroupKey, KnobDecl
 
@@ -38,7 +38,7 @@ class SettingsJson(TypedDict):
     rounds: int
 
 
-class GroupJson(TypedDict):
+class _GroupFields(TypedDict):
     key: GroupKey
     bench: list[ShapeJson]
     checks: list[ShapeJson]
@@ -46,6 +46,11 @@ class GroupJson(TypedDict):
     current: list[Any]
     seeds: list[list[Any]]
     others: list[str]
+
+
+class GroupJson(_GroupFields, total=False):
+    sizes: list[list[Any]]
+    """(bytes, FLOPs, dtype) per bench shape; plans written before it lack it."""
 
 
 class PlanJson(TypedDict):
@@ -213,6 +218,7 @@ class KnobPlan:
                     "current": list(g.current),
                     "seeds": [list(c) for c in g.seeds],
                     "others": list(g.others),
+                    "sizes": [list(s) for s in g.group.sizes],
                 }
                 for g in self.groups
             ],
@@ -253,7 +259,8 @@ def read_plan(path: Path) -> KnobPlan:
             segments=tuple((float(a), float(b)) for a, b in d.get("segments", [])),
             groups=tuple(
                 GroupPlan(
-                    Group(dict(g["key"]), tuple(g["bench"]), tuple(g["checks"])),
+                    Group(dict(g["key"]), tuple(g["bench"]), tuple(g["checks"]),
+                          tuple(_size(s) for s in g.get("sizes", []))),
                     tuple(tuple(c) for c in g["feasible"]),
                     tuple(g["current"]),
                     tuple(tuple(c) for c in g["seeds"]),
@@ -264,3 +271,11 @@ def read_plan(path: Path) -> KnobPlan:
         )
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise CockpitError(f"{path}: not a tune plan ({exc}); start a new search in a new session") from exc
+
+
+def _size(value: list[Any]) -> ShapeSize:
+    """A plan's (bytes, FLOPs, dtype) as written; anything else reads as unknown."""
+    nbytes, flops, dtype = [*list(value), None, None, None][:3]
+    number = (int, float)
+    return (float(nbytes) if isinstance(nbytes, number) else None,
+            float(flops) if isinstance(flops, number) else None, dtype if isinstance(dtype, str) else None)

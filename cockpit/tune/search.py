@@ -14,15 +14,18 @@ twice.
 
 from __future__ import annotations
 
+import statistics
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from cockpit.analysis.speed_of_light import impossible
 from cockpit.analysis.stats import Estimate, speedup
 from cockpit.config.tune import TuneConfig
+from cockpit.hardware.peaks import Peak
 from cockpit.session.journal import Event
 from cockpit.tune import events
 from cockpit.tune.build import BuildPool, Built
@@ -33,6 +36,7 @@ from cockpit.tune.space import KnobSetting, as_dict, has_defines, label, variant
 from cockpit.tune.storage import Store, as_store, for_run, open_named
 from cockpit.tune.study import cut_off, slower_than_best
 from cockpit.workload.probe_wire import ConfigJson, TimesReply
+from cockpit.workload.tuned import group_label
 
 if TYPE_CHECKING:
     import optuna
@@ -116,6 +120,8 @@ class Walk:
     deadline: float
     gpu: str
     baseline_ms: list[list[float]] | None = None
+    peak: Peak | None = None
+    """The measuring GPU's datasheet peaks: a time no card can reach stops the trial."""
 
     def config_of(self, trial: optuna.trial.FrozenTrial | optuna.Trial) -> KnobSetting | None:
         params = trial.params
@@ -240,6 +246,9 @@ def _run_trial(study: optuna.Study, walk: Walk, trial: optuna.Trial, config: Kno
         short = _times(
             walk.measurer.request({"op": "time", "config": request, "shapes": shapes, "short": True})
         )
+        refused = refusal(walk, short)
+        if refused:
+            return _finish(study, walk, trial, config, state.FAIL, "incorrect", facts, detail=refused)
         estimate = speedup(short, walk.baseline_ms)
         trial.set_user_attr("short", estimate.as_dict())
         trial.report(estimate.value, 0)
@@ -256,6 +265,21 @@ def _run_trial(study: optuna.Study, walk: Walk, trial: optuna.Trial, config: Kno
     return _finish(
         study, walk, trial, config, state.COMPLETE, "timed", facts, estimate=speedup(full, walk.baseline_ms)
     )
+
+
+def refusal(walk: Walk, times: Sequence[Sequence[float]]) -> str | None:
+    """The line that refuses a configuration whose median on a shape no card can reach (the bench
+    gate's check, cockpit/analysis/speed_of_light.py), or None."""
+    group = walk.group.group
+    for shape, size, samples in zip(group.bench, group.sizes, times, strict=False):
+        if not samples:
+            continue
+        nbytes, flops, dtype = size
+        hit = impossible("this configuration", group_label(shape), statistics.median(samples), walk.peak,
+                         nbytes, flops, dtype)
+        if hit is not None:
+            return hit.line("this configuration")
+    return None
 
 
 def _times(reply: TimesReply) -> list[list[float]]:

@@ -62,6 +62,10 @@ class Variant:
         return {"key": self.key, "flags": list(self.flags)}
 
 
+ShapeSize = tuple[float | None, float | None, str | None]
+"""(bytes, FLOPs, dtype) of one call on one shape."""
+
+
 @dataclass(frozen=True)
 class Group:
     key: GroupKey
@@ -69,6 +73,9 @@ class Group:
     """The bench shapes of this group: what a configuration is timed on."""
     checks: tuple[ShapeJson, ...]
     """Its correctness shapes: the test grid's of this group and its bench shapes' ends."""
+    sizes: tuple[ShapeSize, ...] = ()
+    """Per bench shape: the bytes and FLOPs one call needs at the least, and its dtype (the workload's
+    counts), so a time no card can reach stops the trial (analysis/speed_of_light.py)."""
 
     @property
     def label(self) -> str:
@@ -95,7 +102,11 @@ def groups(manifest: Manifest) -> list[Group]:
         for s in (by_size[0], by_size[-1]):
             if s.name not in {c.name for c in checks}:
                 checks.append(s)
-        out.append(Group(key, tuple(dict(s.shape) for s in bench), tuple(dict(s.shape) for s in checks)))
+        dtype = manifest.dtype_key
+        sizes = tuple((s.bytes, s.flops, str(s.shape[dtype]) if dtype and dtype in s.shape else None)
+                      for s in bench)
+        out.append(Group(key, tuple(dict(s.shape) for s in bench), tuple(dict(s.shape) for s in checks),
+                         sizes))
     return out
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from cockpit.config import load_config
 from cockpit.errors import CockpitError
 from cockpit.gates.interpreter import gates_python
+from cockpit.hardware.peaks import peak_for
 from cockpit.session.journal import Event, JournalWriter
 from cockpit.tune.build import BuildPool, Built, build_variant
 from cockpit.tune.measure import ProbeMeasurer, start_measuring
@@ -152,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
                 if store.shared:  # another box's workers measure in these studies too
                     claim_gpu(study, device["device"], store)
                 walk = Walk(plan, group, pool, measurer, record, time.time, deadlines[group.label],
-                            short_gpu)
+                            short_gpu, peak=peak_for(str(device.get("device") or "")))
                 total += search(study, walk)
     finally:
         measurer.close()
