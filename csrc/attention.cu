@@ -113,8 +113,18 @@ constexpr bool same_name(const char* a, const char* b) {
   return *a == *b;
 }
 
+// A build by the cockpit (its build gate, its tune) passes this arch's winner (or the configuration
+// it tries) as -D knobs and says so with COCKPIT_TUNED_FLAGS: the tuned file is then the one source
+// of this build's tile, and the header and the command line each speak of their own archs only.
+#ifdef COCKPIT_TUNED_FLAGS
+constexpr bool kKnobsFromFlags = true;
+#else
+constexpr bool kKnobsFromFlags = false;
+#endif
+
 // The value the winner kept for `sm` gives knob `i` of head dim `d`, or -1.
 constexpr int tuned_knob(int sm, int d, int i) {
+  if (kKnobsFromFlags && sm == COCKPIT_ATTN_SM) return -1;  // this build's own: the -D knobs say it
   for (const TunedDefine& t : kTunedDefines)
     if (sm > 0 && t.sm == sm && same_name(t.macro, kKnobMacros[d == 128 ? 1 : 0][i])) return t.value;
   return -1;
@@ -243,10 +253,13 @@ struct KnobsGiven<128> {
 
 constexpr int given_or(int given, int otherwise) { return given >= 0 ? given : otherwise; }
 
-// A knob given on the command line, as it applies to a build for `sm`: the build gate passes the
-// build arch's kept winner as -D knobs, and those say nothing of another arch's build.
+// A knob given on the command line, as it applies to a build for `sm`: from the cockpit, this
+// arch's winner or a tune's configuration, which says nothing of another arch's build; by hand, an
+// override for every arch unless it only repeats this arch's kept value.
 constexpr int given_for(int sm, int d, int i, int given) {
-  return (sm != COCKPIT_ATTN_SM && given >= 0 && given == tuned_knob(COCKPIT_ATTN_SM, d, i)) ? -1 : given;
+  if (sm == COCKPIT_ATTN_SM) return given;
+  if (kKnobsFromFlags) return -1;
+  return (given >= 0 && given == tuned_knob(COCKPIT_ATTN_SM, d, i)) ? -1 : given;
 }
 
 // A build for `sm`: its tile with the command line's knobs applied.

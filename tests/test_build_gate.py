@@ -361,3 +361,22 @@ def test_the_h100_build_gate_recording_shows_each_kernel_as_launched() -> None:
     by_gpu = {o["gpu"]: (o["blocks_per_sm"], o["warps_per_sm"], o["limiter"]) for o in d128["occupancy"]}
     assert by_gpu == {"H100 80GB HBM3": (2, 8, "registers"), "L4": (2, 8, "registers + shared memory")}
     assert "8 on this H100 80GB HBM3 (12%, registers)" in gate["summary"]
+
+
+def test_a_cockpit_build_takes_its_own_archs_tile_from_the_tuned_file_alone(tmp_path: Path) -> None:
+    """The build gate says its knobs come from the tuned file (COCKPIT_TUNED_FLAGS): with no winner
+    passed for sm_90 the kernel runs the hand-picked tile there (deleting attention.tuned.json goes
+    back to the declared values, whatever tuned_config.h still says), and the header still tells how
+    an L4 build launches."""
+    exe = tmp_path / "launch_table"
+    out = subprocess.run(
+        ["nvcc", "-std=c++17", "-O1", "-arch=sm_90", "-DCOCKPIT_TUNED_FLAGS=1", f"-I{REPO / 'csrc'}",
+         str(REPO / "csrc" / "attention.cu"), str(FIXTURES / "launch_table_main.cpp"), "-o", str(exe)],
+        capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    table = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, check=True,
+                           env={**os.environ, "CUDA_VISIBLE_DEVICES": ""})
+    d128 = next(e for e in map(json.loads, table.stdout.splitlines())
+                if e["label"] == "attn_fwd<bf16, D=128, BM=128, BN=32>")
+    assert d128["builds"]["sm_89"]["label"] == "attn_fwd<bf16, D=128, BM=128, BN=32>"
+    assert d128["builds"]["sm_90"]["label"] == "attn_fwd<bf16, D=128, BM=128, BN=32>"

@@ -141,3 +141,38 @@ def test_the_attention_examples_rule_keeps_the_h100_tile_and_refuses_it_on_an_l4
     assert "floor" in str(module.tile_rule(tile, limits("sm_89"), {"D": 128}))
     assert module.tile_rule(module.HAND_PICKED[128], limits("sm_89"), {"D": 128}) is None  # the L4's own
     assert "per warp" in str(module.tile_rule({**tile, "warps": 8, "block_m": 64}, limits("sm_90"), {"D": 128}))
+
+
+def tiled_workload(defaults: object = None) -> object:
+    from cockpit.workload import Knob, Reference, Workload, axes
+
+    def rule(k: dict[str, int], lim: dict[str, object], group: dict[str, int]) -> str | None:
+        smem = k["tile"] * group["D"] * 2
+        return fits(lim, threads=256, smem=smem)
+
+    return Workload(
+        name="tiled", candidates={"ours": lambda x: x}, references=(Reference("ref", lambda x: x, baseline=True),),
+        make_inputs=lambda seed, **s: (), test_grid=axes(D=[64, 128]), bench_grid=axes(D=[64, 128], S=[1, 2]),
+        knobs=(Knob("tile", (256, 512, 1024), macro="TILE_D{D}"),), rule=rule, keep_per=("D",),
+        knob_defaults=defaults or (lambda D: {"tile": 256 if D == 128 else 512}), tune_grid=axes(D=[64, 128], S=[4]))
+
+
+def test_a_rule_is_told_its_group_and_each_group_gets_its_own_space_and_start() -> None:
+    from cockpit.probes.workload_load import manifest_json, space
+
+    said = space(tiled_workload(), limits("sm_89"))  # type: ignore[arg-type]
+    by_group = {str(g["key"]): g for g in said["groups"]}
+    # a 1024-wide tile of D=128 is 256 KB: over the L4's 99 KB; at D=64 it is 128 KB, over too
+    assert by_group["{'D': 64}"]["feasible"] == [[256], [512]]
+    assert by_group["{'D': 128}"]["feasible"] == [[256]]
+    manifest = manifest_json(tiled_workload(), "w.py", {})  # type: ignore[arg-type]
+    assert manifest["knob_defaults"] == [{"group": {"D": 64}, "knobs": {"tile": 512}},
+                                         {"group": {"D": 128}, "knobs": {"tile": 256}}]
+    assert [r["shape"] for r in manifest["tune_grid"] or []] == [{"D": 64, "S": 4}, {"D": 128, "S": 4}]
+
+
+def test_knob_defaults_that_raise_are_one_line_naming_the_workload_and_group() -> None:
+    from cockpit.probes.workload_load import WorkloadLoadError, manifest_json
+
+    with pytest.raises(WorkloadLoadError, match=r"^tiled: knob_defaults raised on \{'D': 64\}: KeyError: 64$"):
+        manifest_json(tiled_workload(lambda D: {128: {"tile": 256}}[D]), "w.py", {})  # type: ignore[arg-type]

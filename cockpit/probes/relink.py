@@ -28,11 +28,12 @@ def base_dir(workspace: Path, name: str) -> Path:
     return workspace / "build" / "tune" / f"{name}_base"
 
 
-def _locked(base: Path) -> IO[str]:
-    """The base build's lock: held while it is built and while a variant copies it, so no copy
-    sees half a rebuild (the builds of several GPUs' workers share one base)."""
-    base.parent.mkdir(parents=True, exist_ok=True)
-    lock = (base.parent / f"{base.name}.lock").open("w")
+def locked(folder: Path) -> IO[str]:
+    """A build folder's lock, held until the returned file is closed (`with locked(f):`): the base
+    while it is built or copied, a variant while it is prepared and built, so the workers of several
+    GPUs never build in one folder at once."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    lock = (folder.parent / f"{folder.name}.lock").open("w")
     fcntl.flock(lock, fcntl.LOCK_EX)
     return lock
 
@@ -40,7 +41,7 @@ def _locked(base: Path) -> IO[str]:
 def ensure_base(workspace: Path, name: str, build: Callable[[Path], int]) -> int:
     """The base build, made (or found up to date: a ninja no-op) under the lock."""
     folder = base_dir(workspace, name)
-    with _locked(folder):
+    with locked(folder):
         return build(folder)
 
 
@@ -63,7 +64,7 @@ def with_defines(ninja: str, defines: Sequence[str]) -> str:
 def prepare(base: Path, folder: Path, defines: Sequence[str]) -> None:
     """The variant's folder: the base's build.ninja with `defines`, its objects and ninja's logs."""
     folder.mkdir(parents=True, exist_ok=True)
-    with _locked(base):
+    with locked(base):
         ninja = (base / "build.ninja").read_text(encoding="utf-8")
         (folder / "build.ninja").write_text(with_defines(ninja, defines), encoding="utf-8")
         for item in base.iterdir():

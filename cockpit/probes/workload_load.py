@@ -170,8 +170,7 @@ def manifest_json(w: Workload, source: str, limits: Mapping[str, Any] | None = N
         allowed = sum(1 for c in combos
                       if rule_verdict(w, dict(zip(names, c, strict=True)), known, groups[0] if groups else {})
                       is None)
-    defaults: list[KnobDefaultsJson] = ([{"group": g, "knobs": dict(w.knob_defaults(**g))} for g in groups]
-                if w.knob_defaults is not None else [])
+    defaults: list[KnobDefaultsJson] = [{"group": g, "knobs": knob_defaults(w, g)} for g in groups]
     profile: ProfileJson | None = None
     if w.profile is not None:
         profile = {"kernel": w.profile.kernel, "shape": _row(w, w.profile.shape),
@@ -213,6 +212,18 @@ def tune_groups(w: Workload) -> list[GroupKey]:
         if key not in keys:
             keys.append(key)
     return keys
+
+
+def knob_defaults(w: Workload, group: GroupKey) -> dict[str, Any]:
+    """The knob values the workload says a group runs untuned ({} when it says nothing); one line
+    naming the workload and the group when its function raises."""
+    if w.knob_defaults is None:
+        return {}
+    try:
+        return dict(w.knob_defaults(**group))
+    except Exception as exc:  # the workload's own code: a bug to name, in one line
+        why = f"{w.name}: knob_defaults raised on {dict(group)}: {first_line(exc)}"
+        raise WorkloadLoadError(why) from exc
 
 
 def rule_verdict(w: Workload, values: Mapping[str, Any], limits: Mapping[str, Any],

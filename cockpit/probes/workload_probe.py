@@ -119,7 +119,11 @@ def main(argv: list[str] | None = None) -> int:
         say(str(exc))
         return 2
     if args.mode == "describe":
-        say(MANIFEST_LINE + json.dumps(manifest_json(w, args.workload, json.loads(args.limits))))
+        try:
+            say(MANIFEST_LINE + json.dumps(manifest_json(w, args.workload, json.loads(args.limits))))
+        except WorkloadLoadError as exc:  # its rule or knob_defaults raised: one line naming it
+            say(str(exc))
+            return 2
         return 0
     if args.mode == "space":
         try:
@@ -193,13 +197,14 @@ def relink_variant(build: Any, flags: list[str], args: argparse.Namespace) -> in
         say(f"cockpit-build: the base build failed (exit {code}): the variant cannot be relinked")
         return code
     folder = build.with_flags(args.variant, flags).build_dir(args.workspace)
-    try:
-        relink.prepare(relink.base_dir(args.workspace, build.name), folder, flags)
-    except (OSError, ValueError) as exc:
-        say(f"cockpit-build: cannot relink in {folder}: {exc}")
-        return 2
-    say(f"cockpit-build: relinking {build.name} with {' '.join(flags)} in {folder}")
-    return int(build_probe.run_ninja(folder, int(os.environ.get("MAX_JOBS") or 2)))
+    with relink.locked(folder):  # two GPUs' workers may ask for one variant: one builds it
+        try:
+            relink.prepare(relink.base_dir(args.workspace, build.name), folder, flags)
+        except (OSError, ValueError) as exc:
+            say(f"cockpit-build: cannot relink in {folder}: {exc}")
+            return 2
+        say(f"cockpit-build: relinking {build.name} with {' '.join(flags)} in {folder}")
+        return int(build_probe.run_ninja(folder, int(os.environ.get("MAX_JOBS") or 2)))
 
 
 def build_beside(build: Any, args: argparse.Namespace) -> int:

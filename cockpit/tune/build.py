@@ -24,9 +24,14 @@ from pathlib import Path
 
 from cockpit.gates.build_log import parse_errors, parse_ptxas
 from cockpit.tune.space import Variant
+from cockpit.workload.builds import Extension
 from cockpit.workload.describe import PROBE
 
 STAMP = "cockpit-variant.json"
+HEADERS = (".h", ".hpp", ".cuh", ".hh", ".inl")
+RELINK_MARK = "cockpit-build: relinking "
+"""The line a relinked variant's build log starts its own compile with (probes/workload_probe.py)."""
+"""Files beside a source that it may include: a change to any of them is a new build."""
 BUILD_TIMEOUT_S = 900.0
 
 
@@ -54,6 +59,8 @@ def content_key(
 ) -> str:
     h = hashlib.sha256()
     files = [workspace / s for s in sources]
+    for folder in dict.fromkeys((workspace / s).parent for s in sources):  # the headers they include
+        files += sorted(p for p in folder.glob("*") if p.suffix in HEADERS and p.is_file())
     for d in include_dirs:
         files += sorted(p for p in (workspace / d).rglob("*") if p.is_file())
     for f in files:
@@ -65,8 +72,8 @@ def content_key(
 
 
 def build_dir(workspace: Path, name: str, variant: str) -> Path:
-    """Where the variant is built: `spec.Extension.with_flags(variant, ...).build_dir()`."""
-    return workspace / "build" / "tune" / f"{name}_v{variant}"
+    """Where the variant is built (the contract's own answer: `Extension.with_flags(...).build_dir`)."""
+    return Extension(name, ()).with_flags(variant, []).build_dir(workspace)
 
 
 def torch_arch(arch: str) -> str:
@@ -90,7 +97,8 @@ def build_variant(
     """The variant's module: reused when its stamp matches, else built now in a child (`relink`: the
     .cu objects alone, linked with a base build's others: probes/relink.py)."""
     flags = list(variant.flags)
-    module = name if relink else f"{name}_v{variant.key}"
+    module = Extension(name, (), variant_build="relink" if relink else "rebuild").with_flags(
+        variant.key, []).module_name
     key = content_key(workspace, sources, include_dirs, flags, arch, python)
     folder = build_dir(workspace, name, variant.key)
     log = folder / "tune-build.log"
@@ -157,9 +165,12 @@ def _why(text: str, code: int) -> str:
 
 def _with_ptxas(built: Built, log: Path) -> Built:
     try:
-        kernels = parse_ptxas(log.read_text(encoding="utf-8", errors="replace").splitlines())
+        text = log.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return built
+    # a relinked variant's log may open with the base build's own ptxas report: only its own counts
+    kernels = parse_ptxas(text.rpartition(RELINK_MARK)[2].splitlines() if RELINK_MARK in text
+                          else text.splitlines())
     if not kernels:
         return built
     from dataclasses import replace

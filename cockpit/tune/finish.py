@@ -25,6 +25,7 @@ from typing import Any, TypedDict
 from cockpit.analysis.keep import bench_record_json, head_commit
 from cockpit.analysis.stats import Estimate, speedup
 from cockpit.config import Config
+from cockpit.errors import CockpitError
 from cockpit.gates.bench_validity import judge_probe_window
 from cockpit.session.paths import stored_path
 from cockpit.tune.header import render, write_header
@@ -34,7 +35,7 @@ from cockpit.tune.space import KnobSetting, as_dict, label
 from cockpit.tune.storage import Store
 from cockpit.tune.worker import measurer_for
 from cockpit.workload.probe_wire import ConfirmReply
-from cockpit.workload.tuned import KnobValues, Winner, merged, read_winners, write_winners
+from cockpit.workload.tuned import KnobValues, TunedFileError, Winner, merged, read_winners, write_winners
 
 CURRENT = "current"
 BASELINE = "baseline"
@@ -262,12 +263,17 @@ def decide(
             for v in won
             if v.winner is not None
         ]
-        every = merged(read_winners(path), fresh)
+        try:
+            every = merged(read_winners(path), fresh)
+            header = plan.build.tuned_header
+            text = render(plan.knobs, every, plan.tuned_file) if header else ""  # before anything is written
+        except (TunedFileError, KeyError) as exc:
+            raise CockpitError(f"{plan.tuned_file}: the winners cannot be kept ({exc}); restore it from git "
+                               "and run `cockpit tune --resume`, which confirms them again") from exc
         write_winners(path, plan.workload, plan.keep_per, every)
         written = [plan.tuned_file]
-        header = plan.build.tuned_header
         if header:
-            write_header(workspace / header, render(plan.knobs, every, plan.tuned_file))
+            write_header(workspace / header, text)
             written.append(header)
         summary = "KEEP: " + "; ".join(
             f"{v.group.label} {label(plan.knobs, v.winner.config)} "

@@ -18,20 +18,20 @@ are listed; a flag is 1 or 0.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from cockpit.hardware.limits import arch_of
+from cockpit.session.live import atomic_write
 from cockpit.workload.tuned import KnobDecl, Winner, define_flags, group_label
 
 MACRO = "COCKPIT_TUNED"
 
 
 def sm_number(arch: str) -> int:
-    """ "sm_90" / "sm_90a" -> 90."""
-    digits = arch.removeprefix("sm_").rstrip("af")
-    return int(digits) if digits.isdigit() else 0
+    """ "sm_90" / "sm_90a" / "9.0" -> 90 (0 when it names no arch)."""
+    name = arch_of(arch)
+    return int(name.removeprefix("sm_")) if name else 0
 
 
 def render(knobs: Sequence[KnobDecl], winners: Iterable[Winner], source: str) -> str:
@@ -60,13 +60,7 @@ def render(knobs: Sequence[KnobDecl], winners: Iterable[Winner], source: str) ->
 
 
 def write_header(path: Path, text: str) -> Path:
-    """Written whole under a temporary name and renamed into place: never half a header."""
+    """Written whole or not at all (session.live.atomic_write: one line when the disk refuses)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    atomic_write(path, text)
     return path

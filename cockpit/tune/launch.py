@@ -141,7 +141,7 @@ def make_plan(
         groups=tuple(plans),
         settings=settings,
     )
-    seed_s = min_trial_seconds(plan) * min(tune.seed_trials, len(feasible))
+    seed_s = min_trial_seconds(plan) * max(len(g.seeds) for g in plans)  # a worker's seed per group
     if tune.budget_min * 60 < seed_s:
         raise ConfigError(
             f"{tune.line('budget_min')}: tune.budget_min: {tune.budget_min:g} min cannot hold "

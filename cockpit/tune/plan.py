@@ -174,9 +174,6 @@ class KnobPlan:
     def journal(self, workspace: Path) -> Path:
         return workspace / self.run_dir / JOURNAL_NAME
 
-    def group(self, label: str) -> GroupPlan:
-        return next(g for g in self.groups if g.label == label)
-
     def deadlines(self, start: float, spent_s: float) -> dict[str, float]:
         """The budget left, shared evenly over the groups; what one leaves unused flows to the next."""
         left = max(0.0, self.budget_s - spent_s)

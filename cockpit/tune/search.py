@@ -133,6 +133,11 @@ class Walk:
         v = variant(self.plan.knobs, config, self.group.group, self.group.others)
         return NOTHING_TO_BUILD if v is None else self.pool.submit(v)
 
+    def current_spills(self) -> int:
+        """What the current configuration's build spills (every kernel of the build is counted, the
+        other groups' too): a configuration is judged by the spills it adds."""
+        return self.build_of(self.group.current).result().spills
+
     def request(self, config: KnobSetting) -> ConfigJson:
         return request_for(self.plan, self.group, config)
 
@@ -231,7 +236,7 @@ def _run_trial(study: optuna.Study, walk: Walk, trial: optuna.Trial, config: Kno
         return _finish(
             study, walk, trial, config, state.FAIL, "rejected", facts, limit="compile", detail=built.error
         )
-    if built.spills and config != walk.group.current:  # ptxas's word after the build: never faster
+    if built.spills > walk.current_spills() and config != walk.group.current:  # it made them spill
         return _finish(study, walk, trial, config, state.FAIL, "rejected", facts, limit="spills",
                        detail=f"ptxas spills {built.spills} bytes per thread ({built.registers} registers)")
     request = walk.request(config)

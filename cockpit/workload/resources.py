@@ -27,7 +27,7 @@ from dataclasses import fields
 from typing import Any
 
 from cockpit.hardware.limits import GpuLimits
-from cockpit.hardware.occupancy import Occupancy, occupancy
+from cockpit.hardware.occupancy import occupancy
 
 DEFAULT_FLOOR = 0.125
 
@@ -46,13 +46,6 @@ def register_cap(limits: GpuLimits, threads: int, min_blocks: int = 1) -> int:
     """What `__launch_bounds__(threads, min_blocks)` lets ptxas give a thread."""
     per_thread = limits.regs_per_sm // max(1, threads * max(1, min_blocks))
     return min(limits.max_regs_per_thread, per_thread // 8 * 8)
-
-
-def resident(limits: Mapping[str, Any], *, threads: int, registers: int, smem: int) -> Occupancy | None:
-    """Blocks and warps per SM of this launch (dynamic shared memory `smem` bytes, opted in); None
-    without a GPU."""
-    gpu = gpu_limits(limits)
-    return occupancy(gpu, threads, registers, smem) if gpu is not None else None
 
 
 def fits(limits: Mapping[str, Any], *, threads: int, smem: int, registers: int = 0,
