@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Literal
 
 from cockpit import before_workloads
-from cockpit.analysis.results.fields import JsonObject, as_number, obj, pair
 from cockpit.analysis.stats import geomean
 from cockpit.errors import CockpitError
+from cockpit.json_fields import JsonObject, as_number, obj, pair
 
 Action = Literal["keep", "revert", "baseline"]
 

@@ -24,7 +24,6 @@ from cockpit.analysis.keep import (
     rows_interval,
 )
 from cockpit.analysis.results.bench import SCHEMA, SPEEDUP_PREFIX, BenchResult
-from cockpit.analysis.results.fields import JsonObject, as_number, compact, obj, objects, strings, text
 from cockpit.analysis.results.keep import KeepResult
 from cockpit.analysis.results.validity import BenchValidity
 from cockpit.analysis.speed_of_light import Impossible, impossible
@@ -34,6 +33,7 @@ from cockpit.gates.bench_validity import probe_validity
 from cockpit.gates.gate import GateContext, GateStatus, Verdict
 from cockpit.gates.probe_call import ShapeCounter, probe_argv, read_result
 from cockpit.hardware.peaks import peak_for, share_of_peak
+from cockpit.json_fields import JsonObject, as_number, compact, obj, objects, strings, text
 from cockpit.session.paths import stored_path
 from cockpit.workload.describe import cached
 from cockpit.workload.kernel_files import kernel_paths

@@ -16,10 +16,10 @@ from collections.abc import Mapping
 from typing import cast
 
 from cockpit import before_workloads
-from cockpit.analysis.results.fields import JsonObject, as_number, obj, objects, text, whole
 from cockpit.analysis.results.validity import BenchValidity
 from cockpit.config import Thresholds
 from cockpit.config.validity_rules import ValidityRules
+from cockpit.json_fields import JsonObject, as_number, obj, objects, text, whole
 from cockpit.telemetry.block_clocks import (
     Block,
     BlockSamples,

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from cockpit.analysis.results.build import BuildResult, CompileError, kernel_of
 from cockpit.analysis.results.build import FailedStep as ResultStep
-from cockpit.analysis.results.fields import JsonObject, as_number, obj, objects, text
 from cockpit.errors import CockpitError
 from cockpit.gates.build_log import (
     BuildError,
@@ -31,6 +30,7 @@ from cockpit.gates.gate import GateContext, GateStatus, Progress, Verdict
 from cockpit.gates.kernel_resources import KernelReport, ResourcePolicy, report_kernels, resources_summary
 from cockpit.gates.output import text_lines
 from cockpit.gates.probe_call import probe_argv
+from cockpit.json_fields import JsonObject, as_number, obj, objects, text
 from cockpit.workload.describe import cached
 
 

@@ -8,11 +8,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from cockpit.analysis.results.bench import read_bench_result
-from cockpit.analysis.results.fields import obj, strings, text
 from cockpit.analysis.results.profile import KernelVerdict, ProfiledKernel, ProfileResult
 from cockpit.errors import CockpitError
 from cockpit.gates.catalog import measures
 from cockpit.gates.gate import GateContext, NoProgress, ProgressTracker, Verdict
+from cockpit.json_fields import obj, strings, text
 from cockpit.session.journal import JOURNAL_NAME
 from cockpit.session.paths import stored_path
 from cockpit.session.saved_state import recent_state

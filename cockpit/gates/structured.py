@@ -28,9 +28,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cockpit.analysis.results.fields import as_number
 from cockpit.errors import CockpitError
 from cockpit.gates.gate import GateContext, Verdict
+from cockpit.json_fields import as_number
 
 PROTOCOL = 1
 LAST_LINE = "cockpit-result: "

@@ -9,9 +9,10 @@ raises: a field of the wrong type reads as absent.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
+
+from cockpit.json_fields import as_number, items, obj, objects, text, whole
 
 
 @dataclass(frozen=True)
@@ -105,55 +106,29 @@ class WindowEvidence:
 
     @classmethod
     def from_json(cls, value: object) -> WindowEvidence:
-        data = _obj(value)
+        data = obj(value)
         return cls(
-            _number(data.get("window_s")), _text(data.get("mode")), _whole(data.get("samples")),
-            tuple(GpuWatched(_whole(g.get("gpu")), _text(g.get("uuid"))) for g in _objects(data.get("gpus"))),
-            tuple(ClockEvent(_whole(t.get("gpu")), _text(t.get("reason")), _number(t.get("seconds")),
-                             _number(t.get("fraction")), _whole(t.get("samples")), t.get("tolerated") is True)
-                  for t in _objects(data.get("throttle"))),
-            tuple(_busy_clock(c) for c in _objects(data.get("clocks"))),
-            tuple(ForeignProcess(_whole(f.get("gpu")), _whole(f.get("pid")), _text(f.get("name")),
-                                 _whole(f.get("used_mib")), _whole(f.get("samples")) or 0)
-                  for f in _objects(data.get("foreign"))),
-            tuple(i for v in _items(data.get("lost")) if (i := _whole(v)) is not None),
-            tuple(v for v in _items(data.get("tolerated")) if isinstance(v, str)))
+            as_number(data.get("window_s")), text(data.get("mode")), whole(data.get("samples")),
+            tuple(GpuWatched(whole(g.get("gpu")), text(g.get("uuid"))) for g in objects(data.get("gpus"))),
+            tuple(ClockEvent(whole(t.get("gpu")), text(t.get("reason")), as_number(t.get("seconds")),
+                             as_number(t.get("fraction")), whole(t.get("samples")),
+                             t.get("tolerated") is True)
+                  for t in objects(data.get("throttle"))),
+            tuple(_busy_clock(c) for c in objects(data.get("clocks"))),
+            tuple(ForeignProcess(whole(f.get("gpu")), whole(f.get("pid")), text(f.get("name")),
+                                 whole(f.get("used_mib")), whole(f.get("samples")) or 0)
+                  for f in objects(data.get("foreign"))),
+            tuple(i for v in items(data.get("lost")) if (i := whole(v)) is not None),
+            tuple(v for v in items(data.get("tolerated")) if isinstance(v, str)))
 
 
 def _busy_clock(c: Mapping[str, object]) -> BusyClock:
-    return BusyClock(_whole(c.get("gpu")), _number(c.get("min_busy_sm_clock_mhz")),
-                     _number(c.get("max_busy_sm_clock_mhz")), _number(c.get("max_sm_clock_mhz")),
-                     _whole(c.get("busy_samples")), _whole(c.get("samples_below")),
-                     _number(c.get("threshold_mhz")), _whole(c.get("samples_below_explained")))
+    return BusyClock(whole(c.get("gpu")), as_number(c.get("min_busy_sm_clock_mhz")),
+                     as_number(c.get("max_busy_sm_clock_mhz")), as_number(c.get("max_sm_clock_mhz")),
+                     whole(c.get("busy_samples")), whole(c.get("samples_below")),
+                     as_number(c.get("threshold_mhz")), whole(c.get("samples_below_explained")))
 
 
 def _json_number(value: float | None) -> float | int | None:
     """A clock as the watch recorded it: whole MHz as an int."""
     return int(value) if value is not None and value == int(value) else value
-
-
-def _number(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    return float(value)
-
-
-def _whole(value: object) -> int | None:
-    found = _number(value)
-    return int(found) if found is not None and found == int(found) else None
-
-
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _items(value: object) -> Sequence[object]:
-    return value if isinstance(value, Sequence) and not isinstance(value, (str, bytes)) else ()
-
-
-def _obj(value: object) -> Mapping[str, object]:
-    return {k: v for k, v in value.items() if isinstance(k, str)} if isinstance(value, Mapping) else {}
-
-
-def _objects(value: object) -> tuple[Mapping[str, object], ...]:
-    return tuple(_obj(v) for v in _items(value) if isinstance(v, Mapping))

@@ -19,7 +19,10 @@ from functools import cached_property
 from typing import ClassVar
 
 from cockpit import before_workloads
-from cockpit.analysis.results.fields import (
+from cockpit.analysis.results.keep import KeepResult
+from cockpit.analysis.results.validity import BenchValidity
+from cockpit.analysis.stats import geomean
+from cockpit.json_fields import (
     JsonObject,
     as_number,
     compact,
@@ -31,9 +34,6 @@ from cockpit.analysis.results.fields import (
     text,
     whole,
 )
-from cockpit.analysis.results.keep import KeepResult
-from cockpit.analysis.results.validity import BenchValidity
-from cockpit.analysis.stats import geomean
 
 SCHEMA = 2
 """The schema `to_json` writes (1: no "schema" key, before workloads: cockpit/before_workloads.py)."""

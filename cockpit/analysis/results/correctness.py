@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from cockpit.analysis.results.fields import JsonObject, as_number, compact, flag, obj, objects, text, whole
+from cockpit.json_fields import JsonObject, as_number, compact, flag, obj, objects, text, whole
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from cockpit.analysis.results.fields import obj, objects, text
+from cockpit.json_fields import obj, objects, text
 
 ORDER = {"fail": 0, "warn": 1, "pass": 2}
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from cockpit import before_workloads
-from cockpit.analysis.results.fields import JsonObject, as_number, compact, obj, strings, text, whole
+from cockpit.json_fields import JsonObject, as_number, compact, obj, strings, text, whole
 
 ACTIONS = ("keep", "revert", "baseline")
 DEFAULT_PATHS = before_workloads.PATHS

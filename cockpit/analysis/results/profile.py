@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from cockpit.analysis.results.fields import (
+from cockpit.json_fields import (
     JsonObject,
     as_number,
     compact,

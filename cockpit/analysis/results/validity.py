@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from cockpit import before_workloads
-from cockpit.analysis.results.fields import JsonObject, as_number, compact, numbers, obj, text, texts
+from cockpit.json_fields import JsonObject, as_number, compact, numbers, obj, text, texts
 from cockpit.telemetry.window_evidence import WindowEvidence
 
 
