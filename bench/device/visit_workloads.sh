@@ -9,6 +9,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 nvidia-smi -L | tee "$OUT/gpus.txt"
 python3 -c "import torch, sys; print(sys.version.split()[0], torch.__version__, torch.version.cuda)" | tee -a "$OUT/gpus.txt"
 repo=$PWD
+gj=$(mktemp /tmp/gate-XXXX.json)  # one per run: two lanes may run this side by side
 for w in ${WORKLOADS:-attention}; do
   # every workload in a scratch workspace: the checkout's sessions/ stay as they are
   ws=$(mktemp -d /tmp/ws-$w-XXXX); cp -r "$repo/workloads" "$repo/csrc" "$ws/"
@@ -23,9 +24,9 @@ for w in ${WORKLOADS:-attention}; do
   python3 -m cockpit --workspace "$ws" new "workload check: $w" >> "$log" 2>&1
   for g in env build correctness bench profile; do
     t0=$(date +%s)
-    python3 -m cockpit --workspace "$ws" gate $g --json > /tmp/gate.json 2>> "$log"
-    echo "-- $g exit $? in $(( $(date +%s) - t0 )) s: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['status'], '-', d['summary'])" /tmp/gate.json 2>&1 | tail -1)" | tee -a "$log"
-    cat /tmp/gate.json >> "$OUT/$w-gates.jsonl"
+    python3 -m cockpit --workspace "$ws" gate $g --json > $gj 2>> "$log"
+    echo "-- $g exit $? in $(( $(date +%s) - t0 )) s: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['status'], '-', d['summary'])" $gj 2>&1 | tail -1)" | tee -a "$log"
+    cat $gj >> "$OUT/$w-gates.jsonl"
   done
   tail -c 300000 "$log" > "$log.tmp" && mv "$log.tmp" "$log"
 done
@@ -39,9 +40,9 @@ if [ -n "${EARLIER:-}" ]; then
   log="$OUT/earlier.txt"
   python3 -m cockpit --workspace "$ws" new "rows per block 1 vs 4" > "$log" 2>&1
   for g in build bench; do
-    python3 -m cockpit --workspace "$ws" gate $g --json > /tmp/gate.json 2>> "$log"
-    echo "-- $g exit $?: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['status'], '-', d['summary'])" /tmp/gate.json 2>&1 | tail -1)" | tee -a "$log"
-    cat /tmp/gate.json >> "$OUT/earlier-gates.jsonl"
+    python3 -m cockpit --workspace "$ws" gate $g --json > $gj 2>> "$log"
+    echo "-- $g exit $?: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['status'], '-', d['summary'])" $gj 2>&1 | tail -1)" | tee -a "$log"
+    cat $gj >> "$OUT/earlier-gates.jsonl"
   done
   grep -E "ours@head|cockpit-build: cockpit_softmax_at" "$log" | head -5
 fi
@@ -64,8 +65,8 @@ for w in ${TUNE:-}; do
   echo "-- tune $w exit $? in $(( $(date +%s) - t0 )) s" | tee -a "$log"
   cat "$ws/${m%.py}.tuned.json" >> "$log" 2>&1
   for g in build bench; do
-    python3 -m cockpit --workspace "$ws" gate $g --json > /tmp/gate.json 2>> "$log"
-    echo "-- $g exit $?: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['status'], '-', d['summary'])" /tmp/gate.json 2>&1 | tail -1)" | tee -a "$log"
+    python3 -m cockpit --workspace "$ws" gate $g --json > $gj 2>> "$log"
+    echo "-- $g exit $?: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['status'], '-', d['summary'])" $gj 2>&1 | tail -1)" | tee -a "$log"
   done
   s=$(ls -d "$ws"/sessions/*/ | head -1)
   mkdir -p "$OUT/tune-$w"; cp "$s"/journal.jsonl "$s"/tune/plan.json "$OUT/tune-$w/" 2>/dev/null
