@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from cockpit.probes.batch_timing import block_plan, block_spans, percentile
+from cockpit.probes.timing_pieces import block_plan, block_spans, percentile
 from cockpit.probes.gpu_watch import GpuWatch, device_identity, nvml_handle
 
 H200_0 = "GPU-bb9154e7-4d32-33d5-30c4-d6bc4498ea20"

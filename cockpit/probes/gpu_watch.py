@@ -1,6 +1,7 @@
 """The GPU torch runs on, named by UUID and PCI bus id (CUDA's ordinal is not NVML's index), and
-watched through NVML every 50 ms while a probe runs: clocks, throttle reasons, processes, for the
-validity verdict and the clock each implementation ran at."""
+watched through NVML every 20 ms while a probe runs: clocks and clock-event reasons each time,
+processes every 200 ms, for each timed block's check (probes/block_watch.py), the validity verdict
+and the clock each implementation ran at."""
 
 from __future__ import annotations
 
@@ -58,11 +59,15 @@ def nvml_handle(nv: Any, gpu: GpuIdentity) -> Any:
 
 
 class GpuWatch:
-    """NVML samples every 50 ms in a thread, of the GPU behind CUDA ordinal `ordinal` (found in
-    NVML by UUID): clocks, throttle reasons, utilization, processes. `gpu` names it, NVML's
-    index and UUID added once the watch has found it."""
+    """NVML samples every 20 ms in a thread, of the GPU behind CUDA ordinal `ordinal` (found in
+    NVML by UUID): clocks, throttle reasons, utilization; the compute processes every
+    `PROCESS_EVERY`th sample (the slowest call), carried in between. `gpu` names it, NVML's index
+    and UUID added once the watch has found it. A 20 ms period gives a 50 ms timed block two or
+    three samples of its own."""
 
-    def __init__(self, ordinal: int, every_s: float = 0.05) -> None:
+    PROCESS_EVERY = 10
+
+    def __init__(self, ordinal: int, every_s: float = 0.02) -> None:
         self.samples: list[GpuSample] = []
         self.error: str | None = None
         self.gpu = device_identity(ordinal)
@@ -91,16 +96,21 @@ class GpuWatch:
         except Exception as exc:  # no NVML, or no such GPU: the verdict says it was not watched
             self.error = f"{type(exc).__name__}: {exc}"
             return
+        pids: list[list[int]] = []
+        count = 0
         while not self._stop.wait(self._every_s):
             try:
-                procs = nv.nvmlDeviceGetComputeRunningProcesses(h)
+                if count % self.PROCESS_EVERY == 0:
+                    pids = [[p.pid, (p.usedGpuMemory or 0) // (1 << 20)]
+                            for p in nv.nvmlDeviceGetComputeRunningProcesses(h)]
+                count += 1
                 self.samples.append({
                     "t": time.time(), "util": nv.nvmlDeviceGetUtilizationRates(h).gpu,
                     "sm_clock": nv.nvmlDeviceGetClockInfo(h, nv.NVML_CLOCK_SM), "max_sm_clock": max_sm,
                     "throttle": int(nv.nvmlDeviceGetCurrentClocksEventReasons(h)),
                     "temp": nv.nvmlDeviceGetTemperature(h, nv.NVML_TEMPERATURE_GPU),
                     "power_w": nv.nvmlDeviceGetPowerUsage(h) / 1000,
-                    "pids": [[p.pid, (p.usedGpuMemory or 0) // (1 << 20)] for p in procs],
+                    "pids": pids,
                 })
             except Exception as exc:
                 self.error = f"{type(exc).__name__}: {exc}"

@@ -107,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--input-sets", type=int, default=4)
     p.add_argument("--settle-ms", type=float, default=100.0)
     p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--tolerate", default="[]",
+                   help="bench: JSON list of clock-event words a timed block may show and stay clean")
     p.add_argument("--iters", type=int, default=5, help="profile: calls of the candidate (ncu skips some)")
     p.add_argument("--variant", default=None, help="build: a tuner's configuration, its own module name")
     p.add_argument("--defines", default="[]", help="build --variant: JSON list of -D flags")
@@ -267,7 +269,7 @@ def run_on_gpu(w: Any, args: argparse.Namespace) -> int:
             elif args.mode == "correctness":
                 ok = check_all(w, knobs, result)
             else:
-                ok = bench_all(w, knobs, args, result)
+                ok = bench_all(w, knobs, args, result, watch)
     except (RuntimeError, ValueError, FileNotFoundError, ImportError) as exc:
         say(f"{args.mode} could not run: {first_line(exc)}")
         return 2
@@ -312,8 +314,12 @@ def check_all(w: Any, knobs: KnobsFor, result: dict[str, Any]) -> bool:
     return ok
 
 
-def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[str, Any]) -> bool:
-    from cockpit.probes.workload.timing import bench, impl_id, implementations
+def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[str, Any], watch: Any) -> bool:
+    """Every shape timed (probes/workload/timing.py); a crash at one shape keeps the rows before it
+    and names the shape and the implementation (`crash`)."""
+    from cockpit.analysis.block_validity import BlockRules
+    from cockpit.probes.block_watch import BlockJudge
+    from cockpit.probes.workload.timing import BenchCrash, bench, impl_id, implementations
 
     impls = implementations(w, knobs)
     optional = frozenset(impl_id(r.name) for r in w.references if r.optional)
@@ -324,14 +330,22 @@ def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[st
     say(f"timing {len(w.bench_grid)} shapes: {', '.join(labels.values())}; {args.reps}+ reps in "
         f"{args.rounds} blocks per implementation, each after {args.settle_ms:g} ms untimed; "
         f"{args.warmup} warm-up, {args.input_sets} input sets, L2 flushed before each call")
-    rows = bench(w, impls, args.reps, args.warmup, args.input_sets, say, settle_ms=args.settle_ms,
-                 rounds=args.rounds, optional=optional)
+    rules = BlockRules(tolerated=frozenset(json.loads(args.tolerate)))
+    judge = BlockJudge(watch, rules)
+    ok = True
+    try:
+        rows = bench(w, impls, args.reps, args.warmup, args.input_sets, say, settle_ms=args.settle_ms,
+                     rounds=args.rounds, optional=optional, judge=judge)
+    except BenchCrash as crash:
+        say(str(crash))
+        rows, ok = crash.rows, False
+        result["crash"] = crash.as_json()
     others = [impl_id(n) for n in list(w.candidates)[1:]]
-    result.update(rows=rows, ok=True, ours="ours", candidates=["ours", *others],
+    result.update(rows=rows, ok=ok, ours="ours", candidates=["ours", *others], block_check=rules.as_json(),
                   baseline=impl_id(baseline.name) if baseline else None, labels=labels,
                   compared=[impl_id(r.name) for r in w.references if not r.oracle
                             and (r is baseline or not r.optional or r.build is not None)])
-    return True
+    return ok
 
 
 def profile_target(w: Any, knobs: KnobsFor, iters: int) -> int:

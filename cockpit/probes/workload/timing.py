@@ -1,9 +1,14 @@
-"""Every candidate and timed reference on every bench shape, timed the bench gate's way: in blocks
-interleaved by implementation, each block after `settle_ms` untimed (every implementation timed
-at its own power-capped clock), CUDA events around the call only, L2 flushed before every call
-(outside the events), inputs rotated over several sets; median and p20/p80, TFLOP/s and GB/s
-from the workload's counts, and each timed block's span in wall-clock time for the validity
-verdict."""
+"""Every candidate and timed reference on every bench shape, timed the bench gate's way: device
+time per call (the timed launches queued behind a spin), in blocks interleaved by implementation,
+each block after `settle_ms` untimed (every implementation at its own power-capped clock), each
+block judged against the clocks it ran at and timed again when the card slowed it; short calls in
+batches over rotated inputs (probes/batch_timing.py), the rest one by one with L2 flushed before
+each (probes/call_timing.py). Median and interval, the eager time per call, TFLOP/s and GB/s from
+the workload's counts, and each clean block's span for the validity verdict.
+
+A candidate or required reference that raises (an illegal memory access, a card off the bus) ends
+the bench with `BenchCrash`, naming the config and the implementation and carrying every row
+measured before it."""
 
 from __future__ import annotations
 
@@ -14,14 +19,16 @@ from typing import Any
 import torch
 
 from cockpit.analysis.timing_method import MAX_SECONDS, batch_calls, plan_config
-from cockpit.probes.batch_timing import (
+from cockpit.probes.batch_timing import batch_cells
+from cockpit.probes.block_watch import BlockJudge
+from cockpit.probes.call_timing import per_call_cells
+from cockpit.probes.device_hold import Hold
+from cockpit.probes.timing_pieces import (
+    Span,
     TimingCell,
-    batch_cells,
-    block_plan,
     block_spans,
     device_memory,
     flush_ms,
-    per_call_cells,
     set_bytes,
     speedup_intervals,
 )
@@ -32,9 +39,9 @@ from cockpit.workload.spec import Workload
 Say = Callable[[str], None]
 BenchRow = dict[str, Any]
 """One bench shape's row as the result file holds it: config, shape (its axes at the top level
-too), dtype, flops, bytes, impl -> TimingCell, blocks, method, speedup_vs_<impl>[_ci],
-launch_bound. Its keys vary with the workload's axes and implementations: open JSON, read by
-cockpit/analysis/results/bench.py."""
+too), dtype, flops, bytes, impl -> TimingCell (device time, eager time, blocks re-measured),
+blocks (the clean ones' spans), method, speedup_vs_<impl>[_ci]. Its keys vary with the workload's
+axes and implementations: open JSON, read by cockpit/analysis/results/bench.py."""
 
 
 def impl_id(name: str) -> str:
@@ -71,91 +78,126 @@ def _reference(fn: Callable[..., Any]) -> Bind:
     return lambda shape: lambda inputs, buf: fn(*inputs)
 
 
+class BenchCrash(RuntimeError):
+    """An implementation raised at one config: where, the error's first line, and the rows before."""
+
+    def __init__(self, config: str, impl: str, error: str, rows: list[BenchRow]) -> None:
+        super().__init__(f"{impl} crashed at {config}: {error}")
+        self.config, self.impl, self.error, self.rows = config, impl, error, rows
+
+    def as_json(self) -> dict[str, str]:
+        return {"config": self.config, "impl": self.impl, "error": self.error}
+
+
+class _Running:
+    """Which implementation is running, so an error raised later (CUDA reports asynchronously, at
+    the next synchronisation) is still put on the implementation that last ran."""
+
+    def __init__(self) -> None:
+        self.impl = "?"
+
+    def wrap(self, impl: str, fn: Callable[[int], object]) -> Callable[[int], object]:
+        def run(k: int) -> object:
+            self.impl = impl
+            return fn(k)
+        return run
+
+
 def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
           input_sets: int, say: Say, budget_s: float = 0.5, settle_ms: float = 100.0, rounds: int = 2,
           optional: frozenset[str] = frozenset(), shapes: Sequence[Mapping[str, Any]] | None = None,
-          keep_times: bool = False) -> list[BenchRow]:
+          keep_times: bool = False, judge: BlockJudge | None = None) -> list[BenchRow]:
     """Time every implementation on every bench shape (or `shapes`; see the module docstring). An
     optional reference that raises on a shape is left out of that shape, said in the log; a
-    candidate or a required reference that raises stops the bench. `keep_times`: each cell keeps
-    its per-call times (the tuner's intervals)."""
+    candidate or a required reference that raises ends the bench (`BenchCrash`). `judge`: the
+    blocks' check against the watch (none: every block taken as clean). `keep_times`: each cell
+    keeps its per-call times (the tuner's intervals)."""
     flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")  # > any L2 (50 MB H100)
     flush_cost = flush_ms(flush)
     l2_bytes, free_bytes = device_memory()
-    rows = []
+    hold = Hold()
+    if not hold.works:
+        say("  this torch has no spin kernel (torch.cuda._sleep): times include the host's launch cost")
+    judge = judge or BlockJudge(None)
+    rows: list[BenchRow] = []
     grid = list(w.bench_grid if shapes is None else shapes)
+    running = _Running()
     for index, shape in enumerate(grid):
         name = w.shape_name(shape)
-        sets = [w.make_inputs(2000 + 10 * index + i, **shape) for i in range(input_sets)]
-        bufs = [w.make_output(*s, **shape) if w.make_output is not None else None for s in sets]
-        runnable: dict[str, Run] = {}
-        estimate_ms: dict[str, float] = {}
-        for impl, bind in impls.items():
-            fn = bind(shape)
-            try:
-                for i in range(warmup):
-                    fn(sets[i % input_sets], bufs[i % input_sets])
-                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                start.record()
-                fn(sets[0], bufs[0])
-                end.record()
-                end.synchronize()
-                estimate_ms[impl] = start.elapsed_time(end)
-                runnable[impl] = fn
-            except Exception as exc:  # a backend or compile path that does not take this shape
-                if impl not in optional:
-                    raise RuntimeError(f"{impl} failed on {name}: {first_line(exc)}") from exc
-                say(f"  {impl}: not available for {name} ({first_line(exc)[:100]})")
-        anchor = torch.cuda.Event(enable_timing=True)
-        anchor.record()
-        anchor.synchronize()
-        anchor_t = time.time()
-        plan = plan_config(min(estimate_ms.values(), default=1.0), l2_bytes,
-                           set_bytes(sets[0]) + set_bytes(bufs[0]), free_bytes)
-        if plan.method == "batch":  # short calls: batches between two events, inputs rotated past L2
-            for i in range(len(sets), plan.input_sets):
-                sets.append(w.make_inputs(2000 + 10 * index + i, **shape))
-                bufs.append(w.make_output(*sets[-1], **shape) if w.make_output is not None else None)
-            calls = {impl: (lambda k, fn=fn, ins=sets, outs=bufs: fn(ins[k], outs[k]))
-                     for impl, fn in runnable.items()}
-            per = {impl: batch_calls(ms) for impl, ms in estimate_ms.items()}
-            cells, batched = batch_cells(calls, estimate_ms, per, len(sets), settle_ms, index,
-                                         max_s=min(MAX_SECONDS, 4 * budget_s), keep_times=keep_times)
-            rows.append(_row(w, shape, name, cells, anchor, anchor_t, batched, plan.why, plan.l2_note))
-            say(f"[{index + 1}/{len(grid)}] {_line(rows[-1])}")
-            del sets, bufs, calls
-            continue
-        n = max(reps, min(1000, int(budget_s * 1000 / max(sum(estimate_ms.values()), 1e-3))))
-        call_ms = {impl: ms + flush_cost for impl, ms in estimate_ms.items()}
-        events: dict[str, list[tuple[Any, Any]]] = {impl: [] for impl in runnable}
-        spans: list[tuple[str, Any, Any, int]] = []
-        rep = 0
-        for impl, settle, timed in block_plan(call_ms, n, rounds, settle_ms, index):
-            fn = runnable[impl]
-            first = len(events[impl])
-            for i in range(settle + timed):
-                k = rep % input_sets
-                rep += 1
-                flush.zero_()  # outside the events: every call starts with a cold L2
-                if i < settle:
-                    fn(sets[k], bufs[k])
-                    continue
-                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                start.record()
-                fn(sets[k], bufs[k])
-                end.record()
-                events[impl].append((start, end))
-            spans.append((impl, events[impl][first][0], events[impl][-1][1], timed))
-        torch.cuda.synchronize()
-        rows.append(_row(w, shape, name, per_call_cells(events, keep_times), anchor, anchor_t, spans,
-                         plan.why, plan.l2_note))
-        say(f"[{index + 1}/{len(grid)}] {_line(rows[-1])}")
-        del sets, bufs
+        judge.new_config()
+        try:
+            row = _config(w, impls, shape, name, index, warmup, input_sets, say, optional, running,
+                          reps=reps, budget_s=budget_s, settle_ms=settle_ms, rounds=rounds, flush=flush,
+                          flush_cost=flush_cost, memory=(l2_bytes, free_bytes), hold=hold, judge=judge,
+                          keep_times=keep_times)
+        except BenchCrash as crash:
+            crash.rows = rows
+            raise
+        except Exception as exc:  # raised while timing: the implementation that last ran
+            raise BenchCrash(name, running.impl, first_line(exc), rows) from exc
+        rows.append(row)
+        say(f"[{index + 1}/{len(grid)}] {_line(row)}")
     return rows
 
 
+def _config(w: Workload, impls: Mapping[str, Bind], shape: Mapping[str, Any], name: str, index: int,
+            warmup: int, input_sets: int, say: Say, optional: frozenset[str], running: _Running,
+            **how: Any) -> BenchRow:
+    """One shape: each implementation warmed up and its call estimated, the method planned, then
+    timed."""
+    sets = [w.make_inputs(2000 + 10 * index + i, **shape) for i in range(input_sets)]
+    bufs = [w.make_output(*s, **shape) if w.make_output is not None else None for s in sets]
+    runs: dict[str, Callable[[int], object]] = {}
+    estimate_ms: dict[str, float] = {}
+    for impl, bind in impls.items():
+        fn = bind(shape)
+        try:
+            for i in range(warmup):
+                fn(sets[i % input_sets], bufs[i % input_sets])
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn(sets[0], bufs[0])
+            end.record()
+            end.synchronize()
+        except Exception as exc:  # a backend or compile path that does not take this shape
+            if impl not in optional:
+                raise BenchCrash(name, impl, first_line(exc), []) from exc
+            say(f"  {impl}: not available for {name} ({first_line(exc)[:100]})")
+            continue
+        estimate_ms[impl] = start.elapsed_time(end)
+        runs[impl] = running.wrap(impl, _on_set(fn, sets, bufs))
+    anchor = torch.cuda.Event(enable_timing=True)
+    anchor.record()
+    anchor.synchronize()
+    anchor_t = time.time()
+    l2_bytes, free_bytes = how["memory"]
+    plan = plan_config(min(estimate_ms.values(), default=1.0), l2_bytes,
+                       set_bytes(sets[0]) + set_bytes(bufs[0]), free_bytes)
+    spans: list[Span]
+    if plan.method == "batch":  # short calls: batches between two events, inputs rotated past L2
+        for i in range(len(sets), plan.input_sets):
+            sets.append(w.make_inputs(2000 + 10 * index + i, **shape))
+            bufs.append(w.make_output(*sets[-1], **shape) if w.make_output is not None else None)
+        per = {impl: batch_calls(ms) for impl, ms in estimate_ms.items()}
+        cells, spans = batch_cells(runs, estimate_ms, per, len(sets), how["settle_ms"], index,
+                                   max_s=min(MAX_SECONDS, 4 * how["budget_s"]), keep_times=how["keep_times"],
+                                   hold=how["hold"], judge=how["judge"], anchor=anchor, anchor_t=anchor_t)
+    else:
+        n = max(how["reps"], min(1000, int(how["budget_s"] * 1000 / max(sum(estimate_ms.values()), 1e-3))))
+        call_ms = {impl: ms + how["flush_cost"] for impl, ms in estimate_ms.items()}
+        cells, spans = per_call_cells(runs, how["flush"], call_ms, n, how["rounds"], how["settle_ms"], index,
+                                      input_sets, hold=how["hold"], judge=how["judge"], anchor=anchor,
+                                      anchor_t=anchor_t, keep_times=how["keep_times"])
+    return _row(w, shape, name, cells, anchor, anchor_t, spans, plan.why, plan.l2_note)
+
+
+def _on_set(fn: Run, sets: list[Any], bufs: list[Any]) -> Callable[[int], object]:
+    """run(k): the call on input set k (the lists grow when the batch path rotates more sets)."""
+    return lambda k: fn(sets[k], bufs[k])
+
+
 def _row(w: Workload, shape: Mapping[str, Any], name: str, cells: Mapping[str, TimingCell],
-         anchor: Any, anchor_t: float, spans: Sequence[tuple[str, Any, Any, int]], method: str = "",
+         anchor: Any, anchor_t: float, spans: Sequence[Span], method: str = "",
          l2_note: str | None = None) -> BenchRow:
     flops = float(w.flops(**shape)) if w.flops else None
     nbytes = float(w.bytes(**shape)) if w.bytes else None
@@ -181,6 +223,8 @@ def _line(row: Mapping[str, Any]) -> str:
     def cell(impl: str, r: Mapping[str, Any]) -> str:
         rate = (f" ({r['tflops']:.0f} TF/s)" if r.get("tflops") else
                 f" ({r['gbps']:.0f} GB/s)" if r.get("gbps") else "")
-        return f"{impl} {r['median_ms']:.3f} ms{rate}"
+        eager = f", eager {r['eager_ms']:.3f}" if r.get("host_bound") else ""
+        again = f", {r['remeasured']} blocks again" if r.get("remeasured") else ""
+        return f"{impl} {r['median_ms']:.3f} ms{rate}{eager}{again}"
     cells = "  ".join(cell(impl, r) for impl, r in row["impl"].items())
     return f"{row['config']:<36} {cells}"

@@ -30,6 +30,7 @@ from typing import Any, TextIO
 
 import torch
 
+from cockpit.probes.block_watch import BlockJudge
 from cockpit.probes.gpu_watch import GpuWatch
 from cockpit.probes.workload.check import call, correctness
 from cockpit.probes.workload.timing import BenchRow, Bind, Run, bench, impl_id
@@ -106,7 +107,7 @@ class Server:
             impls = {name: self.bind(config) for name, config in req["configs"].items()}
             started = time.time()
             with GpuWatch(torch.cuda.current_device()) as watch:
-                rows = self.rows({**impls, BASELINE: self.baseline()}, shapes, False)
+                rows = self.rows({**impls, BASELINE: self.baseline()}, shapes, False, BlockJudge(watch))
             return {
                 "times_ms": times(rows, [*impls, BASELINE]),
                 "started": started,
@@ -142,8 +143,10 @@ class Server:
         return {"ok": False, "detail": f"FAILS at {bad['config']}: {why}"}
 
     def rows(
-        self, impls: Mapping[str, Bind], shapes: list[ShapeJson], short: bool
+        self, impls: Mapping[str, Bind], shapes: list[ShapeJson], short: bool, judge: BlockJudge | None = None
     ) -> list[BenchRow]:
+        """The trial's times (`judge`: the confirmation's blocks checked against its watch and timed
+        again when the card slowed them, as the bench gate's are)."""
         s = self.settings
         if short:  # the first look the pruner decides on: one block per shape, a third of the calls
             return bench(
@@ -170,6 +173,7 @@ class Server:
             rounds=s["rounds"],
             shapes=shapes,
             keep_times=True,
+            judge=judge,
         )
 
 

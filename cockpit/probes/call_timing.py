@@ -1,0 +1,166 @@
+"""Timing a config whose calls are long enough (≥ `LAUNCH_BOUND_MS`) to be timed one by one: the
+L2 flushed before every call (outside the events), the implementations in blocks interleaved by
+`block_plan`, each block after `settle_ms` untimed at its own clock.
+
+Device time: a block's calls are queued in groups behind a spin (probes/device_hold.py), so a
+call that launches several kernels (a PyTorch reference) is timed without the host's gaps between
+them; a group the spin did not cover is timed again. Each block is judged against the watch once
+it has seen past it (probes/block_watch.py): a dirty one is dropped and timed again after the
+card's recovery wait, within the config's budget. Eager time: a few calls per implementation
+launched onto an idle GPU, the flush before each, no spin.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from cockpit.probes.block_watch import BlockJudge, CellBlocks
+from cockpit.probes.device_hold import Hold, next_hold_ms
+from cockpit.probes.timing_pieces import Span, TimingCell, block_plan, settle_calls, timed_cell
+
+Run = Callable[[int], object]
+"""run(k): one call of an implementation on input set k."""
+GROUP_CALLS = 32
+"""Calls queued behind one spin: each is a flush, two events and the call's own launches, well
+inside CUDA's launch queue."""
+EAGER_CALLS = 8
+COVER_TRIES = 2
+"""A group the spin did not cover is timed again at most this many times (then kept, counted)."""
+
+
+@dataclass
+class _Block:
+    impl: str
+    timed: int
+    events: list[tuple[Any, Any]] = field(default_factory=list)
+    t0: float = 0.0
+    t1: float = 0.0
+
+
+@dataclass
+class _Impl:
+    hold_ms: float = 2.0
+    expired: int = 0
+    blocks: CellBlocks = field(default_factory=CellBlocks)
+
+
+def per_call_cells(runs: Mapping[str, Run], flush: Any, call_ms: Mapping[str, float], n: int, rounds: int,
+                   settle_ms: float, config_index: int, input_sets: int, hold: Hold | None = None,
+                   judge: BlockJudge | None = None, anchor: Any = None, anchor_t: float = 0.0,
+                   keep_times: bool = False) -> tuple[dict[str, TimingCell], list[Span]]:
+    """Each implementation's cell from its clean blocks' per-call device times, and those blocks'
+    spans for the validity verdict."""
+    judge = judge or BlockJudge(None)
+    spin = hold if hold is not None and hold.works else None
+    state = {impl: _Impl() for impl in runs}
+    counter = [0]
+    clean: list[_Block] = []
+    todo = [_Block(impl, timed) for impl, _, timed in block_plan(dict(call_ms), n, rounds, settle_ms,
+                                                                 config_index)]
+    last = ""
+    while todo:
+        for block in todo:
+            settle = 0 if block.impl == last else settle_calls(settle_ms, call_ms[block.impl])
+            _run_block(runs[block.impl], flush, block, settle, state[block.impl], spin, input_sets, counter)
+            last = block.impl
+        torch.cuda.synchronize()
+        if anchor is not None:
+            for block in todo:
+                block.t0 = anchor_t + anchor.elapsed_time(block.events[0][0]) / 1e3
+                block.t1 = anchor_t + anchor.elapsed_time(block.events[-1][1]) / 1e3
+        judge.wait_past(max(b.t1 for b in todo))
+        todo = _judged(todo, clean, state, judge)
+    eager = {impl: _eager(runs[impl], flush, input_sets, counter) for impl in runs}
+    cells: dict[str, TimingCell] = {}
+    for impl in runs:
+        samples = [s.elapsed_time(e) for b in clean if b.impl == impl for s, e in b.events]
+        st = state[impl]
+        cells[impl] = timed_cell(samples, "per-call", eager[impl], spin is not None,
+                                 {"expired_holds": st.expired, **st.blocks.fields()})
+        if keep_times:
+            cells[impl]["times_ms"] = samples
+    return cells, [(b.impl, b.events[0][0], b.events[-1][1], b.timed) for b in clean]
+
+
+def _run_block(run: Run, flush: Any, block: _Block, settle: int, st: _Impl, spin: Hold | None,
+               input_sets: int, counter: list[int]) -> None:
+    """`settle` untimed calls, then the block's timed calls in groups behind a spin each."""
+    block.events = []
+    for _ in range(settle):
+        flush.zero_()
+        run(_next(counter, input_sets))
+    left = block.timed
+    tries = 0
+    while left:
+        size = min(GROUP_CALLS, left)
+        done = spin.start(st.hold_ms) if spin is not None else None
+        host = time.perf_counter()
+        group = []
+        for _ in range(size):
+            k = _next(counter, input_sets)
+            flush.zero_()  # outside the events: every call starts with a cold L2
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            run(k)
+            end.record()
+            group.append((start, end))
+        host = time.perf_counter() - host
+        covered = spin is None or Hold.held(done)
+        st.hold_ms = next_hold_ms(host * 1e3, not covered, st.hold_ms)
+        if not covered:
+            st.expired += 1
+            tries += 1
+            if tries <= COVER_TRIES:
+                continue  # timed again behind a longer spin
+        tries = 0
+        block.events.extend(group)
+        left -= size
+
+
+def _judged(blocks: list[_Block], clean: list[_Block], state: Mapping[str, _Impl],
+            judge: BlockJudge) -> list[_Block]:
+    """The blocks to time again: the dirty ones, while the config's budget lasts (the card given
+    its recovery wait first); the clean ones join `clean`, and so do dirty ones past the budget
+    when their implementation has no clean block (its cell then says it is unclean)."""
+    again = []
+    for block in blocks:
+        word = judge.fault(block.t0, block.t1) if block.t1 else None
+        if word is None:
+            clean.append(block)
+            continue
+        st = state[block.impl]
+        st.blocks.drop(word)
+        if not judge.spent():
+            again.append(block)
+            continue
+        judge.give_up(st.blocks)
+        if not any(b.impl == block.impl for b in clean):
+            clean.append(block)
+    if again:
+        judge.recover()
+    return again
+
+
+def _eager(run: Run, flush: Any, input_sets: int, counter: list[int]) -> list[float]:
+    """A few calls launched onto an idle GPU one at a time, the flush before each: eager use."""
+    torch.cuda.synchronize()
+    pairs = []
+    for _ in range(EAGER_CALLS):
+        flush.zero_()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        run(_next(counter, input_sets))
+        end.record()
+        pairs.append((start, end))
+    torch.cuda.synchronize()
+    return [s.elapsed_time(e) for s, e in pairs]
+
+
+def _next(counter: list[int], input_sets: int) -> int:
+    counter[0] += 1
+    return (counter[0] - 1) % input_sets

@@ -1,0 +1,66 @@
+"""Device time: the stream held behind a short spin kernel while the timed launches queue behind
+it, so the GPU runs them back to back and the events measure the calls, not the host's launch
+cost (nvbench's blocking kernel, tritonbench's gpu_events). The spin is torch's own
+`torch.cuda._sleep(cycles)`; an event after it tells whether the host finished queueing before the
+spin ran out (`Hold.held`): if not, the GPU caught up with the host mid-group and the group's times
+hold launch gaps, so the caller drops them, and the next hold is twice as long.
+
+CUDA-graph replay would hide the launch cost too, but not every callable can be captured (a
+Triton autotuner's first call, a wrapper that allocates or syncs); a held queue works for any.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+MIN_HOLD_MS = 0.05
+MAX_HOLD_MS = 200.0
+"""A hold never spins longer than this: a group that needs more is one the host cannot queue."""
+HOST_MARGIN = 1.5
+"""A hold lasts 1.5x the host's last measured time to queue the group, plus MIN_HOLD_MS."""
+
+
+class Hold:
+    """Spins the current stream for a given time; calibrated once against CUDA events."""
+
+    def __init__(self) -> None:
+        self.cycles_per_ms: float | None = None
+        if not hasattr(torch.cuda, "_sleep"):  # a torch without the spin kernel: eager times only
+            return
+        torch.cuda._sleep(1000)  # load the kernel
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        torch.cuda._sleep(2_000_000)
+        end.record()
+        end.synchronize()
+        ms = start.elapsed_time(end)
+        self.cycles_per_ms = 2_000_000 / ms if ms > 0 else None
+
+    @property
+    def works(self) -> bool:
+        return self.cycles_per_ms is not None
+
+    def start(self, ms: float) -> Any:
+        """Queue a spin of about `ms` and an event after it; None when the spin is unavailable."""
+        if self.cycles_per_ms is None:
+            return None
+        torch.cuda._sleep(int(min(MAX_HOLD_MS, max(MIN_HOLD_MS, ms)) * self.cycles_per_ms))
+        done = torch.cuda.Event()
+        done.record()
+        return done
+
+    @staticmethod
+    def held(done: Any) -> bool:
+        """Whether the spin was still running when asked (right after the group was queued): every
+        launch of the group then sat in the queue before the GPU reached it."""
+        return done is not None and not done.query()
+
+
+def next_hold_ms(host_ms: float, expired: bool, last_ms: float) -> float:
+    """The next hold for a group: sized from the host's time to queue the last one, doubled after a
+    hold that ran out."""
+    if expired:
+        return min(MAX_HOLD_MS, max(2 * last_ms, HOST_MARGIN * host_ms + MIN_HOLD_MS))
+    return min(MAX_HOLD_MS, HOST_MARGIN * host_ms + MIN_HOLD_MS)

@@ -1,0 +1,157 @@
+"""The bench's timing loops on a simulated GPU timeline, watched through the H200's recorded NVML
+samples (tests/fixtures/gpu/gates-blocks: real SW thermal and HW slowdown episodes). A block the
+card slowed is dropped and timed again after its recovery wait; one that never gets clean leaves
+its cell marked unclean; a batch the spin did not cover is kept out of the device time."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from cockpit.analysis.block_validity import BlockRules
+from cockpit.probes import batch_timing, block_watch, call_timing
+from cockpit.probes.block_watch import BlockJudge
+
+H200 = Path(__file__).parent / "fixtures" / "gpu" / "gates-blocks" / "probe-bench.json.gz"
+
+
+class Gpu:
+    """A GPU timeline in ms: calls advance it; the wall clock is `start` + its time."""
+
+    def __init__(self, start: float) -> None:
+        self.now_ms = 0.0
+        self.start = start
+        self.spin_covers = True
+
+    @property
+    def wall(self) -> float:
+        return self.start + self.now_ms / 1e3
+
+
+class Watch:
+    """The recorded samples the watch would have taken by now."""
+
+    def __init__(self, gpu: Gpu, samples: list[dict[str, Any]]) -> None:
+        self.gpu_ = gpu
+        self.recorded = samples
+        self.error = None
+        self.gpu = {"max_sm_clock": 1980}
+
+    @property
+    def samples(self) -> list[dict[str, Any]]:
+        return [s for s in self.recorded if s["t"] <= self.gpu_.wall]
+
+
+class Spin:
+    def __init__(self, gpu: Gpu) -> None:
+        self.gpu = gpu
+        self.works = True
+
+    def start(self, ms: float) -> Any:
+        self.gpu.now_ms += ms
+        return self
+
+    def query(self) -> bool:
+        return not self.gpu.spin_covers
+
+
+@pytest.fixture
+def h200(monkeypatch: pytest.MonkeyPatch) -> tuple[Gpu, Watch, float]:
+    data = json.loads(gzip.decompress(H200.read_bytes()))
+    gpu = Gpu(float(data["started"]))
+
+    class Event:
+        def __init__(self, enable_timing: bool = False) -> None:
+            self.t = 0.0
+
+        def record(self) -> None:
+            self.t = gpu.now_ms
+
+        def elapsed_time(self, other: Event) -> float:
+            return other.t - self.t
+
+        def synchronize(self) -> None:
+            pass
+
+    monkeypatch.setattr(torch.cuda, "Event", Event, raising=False)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: None)
+
+    def sleep(seconds: float) -> None:  # a recovery wait passes on the card's timeline
+        gpu.now_ms += seconds * 1e3
+
+    monkeypatch.setattr(block_watch.time, "sleep", sleep)
+    return gpu, Watch(gpu, data["gpu_samples"]), float(data["started"])
+
+
+def calls(gpu: Gpu, ms: dict[str, float]) -> dict[str, Any]:
+    def one(name: str) -> Any:
+        def run(k: int) -> None:
+            gpu.now_ms += ms[name]
+        return run
+    return {name: one(name) for name in ms}
+
+
+def anchor(gpu: Gpu) -> Any:
+    event = torch.cuda.Event(enable_timing=True)
+    event.record()
+    return event
+
+
+def test_a_batched_config_in_a_thermal_episode_is_timed_again_once_the_card_recovers(h200) -> None:  # type: ignore[no-untyped-def]
+    gpu, watch, _ = h200
+    gpu.now_ms = 76_600.0  # 76.6 s into the recorded run: SW thermal slowdown until ~77.2 s
+    judge = BlockJudge(watch, BlockRules())  # type: ignore[arg-type]
+    judge.new_config()
+    ms = {"ours": 0.010, "torch.softmax": 0.012}
+    cells, spans = batch_timing.batch_cells(calls(gpu, ms), ms, {"ours": 100, "torch.softmax": 84}, 8, 5.0, 0,
+                                            max_s=0.2, hold=Spin(gpu), judge=judge, anchor=anchor(gpu),
+                                            anchor_t=gpu.wall)  # type: ignore[arg-type]
+    assert cells["ours"]["median_ms"] == pytest.approx(0.010)
+    assert cells["ours"]["remeasured"] >= 1 and "SW thermal slowdown" in cells["ours"]["remeasured_why"]
+    assert all(c["clean"] for c in cells.values())
+    assert cells["ours"]["eager_ms"] == pytest.approx(0.010) and cells["ours"]["host_bound"] is False
+    # every kept block starts after the episode's last SW thermal sample (77.07 s) it could see
+    assert spans and all(start.t / 1e3 > 77.07 for _, start, _, _ in spans)
+
+
+def test_a_config_whose_blocks_never_get_clean_says_so_and_keeps_its_times(h200) -> None:  # type: ignore[no-untyped-def]
+    gpu, watch, started = h200
+    hot = next(s for s in watch.recorded if s["throttle"] & 0x20)
+    watch.recorded = [{**hot, "t": started + k * 0.1} for k in range(2000)]  # that sample, all along
+    gpu.now_ms = 1_000.0
+    judge = BlockJudge(watch, BlockRules(budget=3))  # type: ignore[arg-type]
+    judge.new_config()
+    ms = {"ours": 0.5, "ref": 0.6}
+    flush = type("Flush", (), {"zero_": lambda self: None})()
+    cells, spans = call_timing.per_call_cells(calls(gpu, ms), flush, ms, 20, 2, 5.0, 0, 1, hold=Spin(gpu),
+                                              judge=judge, anchor=anchor(gpu), anchor_t=gpu.wall)  # type: ignore[arg-type]
+    assert any(not c["clean"] for c in cells.values())
+    unclean = next(c for c in cells.values() if not c["clean"])
+    assert unclean["unclean_why"].startswith("SW thermal slowdown in")
+    assert unclean["median_ms"] == pytest.approx(0.5) or unclean["median_ms"] == pytest.approx(0.6)
+    assert {impl for impl, *_ in spans} == {"ours", "ref"}  # its times are kept, with their block
+    # the next config starts with the streak counted: one re-measure each from the third on
+    judge.new_config()
+    judge.gave_up = True
+    judge.new_config()
+    assert judge.streak == 2 and judge.spent() is False
+    judge.attempts = 1
+    assert judge.spent() is True
+
+
+def test_a_batch_the_spin_did_not_cover_is_kept_out_and_the_batch_halved(h200) -> None:  # type: ignore[no-untyped-def]
+    gpu, _, _ = h200
+    gpu.now_ms = 10_000.0  # quiet: no slowdown 10 s in
+    gpu.spin_covers = False
+    ms = {"ours": 0.010}
+    cells, _ = batch_timing.batch_cells(calls(gpu, ms), ms, {"ours": 100}, 8, 5.0, 0, max_s=0.05,
+                                        hold=Spin(gpu), anchor=anchor(gpu), anchor_t=gpu.wall)  # type: ignore[arg-type]
+    ours = cells["ours"]
+    assert ours["held"] is False  # not one batch covered by the time cap: said, not hidden
+    assert ours["expired_holds"] >= 3 and ours["calls_per_batch"] < 100  # halved after three
+    assert ours["median_ms"] == pytest.approx(0.010)
