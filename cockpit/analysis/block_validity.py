@@ -20,6 +20,7 @@ Stdlib only, like timing_method.py: the probes import it in the user's Python.
 
 from __future__ import annotations
 
+import bisect
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -84,12 +85,18 @@ Sample = Mapping[str, float]
 
 
 def around(samples: Sequence[Sample], t0: float, t1: float, reach_s: float = 0.25) -> list[Sample]:
-    """The samples inside [t0, t1] and the nearest one on each side within `reach_s` (ordered by
-    time): a block shorter than the watch's period is judged by its neighbours."""
-    inside = [s for s in samples if t0 <= s["t"] <= t1]
-    before = [s for s in samples if t0 - reach_s <= s["t"] < t0][-1:]
-    after = [s for s in samples if t1 < s["t"] <= t1 + reach_s][:1]
-    return before + inside + after
+    """The samples inside [t0, t1] and the nearest one on each side within `reach_s`, from samples
+    ordered by time (the watch appends them so): a block shorter than the watch's period is judged
+    by its neighbours."""
+    lo = bisect.bisect_left(samples, t0, key=_time)
+    hi = bisect.bisect_right(samples, t1, key=_time)
+    before = [samples[lo - 1]] if lo > 0 and samples[lo - 1]["t"] >= t0 - reach_s else []
+    after = [samples[hi]] if hi < len(samples) and samples[hi]["t"] <= t1 + reach_s else []
+    return [*before, *samples[lo:hi], *after]
+
+
+def _time(sample: Sample) -> float:
+    return float(sample["t"])
 
 
 def reference_clock(samples: Sequence[Sample], max_mhz: float | None) -> float | None:

@@ -51,13 +51,18 @@ class BlockJudge:
         """Re-measures on the current config (the budget and the waits count them)."""
         self.gave_up = False
         self.streak = 0
+        self.reference: float | None = None
         """Configs in a row that gave up: from STREAK on, one re-measure each."""
 
     def new_config(self) -> None:
-        """A config starts: the last one's outcome counts towards the streak."""
+        """A config starts: the last one's outcome counts towards the streak, and the run's busy
+        clock so far is its blocks' reference."""
         self.streak = self.streak + 1 if self.gave_up else 0
         self.attempts = 0
         self.gave_up = False
+        if self.watching and self.watch is not None:
+            self.reference = reference_clock(self.watch.samples,  # type: ignore[arg-type]
+                                             float(self.watch.gpu.get("max_sm_clock") or 0) or None)
 
     @property
     def watching(self) -> bool:
@@ -76,8 +81,8 @@ class BlockJudge:
     def fault(self, t0: float, t1: float) -> str | None:
         if not self.watching or self.watch is None:
             return None
-        samples: Sequence[dict[str, float]] = list(self.watch.samples)  # type: ignore[arg-type]
-        reference = reference_clock(samples, float(self.watch.gpu.get("max_sm_clock") or 0) or None)
+        samples: Sequence[dict[str, float]] = self.watch.samples  # type: ignore[assignment]
+        reference = self.reference or float(self.watch.gpu.get("max_sm_clock") or 0) or None
         return block_fault(around(samples, t0, t1), reference, self.rules)
 
     def spent(self) -> bool:

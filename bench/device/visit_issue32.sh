@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Issue 32 on a two-GPU box (nvidia-h100-x2), two lanes side by side, each pinned to one GPU by
+# UUID; every gate's --json and the probe's raw result (its NVML samples: the CI fixtures) under $OUT.
+#   OUT=... bash bench/device/visit_issue32.sh
+# GPU 0: the attention example built, then benched three times back to back in one workspace.
+# GPU 1: Triton kernels no one here tuned at M=4096, N=1024..8192 (a Liger-style softmax, the
+#   layer-norm tutorial's shape), a kernel launched twice (0.50x at every size), a per-shape cache
+#   (refused), a candidate that crashes at one shape (one line, the rows before kept).
+set -u
+: "${OUT:?set OUT}"
+. tests/fixtures/gpu/capture_common.sh
+export PATH=/usr/local/cuda/bin:$PATH
+mapfile -t uuids < <(nvidia-smi --query-gpu=uuid --format=csv,noheader)
+nvidia-smi --query-gpu=name,driver_version,power.limit --format=csv | tee "$OUT/gpus.txt"
+repo=$PWD
+# ws NAME MODULE: a scratch workspace holding the module (and the examples' sources), a session open
+ws() {
+  local d; d=$(mktemp -d "/tmp/ws-$1-XXXX"); cp -r "$repo/workloads" "$repo/csrc" "$d/"
+  mkdir -p "$d/planted"; cp "$repo"/bench/device/planted/*.py "$d/planted/"
+  printf '[workload]\nmodule = "%s"\n' "$2" > "$d/cockpit.toml"
+  python3 -m cockpit --workspace "$d" new "issue 32: $1" > /dev/null; echo "$d"
+}
+# gate WS NAME GATE: one gate, its --json kept, one line said
+gate() {
+  local t0=$(date +%s)
+  python3 -m cockpit --workspace "$1" gate "$3" --json > "$OUT/$2-$3.json" 2> "$OUT/$2-$3.log"
+  echo "-- $2 $3 exit $? in $(( $(date +%s) - t0 )) s: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['status'], '-', d['summary'])" "$OUT/$2-$3.json" 2>&1 | tail -1)"
+}
+raw() { mkdir -p "$OUT/raw-$2"; cp "$1"/sessions/*/results/*.json "$OUT/raw-$2/" 2>/dev/null; gzip -f "$OUT/raw-$2"/*.json 2>/dev/null; }
+lane_a() {
+  export CUDA_VISIBLE_DEVICES=${uuids[0]}
+  local d; d=$(ws attention workloads/attention/attention.py)
+  gate "$d" attention build
+  for k in 1 2 3; do gate "$d" attention-$k bench; raw "$d" attention; done
+}
+lane_b() {
+  export CUDA_VISIBLE_DEVICES=${uuids[1]}
+  local d
+  d=$(ws liger planted/liger_softmax.py); gate "$d" liger build; gate "$d" liger bench; raw "$d" liger
+  d=$(ws layernorm workloads/layernorm_triton/layernorm.py)
+  sed -i 's/bench_grid=axes(M=\[4096, 16384\], N=\[512, 1024, 4096, 16384\], dtype=\["fp16", "bf16"\])/bench_grid=axes(M=[4096], N=[1024, 2048, 4096, 8192], dtype=["fp16"])/' "$d/workloads/layernorm_triton/layernorm.py"
+  gate "$d" layernorm build; gate "$d" layernorm bench; raw "$d" layernorm
+  d=$(ws twice planted/twice.py); gate "$d" twice bench; raw "$d" twice
+  d=$(ws cached planted/cached.py); gate "$d" cached bench
+  d=$(ws crash planted/crash.py); gate "$d" crash build; gate "$d" crash bench; raw "$d" crash
+  [ -n "${SUITE:-}" ] && { python3 -m pytest -q -p no:cacheprovider -x > "$OUT/suite.txt" 2>&1; tail -3 "$OUT/suite.txt"; }
+}
+lane_a > "$OUT/lane-a.txt" 2>&1 &
+lane_b > "$OUT/lane-b.txt" 2>&1 &
+wait
+cat "$OUT"/lane-*.txt
