@@ -1,7 +1,6 @@
 """How the bench times a kernel: batches for short calls, per-call events for long ones, a stop
-rule on noise, intervals from order statistics, and a headline the launch-bound configs cannot
-move. Samples built in these tests are synthetic and say so; the recorded ones are read from the
-H100 bench recordings already in tests/fixtures/gpu."""
+rule on noise and intervals from order statistics. Samples built in these tests are synthetic and
+say so; the recorded ones are read from the H100 bench recordings already in tests/fixtures/gpu."""
 
 from __future__ import annotations
 
@@ -14,11 +13,8 @@ import pytest
 from cockpit.analysis.timing_method import (
     LAUNCH_BOUND_MS,
     MAX_INPUT_SETS,
-    ConfigSpeedup,
     beyond_noise,
     enough,
-    headline,
-    launch_bound,
     median_interval,
     noise,
     plan_config,
@@ -141,39 +137,6 @@ def test_stop_at_the_time_cap_when_the_noise_never_settles() -> None:
     assert not stop and "> 0.50 %" in why
     stop, why = enough(per_call, elapsed_s=2.0)
     assert stop and why.startswith("time cap 2.0 s reached at noise") and "500 samples" in why
-
-
-def test_a_config_is_launch_bound_when_the_host_barely_keeps_up() -> None:
-    assert launch_bound(gpu_ms_per_call=0.008, host_ms_per_call=0.007)
-    assert launch_bound(gpu_ms_per_call=0.005, host_ms_per_call=0.012)
-    assert not launch_bound(gpu_ms_per_call=0.040, host_ms_per_call=0.008)
-
-
-def _rows(fast: tuple[float, float, float]) -> list[ConfigSpeedup]:
-    """Synthetic: 17 kernel-bound configs near 1.04x and three 8–15 µs launch-bound ones."""
-    steady = [ConfigSpeedup(f"S{512 * (i + 1)}", 1.04 + 0.002 * i, 1.02 + 0.002 * i, 1.06 + 0.002 * i)
-              for i in range(17)]
-    return steady + [ConfigSpeedup(f"S{s}", x, x * 0.9, x * 1.1, launch_bound=True)
-                     for s, x in zip((1, 17, 32), fast, strict=True)]
-
-
-def test_the_headline_ignores_launch_bound_configs_that_swing_3x() -> None:
-    one, other = headline(_rows((1.0, 1.0, 1.0))), headline(_rows((3.0, 0.4, 3.4)))
-    assert one.speedup == other.speedup
-    assert one.configs == other.configs == 17
-    assert one.launch_bound == ("S1", "S17", "S32")
-    assert one.launch_bound_speedup is not None and other.launch_bound_speedup is not None
-    assert one.launch_bound_speedup.value == pytest.approx(1.0)
-    assert other.launch_bound_speedup.value == pytest.approx((3.0 * 0.4 * 3.4) ** (1 / 3))
-    assert one.speedup.lo < one.speedup.value < one.speedup.hi
-    assert str(one).endswith("over 17 configs; 3 launch-bound apart: 1.00x")
-
-
-def test_a_bench_where_every_config_is_launch_bound_headlines_over_them_flagged() -> None:
-    h = headline([r for r in _rows((1.2, 1.1, 1.3)) if r.launch_bound])
-    assert h.all_launch_bound and h.configs == 3 and h.launch_bound_speedup is None
-    assert h.speedup.value == pytest.approx((1.2 * 1.1 * 1.3) ** (1 / 3))
-    assert "every one launch-bound" in str(h)
 
 
 def test_a_change_counts_only_when_the_intervals_do_not_overlap() -> None:

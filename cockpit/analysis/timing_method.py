@@ -12,13 +12,13 @@ therefore timed in *batches* (nvbench's batch measurement, Triton's do_bench): `
 calls back to back between two events, no flush inside, the inputs rotated over enough sets that
 every call reads data L2 no longer holds; one sample is a batch's mean call time.
 
-Why batched eager launches rather than CUDA-graph replay (do_bench_cudagraph): a batch works for
-every callable — a Triton kernel whose autotuner picks a config on first call, a wrapper that
-does host-side work, an op that allocates — where capture fails or freezes one path; it times
-what eager use runs; and a graph replays launches without the host's per-launch cost, which
-eager users pay: a kernel faster than its own launch would look fast in a graph and not in use.
-That cost is not hidden here either: `launch_bound` flags a config whose host enqueue keeps up
-with the GPU only barely, and `headline` reports those configs apart.
+Every time is device time: the probe queues the timed launches behind a short spin, so the GPU
+runs them back to back whatever the host's launch cost (nvbench's blocking kernel); the eager time
+per call, what a model without graphs pays, is measured beside it and shown as its own number.
+Launch cost is a note on the implementation whose host cannot keep up, never a reason to leave a
+config out of the headline: the shapes inference runs at are the small ones. (Batched eager
+launches were the method before; CUDA-graph replay would need every callable to be capturable,
+which a Triton autotuner's first call or a wrapper that allocates is not.)
 
 Convergence follows nvbench's stdrel criterion (`noise`, `enough`); a median carries a
 distribution-free interval (`median_interval`), speedups a conservative one (`ratio_interval`),
@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Literal, NamedTuple
 
 LAUNCH_BOUND_MS = 0.05
 """Calls at least this long are timed per call (flush outside the events). The host then stays
@@ -59,18 +59,6 @@ workspace, and the references' copies, need the rest."""
 MAX_INPUT_SETS = 1024
 """Each set is one call of the workload's input maker (host time); inputs so small they need more
 sets than this make a launch-bound call, where a warm L2 moves little."""
-
-HOST_BOUND_FRACTION = 0.8
-"""A config is launch-bound when enqueueing a call takes ≥ 80 % of the GPU's time for it: the
-queue barely grows, so any host hiccup (GC, a page fault) drains it and the GPU waits."""
-
-HOST_BOUND_LEAVE = 0.6
-HOST_BOUND_ENTER = 1.0
-"""Hysteresis between runs of one session: a config the run before found launch-bound stays so
-until its host share falls under 60 %; one it found kernel-bound turns launch-bound only at
-100 %. A config whose host share sits near 80 % otherwise flips from run to run with the CPU's
-jitter (a reference's dispatch at 512-token shapes on an H100: 22 then 23 of 56 configs apart,
-moving the headline 3 %), and the headline would compare two different sets."""
 
 NOISE_TARGET = 0.005
 MIN_SAMPLES = 10
@@ -192,62 +180,6 @@ def ratio_interval(ref: Interval | tuple[float, float, float],
     return Interval(r / o, r_lo / o_hi, r_hi / o_lo)
 
 
-def launch_bound(gpu_ms_per_call: float, host_ms_per_call: float) -> bool:
-    """Whether the host's enqueue, not the kernel, sets the pace: host time per call (wall clock
-    around a batch's launches, no sync, / calls) ≥ HOST_BOUND_FRACTION x the GPU's per call (the
-    batch's event time / calls). Such a config's time says how fast it launches; report it apart."""
-    return host_ms_per_call >= HOST_BOUND_FRACTION * gpu_ms_per_call
-
-
-@dataclass(frozen=True)
-class ConfigSpeedup:
-    """One config's speedup over a reference, its interval, and whether it is launch-bound."""
-
-    config: str
-    speedup: float
-    lo: float
-    hi: float
-    launch_bound: bool = False
-
-
-@dataclass(frozen=True)
-class Headline:
-    """The bench's one number: geometric-mean speedup over the configs the kernel bounds, with
-    the launch-bound ones apart (their times move with the host, not with the kernel)."""
-
-    speedup: Interval
-    configs: int  # how many configs the headline is over
-    launch_bound: tuple[str, ...]  # configs reported apart
-    launch_bound_speedup: Interval | None  # their own geomean, None when there are none
-    all_launch_bound: bool = False  # no config was kernel-bound: the headline is over them all
-
-    def __str__(self) -> str:
-        v, lo, hi = self.speedup
-        line = f"{v:.2f}x [{lo:.2f}, {hi:.2f}] over {self.configs} configs"
-        if self.all_launch_bound:
-            return f"{line}, every one launch-bound: the host's launch rate, not the kernel"
-        if self.launch_bound_speedup is not None:
-            line += (f"; {len(self.launch_bound)} launch-bound apart: "
-                     f"{self.launch_bound_speedup.value:.2f}x")
-        return line
-
-
-def headline(rows: Sequence[ConfigSpeedup]) -> Headline:
-    """Geometric mean of the speedups over the configs that are not launch-bound, its interval the
-    geomean of the los and of the his (each config at its own worst and best: conservative); the
-    launch-bound configs listed apart with their own geomean. If every config is launch-bound the
-    headline is over them all, flagged."""
-    if not rows:
-        raise ValueError("no configs to headline")
-    kernel_bound = [r for r in rows if not r.launch_bound]
-    apart = [r for r in rows if r.launch_bound]
-    if not kernel_bound:
-        return Headline(_geomean_interval(apart), len(apart), tuple(r.config for r in apart),
-                        None, all_launch_bound=True)
-    return Headline(_geomean_interval(kernel_bound), len(kernel_bound),
-                    tuple(r.config for r in apart), _geomean_interval(apart) if apart else None)
-
-
 def beyond_noise(before: Interval | tuple[float, float, float],
                  after: Interval | tuple[float, float, float]) -> bool:
     """A change counts only when the two (value, lo, hi) intervals do not overlap: the run-to-run
@@ -255,16 +187,6 @@ def beyond_noise(before: Interval | tuple[float, float, float],
     _, b_lo, b_hi = before
     _, a_lo, a_hi = after
     return a_hi < b_lo or a_lo > b_hi
-
-
-def geomean(values: Sequence[float]) -> float:
-    """Here, not from stats.py: the probes import this module in the user's Python, stdlib only."""
-    return math.exp(sum(math.log(v) for v in values) / len(values))
-
-
-def _geomean_interval(rows: Sequence[ConfigSpeedup]) -> Interval:
-    return Interval(geomean([r.speedup for r in rows]), geomean([r.lo for r in rows]),
-                    geomean([r.hi for r in rows]))
 
 
 def _order_statistic(n: int, tail: float) -> int:
@@ -287,22 +209,3 @@ def _pct(fraction: float) -> str:
 
 def _mb(nbytes: int) -> str:
     return f"{nbytes / 1e6:.0f} MB"
-
-
-def host_share(cells: Mapping[str, Mapping[str, Any]]) -> float | None:
-    """The largest host-enqueue share of the GPU's time among a config's batched cells (what
-    `launch_bound` compares with HOST_BOUND_FRACTION); None when no cell was batched."""
-    shares = [float(c["host_ms_per_call"]) / float(c["median_ms"]) for c in cells.values()
-              if c.get("method") == "batch" and c.get("host_ms_per_call") is not None
-              and float(c.get("median_ms") or 0) > 0]
-    return max(shares, default=None)
-
-
-def held_launch_bound(share: float | None, found: bool, before: bool | None) -> bool:
-    """Launch-bound or not, given the run before's answer for the same config (None: no run
-    before, or it did not measure it): the HOST_BOUND_LEAVE/ENTER band around the 80 % rule."""
-    if before is None:
-        return found
-    if share is None:  # timed per call this time (its first look came out longer): no share to
-        return found or before  # weigh, the run before's launch-bound answer stands
-    return share >= (HOST_BOUND_LEAVE if before else HOST_BOUND_ENTER)
