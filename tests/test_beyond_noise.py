@@ -1,6 +1,7 @@
 """Keep/revert and history's regressions judge a change by the intervals the bench measured, not
 a fixed margin: a 25 % gain whose intervals reach 1 is not kept, a 4 % loss inside the noise is
-not a regression, and one outside it is. The configs the bench found launch-bound never count.
+not a regression, and one outside it is. A config a bench from before device time found
+launch-bound (its time there was the host's launch rate) never counts against a newer run's.
 Times here are synthetic (a unit test of the rule); the bench's own are tested on the H100."""
 
 from __future__ import annotations
@@ -29,13 +30,16 @@ def test_a_gain_over_the_bar_inside_the_noise_is_not_kept() -> None:
     assert tight.action == "keep"
 
 
-def test_launch_bound_configs_do_not_decide() -> None:
-    apart = frozenset({"S=32"})
-    before = record(1, 1.0, 0.005, apart, fast_ms=0.010)
-    after = record(2, 0.8, 0.005, apart, fast_ms=0.030)  # the launch-bound config 3x slower
-    assert decide_keep(after, [before], "x").action == "keep"
+def test_a_config_an_old_bench_found_launch_bound_does_not_decide_against_a_new_run() -> None:
+    before = record(1, 1.0, 0.005, frozenset({"S=32"}), fast_ms=0.010)  # an old record's launch rate
+    after = record(2, 0.8, 0.005, fast_ms=0.030)  # device time now: every config in its headline
+    decision = decide_keep(after, [before], "x")
+    assert decision.action == "keep" and decision.shared_configs == len(CONFIGS)
     interval = speedup_interval(before, after)
     assert interval is not None and interval[3] == len(CONFIGS)
+    # two new runs compare on every config, the small one too
+    both_new = decide_keep(record(2, 0.8, 0.005, fast_ms=0.030), [record(1, 1.0, 0.005, fast_ms=0.010)], "x")
+    assert both_new.shared_configs == len(CONFIGS) + 1
 
 
 def summary(i: int, ms: float, spread: float) -> SessionSummary:

@@ -1,7 +1,10 @@
 """Keep or revert: after ONE change, compare with the best earlier valid run of the same configs.
 
 At least `keep_improvement` faster (20 % by default, geometric mean over the shared configs)
-→ KEEP and commit the kernel's files; otherwise REVERT them to the last kept version. Git is only
+→ KEEP and commit the kernel's files; otherwise REVERT them to the last kept version. A run suspect
+of named configs alone (blocks never clean there, a foreign process over their blocks: the
+validity verdict's `suspect_configs`) still decides, on the other configs, and says how many it
+left out; a run suspect window-wide decides nothing. Git is only
 ever touched by `commit_kernel` / `restore_kernel`, which the UI calls after the engineer confirms,
 on the paths the workload names (cockpit/workload/kernel_files.py: its sources' folders, its
 module's folder), never on the rest of the workspace.
@@ -20,7 +23,7 @@ from typing import Literal
 from cockpit import before_workloads
 from cockpit.analysis.stats import geomean
 from cockpit.errors import CockpitError
-from cockpit.json_fields import JsonObject, as_number, obj, pair
+from cockpit.json_fields import JsonObject, as_number, obj, pair, strings, texts
 
 Action = Literal["keep", "revert", "baseline"]
 
@@ -40,7 +43,21 @@ class BenchRecord:
     ours_ci: dict[str, tuple[float, float]] = field(default_factory=dict)
     """Our median's interval per config (benches that measured one); empty for older records."""
     launch_bound: frozenset[str] = frozenset()
-    """Configs the bench found launch-bound: left out of keep/revert like the headline."""
+    """Configs a bench from before device time (issue 32) found launch-bound: its time there was
+    the host's launch rate, not the kernel's, so they stay out of any comparison with it (a
+    newer run's device time against an old launch rate would credit the timing, not the kernel).
+    Newer records have none: every config is on device time."""
+    suspect_configs: frozenset[str] = frozenset()
+    """Configs its validity verdict could not vouch for: left out of every comparison with it."""
+    decidable: bool | None = None
+    """Valid, or suspect of `suspect_configs` alone (None: a record from before, as `valid`)."""
+    left_out_why: str = ""
+    """Why its suspect configs were left out, in a few words ("blocks never clean")."""
+
+    @property
+    def decides(self) -> bool:
+        """It may decide keep/revert and be a reference (on its configs that are not suspect)."""
+        return self.valid if self.decidable is None else self.decidable
 
     @property
     def measured(self) -> str:
@@ -67,9 +84,13 @@ def read_bench_record(path: Path) -> BenchRecord | None:
               if isinstance(c := row.get("impl", {}).get("ours", {}).get("ci_ms"), list) and len(c) == 2}
         bound = frozenset(row["config"] for row in data["rows"] if row.get("launch_bound") is True)
         workload = data.get("workload")
+        decidable = data.get("decidable")
         return BenchRecord(path, str(data.get("session", "")), float(data.get("t", 0.0)),
                            bool(data.get("valid")), ours, data.get("commit"),
-                           workload if isinstance(workload, str) else None, ci, bound)
+                           workload if isinstance(workload, str) else None, ci, bound,
+                           frozenset(strings(data.get("suspect_configs"))),
+                           decidable if isinstance(decidable, bool) else None,
+                           ", ".join(texts(obj(data.get("validity")).get("suspect_why"))))
     except (OSError, ValueError, KeyError, TypeError):
         return None  # not a bench result (or a torn one): never a reference
 
@@ -81,12 +102,19 @@ def bench_history(sessions_dir: Path) -> list[BenchRecord]:
     return sorted(records, key=lambda r: r.t)
 
 
+def apart(before: BenchRecord, now: BenchRecord) -> frozenset[str]:
+    """The configs a comparison of the two leaves out: either's suspect configs, and those an old
+    record found launch-bound."""
+    return before.launch_bound | now.launch_bound | before.suspect_configs | now.suspect_configs
+
+
 def speedup_interval(before: BenchRecord, now: BenchRecord) -> tuple[float, float, float, int] | None:
     """Geometric-mean speedup of `now` over `before` with its interval, over the configs both
-    timed with an interval and neither found launch-bound (each config's ratio at its worst and
-    best: conservative); None when they share no such config (records from before intervals)."""
-    shared = [c for c in now.ours_ci if c in before.ours_ci and c not in now.launch_bound
-              and c not in before.launch_bound and before.ours_ms.get(c, 0) > 0 and now.ours_ms.get(c, 0) > 0]
+    timed with an interval and neither left `apart` (each config's ratio at its worst and best:
+    conservative); None when they share no such config (records from before intervals)."""
+    out = apart(before, now)
+    shared = [c for c in now.ours_ci if c in before.ours_ci and c not in out
+              and before.ours_ms.get(c, 0) > 0 and now.ours_ms.get(c, 0) > 0]
     if not shared:
         return None
     mid = geomean([before.ours_ms[c] / now.ours_ms[c] for c in shared])
@@ -104,25 +132,22 @@ def geomean_speedup(reference: dict[str, float], now: dict[str, float]) -> tuple
 
 def rows_geomean(rows: Sequence[JsonObject], key: str) -> tuple[float, int] | None:
     """The geometric mean of one speedup column of a bench result's rows ("speedup_vs_torch.softmax",
-    "speedup_vs_flash"), and over how many configs; None when no row has a usable value. Rows
-    the bench marked launch-bound (their time is the launch, not the kernel) are left out while
-    any other row has a value: they do not move the kernel's headline."""
-    kept = kernel_rows(rows, key)
-    values = [v for r in kept if (v := as_number(r.get(key))) is not None and v > 0]
+    "speedup_vs_flash"), and over how many configs; None when no row has a usable value. Every
+    config counts: each time is the device's (the host's launch cost out of the way), so a small
+    shape is the kernel's number like a big one (a host that cannot keep up in eager use is a note)."""
+    values = [v for r in valued_rows(rows, key) if (v := as_number(r.get(key))) is not None]
     return (geomean(values), len(values)) if values else None
 
 
-def kernel_rows(rows: Sequence[JsonObject], key: str) -> list[JsonObject]:
-    """The rows with a value in `key` that are not launch-bound; all of them when every one is."""
-    valued = [r for r in rows if (v := as_number(r.get(key))) is not None and v > 0]
-    kernel = [r for r in valued if r.get("launch_bound") is not True]
-    return kernel or valued
+def valued_rows(rows: Sequence[JsonObject], key: str) -> list[JsonObject]:
+    """The rows with a positive value in `key`."""
+    return [r for r in rows if (v := as_number(r.get(key))) is not None and v > 0]
 
 
 def rows_interval(rows: Sequence[JsonObject], key: str) -> tuple[float, float] | None:
-    """The headline's interval: the geometric means of the kept rows' interval ends (`key`_ci,
-    each config at its worst and its best: conservative); None when a kept row has none."""
-    kept = kernel_rows(rows, key)
+    """The headline's interval: the geometric means of the rows' interval ends (`key`_ci, each
+    config at its worst and its best: conservative); None when a row has none."""
+    kept = valued_rows(rows, key)
     ends = [pair(r.get(f"{key}_ci")) for r in kept]
     found = [e for e in ends if e is not None]
     if not kept or len(found) != len(ends):
@@ -132,18 +157,19 @@ def rows_interval(rows: Sequence[JsonObject], key: str) -> tuple[float, float] |
 
 def decide_keep(current: BenchRecord, history: Iterable[BenchRecord], objective: str,
                 keep_improvement: float = 0.2) -> KeepDecision:
-    """KEEP, REVERT, or BASELINE (no earlier valid run of these configs to compare with)."""
-    if not current.valid:
+    """KEEP, REVERT, or BASELINE (no earlier valid run of these configs to compare with). Runs
+    suspect of named configs compare on the others, and the summary says how many were left out."""
+    if not current.decides:
         return KeepDecision("baseline", "this run is suspect (see validity): re-measure on a "
                             "quiet GPU before deciding to keep or revert")
     candidates = []
     for record in history:
-        if (record.path == current.path or not record.valid or record.t >= current.t
+        if (record.path == current.path or not record.decides or record.t >= current.t
                 or record.measured != current.measured):
-            continue  # only an earlier valid run of the same workload is a reference
-        apart = record.launch_bound | current.launch_bound  # the launch, not the kernel
-        speedup, shared = geomean_speedup({c: v for c, v in record.ours_ms.items() if c not in apart},
-                                          {c: v for c, v in current.ours_ms.items() if c not in apart})
+            continue  # only an earlier valid (or decidable) run of the same workload is a reference
+        out = apart(record, current)
+        speedup, shared = geomean_speedup({c: v for c, v in record.ours_ms.items() if c not in out},
+                                          {c: v for c, v in current.ours_ms.items() if c not in out})
         if shared:
             candidates.append((speedup, shared, record))
     if not candidates:
@@ -153,6 +179,7 @@ def decide_keep(current: BenchRecord, history: Iterable[BenchRecord], objective:
     speedup, shared, best = min(candidates, key=lambda c: c[0])
     improvement = speedup - 1.0
     versus = f"{best.session}/{best.path.name}"
+    left = _left_out(best, current)
     measured = speedup_interval(best, current)
     if measured is not None and improvement >= keep_improvement and measured[1] <= 1.0:
         return KeepDecision(
@@ -161,13 +188,29 @@ def decide_keep(current: BenchRecord, history: Iterable[BenchRecord], objective:
             "a different fix", improvement, best, shared)
     if improvement >= keep_improvement:
         return KeepDecision(
-            "keep", f"KEEP: {improvement:+.0%} vs the best earlier run ({versus}, {shared} configs)",
+            "keep", f"KEEP: {improvement:+.0%} vs the best earlier run ({versus}) over {shared} "
+            f"configs{left}",
             improvement, best, shared,
             f"{current.measured}: {objective} ({improvement:+.0%} geomean over {shared} configs vs {versus})")
     return KeepDecision(
-        "revert", f"REVERT: {improvement:+.0%} vs the best earlier run ({versus}), under the "
-        f"{keep_improvement:.0%} bar: restore the last kept version and try a different fix",
+        "revert", f"REVERT: {improvement:+.0%} vs the best earlier run ({versus}) over {shared} configs"
+        f"{left}, under the {keep_improvement:.0%} bar: restore the last kept version and try a "
+        "different fix",
         improvement, best, shared)
+
+
+def _left_out(before: BenchRecord, now: BenchRecord) -> str:
+    """'; 6 left out: blocks never clean': the configs both measured that a suspect verdict kept
+    out of the comparison (empty when none)."""
+    both = now.ours_ms.keys() & before.ours_ms.keys()
+    out = both & (before.suspect_configs | now.suspect_configs)
+    if not out:
+        return ""
+    if out & now.suspect_configs:
+        why = now.left_out_why or "suspect"
+    else:
+        why = f"{before.left_out_why or 'suspect'} in the earlier run"
+    return f"; {len(out)} left out: {why}"
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -212,34 +255,9 @@ def restore_kernel(repo: Path, paths: Sequence[str]) -> str:
 
 
 def bench_record_json(rows: Sequence[JsonObject], session: str, t: float, valid: bool,
-                      validity: JsonObject, commit: str | None) -> dict[str, object]:
+                      validity: JsonObject, commit: str | None, decidable: bool | None = None,
+                      suspect_configs: Sequence[str] = ()) -> dict[str, object]:
+    """The record keep/revert reads back (`read_bench_record`): `decidable` defaults to `valid`."""
     return {"session": session, "t": t, "valid": valid, "validity": validity, "commit": commit,
-            "rows": rows}
-
-
-def hold_launch_bound(rows: list[dict[str, object]], history: Sequence[BenchRecord], session: str,
-                      workload: str | None) -> list[str]:
-    """Each row's launch-bound answer held to the session's run before of the same workload
-    (`timing_method.held_launch_bound`'s band), so two runs' headlines cover the same configs
-    unless a config clearly moved. Returns the configs whose answer the run before held; each
-    such row says so (`launch_bound_held`)."""
-    from cockpit.analysis.timing_method import held_launch_bound, host_share
-
-    before = next((r for r in reversed(history) if r.session == session
-                   and r.measured == (workload or before_workloads.WORKLOAD)), None)
-    if before is None:
-        return []
-    held = []
-    for row in rows:
-        config = str(row.get("config"))
-        if config not in before.ours_ms:
-            continue
-        found = row.get("launch_bound") is True
-        share = host_share({k: obj(c) for k, c in obj(row.get("impl")).items()})
-        now = held_launch_bound(share, found, config in before.launch_bound)
-        if now != found:
-            row["launch_bound"] = now
-            how = f"host {share:.0%} of the GPU's time" if share is not None else "timed per call"
-            row["launch_bound_held"] = f"{how}; {'launch' if now else 'kernel'}-bound as in the run before"
-            held.append(config)
-    return held
+            "decidable": valid if decidable is None else decidable,
+            "suspect_configs": list(suspect_configs), "rows": rows}

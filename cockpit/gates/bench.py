@@ -1,7 +1,9 @@
 """The Benchmark gate: the workload's candidates against its timed references, measured the same
 way in one child Python; the speedup class against the baseline reference ("0.81x vs
-torch.softmax"), the validity verdict from the GPU's own NVML samples, keep or revert against the
-best earlier valid run of the same workload, and every row as a share of the GPU's peak."""
+torch.softmax") over every config, on device time; the validity verdict from the GPU's own NVML
+samples, keep or revert against the best earlier valid run of the same workload, and every row as
+a share of the GPU's peak. A candidate or reference that crashed at one config fails the gate in
+one line naming both, the rows measured before it kept."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from cockpit import before_workloads
+from cockpit.analysis.bench_notes import equal_clock_speedup, host_bound_note
 from cockpit.analysis.decide import Decision, SpeedupThresholds, decide
 from cockpit.analysis.keep import (
     BenchRecord,
@@ -19,7 +22,6 @@ from cockpit.analysis.keep import (
     bench_record_json,
     decide_keep,
     head_commit,
-    hold_launch_bound,
     rows_geomean,
     rows_interval,
 )
@@ -29,6 +31,7 @@ from cockpit.analysis.results.validity import BenchValidity
 from cockpit.analysis.speed_of_light import Impossible, impossible
 from cockpit.config import Thresholds
 from cockpit.errors import CockpitError
+from cockpit.gates.bench_blocks import label_of
 from cockpit.gates.bench_validity import probe_validity
 from cockpit.gates.gate import GateContext, GateStatus, Verdict
 from cockpit.gates.probe_call import ShapeCounter, probe_argv, read_result
@@ -65,30 +68,51 @@ def judge_measured(ctx: GateContext, data: JsonObject, harness: str | None = Non
     record_path = ctx.session_dir / "results" / f"bench-{stamp}.json"
     record_path.parent.mkdir(parents=True, exist_ok=True)
     commit = head_commit(ctx.workspace)
-    history = bench_history(ctx.workspace / "sessions")  # read once: the hold and keep/revert
     rows = [dict(r) for r in objects(data.get("rows"))]
     workload = text(data.get("workload"))
-    # the headline covers the configs the run before did
-    hold_launch_bound(rows, history, ctx.session_dir.name, workload)
     refused = refusals({**data, "rows": rows})  # a time the card cannot reach decides nothing
-    record = bench_record_json(rows, ctx.session_dir.name, t, validity.valid and not refused,
-                               validity.to_json(), commit)
+    crashed = crash_line(data)  # the configs after the crash were never measured
+    counts = not refused and crashed is None
+    record = bench_record_json(rows, ctx.session_dir.name, t, validity.valid and counts, validity.to_json(),
+                               commit, validity.decidable and counts, validity.suspect_configs)
     record_path.write_text(json.dumps({**record, "workload": workload}), encoding="utf-8")
-    current = BenchRecord(record_path, ctx.session_dir.name, t, validity.valid and not refused,
-                          _ours_ms(rows), commit, workload)
+    current = BenchRecord(record_path, ctx.session_dir.name, t, validity.valid and counts, _ours_ms(rows),
+                          commit, workload, suspect_configs=frozenset(validity.suspect_configs),
+                          decidable=validity.decidable and counts,
+                          left_out_why=", ".join(validity.suspect_why))
     paths = tuple(kernel_paths(ctx.config.workload, _manifest(ctx)))
-    if refused:  # never a keep, never a best: the time is not the kernel's
+    if crashed is not None:
+        candidate = text(obj(data.get("crash")).get("impl")) in (strings(data.get("candidates")) or ("ours",))
+        kept = (KeepResult("revert", f"REVERT: {crashed}", None, 0, "", None, paths) if candidate else
+                KeepResult("baseline", f"{crashed}: a reference that crashes decides nothing", None, 0, "",
+                           None, paths))
+    elif refused:  # never a keep, never a best: the time is not the kernel's
         first = refused[0]
-        kept = KeepResult("revert", f"REVERT: {first.line(_label(data, first.impl))}", None, 0, "", None,
+        kept = KeepResult("revert", f"REVERT: {first.line(label_of(data, first.impl))}", None, 0, "", None,
                           paths)
     else:
+        history = bench_history(ctx.workspace / "sessions")
         keep = decide_keep(current, history, ctx.objective, ctx.config.thresholds.keep_improvement)
         kept = KeepResult(keep.action, keep.summary, keep.improvement, keep.shared_configs,
                           keep.commit_message,
                           stored_path(keep.reference.path, ctx.workspace) if keep.reference else None, paths)
     verdict = judge_bench({**data, "rows": rows}, validity, kept, ctx.config.thresholds,
                           stored_path(record_path, ctx.workspace), harness)
+    if crashed is not None:
+        return replace(verdict, status="fail", summary=crashed)
     return refuse(verdict, refused, data) if refused else verdict
+
+
+def crash_line(data: JsonObject) -> str | None:
+    """'past_end crashed at N=4194304: illegal memory access': the probe's record of an
+    implementation that crashed at one config (the rows before it are kept); None when none did."""
+    crash = obj(data.get("crash"))
+    if not crash:
+        return None
+    impl = text(crash.get("impl")) or "an implementation"
+    error = (text(crash.get("error")) or "no error recorded").strip().splitlines()
+    config = text(crash.get("config")) or "a config"
+    return f"{label_of(data, impl)} crashed at {config}: {error[0] if error else '?'}"
 
 
 def refusals(data: JsonObject) -> list[Impossible]:
@@ -113,12 +137,8 @@ def refuse(verdict: Verdict, refused: Sequence[Impossible], data: JsonObject) ->
     """The bench fails in one line naming the first impossible time (and how many there were)."""
     first = refused[0]
     more = f" ({len(refused)} times refused)" if len(refused) > 1 else ""
-    return replace(verdict, status="fail", summary=f"{first.line(_label(data, first.impl))}{more}; "
+    return replace(verdict, status="fail", summary=f"{first.line(label_of(data, first.impl))}{more}; "
                    f"the bench decides nothing until it is explained")
-
-
-def _label(data: JsonObject, impl: str) -> str:
-    return text(obj(data.get("labels")).get(impl)) or impl
 
 
 def _ours_ms(rows: Sequence[JsonObject]) -> dict[str, float]:
@@ -153,20 +173,25 @@ def with_peaks(data: JsonObject) -> dict[str, object]:
 
 def judge_bench(data: JsonObject, validity: BenchValidity | None, keep: KeepResult | None,
                 thresholds: Thresholds, record_path: str, harness: str | None = None) -> Verdict:
-    """The verdict on one bench's rows: ours against the baseline as a geometric mean with its
-    speedup class, against each other compared reference, and the validity verdict in words."""
-    rows = objects(data.get("rows"))
+    """The verdict on one bench's rows: ours against the baseline as a geometric mean over every
+    config the validity verdict vouches for (all of them, on a clean run) with its speedup class,
+    against each other compared reference, the implementations whose host cannot keep up in eager
+    use, the speedup at equal clocks where ours and the baseline ran at different ones, and the
+    validity verdict in words."""
+    every = objects(data.get("rows"))
+    suspect = set(validity.suspect_configs) if validity is not None else set()
+    rows = [r for r in every if str(r.get("config")) not in suspect] or list(every)
     baseline = text(data.get("baseline")) or before_workloads.BASELINE
     labels: dict[str, str] = {**before_workloads.LABELS, **{k: v for k, n in obj(data.get("labels")).items()
                                                      if (v := text(n)) is not None}}
     candidates = strings(data.get("candidates")) or ("ours",)
-    timed = [i for i in dict.fromkeys(i for r in rows for i in obj(r.get("impl"))) if i not in candidates]
+    timed = [i for i in dict.fromkeys(i for r in every for i in obj(r.get("impl"))) if i not in candidates]
     vs = {ref: g for ref in timed if (g := rows_geomean(rows, SPEEDUP_PREFIX + ref)) is not None}
     result = BenchResult(
         schema=SCHEMA, workload=text(data.get("workload")) or before_workloads.WORKLOAD, ours="ours",
         candidates=candidates,
         baseline=baseline, labels=labels, speedup=None, configs=None, vs={}, device=text(data.get("device")),
-        validity=validity, keep=keep, source=text(data.get("source")), raw_rows=rows, record=record_path,
+        validity=validity, keep=keep, source=text(data.get("source")), raw_rows=every, record=record_path,
         raw=compact({"gpu": data.get("gpu"), "peak": data.get("peak"), "harness": harness}))
     if baseline not in vs:
         return Verdict("error", "no shape produced a time for both ours and "
@@ -174,15 +199,18 @@ def judge_bench(data: JsonObject, validity: BenchValidity | None, keep: KeepResu
     geomean, configs = vs[baseline]
     d = _decision(rows, geomean, thresholds)
     interval = rows_interval(rows, SPEEDUP_PREFIX + baseline)
-    bound = tuple(str(r.get("config")) for r in rows if r.get("launch_bound") is True)
     spread = f" [{interval[0]:.2f}, {interval[1]:.2f}]" if interval else ""
+    equal = _equal_clocks(rows, validity, baseline)
+    at_equal = f", {equal:.2f}x at equal clocks" if equal is not None else ""
     summary = (f"{geomean:.2f}x{spread} vs {labels.get(baseline, baseline)} ({d.level}) over {configs} "
-               f"configs{_apart(rows, bound)}{_against_others(data, rows, baseline, vs, labels)}; "
+               f"configs{at_equal}{_against_others(data, rows, baseline, vs, labels)}"
+               f"{_left_out(validity, len(every) - len(rows))}{host_bound_note(every, labels)}; "
                + (validity.words() if validity is not None else "SUSPECT: no validity verdict"))
     result = replace(result, labels={i: labels.get(i, i) for i in ["ours", *timed]}, speedup=geomean,
                      configs=configs, vs={ref: g[0] for ref, g in vs.items()}, interval=interval,
-                     launch_bound=bound, level=d.level, next_step=d.next_step,
-                     raw={**result.raw, "tool": d.tool, "profile_first": d.profile_first})
+                     level=d.level, next_step=d.next_step,
+                     raw={**result.raw, "tool": d.tool, "profile_first": d.profile_first,
+                          **compact({"equal_clock_speedup": equal})})
     return Verdict(_status(d, validity), summary, result.to_json())
 
 
@@ -203,15 +231,22 @@ def _status(d: Decision, validity: BenchValidity | None) -> GateStatus:
     return "pass"
 
 
-def _apart(rows: Sequence[JsonObject], bound: Sequence[str]) -> str:
-    """The launch-bound configs the headline leaves out, and how many the run before held."""
-    if not bound:
+def _left_out(validity: BenchValidity | None, left: int) -> str:
+    """'; 6 left out: blocks never clean': the configs the headline leaves to the validity verdict."""
+    if validity is None or not left:
         return ""
-    if len(bound) == len(rows):
-        return " (every config launch-bound)"
-    held = sum(1 for r in rows if r.get("launch_bound_held"))
-    kept = f", {held} held as in the run before" if held else ""
-    return f" ({len(bound)} launch-bound apart{kept})"
+    return f"; {left} left out: {', '.join(validity.suspect_why) or 'suspect'}"
+
+
+def _equal_clocks(rows: Sequence[JsonObject], validity: BenchValidity | None, baseline: str) -> float | None:
+    """The speedup at equal clocks (cycle space), where ours and the baseline ran at materially
+    different SM clocks; None where they did not, or no config has both clocks."""
+    if validity is None:
+        return None
+    material = any(c.get("baseline") == baseline and c.get("material") is True
+                   for c in objects(validity.raw.get("comparisons")))
+    found = equal_clock_speedup(rows, SPEEDUP_PREFIX + baseline, validity.config_mhz, "ours", baseline)
+    return found[0] if material and found is not None else None
 
 
 def _against_others(data: JsonObject, rows: Sequence[JsonObject], baseline: str,

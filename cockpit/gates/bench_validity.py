@@ -6,20 +6,36 @@ Suspect when the window was not clean (`telemetry.validity`: a foreign process o
 lost GPU, a watch that never saw it busy, a thermal or HW slowdown beyond its share) or when ours
 and the baseline (or another required reference) ran at SM clocks further apart than
 `clock_difference` that the power cap does not explain (`telemetry.block_clocks`). The power cap
-and the clock each implementation ran at are always shown. `[thresholds] validity = "strict"`
+and the clock each implementation ran at are always shown.
+
+A probe that judged each timed block itself (`block_check`, issue 32) re-measured the blocks a
+slowdown touched: a slowdown is then a note, with how many blocks were timed again and why, and
+what re-measuring cannot fix is pinned to configs where it can be (`gates/bench_blocks.py`: blocks
+never clean, a foreign process over their blocks). A verdict suspect of those configs alone is
+`configs_only`: the headline and keep/revert decide on the rest. `[thresholds] validity = "strict"`
 keeps the older rule: any clock event makes the bench suspect.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import cast
 
 from cockpit import before_workloads
-from cockpit.analysis.results.validity import BenchValidity
+from cockpit.analysis.results.validity import BenchValidity, remeasured_words
 from cockpit.config import Thresholds
 from cockpit.config.validity_rules import ValidityRules
-from cockpit.json_fields import JsonObject, as_number, obj, objects, text, whole
+from cockpit.gates.bench_blocks import (
+    FOREIGN,
+    NEVER_CLEAN,
+    config_list,
+    judged_by_block,
+    overlapped,
+    remeasured,
+    unclean,
+    unclean_reason,
+)
+from cockpit.json_fields import JsonObject, as_number, obj, objects, strings, text, whole
 from cockpit.telemetry.block_clocks import (
     Block,
     BlockSamples,
@@ -29,8 +45,9 @@ from cockpit.telemetry.block_clocks import (
     samples_in_blocks,
 )
 from cockpit.telemetry.probe_samples import ProbeSample, probe_snapshots
-from cockpit.telemetry.sample import GpuStatic
-from cockpit.telemetry.validity import judge_window
+from cockpit.telemetry.sample import GpuSample, GpuStatic
+from cockpit.telemetry.validity import SLOWDOWNS, judge_window
+from cockpit.telemetry.window_evidence import ForeignProcess
 
 LEGACY_BASELINES = before_workloads.REFERENCES
 """A result from before workloads (cockpit/before_workloads.py): whose clocks must match ours."""
@@ -86,15 +103,31 @@ def probe_validity(data: Mapping[str, object], thresholds: Thresholds | None = N
         return BenchValidity(False, "unwatched", False, rules.mode, (f"the GPU was not watched ({why})",),
                              raw=seen_gpu)
     samples = [snap.samples[0] for snap in snapshots]
+    judged = judged_by_block(data)
     window = judge_window(snapshots, _seconds(data, "started"), _seconds(data, "finished"),
                           own_pids={int(_seconds(data, "pid"))}, rules=rules,
-                          gpus={gpu.uuid} if gpu.uuid else None)
+                          gpus={gpu.uuid} if gpu.uuid else None, remeasured=SLOWDOWNS if judged else ())
+    blocks = probe_blocks(data)
     reasons, notes = list(window.reasons), list(window.notes)
-    inside = samples_in_blocks(probe_blocks(data), samples)
+    suspect: dict[str, str] = {}  # config -> what left it out
+    scoped = _pin_foreign(window.evidence.foreign, blocks, samples, reasons, notes, suspect)
+    again = remeasured(objects(data.get("rows"))) if judged else None
+    if again is not None and again.blocks:
+        notes.append(remeasured_words(again.blocks, again.why))
+    if judged:
+        never, others = unclean(data, {*(strings(data.get("candidates")) or ("ours",)), *compared_with(data)})
+        notes += others
+        if never:
+            reasons.append(unclean_reason(never))
+            scoped += 1
+            suspect.update({c: NEVER_CLEAN for c in never})
+    inside = samples_in_blocks(blocks, samples)
     comparisons = _compare_clocks(inside, compared_with(data), rules, reasons, notes)
     cap = next((t for t in window.evidence.throttle if t.reason == "power cap"), None)
     valid = not reasons
     clocks = impl_clocks(inside)
+    order = [str(r.get("config")) for r in objects(data.get("rows"))]
+    left_out = tuple(sorted(suspect, key=lambda c: order.index(c) if c in order else len(order)))
     return BenchValidity(
         valid, ("comparable" if rules.mode == "comparable" else "valid") if valid else "suspect",
         window.checked, rules.mode, tuple(reasons), tuple(notes),
@@ -102,8 +135,36 @@ def probe_validity(data: Mapping[str, object], thresholds: Thresholds | None = N
         cap.fraction if cap else None, cap.seconds if cap else None,
         {impl: c.median_mhz for impl, c in clocks.items() if c.median_mhz is not None},
         config_clocks(inside), evidence=window.evidence,
+        remeasured=again.blocks if again else 0, remeasured_why=dict(again.why) if again else {},
+        suspect_configs=left_out, suspect_why=tuple(dict.fromkeys(suspect[c] for c in left_out)),
+        configs_only=bool(left_out) and scoped == len(reasons) and len(left_out) < len(set(order)),
         raw={**seen_gpu, "clocks": {impl: c.as_json() for impl, c in clocks.items()},
              "comparisons": comparisons})
+
+
+def _pin_foreign(foreign: Sequence[ForeignProcess], blocks: Sequence[Block], samples: Sequence[GpuSample],
+                 reasons: list[str], notes: list[str], suspect: dict[str, str]) -> int:
+    """Each process that is not ours pinned to the configs whose timed blocks it overlapped (its
+    reason names them), or moved to the notes when it overlapped none; window-wide, as before,
+    when the probe recorded no block spans. Returns how many reasons are now pinned to configs."""
+    if not blocks:
+        return 0
+    pinned = 0
+    for process in foreign:
+        if process.pid is None:
+            continue
+        mark = f": pid {process.pid} ("
+        at = next((i for i, r in enumerate(reasons) if mark in r), None)
+        if at is None:
+            continue
+        configs = overlapped(blocks, samples, {process.pid})
+        if not configs:
+            notes.append(reasons.pop(at) + ", outside every timed block (shown, not suspect)")
+            continue
+        reasons[at] += f", over the timed blocks of {config_list(configs)}"
+        pinned += 1
+        suspect.update({c: FOREIGN for c in configs if c not in suspect})
+    return pinned
 
 
 def _compare_clocks(inside: BlockSamples, baselines: tuple[str, ...], rules: ValidityRules,

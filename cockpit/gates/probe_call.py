@@ -24,7 +24,8 @@ def probe_argv(ctx: GateContext, mode: str) -> tuple[str, ...]:
     if mode == "bench":
         w = ctx.config.workload
         argv += ["--reps", str(w.reps), "--warmup", str(w.warmup), "--settle-ms", f"{w.settle_ms:g}",
-                 "--rounds", str(w.rounds)]
+                 "--rounds", str(w.rounds),
+                 "--tolerate", json.dumps(sorted(ctx.config.thresholds.validity_rules().tolerate))]
     return tuple(argv)
 
 
@@ -43,15 +44,25 @@ class ShapeCounter:
 
 
 def read_result(ctx: GateContext, exit_code: int, tail: Sequence[str]) -> dict[str, Any]:
-    """The probe's result file; its last line as the error when it could not run (exit 2)."""
+    """The probe's result file; its last line as the error when it could not run (exit 2). A
+    result that records a crash at one config (`crash`) is read whatever the exit code: it names
+    the implementation and the config, where the last stderr line is only the traceback's end."""
     last = next((line.strip() for line in reversed(tail) if line.strip()
                  and not line.startswith("#")), "")
-    if exit_code == 2:
-        raise CockpitError(last or "the probe could not run")
+    data: object = None
     try:
         data = json.loads(ctx.result_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise CockpitError(f"the probe exited {exit_code} without a result: {last or exc}") from exc
-    if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
+        error: Exception | None = exc
+    else:
+        error = None
+    result = data if isinstance(data, dict) and isinstance(data.get("rows"), list) else None
+    if result is not None and isinstance(result.get("crash"), dict):
+        return result  # the rows measured before the crash, and the crash's own line
+    if exit_code == 2:
+        raise CockpitError(last or "the probe could not run")
+    if error is not None:
+        raise CockpitError(f"the probe exited {exit_code} without a result: {last or error}") from error
+    if result is None:
         raise CockpitError(f"{ctx.result_path}: not a probe result; run the gate again")
-    return data
+    return result

@@ -109,7 +109,7 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
 def outcome(state: SessionState) -> Outcome:
     benches = [r for r in state.gate_runs if measures(r.gate) and r.finished]
     best = best_valid(state)
-    valid = sum(1 for r in benches if (b := read_bench_result(r.result_inline)) is not None and b.valid)
+    valid = sum(1 for r in benches if (b := read_bench_result(r.result_inline)) is not None and b.decidable)
     if best is None:
         text = (f"no valid benchmark: {len(benches)} run(s), all suspect or failed" if benches
                 else "no benchmark was run")
@@ -122,7 +122,8 @@ def outcome(state: SessionState) -> Outcome:
     vs = reference_speedups(result)
     others = "".join(f", {r.speedup:.2f}x vs {r.label}" for r in vs[1:] if r.speedup is not None)
     return Outcome(speedup, level, run.run_id, valid, len(benches) - valid,
-                   f"{speedup:.2f}x vs {vs[0].label} ({level}){others}, run {run.run_id}",
+                   f"{speedup:.2f}x vs {vs[0].label} ({level}){others}, run {run.run_id}"
+                   + (f"; {clean_line(left)}" if (left := result.left_out_words()) else ""),
                    result.vs.get("flash"),  # report.json 2's field, kept for its readers
                    clean_line(result.workload), vs[0].label, vs)
 

@@ -9,6 +9,8 @@ library in the earliest session its evidence names; one whose evidence names no 
 workspace (the seed library) was there before all of them. A *regression* is a session whose
 best valid benchmark is slower, on the same GPU and configs, than an earlier session's best
 valid one of the same workload: sessions are compared only within the workload they measured.
+A bench suspect of named configs alone (blocks never clean there) counts as a measurement over
+the others; the configs it left out are in no comparison.
 """
 
 from __future__ import annotations
@@ -104,7 +106,9 @@ def last_measured(runs: Sequence[BenchRun]) -> BenchResult | None:
 
 
 def valid_bench_runs(state: SessionState) -> list[BenchRun]:
-    return [(r, b) for r, b in bench_runs(state) if b.valid and b.speedup is not None]
+    """The runs that count as measurements: valid, or suspect of named configs alone (their
+    headline is over the others and says how many it left out)."""
+    return [(r, b) for r, b in bench_runs(state) if b.decidable and b.speedup is not None]
 
 
 def best_valid(state: SessionState) -> BenchRun | None:
@@ -203,10 +207,16 @@ def mistakes_in(state: SessionState, workspace: Path, patterns: Sequence[Pattern
 
 
 def _intervals(result: Mapping[str, Any]) -> tuple[tuple[str, float, float], ...]:
+    """Our interval per config, of the configs the run vouches for. Left out: those its validity
+    verdict could not vouch for, and those a bench from before device time (issue 32) found
+    launch-bound: its time there was the host's launch rate, which a later run's device time
+    must not be held to (a regression would then be the timing method's, not the kernel's)."""
     rows = result.get("rows")
+    bench = read_bench_result(result)
+    apart = set(bench.left_out) if bench is not None else set()
     return tuple((str(r["config"]), float(c[0]), float(c[1]))
                  for r in (rows if isinstance(rows, list) else [])
-                 if isinstance(r, dict) and r.get("launch_bound") is not True
+                 if isinstance(r, dict) and r.get("launch_bound") is not True and r.get("config") not in apart
                  and isinstance(c := r.get("impl", {}).get("ours", {}).get("ci_ms"), list) and len(c) == 2
                  and all(isinstance(x, (int, float)) and x > 0 for x in c))
 
@@ -274,9 +284,10 @@ def _best_vs(result: BenchResult | None, last: BenchResult | None) -> tuple[Refe
 
 
 def _best_ms(best: BenchRun | None) -> tuple[tuple[str, float], ...]:
-    """Our median per config in the best valid run, read from its whole result (the tables)."""
+    """Our median per config in the best valid run, read from its whole result (the tables), less
+    the configs its validity verdict left out."""
     whole = read_bench_result(best[0].result) if best else None
-    return whole.ours_ms if whole else ()
+    return tuple((c, ms) for c, ms in whole.ours_ms if c not in whole.left_out) if whole else ()
 
 
 def _patterns_applied(events: Sequence[Event]) -> tuple[int, ...]:
@@ -289,7 +300,8 @@ def _patterns_applied(events: Sequence[Event]) -> tuple[int, ...]:
 def _outcome(state: SessionState, result: BenchResult | None, level: str | None) -> str:
     """The session's outcome in a few words: its best speedup, else why it has none."""
     if result and result.speedup is not None:
-        return f"{result.speedup:.2f}x {level}"
+        left = result.left_out_words()
+        return f"{result.speedup:.2f}x {level}" + (f" ({clean_line(left)})" if left else "")
     benches = sum(1 for r in state.gate_runs if measures(r.gate) and r.finished)
     return f"no valid bench ({benches} suspect)" if benches else "no bench"
 

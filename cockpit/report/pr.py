@@ -24,7 +24,7 @@ def render_pr(report: Report, full_report: str) -> str:
     bench = next((g for g in report.gates if g.run_id == o.run_id), None)
     if bench is not None:
         validity = _fact(bench, "validity") or ("VALID" if bench.valid else "SUSPECT")
-        note = _fact(bench, "note")
+        note = _fact(bench, "why suspect") or _fact(bench, "note")
         lines.append(f"- **Validity** — {validity}" + (f": {_cell(note)}" if note else ""))
         table = next((t for t in bench.tables if t.rows), None)
         if table is not None:

@@ -16,6 +16,8 @@ Clock events, by mode:
 - "strict": any clock event makes it suspect, and so does a busy SM clock below
   `sm_clock_fraction` of the max that no tolerated event explains.
 Events in `tolerate` never make a window suspect in either mode; they are still in the notes.
+Events in `remeasured` neither: the bench probe judged each timed block by them and timed again
+the blocks they touched (cockpit/analysis/block_validity.py), so they are in the notes too.
 """
 
 from __future__ import annotations
@@ -64,13 +66,16 @@ def judge_window(
     own_pids: Collection[int],
     rules: ValidityRules | None = None,
     gpus: Collection[str] | None = None,
+    remeasured: Collection[str] = (),
 ) -> Validity:
-    """Judge [t0, t1] from the snapshots taken around it (`gpus`: only the GPUs with these UUIDs).
+    """Judge [t0, t1] from the snapshots taken around it (`gpus`: only the GPUs with these UUIDs;
+    `remeasured`: clock events whose blocks the run itself timed again: notes, never reasons).
 
     Samples inside the window count; a window shorter than a tick, holding none, is judged from
     the nearest sample on each side.
     """
     rules = rules or ValidityRules()
+    again = frozenset(remeasured)
     wanted = None if gpus is None else {u.lower() for u in gpus}
     by_gpu: dict[int, list[GpuSample]] = {}
     max_clock: dict[int, int | None] = {}
@@ -96,8 +101,8 @@ def judge_window(
         label = gpu_label(index, uuids.get(index))
         seen.samples += len(window)
         seen.gpus.append(GpuWatched(index, uuids.get(index)))
-        seen.throttle += _judge_throttle(index, label, ordered, window, t0, t1, rules, reasons, notes)
-        seen.clocks.append(_judge_clocks(index, label, window, max_clock.get(index), rules, reasons))
+        seen.throttle += _judge_throttle(index, label, ordered, window, t0, t1, rules, reasons, notes, again)
+        seen.clocks.append(_judge_clocks(index, label, window, max_clock.get(index), rules, reasons, again))
         seen.foreign += _judge_processes(index, label, window, set(own_pids), reasons)
         if any(s.lost for s in window):
             seen.lost.append(index)
@@ -133,7 +138,7 @@ def _in_window(ordered: list[GpuSample], t0: float, t1: float) -> list[GpuSample
 
 def _judge_throttle(index: int, label: str, ordered: list[GpuSample], window: list[GpuSample],
                     t0: float, t1: float, rules: ValidityRules, reasons: list[str],
-                    notes: list[str]) -> list[ClockEvent]:
+                    notes: list[str], remeasured: frozenset[str] = frozenset()) -> list[ClockEvent]:
     events = []
     seconds = throttled_seconds(((s.t, s.throttle_mask) for s in ordered), t0, t1)
     counts: dict[str, int] = {}
@@ -150,6 +155,8 @@ def _judge_throttle(index: int, label: str, ordered: list[GpuSample], window: li
                 f"({fraction:.1%}; {counts.get(word, 0)} of {len(window)} samples)")
         if tolerated:
             notes.append(line + " (tolerated)")
+        elif word in remeasured:
+            notes.append(line + " (the blocks it touched were timed again: shown, not suspect)")
         elif rules.mode == "strict":
             reasons.append(line)
         elif word in SLOWDOWNS and fraction > rules.slowdown_fraction:
@@ -170,7 +177,8 @@ def _explained(sample: GpuSample, tolerated: frozenset[str]) -> bool:
 
 
 def _judge_clocks(index: int, label: str, window: list[GpuSample], max_mhz: int | None,
-                  rules: ValidityRules, reasons: list[str]) -> BusyClock:
+                  rules: ValidityRules, reasons: list[str],
+                  remeasured: frozenset[str] = frozenset()) -> BusyClock:
     busy_samples = [s for s in window if (s.util_gpu or 0) > 0]
     busy = [s.sm_clock_mhz for s in busy_samples if s.sm_clock_mhz is not None]
     entry = BusyClock(index, min(busy) if busy else None, max(busy) if busy else None, max_mhz,
@@ -183,7 +191,7 @@ def _judge_clocks(index: int, label: str, window: list[GpuSample], max_mhz: int 
         return entry
     floor = rules.sm_clock_fraction * max_mhz
     low = [s for s in busy_samples if s.sm_clock_mhz is not None and s.sm_clock_mhz < floor]
-    below = [s.sm_clock_mhz or 0 for s in low if not _explained(s, rules.tolerate)]
+    below = [s.sm_clock_mhz or 0 for s in low if not _explained(s, rules.tolerate | remeasured)]
     if below:
         reasons.append(f"{label}: SM clock fell to {min(below)} MHz while busy "
                        f"(< {rules.sm_clock_fraction:.0%} of its {max_mhz} MHz max) in {len(below)} of "

@@ -104,7 +104,8 @@ class BenchResult:
     interval: tuple[float, float] | None = None
     """The headline's interval (benches that measured one)."""
     launch_bound: tuple[str, ...] = ()
-    """Configs the headline leaves out: their time is the launch, not the kernel."""
+    """Configs a bench from before device time (issue 32) left out of its headline as launch-bound;
+    read and written back, never set now (every config is in the headline)."""
     record: str | None = None
     """The workspace-relative bench record keep/revert compares (results/bench-*.json)."""
     raw: JsonObject = field(default_factory=dict, repr=False, compare=False)
@@ -141,6 +142,22 @@ class BenchResult:
     def valid(self) -> bool:
         """Measured on a quiet GPU (the validity verdict said so)."""
         return self.validity is not None and self.validity.valid
+
+    @property
+    def decidable(self) -> bool:
+        """A measurement that counts: valid, or suspect of named configs alone (its headline is over
+        the others, `left_out` says how many)."""
+        return self.validity is not None and self.validity.decidable
+
+    @property
+    def left_out(self) -> tuple[str, ...]:
+        """The configs its headline leaves out (those the validity verdict could not vouch for)."""
+        return self.validity.suspect_configs if self.validity is not None else ()
+
+    def left_out_words(self) -> str:
+        """'6 configs left out: blocks never clean'; empty when none were (a headline read from
+        the journal has the words, not the list)."""
+        return self.validity.left_out_words() if self.validity is not None else ""
 
     def config_mhz(self, config: str) -> Mapping[str, float]:
         """Implementation -> the median SM clock of its blocks on this config (where measured)."""

@@ -24,7 +24,9 @@ def bench_view(bench: BenchResult) -> GateView:
     if bench.speedup is not None:
         facts.append(Fact("speedup", f"{bench.speedup:.2f}x {bench.vs_label(bench.baseline)} (geometric mean)"
                           + (f", {bench.level}" if bench.level else ""), speed_tone(bench.speedup)))
-    facts.append(Fact("validity", "VALID" if bench.valid else "SUSPECT", "good" if bench.valid else "warn"))
+    left = bench.left_out_words() if bench.decidable and not bench.valid else ""
+    facts.append(Fact("validity", "VALID" if bench.valid else f"SUSPECT ({left}; the rest decide)" if left
+                      else "SUSPECT", "good" if bench.valid else "warn"))
     if validity is not None:
         if validity.valid:
             facts.append(Fact("conditions", validity.words(), "good"))
