@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from cockpit.probes.timing_pieces import block_plan, block_spans, percentile
 from cockpit.probes.gpu_watch import GpuWatch, device_identity, nvml_handle
+from cockpit.probes.timing_pieces import block_plan, block_spans, percentile
 
 H200_0 = "GPU-bb9154e7-4d32-33d5-30c4-d6bc4498ea20"
 H200_1 = "GPU-5f0e2c71-9a8b-4c3d-8e2f-1a2b3c4d5e6f"

@@ -71,3 +71,11 @@ def test_a_bench_whose_candidate_beats_the_memory_system_fails_and_decides_nothi
     result = report["result"]
     assert isinstance(result, dict) and result["keep"]["action"] == "revert"
     assert "cached or skipped" in result["keep"]["summary"]
+
+
+def test_a_call_that_put_no_work_on_the_gpu_reads_0_ms_and_is_refused_too() -> None:
+    # device time: a cached result's events enclose nothing, and read 0
+    hit = impossible("ours", "M=16384 N=8192", 0.0, peak_for(H100), 2.0 * 16384 * 8192 * 4, None, None)
+    assert hit is not None
+    assert hit.line("cached") == ("cached: 0 ms at M=16384 N=8192, where 1 GB can move at 3.35 TB/s takes "
+                                  "0.3205 ms: a cached or skipped result?")

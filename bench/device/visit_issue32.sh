@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # Issue 32 on a two-GPU box (nvidia-h100-x2), two lanes side by side, each pinned to one GPU by
-# UUID; every gate's --json and the probe's raw result (its NVML samples: the CI fixtures) under $OUT.
+# UUID; every gate's --json and the probe's raw result (its NVML samples: the CI fixtures) in one
+# archive, $OUT/issue32.tgz (re-made every 45 s, so a run cut off at the call's limit still returns
+# what it had), and the lanes' lines in $OUT/summary.txt.
 #   OUT=... bash bench/device/visit_issue32.sh
 # GPU 0: the attention example built, then benched three times back to back in one workspace.
 # GPU 1: Triton kernels no one here tuned at M=4096, N=1024..8192 (a Liger-style softmax, the
 #   layer-norm tutorial's shape), a kernel launched twice (0.50x at every size), a per-shape cache
-#   (refused), a candidate that crashes at one shape (one line, the rows before kept).
+#   (refused), a candidate that crashes at one shape (one line, the rows before kept); then the
+#   softmax and layer-norm examples' tunes (1 minute each, cut at 170 s).
 set -u
 : "${OUT:?set OUT}"
+FINAL=$OUT; OUT=/tmp/o32; mkdir -p "$OUT"
+snap() { tar czf "$FINAL/t.tgz" -C /tmp o32 && mv "$FINAL/t.tgz" "$FINAL/issue32.tgz"; }
+( while sleep 45; do snap; done ) &
+snapper=$!
 . tests/fixtures/gpu/capture_common.sh
 export PATH=/usr/local/cuda/bin:$PATH
 mapfile -t uuids < <(nvidia-smi --query-gpu=uuid --format=csv,noheader)
@@ -23,7 +30,7 @@ ws() {
 # gate WS NAME GATE: one gate, its --json kept, one line said
 gate() {
   local t0=$(date +%s)
-  python3 -m cockpit --workspace "$1" gate "$3" --json > "$OUT/$2-$3.json" 2> "$OUT/$2-$3.log"
+  timeout "${GATE_S:-240}" python3 -m cockpit --workspace "$1" gate "$3" --json > "$OUT/$2-$3.json" 2> "$OUT/$2-$3.log"
   echo "-- $2 $3 exit $? in $(( $(date +%s) - t0 )) s: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['status'], '-', d['summary'])" "$OUT/$2-$3.json" 2>&1 | tail -1)"
 }
 raw() { mkdir -p "$OUT/raw-$2"; cp "$1"/sessions/*/results/*.json "$OUT/raw-$2/" 2>/dev/null; gzip -f "$OUT/raw-$2"/*.json 2>/dev/null; }
@@ -43,9 +50,19 @@ lane_b() {
   d=$(ws twice planted/twice.py); gate "$d" twice bench; raw "$d" twice
   d=$(ws cached planted/cached.py); gate "$d" cached bench
   d=$(ws crash planted/crash.py); gate "$d" crash build; gate "$d" crash bench; raw "$d" crash
-  [ -n "${SUITE:-}" ] && { python3 -m pytest -q -p no:cacheprovider -x > "$OUT/suite.txt" 2>&1; tail -3 "$OUT/suite.txt"; }
+  for w in softmax layernorm; do
+    case $w in softmax) m=workloads/softmax/softmax.py ;; layernorm) m=workloads/layernorm_triton/layernorm.py ;; esac
+    d=$(ws tune-$w $m); (cd "$d" && git init -q && git add -A && git -c user.email=c@c -c user.name=c commit -qm base)
+    local t0=$(date +%s)
+    timeout 170 python3 -m cockpit --workspace "$d" tune --budget 1 > "$OUT/tune-$w.txt" 2>&1
+    echo "-- tune $w exit $? in $(( $(date +%s) - t0 )) s: $(grep -E '^(KEEP|REVERT|no winner|D=|N=)|WINNER' "$OUT/tune-$w.txt" | tail -2 | tr '\n' ' ')"
+  done
 }
 lane_a > "$OUT/lane-a.txt" 2>&1 &
+a=$!
 lane_b > "$OUT/lane-b.txt" 2>&1 &
-wait
-cat "$OUT"/lane-*.txt
+b=$!
+wait $a $b
+kill $snapper 2>/dev/null
+snap
+cat "$OUT"/lane-*.txt | tee "$FINAL/summary.txt"

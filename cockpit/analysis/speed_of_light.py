@@ -35,8 +35,15 @@ class Impossible:
     """What it would have to beat: "512 MB can move at 3.35 TB/s"."""
 
     def line(self, label: str) -> str:
+        if self.ms <= 0:  # the events read no time at all: no work reached the GPU
+            return (f"{label}: 0 ms at {self.config}, where {self.limit} takes {self.floor_ms:.4g} ms: "
+                    "a cached or skipped result?")
         return (f"{label}: {self.ms:.4g} ms at {self.config} is about {self.times:.0f}x faster than "
                 f"{self.limit}: a cached or skipped result?")
+
+    @property
+    def floor_ms(self) -> float:
+        return self.ms * self.times if self.ms > 0 else self.times
 
 
 @dataclass(frozen=True)
@@ -66,12 +73,13 @@ def fastest(peak: Peak, nbytes: float | None, flops: float | None, dtype: str | 
 def impossible(impl: str, config: str, ms: float, peak: Peak | None, nbytes: float | None,
                flops: float | None, dtype: str | None) -> Impossible | None:
     """The refusal for this time, or None when the card could have done it (or its peak is unknown)."""
-    if peak is None or ms <= 0:
+    if peak is None:
         return None
     floor = fastest(peak, nbytes, flops, dtype)
     if floor is None or ms * floor.margin >= floor.ms:
         return None
-    return Impossible(impl, config, ms, floor.ms / ms, floor.limit)
+    # `times` of a zero time is the floor itself (its line says 0 ms): no ratio to a zero
+    return Impossible(impl, config, ms, floor.ms / ms if ms > 0 else floor.ms, floor.limit)
 
 
 def _bytes(n: float) -> str:

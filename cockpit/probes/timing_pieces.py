@@ -83,7 +83,7 @@ def speedup_intervals(row: MutableMapping[str, Any]) -> None:
     if ours is None:
         return
     for impl, cell in cells.items():
-        if impl != "ours" and "ci_ms" in cell and "ci_ms" in ours:
+        if impl != "ours" and "ci_ms" in cell and "ci_ms" in ours and min(ours["ci_ms"]) > 0:
             ratio = ratio_interval(Interval(cell["median_ms"], *cell["ci_ms"]),
                                    Interval(ours["median_ms"], *ours["ci_ms"]))
             row[f"speedup_vs_{impl}_ci"] = [ratio.lo, ratio.hi]

@@ -209,11 +209,12 @@ def _row(w: Workload, shape: Mapping[str, Any], name: str, cells: Mapping[str, T
         row["l2_note"] = l2_note
     for impl, cell in cells.items():
         median = cell["median_ms"]
-        row["impl"][impl] = {**cell, "tflops": flops / (median * 1e-3) / 1e12 if flops else None,
-                             "gbps": nbytes / (median * 1e-3) / 1e9 if nbytes else None}
+        timed = median > 0  # a call that put no work on the GPU reads 0: no rate (the gate refuses it)
+        row["impl"][impl] = {**cell, "tflops": flops / (median * 1e-3) / 1e12 if flops and timed else None,
+                             "gbps": nbytes / (median * 1e-3) / 1e9 if nbytes and timed else None}
     ours = row["impl"].get("ours")
     for impl, cell in row["impl"].items():
-        if ours and impl != "ours":
+        if ours and impl != "ours" and ours["median_ms"] > 0:
             row[f"speedup_vs_{impl}"] = cell["median_ms"] / ours["median_ms"]
     speedup_intervals(row)
     return row
