@@ -78,6 +78,9 @@ def h200(monkeypatch: pytest.MonkeyPatch) -> tuple[Gpu, Watch, float]:
         def synchronize(self) -> None:
             pass
 
+        def query(self) -> bool:  # this GPU runs each call as the host makes it: always done
+            return True
+
     monkeypatch.setattr(torch.cuda, "Event", Event, raising=False)
     monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: None)
 
@@ -155,3 +158,60 @@ def test_a_batch_the_spin_did_not_cover_is_kept_out_and_the_batch_halved(h200) -
     assert ours["held"] is False  # not one batch covered by the time cap: said, not hidden
     assert ours["expired_holds"] >= 3 and ours["calls_per_batch"] < 100  # halved after three
     assert ours["median_ms"] == pytest.approx(0.010)
+
+
+def test_a_noisy_heavy_kernel_gets_more_blocks_until_its_median_is_pinned_to_a_percent(h200) -> None:  # type: ignore[no-untyped-def]
+    gpu, _, _ = h200
+    gpu.now_ms = 10_000.0
+    spread = [0.50, 0.53, 0.47, 0.55, 0.45]  # ±10 % call to call, as cuDNN at its power cap read
+    count = [0]
+
+    def noisy(k: int) -> None:
+        count[0] += 1
+        gpu.now_ms += spread[count[0] % len(spread)]
+
+    def steady(k: int) -> None:
+        gpu.now_ms += 0.6
+
+    flush = type("Flush", (), {"zero_": lambda self: None})()
+    ms = {"cudnn": 0.5, "ours": 0.6}
+    cells, _ = call_timing.per_call_cells({"cudnn": noisy, "ours": steady}, flush, ms, 30, 2, 5.0, 0, 1,
+                                          hold=Spin(gpu), anchor=anchor(gpu), anchor_t=gpu.wall)  # type: ignore[arg-type]
+    assert cells["ours"]["samples"] == 30  # steady: the planned blocks pinned it
+    assert cells["cudnn"]["samples"] > 30
+    lo, hi = cells["cudnn"]["ci_ms"]
+    assert max(hi / cells["cudnn"]["median_ms"] - 1, 1 - lo / cells["cudnn"]["median_ms"]) <= 0.01
+
+
+def test_a_group_queued_while_the_gpu_is_still_busy_needs_no_spin_and_one_it_caught_up_with_is_redone() -> None:
+    from cockpit.probes.device_hold import Cover
+
+    class Done:
+        def __init__(self, pending: bool) -> None:
+            self.pending = pending
+
+        def query(self) -> bool:
+            return not self.pending
+
+    spins: list[float] = []
+
+    class Spin_:
+        works = True
+
+        def __init__(self, runs_out: bool) -> None:
+            self.runs_out = runs_out
+
+        def start(self, ms: float) -> Done:
+            spins.append(ms)
+            return Done(not self.runs_out)
+
+    cover = Cover(Spin_(runs_out=False), hold_ms=2.0)  # type: ignore[arg-type]
+    cover.before(Done(pending=True))  # the settle calls still running
+    assert cover.after() is True and spins == []
+    cover.before(Done(pending=False))  # the GPU caught up: a spin first
+    assert cover.after() is True and len(spins) == 1
+    late = Cover(Spin_(runs_out=True), hold_ms=2.0)  # type: ignore[arg-type]
+    late.before(None)
+    assert late.after() is False and late.expired == 1 and late.hold_ms >= 4.0  # doubled
+    late.before(Done(pending=False))
+    assert late.after() is False and late.expired == 2

@@ -8,7 +8,7 @@
 # GPU 1: Triton kernels no one here tuned at M=4096, N=1024..8192 (a Liger-style softmax, the
 #   layer-norm tutorial's shape), a kernel launched twice (0.50x at every size), a per-shape cache
 #   (refused), a candidate that crashes at one shape (one line, the rows before kept); then the
-#   softmax and layer-norm examples' tunes (1 minute each, cut at 170 s).
+#   softmax and layer-norm examples' tunes (2 minutes each, 6 seed trials a group, cut at 170 s).
 set -u
 : "${OUT:?set OUT}"
 FINAL=$OUT; OUT=/tmp/o32; mkdir -p "$OUT"
@@ -53,10 +53,11 @@ lane_b() {
   d=$(ws crash planted/crash.py); gate "$d" crash build; gate "$d" crash bench; raw "$d" crash
   for w in softmax layernorm; do
     case $w in softmax) m=workloads/softmax/softmax.py ;; layernorm) m=workloads/layernorm_triton/layernorm.py ;; esac
-    d=$(ws tune-$w $m); (cd "$d" && git init -q && git add -A && git -c user.email=c@c -c user.name=c commit -qm base)
+    d=$(ws tune-$w $m); printf '[tune]\nseed_trials = 6\n' >> "$d/cockpit.toml"
+    (cd "$d" && git init -q && git add -A && git -c user.email=c@c -c user.name=c commit -qm base)
     local t0=$(date +%s)
     local left=$(( DEADLINE - $(date +%s) )); [ "$left" -gt 60 ] || { echo "-- tune $w: no time left"; continue; }
-    timeout $(( left < 170 ? left : 170 )) python3 -m cockpit --workspace "$d" tune --budget 1 > "$OUT/tune-$w.txt" 2>&1
+    timeout $(( left < 170 ? left : 170 )) python3 -m cockpit --workspace "$d" tune --budget 2 > "$OUT/tune-$w.txt" 2>&1
     echo "-- tune $w exit $? in $(( $(date +%s) - t0 )) s: $(grep -E '^(KEEP|REVERT|no winner|D=|N=)|WINNER' "$OUT/tune-$w.txt" | tail -2 | tr '\n' ' ')"
   done
 }

@@ -3,10 +3,12 @@ calls between two CUDA events, no L2 flush inside a batch, the inputs rotated ov
 every call reads data L2 no longer holds (analysis/timing_method.py decides the method, the batch
 size and the sets; this module runs it).
 
-Device time: every timed batch is queued behind a spin (probes/device_hold.py), so its calls run
-back to back on the GPU whatever the host's launch cost; a batch whose spin ran out before the host
-finished queueing it is kept out (the next spin is longer). The eager time per call, what a model
-without graphs pays, is one unheld batch per turn, its own number.
+Device time: every timed batch is queued while the GPU is busy with earlier work or a spin
+(probes/device_hold.py's `Cover`), so its calls run back to back whatever the host's launch cost;
+a batch the GPU reached before the host had queued it is kept out (the next spin is longer). The
+calls per batch are planned again from the first device times (a warm call's first estimate holds
+its launch cost, so short kernels' batches came out a few µs long and noisy). The eager time per
+call, what a model without graphs pays, is one unheld batch per turn, its own number.
 
 Every implementation is timed in the same rounds, its order alternating round by round, each turn
 after `settle_ms` of untimed calls (its own power-capped clock). Each turn is a block: once the
@@ -25,14 +27,15 @@ from typing import Any, NamedTuple
 
 import torch
 
-from cockpit.analysis.timing_method import MAX_SECONDS, enough
+from cockpit.analysis.timing_method import MAX_CALLS_PER_BATCH, MAX_SECONDS, batch_calls, enough
 from cockpit.probes.block_watch import BlockJudge, CellBlocks
-from cockpit.probes.device_hold import Hold, next_hold_ms
+from cockpit.probes.device_hold import Cover, Hold, next_hold_ms
 from cockpit.probes.timing_pieces import Span, TimingCell, settle_calls, timed_cell
 
 Call = Callable[[int], object]
 """call(k): one call of an implementation on input set k."""
-BATCHES_PER_TURN = 4
+BATCHES_PER_TURN = 5
+"""Two turns give the 10 samples the stop rule asks for before it looks at the noise."""
 HELD_CALLS = 256
 """At most this many calls queue behind one spin: CUDA's launch queue holds about a thousand
 launches and a call may launch several kernels; a batch that overflows it makes the host wait, the
@@ -62,12 +65,18 @@ class _Impl:
     """One implementation's batches on one config, its spin and its blocks' record."""
 
     per: int
-    hold_ms: float
+    cover: Cover
     batches: list[_Batch] = field(default_factory=list)
     eager: list[float] = field(default_factory=list)
     blocks: CellBlocks = field(default_factory=CellBlocks)
-    expired: int = 0
+    halved: bool = False
     last_clean: bool | None = None
+
+    def replan(self, most: int) -> None:
+        """Calls per batch from the device time measured so far (never back up after a halving)."""
+        times = self.samples()
+        if times and not self.halved:
+            self.per = max(self.per, min(most, batch_calls(sorted(times)[len(times) // 2])))
 
     def samples(self) -> list[float]:
         return [b.ms_per_call for b in self.batches if b.covered and b.clean]
@@ -99,8 +108,9 @@ def batch_cells(calls: Mapping[str, Call], call_ms: Mapping[str, float], calls_p
     judge = judge or BlockJudge(None)
     spin = hold if hold is not None and hold.works else None
     host_ms = {n: _host_ms(calls[n], min(HOST_PROBE_CALLS, calls_per_batch[n]), sets) for n in names}
-    state = {n: _Impl(min(calls_per_batch[n], HELD_CALLS) if spin else calls_per_batch[n],
-                      next_hold_ms(host_ms[n] * min(calls_per_batch[n], HELD_CALLS), False, 0.0))
+    most = HELD_CALLS if spin else MAX_CALLS_PER_BATCH
+    state = {n: _Impl(min(calls_per_batch[n], most),
+                      Cover(spin, next_hold_ms(host_ms[n] * min(calls_per_batch[n], most), False, 0.0)))
              for n in names}
     pending: list[_Turn] = []
     kept: list[_Turn] = []
@@ -121,9 +131,12 @@ def batch_cells(calls: Mapping[str, Call], call_ms: Mapping[str, float], calls_p
             for _ in range(settle_calls(settle_ms, call_ms[name])):
                 calls[name](rep % sets)
                 rep += 1
+            busy = torch.cuda.Event()
+            busy.record()  # the settle calls still running: the first batch queues behind them
             first = len(st.batches)
             for _ in range(BATCHES_PER_TURN):
-                rep = _held_batch(calls[name], st, rep, sets, spin)
+                rep = _held_batch(calls[name], st, rep, sets, busy)
+                busy = st.batches[-1].end
             pending.append(_Turn(name, first, BATCHES_PER_TURN, st.batches[first].start, st.batches[-1].end,
                                  sum(b.calls for b in st.batches[first:])))
             if spin is not None:  # the eager batch must not queue behind the spin
@@ -136,6 +149,8 @@ def batch_cells(calls: Mapping[str, Call], call_ms: Mapping[str, float], calls_p
                 turn.t0 = anchor_t + anchor.elapsed_time(turn.start) / 1e3
                 turn.t1 = anchor_t + anchor.elapsed_time(turn.end) / 1e3
         _judge(pending, kept, state, judge, done, final=anchor is None)
+        for st in state.values():
+            st.replan(most)
         elapsed = time.perf_counter() - started
         for name in names:
             st = state[name]
@@ -151,25 +166,22 @@ def batch_cells(calls: Mapping[str, Call], call_ms: Mapping[str, float], calls_p
     return cells, [(t.name, t.start, t.end, t.calls) for t in kept]
 
 
-def _held_batch(call: Call, st: _Impl, rep: int, sets: int, spin: Hold | None) -> int:
-    """One timed batch behind a spin (none when `spin` is None); a batch the spin did not cover is
-    kept out and the next spin doubled."""
-    done = spin.start(st.hold_ms) if spin is not None else None
+def _held_batch(call: Call, st: _Impl, rep: int, sets: int, busy: Any) -> int:
+    """One timed batch, queued while the GPU is busy with `busy`'s work or a spin; a batch the GPU
+    reached before it was queued is kept out, and after every third such the batch is halved (a
+    queue too short for it makes the host wait for room)."""
+    st.cover.before(busy)
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
-    host = time.perf_counter()
     for _ in range(st.per):
         call(rep % sets)
         rep += 1
-    host = time.perf_counter() - host
     end.record()
-    covered = spin is None or Hold.held(done)
+    covered = st.cover.after()
     st.batches.append(_Batch(start, end, st.per, covered))
-    st.hold_ms = next_hold_ms(host * 1e3, not covered, st.hold_ms)
-    if not covered:
-        st.expired += 1
-        if st.expired % 3 == 0 and st.per > 8:
-            st.per //= 2
+    if not covered and st.cover.expired % 3 == 0 and st.per > 8:
+        st.per //= 2
+        st.halved = True
     return rep
 
 
@@ -238,4 +250,4 @@ def _cell(st: _Impl, why: str, host_ms: float, held: bool) -> TimingCell:
         samples, held = [b.ms_per_call for b in st.batches], False
     return timed_cell(samples, "batch", st.eager, held,
                       {"calls_per_batch": st.per, "stop": why, "host_ms_per_call": host_ms,
-                       "expired_holds": st.expired, **st.blocks.fields()})
+                       "expired_holds": st.cover.expired, **st.blocks.fields()})

@@ -2,12 +2,15 @@
 L2 flushed before every call (outside the events), the implementations in blocks interleaved by
 `block_plan`, each block after `settle_ms` untimed at its own clock.
 
-Device time: a block's calls are queued in groups behind a spin (probes/device_hold.py), so a
-call that launches several kernels (a PyTorch reference) is timed without the host's gaps between
-them; a group the spin did not cover is timed again. Each block is judged against the watch once
-it has seen past it (probes/block_watch.py): a dirty one is dropped and timed again after the
-card's recovery wait, within the config's budget. Eager time: a few calls per implementation
-launched onto an idle GPU, the flush before each, no spin.
+Device time: a block's calls are queued in groups while the GPU is busy with earlier work (the
+settle calls, the group before) or a spin (probes/device_hold.py's `Cover`), so a call that
+launches several kernels (a PyTorch reference) is timed without the host's gaps between them; a
+group the GPU reached before it was queued is timed again. Each block is judged against the watch
+once it has seen past it (probes/block_watch.py): a dirty one is dropped and timed again after the
+card's recovery wait, within the config's budget. An implementation whose median's interval is
+still wider than ±1 % after the planned blocks gets more blocks, within `EXTRA_S` (a heavy kernel
+at its power cap spreads 4–9 % call to call on an H100: 30 calls do not pin its median). Eager
+time: a few calls per implementation launched onto an idle GPU, the flush before each.
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ from typing import Any
 
 import torch
 
+from cockpit.analysis.timing_method import median_interval
 from cockpit.probes.block_watch import BlockJudge, CellBlocks
-from cockpit.probes.device_hold import Hold, next_hold_ms
+from cockpit.probes.device_hold import Cover, Hold
 from cockpit.probes.timing_pieces import Span, TimingCell, block_plan, settle_calls, timed_cell
 
 Run = Callable[[int], object]
@@ -30,6 +34,10 @@ GROUP_CALLS = 32
 inside CUDA's launch queue."""
 EAGER_CALLS = 8
 COVER_TRIES = 2
+INTERVAL_TARGET = 0.01
+"""Every median's interval within ±1 % where the time allows."""
+EXTRA_S = 1.5
+"""Wall time a config may spend on extra blocks for the implementations still over the target."""
 """A group the spin did not cover is timed again at most this many times (then kept, counted)."""
 
 
@@ -44,8 +52,7 @@ class _Block:
 
 @dataclass
 class _Impl:
-    hold_ms: float = 2.0
-    expired: int = 0
+    cover: Cover
     blocks: CellBlocks = field(default_factory=CellBlocks)
 
 
@@ -57,12 +64,13 @@ def per_call_cells(runs: Mapping[str, Run], flush: Any, call_ms: Mapping[str, fl
     spans for the validity verdict."""
     judge = judge or BlockJudge(None)
     spin = hold if hold is not None and hold.works else None
-    state = {impl: _Impl() for impl in runs}
+    state = {impl: _Impl(Cover(spin)) for impl in runs}
     counter = [0]
     clean: list[_Block] = []
-    todo = [_Block(impl, timed) for impl, _, timed in block_plan(dict(call_ms), n, rounds, settle_ms,
-                                                                 config_index)]
+    plan = block_plan(dict(call_ms), n, rounds, settle_ms, config_index)
+    todo = [_Block(impl, timed) for impl, _, timed in plan]
     last = ""
+    planned_done: float | None = None
     while todo:
         for block in todo:
             settle = 0 if block.impl == last else settle_calls(settle_ms, call_ms[block.impl])
@@ -75,13 +83,19 @@ def per_call_cells(runs: Mapping[str, Run], flush: Any, call_ms: Mapping[str, fl
                 block.t1 = anchor_t + anchor.elapsed_time(block.events[-1][1]) / 1e3
         judge.wait_past(max(b.t1 for b in todo))
         todo = _judged(todo, clean, state, judge)
+        if todo:
+            continue
+        planned_done = planned_done or time.perf_counter()
+        if time.perf_counter() - planned_done < EXTRA_S:
+            todo = [_Block(impl, max(timed for i, _, timed in plan if i == impl))
+                    for impl in runs if _wide(clean, impl)]
     eager = {impl: _eager(runs[impl], flush, input_sets, counter) for impl in runs}
     cells: dict[str, TimingCell] = {}
     for impl in runs:
         samples = [s.elapsed_time(e) for b in clean if b.impl == impl for s, e in b.events]
         st = state[impl]
         cells[impl] = timed_cell(samples, "per-call", eager[impl], spin is not None,
-                                 {"expired_holds": st.expired, **st.blocks.fields()})
+                                 {"expired_holds": st.cover.expired, **st.blocks.fields()})
         if keep_times:
             cells[impl]["times_ms"] = samples
     return cells, [(b.impl, b.events[0][0], b.events[-1][1], b.timed) for b in clean]
@@ -89,17 +103,18 @@ def per_call_cells(runs: Mapping[str, Run], flush: Any, call_ms: Mapping[str, fl
 
 def _run_block(run: Run, flush: Any, block: _Block, settle: int, st: _Impl, spin: Hold | None,
                input_sets: int, counter: list[int]) -> None:
-    """`settle` untimed calls, then the block's timed calls in groups behind a spin each."""
+    """`settle` untimed calls, then the block's timed calls in covered groups."""
     block.events = []
     for _ in range(settle):
         flush.zero_()
         run(_next(counter, input_sets))
+    busy = torch.cuda.Event()
+    busy.record()  # the settle calls still running: the first group queues behind them
     left = block.timed
     tries = 0
     while left:
         size = min(GROUP_CALLS, left)
-        done = spin.start(st.hold_ms) if spin is not None else None
-        host = time.perf_counter()
+        st.cover.before(busy)
         group = []
         for _ in range(size):
             k = _next(counter, input_sets)
@@ -109,17 +124,23 @@ def _run_block(run: Run, flush: Any, block: _Block, settle: int, st: _Impl, spin
             run(k)
             end.record()
             group.append((start, end))
-        host = time.perf_counter() - host
-        covered = spin is None or Hold.held(done)
-        st.hold_ms = next_hold_ms(host * 1e3, not covered, st.hold_ms)
-        if not covered:
-            st.expired += 1
+        busy = group[-1][1]
+        if not st.cover.after():
             tries += 1
             if tries <= COVER_TRIES:
-                continue  # timed again behind a longer spin
+                continue  # timed again, behind a longer spin
         tries = 0
         block.events.extend(group)
         left -= size
+
+
+def _wide(clean: list[_Block], impl: str) -> bool:
+    """Its median's interval (order statistics) is still wider than ±INTERVAL_TARGET."""
+    samples = [s.elapsed_time(e) for b in clean if b.impl == impl for s, e in b.events]
+    if len(samples) < 2:
+        return False
+    median, lo, hi = median_interval(samples)
+    return median > 0 and max(hi / median - 1, 1 - lo / median) > INTERVAL_TARGET
 
 
 def _judged(blocks: list[_Block], clean: list[_Block], state: Mapping[str, _Impl],

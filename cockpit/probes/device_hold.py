@@ -1,9 +1,10 @@
-"""Device time: the stream held behind a short spin kernel while the timed launches queue behind
-it, so the GPU runs them back to back and the events measure the calls, not the host's launch
-cost (nvbench's blocking kernel, tritonbench's gpu_events). The spin is torch's own
-`torch.cuda._sleep(cycles)`; an event after it tells whether the host finished queueing before the
-spin ran out (`Hold.held`): if not, the GPU caught up with the host mid-group and the group's times
-hold launch gaps, so the caller drops them, and the next hold is twice as long.
+"""Device time: the timed launches queued while the GPU is busy with something else, so it runs
+them back to back and the events measure the calls, not the host's launch cost (nvbench's blocking
+kernel, tritonbench's gpu_events). What keeps the GPU busy (`Cover`): the work queued before the
+group when the GPU has not finished it yet, else a spin, torch's own `torch.cuda._sleep(cycles)`.
+Either way an event ahead of the group tells whether the host finished queueing before the GPU got
+there: if not, the GPU caught up with the host mid-group and the group's times hold launch gaps,
+so the caller drops them, and the next spin is twice as long.
 
 CUDA-graph replay would hide the launch cost too, but not every callable can be captured (a
 Triton autotuner's first call, a wrapper that allocates or syncs); a held queue works for any.
@@ -11,6 +12,7 @@ Triton autotuner's first call, a wrapper that allocates or syncs); a held queue 
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import torch
@@ -64,3 +66,46 @@ def next_hold_ms(host_ms: float, expired: bool, last_ms: float) -> float:
     if expired:
         return min(MAX_HOLD_MS, max(2 * last_ms, HOST_MARGIN * host_ms + MIN_HOLD_MS))
     return min(MAX_HOLD_MS, HOST_MARGIN * host_ms + MIN_HOLD_MS)
+
+
+class Cover:
+    """Keeps one implementation's groups of timed launches covered: before a group, `before(busy)`
+    takes `busy` (an event after the work already queued) as the guard when the GPU has not reached
+    it, else queues a spin; after it, `after()` says whether the guard was still pending. The spin
+    is sized from the host's time to queue a group behind a spin (the queue then nearly empty, so
+    that time is the launch cost, not the wait for room)."""
+
+    def __init__(self, spin: Hold | None, hold_ms: float = 2.0) -> None:
+        self.spin = spin if spin is not None and spin.works else None
+        self.hold_ms = hold_ms
+        self.expired = 0
+        self._guard: Any = None
+        self._spun = False
+        self._t0 = 0.0
+
+    @property
+    def works(self) -> bool:
+        return self.spin is not None
+
+    def before(self, busy: Any = None) -> None:
+        if self.spin is None:
+            return
+        if busy is not None and not busy.query():
+            self._guard, self._spun = busy, False
+        else:
+            self._guard, self._spun = self.spin.start(self.hold_ms), True
+        self._t0 = time.perf_counter()
+
+    def after(self) -> bool:
+        """Whether the group just queued ran back to back (always, without a spin kernel)."""
+        if self.spin is None:
+            return True
+        host_ms = (time.perf_counter() - self._t0) * 1e3
+        covered = Hold.held(self._guard)
+        if not covered:
+            self.expired += 1
+            if self._spun:
+                self.hold_ms = next_hold_ms(host_ms, True, self.hold_ms)
+        elif self._spun:
+            self.hold_ms = next_hold_ms(host_ms, False, self.hold_ms)
+        return covered
