@@ -215,3 +215,11 @@ def test_a_group_queued_while_the_gpu_is_still_busy_needs_no_spin_and_one_it_cau
     assert late.after() is False and late.expired == 1 and late.hold_ms >= 4.0  # doubled
     late.before(Done(pending=False))
     assert late.after() is False and late.expired == 2
+    slow_host = Cover(Spin_(runs_out=False), hold_ms=2.0)  # type: ignore[arg-type]
+    busy = Done(pending=True)
+    slow_host.before(busy)
+    busy.pending = False  # the GPU finished the work ahead while the host was still queueing
+    assert slow_host.after() is False and slow_host.spin_always
+    before = len(spins)
+    slow_host.before(Done(pending=True))  # busy again, but this host is slower: a spin all the same
+    assert slow_host.after() is True and len(spins) == before + 1

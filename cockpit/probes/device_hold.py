@@ -82,6 +82,9 @@ class Cover:
         self._guard: Any = None
         self._spun = False
         self._t0 = 0.0
+        self.spin_always = False
+        """Set once a group queued behind busy work was caught up with: this implementation's host
+        is slower than its GPU work, so every later group gets a spin (not one lost group in two)."""
 
     @property
     def works(self) -> bool:
@@ -90,7 +93,7 @@ class Cover:
     def before(self, busy: Any = None) -> None:
         if self.spin is None:
             return
-        if busy is not None and not busy.query():
+        if busy is not None and not self.spin_always and not busy.query():
             self._guard, self._spun = busy, False
         else:
             self._guard, self._spun = self.spin.start(self.hold_ms), True
@@ -106,6 +109,8 @@ class Cover:
             self.expired += 1
             if self._spun:
                 self.hold_ms = next_hold_ms(host_ms, True, self.hold_ms)
+            else:
+                self.spin_always = True
         elif self._spun:
             self.hold_ms = next_hold_ms(host_ms, False, self.hold_ms)
         return covered
