@@ -3,8 +3,9 @@ issue 25 (the shipped kernel at or above FLASH on every S >= 1024 config on Hopp
 
     python3 bench/kernel_speedups.py BENCH_GATE.json [--min-s 1024] [--against flash]
 
-BENCH_GATE.json is `cockpit gate bench --json`'s output. Prints one line per config (launch-bound
-ones marked), then the geomean and the lowest ratio and interval bottom of the configs with
+BENCH_GATE.json is `cockpit gate bench --json`'s output. Prints one line per config (the
+implementations whose host cannot keep up in eager use marked; a result from before device time
+marks its launch-bound configs), then the geomean and the lowest ratio and interval bottom of the configs with
 S >= --min-s; exits 1 when any of those is below 1.0x.
 """
 
@@ -36,7 +37,9 @@ def main(argv: list[str] | None = None) -> int:
         ratio, ci = row.get(key), row.get(f"{key}_ci") or [None, None]
         if ratio is None:
             continue
-        mark = " launch-bound" if row.get("launch_bound") else ""
+        host = [impl for impl, cell in row.get("impl", {}).items() if cell.get("host_bound")]
+        mark = (" launch-bound" if row.get("launch_bound") else "") + (
+            f" host-bound in eager use: {', '.join(host)}" if host else "")
         lo, hi = (f"{ci[0]:.3f}", f"{ci[1]:.3f}") if ci[0] is not None else ("?", "?")
         print(f"{row['config']:<34} {ratio:>6.3f}x [{lo}, {hi}]{mark}")
         if int(row.get("S", 0)) >= args.min_s:
