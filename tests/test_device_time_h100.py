@@ -82,3 +82,15 @@ def test_triton_kernels_no_one_here_tuned_keep_every_config_within_a_percent() -
             for cell in row["impl"].values():
                 lo, hi = cell["ci_ms"]
                 assert max(hi / cell["median_ms"] - 1, 1 - lo / cell["median_ms"]) <= 0.0097
+
+
+def test_a_card_that_falls_off_the_bus_mid_run_is_named_in_the_verdict() -> None:
+    data = load("crash.probe.json.gz")
+    last = data["gpu_samples"][-1]
+    data["gpu_samples"].append({"t": last["t"] + 0.02, "util": None, "sm_clock": None,
+                                "max_sm_clock": last["max_sm_clock"], "throttle": None, "temp": None,
+                                "power_w": None, "pids": [], "lost": True})  # as GpuWatch writes it
+    data["finished"] = last["t"] + 0.05
+    verdict = probe_validity(data)
+    assert not verdict.valid
+    assert any("fell off the bus" in r for r in verdict.reasons)

@@ -109,3 +109,20 @@ def test_each_timed_block_is_placed_in_wall_clock_time_from_the_gpus_events() ->
                                                   ("sdpa", Event(1250.0), Event(1275.25), 30)])
     assert spans == [{"impl": "ours", "t0": 1_795_000_000.1, "t1": 1_795_000_000.1505, "calls": 30},
                      {"impl": "sdpa", "t0": 1_795_000_000.25, "t1": 1_795_000_000.2752, "calls": 30}]
+
+
+def test_a_gpu_that_falls_off_the_bus_ends_the_watch_with_a_lost_sample(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import time
+
+    nv = two_h200s()
+    monkeypatch.setitem(sys.modules, "pynvml", nv)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", cuda_device(H200_1[4:], 0x43))
+    with GpuWatch(0, every_s=0.01) as watch:
+        time.sleep(0.05)
+        nv.gpus[1].lost = True
+        time.sleep(0.05)
+    assert watch.samples[0]["sm_clock"] == 1755
+    assert watch.samples[-1]["lost"] is True and watch.samples[-1]["sm_clock"] is None
+    assert sum(1 for s in watch.samples if s.get("lost")) == 1  # the watch stops there
+    assert watch.error is not None and "GPU is lost" in watch.error

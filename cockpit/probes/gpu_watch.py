@@ -114,6 +114,12 @@ class GpuWatch:
                 })
             except Exception as exc:
                 self.error = f"{type(exc).__name__}: {exc}"
+                if "GpuIsLost" in type(exc).__name__ or "GPU is lost" in str(exc):
+                    # fell off the bus: said in the samples, so the verdict names it
+                    self.samples.append({"t": time.time(), "util": None, "sm_clock": None,
+                                         "max_sm_clock": max_sm, "throttle": None, "temp": None,
+                                         "power_w": None, "pids": [], "lost": True})
+                    return
 
 
 def no_cuda_device() -> str:

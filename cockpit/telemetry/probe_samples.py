@@ -21,6 +21,8 @@ class ProbeSample(TypedDict, total=False):
     throttle: int | None
     pids: list[tuple[int, int | None]]
     """(pid, MiB used) of each compute process on the GPU."""
+    lost: bool
+    """NVML said the GPU fell off the bus (the sample holds no values)."""
 
 
 def probe_snapshots(samples: Sequence[ProbeSample], gpu: GpuStatic | None = None) -> list[Snapshot]:
@@ -30,5 +32,6 @@ def probe_snapshots(samples: Sequence[ProbeSample], gpu: GpuStatic | None = None
                                         sm_clock_mhz=s.get("sm_clock"), temp_c=s.get("temp"),
                                         power_w=s.get("power_w"), throttle_mask=s.get("throttle"),
                                         processes=tuple(GpuProcess(pid, None, mib)
-                                                        for pid, mib in s.get("pids", []))),), (gpu,))
+                                                        for pid, mib in s.get("pids", [])),
+                                        lost=bool(s.get("lost"))),), (gpu,))
             for s in samples]

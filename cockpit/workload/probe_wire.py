@@ -97,19 +97,21 @@ class GpuIdentity(_GpuNamed, total=False):
     max_sm_clock: int
 
 
-class GpuSample(TypedDict):
-    """One NVML look at the watched GPU (every 50 ms while a probe times)."""
+class GpuSample(TypedDict, total=False):
+    """One NVML look at the watched GPU (every 20 ms while a probe times); `lost` (and no values)
+    when NVML said the GPU fell off the bus."""
 
     t: float
-    util: int
-    sm_clock: int
+    util: int | None
+    sm_clock: int | None
     max_sm_clock: int
-    throttle: int
+    throttle: int | None
     """NVML's clock-event reasons, a bit mask."""
-    temp: int
-    power_w: float
+    temp: int | None
+    power_w: float | None
     pids: list[list[int]]
     """[pid, MiB used] of each compute process on it."""
+    lost: bool
 
 
 class ConfirmReply(TypedDict):
