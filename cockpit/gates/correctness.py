@@ -37,13 +37,27 @@ def judge_correctness(data: Mapping[str, object], planned: int | None = None) ->
                        f"{len(checks) - 1} smaller checks passed", result)
     if not checks:
         return Verdict("error", "no shape was checked", result)
+    head = f"all {len(checks)}/{planned} checks correct{_how(checks)}"
     measured = [c for c in checks if c.rel_l2 is not None]
+    own = " (the workload's own check)" if any(c.tolerance is None for c in checks) else ""
     if not measured:
-        return Verdict("pass", f"all {len(checks)}/{planned} checks correct (the workload's own check)",
-                       result)
+        return Verdict("pass", f"{head}{own}", result)
     worst = max(measured, key=lambda c: c.rel_l2 or 0.0)
-    return Verdict("pass", f"all {len(checks)}/{planned} checks correct; worst rel L2 "
-                   f"{worst.rel_l2:.1e} at {worst.config}", result)
+    return Verdict("pass", f"{head}; worst rel L2 {worst.rel_l2:.1e} at {worst.config}{own}", result)
+
+
+def _how(checks: Sequence[Check]) -> str:
+    """' on 3 rounds of fresh inputs, each repeat bit for bit the same' (or how far repeats
+    differed under declared atomics); nothing for results from before the rounds."""
+    rounds = min((c.rounds for c in checks if c.rounds is not None), default=None)
+    if rounds is None:
+        return ""
+    said = f" on {rounds} round{'s' if rounds != 1 else ''} of fresh inputs"
+    repeats = [c for c in checks if c.deterministic is not None]
+    if repeats and all(c.deterministic for c in repeats):
+        return said + ", each repeat bit for bit the same"
+    differ = max((c.repeat_max_abs or 0.0 for c in repeats if c.deterministic is False), default=0.0)
+    return said + (f", repeats differ by up to {differ:.1e} (atomics declared)" if repeats else "")
 
 
 def _who(check: Check) -> str:

@@ -90,7 +90,15 @@ def gpumode_workload(folder: Path, tests: Sequence[Mapping[str, Any]],
         build=NoBuild(),  # Triton and load_inline submissions compile at their first call
         check=custom(check_implementation),
         dtype_key=None,  # GPU MODE's shapes carry no dtype: the dtype is the problem's
+        not_sizes=NOT_SIZES,
+        output_in_inputs=True,  # generate_input makes the output buffer with the inputs
     )
+
+
+NOT_SIZES = ("seed", "contention")
+"""A GPU MODE shape's keys that are not sizes: its seed, and how many contending blocks a
+histogram's inputs have (vectorsum's correctness checked 3276800 and 26214400 and never its
+smallest and largest bench sizes while the seed counted as one)."""
 
 
 def check_verdict(verdict: Any) -> tuple[bool, str]:

@@ -217,6 +217,16 @@ class Workload:
     or the product of the shape's whole numbers)."""
     describe_shape: Callable[..., str] | None = None
     """(**shape) -> how a shape is named in tables; default "M=4096 N=1024 fp16"."""
+    not_sizes: tuple[str, ...] = ("seed",)
+    """Whole-number shape keys that are not sizes (a seed, GPU MODE's `contention`): left out of
+    the default size order, so a shape's seed never makes it "larger"."""
+    output_in_inputs: bool = False
+    """The inputs carry the buffer the call writes its answer into and returns (GPU MODE's
+    `generate_input` does): that one input may change in the call; no other may."""
+    atomics: bool = False
+    """The kernel's answer may change in its last bits from run to run (atomics, a split reduction
+    whose order is free): correctness holds a repeat on the same inputs to the check's tolerance
+    instead of bit for bit, and says by how much it differed."""
 
     @property
     def oracle(self) -> Reference | None:
@@ -233,7 +243,8 @@ class Workload:
         return shape_name(shape)
 
     def smallest_first(self, shapes: Sequence[Shape]) -> list[Shape]:
-        """By the workload's own `size`, else bytes, FLOPs, or the product of the whole numbers."""
+        """By the workload's own `size`, else bytes, FLOPs, or the product of the whole numbers that
+        are sizes (not `not_sizes`)."""
         def key(shape: Shape) -> Any:
             if self.size is not None:
                 return self.size(**shape)
@@ -241,8 +252,8 @@ class Workload:
                 if count is not None:
                     return count(**shape)
             total = 1
-            for v in shape.values():
-                if isinstance(v, int) and not isinstance(v, bool):
+            for k, v in shape.items():
+                if isinstance(v, int) and not isinstance(v, bool) and k not in self.not_sizes:
                     total *= max(1, v)
             return total
         return sorted(shapes, key=key)

@@ -1,9 +1,11 @@
 """The correctness gate's result: each check of a candidate against the oracle, smallest shape
 first, stopping at the first failure (the probe's rows, or a replaced command's).
 
-Version 1: `rows` (config, ok, rel_l2, max_abs, tolerance, nonfinite, what, candidate), the
-device, the workload and its oracle, how many checks were planned; a replaced command that
-handed back no result is `judged: false` with its exit code.
+Version 1: `rows` (config, ok, rel_l2, max_abs, tolerance, nonfinite, what, candidate; since the
+correctness rounds also `rounds` of fresh inputs, `deterministic` and `repeat_max_abs` of the
+repeat on the same inputs), the device, the workload and its oracle, how many checks were planned;
+a replaced command that handed back no result is `judged: false` with its exit code. Rows without
+the newer keys read as None.
 """
 
 from __future__ import annotations
@@ -27,20 +29,30 @@ class Check:
     what: str = ""
     """The workload's own check's words when it failed without numbers."""
     candidate: str | None = None
+    rounds: int | None = None
+    """Rounds of fresh inputs it was checked on (the failing one's number when it failed)."""
+    deterministic: bool | None = None
+    """A repeat on the same inputs gave the same bits (False: it differed, within the tolerance of a
+    workload that declares atomics, or it failed)."""
+    repeat_max_abs: float | None = None
     raw: JsonObject = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_json(cls, value: object) -> Check:
         data = obj(value)
+        det = data.get("deterministic")
         return cls(text(data.get("config")) or "?", flag(data.get("ok")), as_number(data.get("rel_l2")),
                    as_number(data.get("max_abs")), as_number(data.get("tolerance")),
                    whole(data.get("nonfinite")) or 0, text(data.get("what")) or "",
-                   text(data.get("candidate")), data)
+                   text(data.get("candidate")), whole(data.get("rounds")),
+                   det if isinstance(det, bool) else None, as_number(data.get("repeat_max_abs")), data)
 
     def to_json(self) -> dict[str, object]:
         return {**self.raw, "config": self.config, "ok": self.ok, "rel_l2": self.rel_l2,
                 "max_abs": self.max_abs, "tolerance": self.tolerance, "nonfinite": self.nonfinite,
-                "what": self.what, **compact({"candidate": self.candidate})}
+                "what": self.what, **compact({"candidate": self.candidate, "rounds": self.rounds,
+                                              "deterministic": self.deterministic,
+                                              "repeat_max_abs": self.repeat_max_abs})}
 
 
 @dataclass(frozen=True)
