@@ -169,12 +169,19 @@ def test_compute_at_the_roof_is_compute_bound_with_high_confidence() -> None:
     assert v.recommendation.startswith("keep the tensor pipe fed")
 
 
-def test_fma_bound_without_tensor_cores_is_told_to_use_them() -> None:
-    """copy.csv (tensor pipe 0 %) with sm__throughput and the FMA pipe both set to 90 %."""
-    v = verdict(edited("copy", set_={SOL: "90", MEM: "20",
-                                     "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed": "90"}))
+def test_fma_bound_matrix_math_without_tensor_cores_is_told_to_use_them_and_a_norm_never_is() -> None:
+    """copy.csv (tensor pipe 0 %) with sm__throughput and the FMA pipe both set to 90 %: a matrix
+    product (by its FLOPs per byte) is told to use tensor cores; a layer norm (1.75 FLOP/B: the
+    held-out Triton tutorial was told to on an H100) or a kernel of unknown counts never is."""
+    fma_bound = edited("copy", set_={SOL: "90", MEM: "20",
+                                     "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed": "90"})
+    v = verdict(fma_bound, matrix_math=True)
     assert v.bottleneck == "compute-bound"
     assert v.recommendation.startswith("use tensor cores")
+    norm = verdict(fma_bound, matrix_math=False)
+    assert norm.recommendation.startswith("fewer instructions per element on the FMA pipe: the kernel does "
+                                          "no matrix product for tensor cores, so fold")
+    assert "tensor cores (mma" not in verdict(fma_bound).recommendation
 
 
 def test_bank_conflicts_on_an_l1_bound_kernel_are_padded_first() -> None:

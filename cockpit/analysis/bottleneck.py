@@ -165,8 +165,10 @@ def hottest_pipe(launch: KernelLaunch) -> tuple[str, float] | None:
 
 
 def verdict(launch: KernelLaunch, thresholds: Thresholds = Thresholds(),
-            bench_ms: float | None = None) -> BottleneckVerdict:
-    """The bottleneck of one launch, the evidence for it, one fix, how sure, and side findings."""
+            bench_ms: float | None = None, matrix_math: bool | None = None) -> BottleneckVerdict:
+    """The bottleneck of one launch, the evidence for it, one fix, how sure, and side findings.
+    `matrix_math`: whether the workload's FLOPs per byte make it a matrix product (the roofline,
+    cockpit/analysis/roofline.py); None when unknown. Tensor cores are suggested only to one."""
     t = thresholds
     compute, memory, waves = launch.value(COMPUTE), launch.value(MEMORY), launch.value(WAVES)
     stalls = top_stalls(launch)
@@ -210,7 +212,7 @@ def verdict(launch: KernelLaunch, thresholds: Thresholds = Thresholds(),
         confidence, why = "low", "no Speed Of Light metrics (add --section SpeedOfLight); " + why
 
     return BottleneckVerdict(kind, _headline(kind, launch, c, m, waves, overhead, occupancy, stalls),
-                   used, _recommend(kind, launch, t, duration, stalls),
+                   used, _recommend(kind, launch, t, duration, stalls, matrix_math),
                    confidence, why, _notes(kind, launch, t, overhead, occupancy, stalls))
 
 
@@ -280,7 +282,7 @@ def _headline(kind: Bottleneck, launch: KernelLaunch, c: float, m: float, waves:
 
 
 def _recommend(kind: Bottleneck, launch: KernelLaunch, t: Thresholds, duration: float | None,
-               stalls: tuple[tuple[str, float], ...]) -> str:
+               stalls: tuple[tuple[str, float], ...], matrix_math: bool | None = None) -> str:
     if kind in ("small-grid", "launch-overhead"):
         if kind == "launch-overhead" or (duration is not None and duration < t.launch_floor_ns):
             return ("fuse launches: merge this kernel into its producer or consumer (or batch the calls / "
@@ -294,7 +296,7 @@ def _recommend(kind: Bottleneck, launch: KernelLaunch, t: Thresholds, duration: 
     if kind == "memory-bound":
         return _memory_fix(launch, memory_unit(launch), stalls)
     if kind == "compute-bound":
-        return _compute_fix(launch)
+        return _compute_fix(launch, matrix_math)
     if kind == "occupancy":
         return _occupancy_fix(launch, t)
     if stalls:
@@ -330,12 +332,18 @@ def _memory_fix(launch: KernelLaunch, unit: tuple[str, float] | None,
             "block, fragments kept in registers across the loop) to cut L1 wavefronts")
 
 
-def _compute_fix(launch: KernelLaunch) -> str:
+def _compute_fix(launch: KernelLaunch, matrix_math: bool | None = None) -> str:
     pipe = hottest_pipe(launch)
     tensor = launch.value(PIPES[0][1])
     name = pipe[0] if pipe else ""
     if name in ("FMA", "ALU") and (tensor is None or tensor < 5):
-        return "use tensor cores (mma.sync / wgmma / WMMA) for the matrix math now on the FMA/ALU pipes"
+        if matrix_math:
+            return "use tensor cores (mma.sync / wgmma / WMMA) for the matrix math now on the FMA/ALU pipes"
+        return (f"fewer instructions per element on the {name} pipe: the kernel does no matrix product "
+                "for tensor cores" + ("" if matrix_math is False else " that the cockpit knows of (no "
+                "FLOP and byte counts)") + ", so fold the scale and shift into one FMA, keep index math "
+                "out of the loop, load 16 bytes per thread per access, and reduce in registers before "
+                "shuffling")
     if name == "tensor":
         return ("keep the tensor pipe fed: overlap the non-MMA work (softmax, epilogue) with the next "
                 "MMAs (ping-pong warp groups, async wgmma) instead of running them in turn")

@@ -9,10 +9,12 @@ from pathlib import Path
 
 from cockpit.analysis.results.bench import read_bench_result
 from cockpit.analysis.results.profile import KernelVerdict, ProfiledKernel, ProfileResult
+from cockpit.analysis.roofline import Roofline, place
 from cockpit.errors import CockpitError
 from cockpit.gates.catalog import measures
 from cockpit.gates.gate import GateContext, NoProgress, ProgressTracker, Verdict
-from cockpit.json_fields import obj, strings, text
+from cockpit.hardware.peaks import peak_for
+from cockpit.json_fields import as_number, obj, strings, text
 from cockpit.session.journal import JOURNAL_NAME
 from cockpit.session.paths import stored_path
 from cockpit.session.saved_state import recent_state
@@ -68,8 +70,9 @@ class ProfileGate:
         if csv is None:
             raise CockpitError(last or "ncu produced no report")
         shape = text(probe.get("shape"))
-        return judge_profile(Path(csv).read_text(encoding="utf-8"), replace(base, shape=shape),
-                             bench_ms_for(ctx, shape) if shape is not None else None)
+        ms, roofline = bench_row_for(ctx, shape) if shape is not None else (None, None)
+        return judge_profile(Path(csv).read_text(encoding="utf-8"),
+                             replace(base, shape=shape, roofline=roofline), ms)
 
 
 def _stored(path: object, workspace: Path) -> str | None:
@@ -85,8 +88,9 @@ def judge_profile(csv_text: str, base: ProfileResult, bench_ms: float | None) ->
     if not report.launches:
         return Verdict("fail", "ncu's report holds no kernel launch", base.to_json())
     kernels = []
+    matrix_math = base.roofline.matrix_math if base.roofline is not None else None
     for launch in report.launches:
-        v = bottleneck_verdict(launch, bench_ms=bench_ms)
+        v = bottleneck_verdict(launch, bench_ms=bench_ms, matrix_math=matrix_math)
         verdict = KernelVerdict(v.bottleneck, v.headline, v.recommendation, v.confidence, v.confidence_reason,
                                 tuple(v.notes), {n: m.value for n, m in v.evidence.items()},
                                 {n: m.unit for n, m in v.evidence.items()})
@@ -97,13 +101,21 @@ def judge_profile(csv_text: str, base: ProfileResult, bench_ms: float | None) ->
     return Verdict("pass", summary, replace(base, kernels=tuple(kernels), bench_ms=bench_ms).to_json())
 
 
-def bench_ms_for(ctx: GateContext, name: str) -> float | None:
-    """Our per-call time for this shape (as the workload names it) from the session's latest
-    bench run, if any."""
+def bench_row_for(ctx: GateContext, name: str) -> tuple[float | None, Roofline | None]:
+    """Our per-call time for this shape (as the workload names it) from the session's latest bench
+    run, and the kernel on the roofline there (the row's FLOP and byte counts, the card's peaks);
+    (None, None) without a bench of it."""
     try:
         state = recent_state(ctx.session_dir / JOURNAL_NAME, ctx.workspace)
     except CockpitError:
-        return None
+        return None, None
     run = next((r for r in reversed(state.gate_runs) if r.finished and measures(r.gate)), None)
     bench = read_bench_result(run.result) if run is not None else None
-    return dict(bench.ours_ms).get(name) if bench is not None else None
+    if bench is None:
+        return None, None
+    ms = dict(bench.ours_ms).get(name)
+    row = next((r for r in bench.raw_rows if r.get("config") == name), None)
+    if ms is None or row is None:
+        return ms, None
+    return ms, place(ms, as_number(row.get("flops")), as_number(row.get("bytes")), text(row.get("dtype")),
+                     peak_for(bench.device))

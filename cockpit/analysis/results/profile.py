@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from cockpit.analysis.roofline import Roofline
 from cockpit.json_fields import (
     JsonObject,
     as_number,
@@ -82,6 +83,9 @@ class ProfileResult:
     shape: str | None = None
     bench_ms: float | None = None
     kernels_seen: tuple[str, ...] = ()
+    roofline: Roofline | None = None
+    """The kernel on the card's roofline at the bench's time for this shape (none without a bench
+    of it this session, or without the workload's counts)."""
     raw: JsonObject = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -92,7 +96,7 @@ class ProfileResult:
                                        _ints(k.get("block"))) for k in objects(data.get("kernels")))
         return cls(kernels, text(data.get("report")), text(data.get("csv")), text(data.get("clock_note")),
                    text(data.get("shape")), as_number(data.get("bench_ms")),
-                   strings(data.get("kernels_seen")),
+                   strings(data.get("kernels_seen")), _roofline(obj(data.get("roofline"))),
                    data)
 
     def to_json(self) -> dict[str, object]:
@@ -101,7 +105,19 @@ class ProfileResult:
         return {**self.raw, "report": self.report, "csv": self.csv, "clock_note": self.clock_note,
                 **compact({"shape": self.shape, "bench_ms": self.bench_ms,
                            "kernels": [k.to_json() for k in self.kernels] or None,
-                           "kernels_seen": list(self.kernels_seen) or None})}
+                           "kernels_seen": list(self.kernels_seen) or None,
+                           "roofline": self.roofline.as_json() if self.roofline else None})}
+
+
+def _roofline(data: JsonObject) -> Roofline | None:
+    """A recorded roofline (every number there), else None."""
+    keys = ("intensity", "ridge", "gbps", "tflops", "pct_memory", "pct_compute", "ms", "peak_tflops",
+            "peak_gbps")
+    numbers = [n for k in keys if (n := as_number(data.get(k))) is not None]
+    if len(numbers) != len(keys):
+        return None
+    i, ridge, gbps, tflops, pct_m, pct_c, ms, peak_t, peak_g = numbers
+    return Roofline(i, ridge, gbps, tflops, pct_m, pct_c, ms, peak_t, peak_g, text(data.get("dtype")))
 
 
 def _verdict(v: JsonObject) -> KernelVerdict:

@@ -1,5 +1,6 @@
-"""The profile gate's view: per kernel (the first three) its share of peak in compute and memory,
-the bottleneck, the ONE fix and how sure the verdict is; the clocks ncu ran at and its report."""
+"""The profile gate's view: the kernel on the card's roofline (at the bench's time), then per
+kernel (the first three) its share of peak in compute and memory, the bottleneck, the ONE fix and
+how sure the verdict is; the clocks ncu ran at and its report."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ NOTES = 4
 
 def profile_view(result: ProfileResult) -> GateView:
     facts: list[Fact] = []
+    if result.roofline is not None:
+        facts.append(Fact("roofline", result.roofline.line()))
     for k in result.kernels[:KERNELS]:
         v = k.verdict
         facts.append(Fact("kernel", k.kernel or k.name, "strong", kernel=True))
