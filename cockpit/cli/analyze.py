@@ -1,4 +1,5 @@
-"""`cockpit analyze FILE.csv|FILE.ncu-rep` (the ncu bottleneck verdict of each launch) and
+"""`cockpit analyze FILE.csv|FILE.ncu-rep [--details FILE.details.csv]` (the ncu bottleneck verdict
+of each launch, and ncu's own rule estimates ranked, the fix they point at first) and
 `cockpit decide SPEEDUP` (the speedup's class and the profiling decision tree's next step)."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from cockpit.analysis.decide import SpeedupThresholds
 from cockpit.analysis.decide import decide as classify
 from cockpit.analysis.ncu import parse_ncu_csv
 from cockpit.analysis.ncu_report import kernel_block, kernel_json, read_report
+from cockpit.analysis.ncu_rules import NoRules, RuleResult, parse_rules, ranked
 from cockpit.cli.parser import workspace_of
 from cockpit.config import load_config
 from cockpit.errors import CockpitError
@@ -21,12 +23,13 @@ from cockpit.errors import CockpitError
 def analyze(args: argparse.Namespace) -> int:
     """`cockpit analyze FILE`: print a compact block per launch (or one JSON object); 0 once every
     launch has a verdict."""
-    return analyze_file(args.file, args.json)
+    return analyze_file(args.file, args.json, details=args.details)
 
 
 def analyze_file(path: Path, as_json: bool, bench_ms: float | None = None,
-                 thresholds: Thresholds | None = None) -> int:
-    """The verdict of every launch in an ncu report, printed."""
+                 thresholds: Thresholds | None = None, details: Path | None = None) -> int:
+    """The verdict of every launch in an ncu report, printed, with ncu's rule estimates that apply
+    (best first) when its details page is there."""
     t = thresholds or Thresholds()
     text = read_report(path)
     try:
@@ -37,11 +40,35 @@ def analyze_file(path: Path, as_json: bool, bench_ms: float | None = None,
         raise CockpitError(f"{path}: an ncu CSV header but no kernel launches under it; profile at least "
                            "one launch (check --kernel-name / --launch-skip)")
     judged = [(launch, verdict(launch, t, bench_ms)) for launch in report.launches]
+    rules = _rules(details or path.with_suffix(".details.csv"), explicit=details is not None)
+    estimates = {k.id: ranked([r for r in rules if r.launch == str(k.id)], None) for k, _ in judged}
     if as_json:
-        print(json.dumps({"file": str(path), "kernels": [kernel_json(k, v, t) for k, v in judged]}))
+        kernels = [{**kernel_json(k, v, t), "estimates": [r.as_json() for r in estimates[k.id]]}
+                   for k, v in judged]
+        print(json.dumps({"file": str(path), "kernels": kernels}))
     else:
-        print("\n\n".join(kernel_block(k, v, t) for k, v in judged))
+        print("\n\n".join(kernel_block(k, v, t) + _estimates(estimates[k.id]) for k, v in judged))
     return 0
+
+
+def _rules(path: Path, explicit: bool) -> list[RuleResult]:
+    """ncu's rule results from its details page; none when there is no page (unless named)."""
+    if not path.exists():
+        if explicit:
+            raise CockpitError(f"{path}: no such file; export it with `ncu --import R.ncu-rep --csv --page "
+                               "details --print-details all > FILE.details.csv`")
+        return []
+    try:
+        return parse_rules(path.read_text(encoding="utf-8", errors="replace"))
+    except NoRules as exc:
+        raise CockpitError(f"{path}: {exc}") from exc
+
+
+def _estimates(rules: list[RuleResult]) -> str:
+    """ncu's estimates as lines under a launch's block: the one fix they point at first."""
+    if not rules:
+        return ""
+    return "\n  ncu's estimates (the one fix first):\n" + "\n".join(f"    {r.line()}" for r in rules[:5])
 
 
 def decide(args: argparse.Namespace) -> int:

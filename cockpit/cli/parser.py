@@ -89,6 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
     ana = sub.add_parser("analyze", parents=[common], help="ncu bottleneck verdict of a report")
     ana.add_argument("file", type=Path, metavar="FILE.csv|FILE.ncu-rep")
     ana.add_argument("--json", action="store_true", help="print one JSON object")
+    ana.add_argument("--details", type=Path, metavar="FILE.details.csv",
+                     help="ncu's details page with its rule results (`ncu --import R --csv --page details "
+                          "--print-details all`); default: FILE.details.csv beside FILE when it exists")
 
     dec = sub.add_parser("decide", parents=[common],
                          help="speedup classification and the next step (the profiling decision tree)")

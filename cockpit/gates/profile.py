@@ -71,29 +71,51 @@ class ProfileGate:
             raise CockpitError(last or "ncu produced no report")
         shape = text(probe.get("shape"))
         ms, roofline = bench_row_for(ctx, shape) if shape is not None else (None, None)
+        details = text(probe.get("details_csv"))
         return judge_profile(Path(csv).read_text(encoding="utf-8"),
-                             replace(base, shape=shape, roofline=roofline), ms)
+                             replace(base, shape=shape, roofline=roofline), ms,
+                             _read(details) if details is not None else None)
 
 
 def _stored(path: object, workspace: Path) -> str | None:
     return stored_path(Path(path), workspace) if isinstance(path, str) and path else None
 
 
-def judge_profile(csv_text: str, base: ProfileResult, bench_ms: float | None) -> Verdict:
-    """The bottleneck verdict on each launch ncu profiled; the first one's fix is the summary."""
+def _read(path: str) -> str | None:
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def judge_profile(csv_text: str, base: ProfileResult, bench_ms: float | None,
+                  details_text: str | None = None) -> Verdict:
+    """The bottleneck verdict on each launch ncu profiled, its one fix the highest estimate among
+    ncu's own rule results that applies (the details page), else the decision tree's; the first
+    launch's is the summary."""
     from cockpit.analysis.bottleneck import verdict as bottleneck_verdict
     from cockpit.analysis.ncu import parse_ncu_csv
+    from cockpit.analysis.ncu_rules import NoRules, parse_rules, ranked
 
     report = parse_ncu_csv(csv_text)
     if not report.launches:
         return Verdict("fail", "ncu's report holds no kernel launch", base.to_json())
     kernels = []
     matrix_math = base.roofline.matrix_math if base.roofline is not None else None
+    try:
+        rules = parse_rules(details_text) if details_text else []
+    except NoRules:
+        rules = []
     for launch in report.launches:
         v = bottleneck_verdict(launch, bench_ms=bench_ms, matrix_math=matrix_math)
-        verdict = KernelVerdict(v.bottleneck, v.headline, v.recommendation, v.confidence, v.confidence_reason,
+        mine = ranked([r for r in rules if r.launch == str(launch.id)] if launch.id is not None else rules,
+                      matrix_math)
+        lines = tuple(r.line() for r in mine[:5])
+        fix = lines[0] if lines else v.recommendation
+        verdict = KernelVerdict(v.bottleneck, v.headline, fix, v.confidence, v.confidence_reason,
                                 tuple(v.notes), {n: m.value for n, m in v.evidence.items()},
-                                {n: m.unit for n, m in v.evidence.items()})
+                                {n: m.unit for n, m in v.evidence.items()}, lines,
+                                v.recommendation if lines else None)
         kernels.append(ProfiledKernel(launch.name, verdict, id=launch.id, grid=launch.grid,
                                       block=launch.block))
     first = kernels[0].verdict

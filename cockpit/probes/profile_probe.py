@@ -1,4 +1,6 @@
-"""Profile the workload kernel with Nsight Compute, then export the report as a raw CSV.
+"""Profile the workload kernel with Nsight Compute, then export the report as a raw CSV (every
+metric) and as its details page with ncu's rule results (`--page details --print-details all`:
+each rule's estimated speedup, which the profile's one fix is chosen from).
 
     python profile_probe.py --workspace DIR --out RESULT.json --report PATH_WITHOUT_EXT
         --kernel-regex attn_fwd --launch-skip 3 --clock-control base
@@ -133,6 +135,14 @@ def main(argv: list[str] | None = None) -> int:
             csv_path.write_text(out.stdout, encoding="utf-8")
             result["csv"] = str(csv_path)
             say(f"report {rep}, csv {csv_path}")
+            details = subprocess.run([ncu, "--import", str(rep), "--csv", "--page", "details",
+                                      "--print-details", "all"], capture_output=True, text=True)
+            if details.returncode == 0 and details.stdout.strip():
+                details_path = args.report.with_suffix(".details.csv")
+                details_path.write_text(details.stdout, encoding="utf-8")
+                result["details_csv"] = str(details_path)
+            else:  # an older ncu without rule columns: the decision tree decides alone
+                say(f"no details page with rule results ({details.stderr.strip()[-200:] or 'empty'})")
     result["duration_s"] = round(time.monotonic() - started, 2)
     tmp = args.out.with_suffix(".tmp")
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -43,13 +43,19 @@ class KernelVerdict:
     """Metric -> the value the verdict leaned on (% of peak, counts)."""
     units: Mapping[str, str] = field(default_factory=dict)
     """Metric -> its unit, as ncu wrote it."""
+    estimates: tuple[str, ...] = ()
+    """ncu's rule results that apply, best estimate first, each as one line; the first is the fix
+    when there are any (empty: the decision tree chose it)."""
+    tree_fix: str | None = None
+    """What the decision tree alone would have said, when ncu's estimate chose another fix."""
 
     def to_json(self) -> dict[str, object]:
         return {"bottleneck": self.bottleneck, "headline": self.headline,
                 "evidence": {n: {"value": v, "unit": self.units.get(n, "")}
                              for n, v in self.evidence.items()},
                 "recommendation": self.recommendation, "confidence": self.confidence,
-                "confidence_reason": self.confidence_reason, "notes": list(self.notes)}
+                "confidence_reason": self.confidence_reason, "notes": list(self.notes),
+                **compact({"estimates": list(self.estimates) or None, "tree_fix": self.tree_fix})}
 
     def percent(self, names: tuple[str, ...]) -> float | None:
         """The first of `names` the evidence holds."""
@@ -126,7 +132,8 @@ def _verdict(v: JsonObject) -> KernelVerdict:
     units = {name: unit for name, m in obj(v.get("evidence")).items() if (unit := text(obj(m).get("unit")))}
     return KernelVerdict(text(v.get("bottleneck")) or "?", text(v.get("headline")) or "",
                          text(v.get("recommendation")) or "", text(v.get("confidence")) or "?",
-                         text(v.get("confidence_reason")) or "", texts(v.get("notes")), evidence, units)
+                         text(v.get("confidence_reason")) or "", texts(v.get("notes")), evidence, units,
+                         texts(v.get("estimates")), text(v.get("tree_fix")))
 
 
 def _ints(value: object) -> tuple[int, ...]:

@@ -24,6 +24,8 @@ def profile_view(result: ProfileResult) -> GateView:
                 facts.append(Fact(label, f"{share:.1f} %", meter=share))
         facts += [Fact("verdict", present(v.bottleneck, v.headline, sep=": "), "strong"),
                   Fact("the one fix", v.recommendation, "fix"),
+                  *(Fact("ncu estimates", line, "dim") for line in v.estimates[1:3]),
+                  Fact("decision tree", v.tree_fix or "", "dim"),
                   Fact("confidence", present(v.confidence, v.confidence_reason, sep=": ")),
                   *(Fact("note", note, "dim") for note in v.notes[:NOTES])]
     if result.clock_note:
