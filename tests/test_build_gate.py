@@ -230,7 +230,7 @@ def test_a_link_step_that_fails_without_file_line_is_named_with_what_the_linker_
     """Before: `ld returned 1 exit status`, the one line that says nothing."""
     verdict = judge_build(failure("ninja-link-missing-library"), 1, {"arch": "8.9"})
     assert verdict.status == "fail"
-    assert verdict.summary == ("cockpit_attn.so failed: /usr/bin/ld: cannot find -lcockpit_missing: "
+    assert verdict.summary == ("FAILED: cockpit_attn.so — /usr/bin/ld: cannot find -lcockpit_missing: "
                                "No such file or directory")
     assert verdict.result["failed_steps"] == [
         {"target": "cockpit_attn.so", "said": "/usr/bin/ld: cannot find -lcockpit_missing: No such file or "
@@ -243,14 +243,14 @@ def test_a_compiler_that_is_not_there_is_named_instead_of_ninja_build_stopped() 
     assert lines[-2] == "ninja: build stopped: subcommand failed."
     verdict = judge_build(lines, 1, {"arch": "8.9"})
     assert (verdict.status, verdict.summary) == (
-        "fail", "attention.cuda.o failed: /bin/sh: 1: /opt/cuda-missing/bin/nvcc: not found")
+        "fail", "FAILED: attention.cuda.o — /bin/sh: 1: /opt/cuda-missing/bin/nvcc: not found")
 
 
 def test_a_diagnostic_that_names_the_problem_still_wins_over_the_failed_step() -> None:
     h200 = REPO / "tests" / "fixtures" / "gpu" / "build"
     link = (h200 / "link-error.log").read_text().splitlines()
     verdict = judge_build(link, 1, {"arch": "9.0a"})
-    assert verdict.summary == "binding.cpp: multiple definition of cockpit_twice()"
+    assert verdict.summary == "FAILED: cockpit_attn.so — binding.cpp: multiple definition of cockpit_twice()"
     assert verdict.result["failed_steps"][0]["target"] == "cockpit_attn.so"  # newer ninja: [code=1]
     assert verdict.result["failed_steps"][0]["exit_code"] == 1
     compile_error = judge_build((h200 / "compile-error.log").read_text().splitlines(), 1, {"arch": "9.0a"})

@@ -66,14 +66,15 @@ def test_the_eta_comes_from_the_last_build_with_as_many_steps() -> None:
 def test_a_compile_error_is_named_file_line_message() -> None:
     verdict = judge_build(log("compile-error"), 1, probe("compile-error")["result"] | {"import": None})
     assert verdict.status == "fail"
-    assert verdict.summary == ('/tmp/cockpit-rec/compile-error/csrc/attention.cu:503: '
+    assert verdict.summary == ('FAILED: attention.cuda.o — /tmp/cockpit-rec/compile-error/csrc/attention.cu:503: '
                                'identifier "undefined_name" is undefined')
 
 
 def test_a_link_error_names_the_symbol_defined_twice() -> None:
     verdict = judge_build(log("link-error"), 1, {"arch": "9.0a"})
     assert verdict.status == "fail"
-    assert verdict.summary.startswith("binding.cpp: multiple definition of cockpit_twice()")
+    assert verdict.summary.startswith("FAILED: cockpit_attn.so — binding.cpp: multiple definition of "
+                                      "cockpit_twice()")
 
 
 def test_an_undefined_symbol_at_import_is_named_as_such() -> None:

@@ -1,6 +1,7 @@
 """The Build gate: compile csrc/ into the workload extension with ninja, pinned to this GPU, with
 live `[N/M]` progress and ETA, each kernel's resources and occupancy as launched, errors as
-file:line (or the failed step and what it said), an import check."""
+file:line (or the failed step and what it said), an import check. A build command cockpit.toml
+puts in its place (setup.py, CMake, make, nvcc) has its log read the same way."""
 
 from __future__ import annotations
 
@@ -31,12 +32,18 @@ from cockpit.gates.kernel_resources import KernelReport, ResourcePolicy, report_
 from cockpit.gates.output import text_lines
 from cockpit.gates.probe_call import probe_argv
 from cockpit.json_fields import JsonObject, as_number, obj, objects, text
+from cockpit.session.paths import stored_path
 from cockpit.workload.describe import cached
+
+NO_LAUNCH_TABLE = "a replaced build gives no launch table"
+"""Why a replaced build's kernels have no shared memory per block or occupancy (no launch_info())."""
 
 
 def ninja_history(ctx: GateContext) -> list[NinjaInvocation]:
     """Earlier builds of the workload's extension (for the ETA), when its manifest is known
-    without asking a child."""
+    without asking a child; none for a replaced build command (its steps are not the extension's)."""
+    if ctx.config.gates["build"].command:
+        return []
     try:
         manifest = cached(ctx.workspace, ctx.config, ctx.python)
     except CockpitError:
@@ -78,14 +85,23 @@ class BuildGate:
         return NinjaTracker(ninja_history(ctx))
 
     def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
-        try:
-            lines = text_lines(ctx.log_path.read_bytes())  # the child's bytes, as a terminal shows them
-        except OSError as exc:
-            raise CockpitError(f"{ctx.log_path}: cannot read the build log ({exc.strerror})") from exc
+        lines = _read_log(ctx)
         probe = _read_result(ctx.result_path)
         if probe.get("mode") == "jit":
             return judge_first_call(lines, exit_code, probe)
         return judge_build(lines, exit_code, probe)
+
+
+def judge_replaced_build(ctx: GateContext, exit_code: int) -> Verdict:
+    """The verdict on a build command cockpit.toml put in place of the cockpit's: its whole log."""
+    return judge_build_log(_read_log(ctx), exit_code, stored_path(ctx.log_path, ctx.workspace))
+
+
+def _read_log(ctx: GateContext) -> list[str]:
+    try:
+        return text_lines(ctx.log_path.read_bytes())  # the child's bytes, as a terminal shows them
+    except OSError as exc:
+        raise CockpitError(f"{ctx.log_path}: cannot read the build log ({exc.strerror})") from exc
 
 
 def _read_result(path: Path) -> JsonObject:
@@ -113,7 +129,35 @@ def judge_build(lines: list[str], exit_code: int, probe: JsonObject,
     if exit_code != 0 or not imported.get("ok"):
         detail = imported.get("detail") or last
         return Verdict("fail", f"built, but it does not import: {detail}", result.to_json())
-    return _judge_resources(result, report, probe)
+    what = ("up to date" if result.up_to_date
+            else f"built in {as_number(probe.get('duration_s')) or 0:.1f} s ({result.steps} steps)")
+    return _judge_resources(result, report, what)
+
+
+def judge_build_log(lines: list[str], exit_code: int, log: str,
+                    policy: ResourcePolicy | None = None) -> Verdict:
+    """A replaced build command's verdict from its log alone (no probe: no import check, no launch
+    table): the failed step and its first error, else the kernels ptxas reported."""
+    errors, failed = parse_errors(lines), parse_failed_steps(lines)
+    report = replace(report_kernels(parse_ptxas(lines), None, policy), why_unknown=NO_LAUNCH_TABLE)
+    result = _build_result(lines, {}, report, errors, failed)
+    if exit_code != 0:
+        if errors or failed:
+            return Verdict("fail", _compile_failure(errors, failed), result.to_json())
+        last = _last_line(lines)
+        said = f"{last[:160]}; " if _readable(last) else ""
+        return Verdict("fail", f"exit {exit_code}: {said}the build's log names no failed step or compiler "
+                               f"error: read it at {log}", result.to_json())
+    what = "up to date" if result.up_to_date else f"built ({result.steps} steps)" if result.steps else "built"
+    if not report.rows:
+        return Verdict("pass", f"{what}; no ptxas lines in its log: add -Xptxas -v to nvcc's flags for "
+                               "each kernel's registers, spills and shared memory", result.to_json())
+    return _judge_resources(result, report, what)
+
+
+def _readable(line: str) -> bool:
+    """Whether a line is text a person can read (not the replacement characters of random bytes)."""
+    return bool(line) and sum(c.isprintable() and c != "\ufffd" for c in line) >= 0.9 * len(line)
 
 
 def _kernels(lines: list[str], probe: JsonObject) -> list[KernelResources]:
@@ -161,25 +205,24 @@ def _and_more(items: Sequence[object]) -> str:
 
 
 def _compile_failure(errors: list[BuildError], failed: list[FailedStep]) -> str:
-    """What a failed build says first: a compiler error that names what, else the failed step."""
+    """What a failed build says first: the step ninja or make says failed (`FAILED: k.cuda.o — `),
+    then a compiler error that names what, else the first thing that step said."""
     named = [e for e in errors if e.says_what]
-    if named:
-        return _and_more(named)
-    if failed:
-        step = failed[0]
-        said = step.said or (f"exit {step.exit_code}, no output" if step.exit_code else "no output")
-        return f"{step.target} failed: {said}"
-    return str(errors[0])
+    if not failed:
+        return _and_more(named) if named else str(errors[0])
+    step = failed[0]
+    said = _and_more(named) if named else step.said or (
+        f"exit {step.exit_code}, no output" if step.exit_code else "no output")
+    return f"FAILED: {step.target} — {said}"
 
 
-def _judge_resources(result: BuildResult, report: KernelReport, probe: JsonObject) -> Verdict:
-    """A build that imports, judged by its kernels' resources and occupancy."""
+def _judge_resources(result: BuildResult, report: KernelReport, what: str) -> Verdict:
+    """A build that imports (or a replaced build that exited 0), judged by its kernels' resources
+    and occupancy; `what` says how the build went."""
     findings = list(report.findings)
     result = replace(result, warnings=tuple(f.text for f in findings if f.severity == "warn"),
                      failures=tuple(f.text for f in findings if f.severity == "fail"),
                      notes=tuple(report.notes))
-    what = ("up to date" if result.up_to_date
-            else f"built in {as_number(probe.get('duration_s')) or 0:.1f} s ({result.steps} steps)")
     summary = f"{what}; {resources_summary(report)}"
     worst = result.failures or result.warnings
     status: GateStatus = "fail" if result.failures else "warn" if worst else "pass"

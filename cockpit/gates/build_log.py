@@ -1,5 +1,6 @@
-"""Reading a CUDA extension build: ninja progress, ptxas resource usage, compiler and linker
-errors, and `.ninja_log` step durations for the ETA. Pure functions over text."""
+"""Reading a CUDA build's log, whatever drives it (the cockpit's own ninja build, CMake, setup.py,
+make or plain nvcc): ninja progress, ptxas resource usage, compiler and linker errors, the step
+ninja or make says failed, and `.ninja_log` step durations for the ETA. Pure functions over text."""
 
 from __future__ import annotations
 
@@ -25,8 +26,16 @@ _MULTIPLE_DEF = re.compile(r"(?:(?P<file>[^\s:]+):\([^)]*\): )?multiple definiti
 _UNDEFINED_SYMBOL = re.compile(r"undefined symbol: (?P<sym>\S+)")
 _LD_ERROR = re.compile(r"(?:/usr/bin/ld|collect2|ld\.lld|ld): (?:error: )?(?P<msg>.*)")
 _LD_EXIT = re.compile(r"^ld returned \d+ exit status$")
+_SAYS_ONLY_LD_FAILED = re.compile(r"\bld returned \d+ exit status")
 _FAILED = re.compile(r"^FAILED: (?:\[code=(?P<code>\d+)\] )?(?P<outputs>\S.*?)\s*$")
 _NINJA_OWN = re.compile(r"^(?:\[\d+/\d+\] |FAILED: |ninja: )")
+# `make: *** [Makefile:4: k.o] Error 2` (make 4), `make[2]: *** [k.o] Error 1` (older, recursive)
+_MAKE_FAILED = re.compile(r"^g?make(?:\[\d+\])?: \*\*\* \[(?:[^\]]*?:\d+: )?(?P<target>[^\]]+)\] "
+                          r"(?:Error (?P<code>\d+))?")
+_MAKE_OWN = re.compile(r"^g?make(?:\[\d+\])?: |^\[\s*\d+%\] ")  # make's lines, CMake's `[ 50%] Building`
+# What a failed step's error line says, among its echoed command and the compiler's context lines.
+_ERRORISH = re.compile(r"\b(?:error|fatal|not found|no such file|cannot|undefined|multiple definition|"
+                       r"permission denied|killed|segmentation fault)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -34,7 +43,8 @@ class NinjaStep:
     n: int
     total: int
     output: str
-    """What this step makes (from `-o`), else the step's own description."""
+    """What this step makes: from `-o`, else the last word of the step's description (CMake's
+    `Linking CUDA shared library libk.so`)."""
 
 
 def parse_ninja_step(line: str) -> NinjaStep | None:
@@ -42,7 +52,8 @@ def parse_ninja_step(line: str) -> NinjaStep | None:
     if not m:
         return None
     out = _OUTPUT.search(m.group(3))
-    name = out.group(1) if out else m.group(3).strip()
+    words = m.group(3).split()
+    name = out.group(1) if out else words[-1] if words else ""
     return NinjaStep(int(m.group(1)), int(m.group(2)), Path(name).name or name)
 
 
@@ -166,33 +177,48 @@ def parse_errors(lines: Iterable[str]) -> list[BuildError]:
 
 @dataclass(frozen=True)
 class FailedStep:
-    """A ninja step that failed: what it was making and the first thing it said."""
+    """A ninja or make step that failed: what it was making and the first thing it said."""
 
     target: str
     said: str
-    """The first line of the step's own output that is not its echoed command ("" if none)."""
+    """The step's first line that reads as an error, else its first line of output that is not its
+    echoed command ("" if none)."""
     exit_code: int | None = None
 
 
 def parse_failed_steps(lines: Sequence[str]) -> list[FailedStep]:
-    """Every `FAILED: [code=N] target` block ninja printed: the command comes next, then the
-    step's output up to ninja's next line of its own."""
+    """Every step ninja (`FAILED: [code=N] target`) or make (`make: *** [target] Error N`) says
+    failed. Ninja prints the command next, then the step's output up to its next line of its
+    own; make prints the step's output before its line, after its previous one."""
     steps: list[FailedStep] = []
     for i, line in enumerate(lines):
-        m = _FAILED.match(line)
-        if not m:
+        if m := _FAILED.match(line):
+            command = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            output = []
+            for out in lines[i + 2:]:
+                if _NINJA_OWN.match(out):
+                    break
+                output.append(out)
+            said = _first_said(output, skip=command)
+            target = m.group("outputs").split()[0]
+        elif m := _MAKE_FAILED.match(line):
+            start = next((j + 1 for j in range(i - 1, -1, -1) if _MAKE_OWN.match(lines[j])), 0)
+            if start == i and steps:
+                continue  # a parent make passing its child's failure up
+            said = _first_said(lines[start:i], skip="", last=True)
+            target = m.group("target")
+        else:
             continue
-        command = lines[i + 1].strip() if i + 1 < len(lines) else ""
-        said = ""
-        for out in lines[i + 2:]:
-            if _NINJA_OWN.match(out):
-                break
-            if out.strip() and out.strip() != command:
-                said = out.strip()
-                break
-        target = Path(m.group("outputs").split()[0]).name
-        steps.append(FailedStep(target, said, int(m.group("code")) if m.group("code") else None))
+        steps.append(FailedStep(Path(target).name, said, int(m.group("code")) if m.group("code") else None))
     return steps
+
+
+def _first_said(output: Sequence[str], skip: str, last: bool = False) -> str:
+    """The first line of a step's output that reads as an error, else its first line (its last:
+    make echoes the command first) other than `skip`."""
+    said = [out.strip() for out in output if out.strip() and out.strip() != skip]
+    errorish = (out for out in said if _ERRORISH.search(out) and not _SAYS_ONLY_LD_FAILED.search(out))
+    return next(errorish, said[-1 if last else 0] if said else "")
 
 
 def up_to_date(lines: Iterable[str]) -> bool:

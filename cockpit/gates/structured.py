@@ -19,7 +19,8 @@ keep or revert, history. It did not watch the GPU while an outside harness timed
 bench is "unwatched" (never "valid") unless the document carries the NVML samples of its run
 (`gpu_samples`, `started`, `finished`, `pid`, as the cockpit's probes write them). A replaced
 correctness or bench command that hands back nothing is NOT JUDGED: its exit code says it ran, not
-that the kernel is right or fast.
+that the kernel is right or fast. A replaced build command hands back its log: it is read as the
+cockpit's own build's (gates/build.py).
 """
 
 from __future__ import annotations
@@ -57,8 +58,12 @@ def find_document(ctx: GateContext, tail: Sequence[str]) -> dict[str, Any] | Non
 
 
 def judge_replaced(gate: str, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict | None:
-    """The verdict on a replaced correctness or bench command; None for the other gates (their exit
-    code is their verdict)."""
+    """The verdict on a replaced correctness, bench or build command; None for the other gates
+    (their exit code is their verdict)."""
+    if gate == "build":
+        from cockpit.gates.build import judge_replaced_build
+
+        return judge_replaced_build(ctx, exit_code)
     if gate not in JUDGED_GATES:
         return None
     doc = find_document(ctx, tail)
