@@ -130,3 +130,15 @@ def test_a_gpumode_shapes_seed_never_makes_it_larger() -> None:
     assert [s["size"] for s in checked] == [1638400, 52428800]  # the bench grid's smallest and largest
     matmul = ({"m": 128, "n": 64, "k": 64, "seed": 1}, {"m": 64, "n": 64, "k": 64, "seed": 4242})
     assert [s["m"] for s in workload({}, not_sizes=NOT_SIZES).smallest_first(matmul)] == [64, 128]
+
+
+def test_a_check_function_that_raises_is_named_as_the_workloads_not_the_kernels() -> None:
+    from cockpit.workload.spec import custom
+
+    def broken(out: Any, ref: Any, shape: Any, inputs: Any) -> tuple[bool, str]:
+        raise KeyError("tolerance")
+
+    _, ok, summary = run(workload({"ours": honest}, check=custom(broken)))
+    assert not ok
+    assert summary.startswith("FAILS at n=16: the workload's check raised KeyError: 'tolerance' (fix "
+                              "check=custom(...) in y=2x's module")

@@ -39,7 +39,10 @@ def compare(out: Any, ref: Any, check: Check, dtype: str | None, shape: Mapping[
     custom check's verdict, with max |Δ| and rel L2 beside it when both are tensors alike)."""
     if check.kind == "custom":
         assert check.fn is not None
-        ok, what = check.fn(out, ref, dict(shape), tuple(inputs))
+        try:
+            ok, what = check.fn(out, ref, dict(shape), tuple(inputs))
+        except Exception as exc:  # the workload's own check, not the kernel: said as such
+            raise CheckRaised(first_line(exc)) from exc
         numbers = _distance(out, ref)
         return {"ok": bool(ok), "max_abs": numbers[0] if numbers else None,
                 "rel_l2": numbers[1] if numbers else None, "nonfinite": numbers[2] if numbers else 0,
@@ -69,6 +72,10 @@ def compare(out: Any, ref: Any, check: Check, dtype: str | None, shape: Mapping[
                 f"outside atol {check.atol_for(dtype):g} + rtol {tol:g}·|ref| (max |Δ| {max_abs:.2e})")
     return {"ok": ok, "max_abs": max_abs, "rel_l2": rel, "nonfinite": nonfinite, "tolerance": tol,
             "what": what}
+
+
+class CheckRaised(RuntimeError):
+    """The workload's custom check raised (its fault, not the candidate's)."""
 
 
 def _distance(out: Any, ref: Any) -> tuple[float, float, int] | None:
@@ -163,6 +170,10 @@ def _round(w: Workload, fn: Callable[..., Any], mine: Any, inputs: Any, ref: Any
                 return {**stats, "ok": False, "what": trivial}
         if stats["ok"] and repeat:
             stats.update(_repeat(w, fn, inputs, result, shape, dtype, knobs))
+    except CheckRaised as exc:
+        return {"ok": False, "max_abs": None, "rel_l2": None, "nonfinite": 0, "tolerance": None,
+                "what": f"the workload's check raised {exc} (fix check=custom(...) in {w.name}'s "
+                        "module: it gets out, ref, shape, inputs and returns (ok, what))"}
     except Exception as exc:  # the kernel raised: a failure of this shape, named
         return {"ok": False, "max_abs": None, "rel_l2": None, "nonfinite": 0, "tolerance": None,
                 "what": f"raised {first_line(exc)}"}
