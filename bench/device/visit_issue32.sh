@@ -11,30 +11,13 @@
 #   softmax and layer-norm examples' tunes (2 minutes each, 6 seed trials a group, cut at 170 s).
 set -u
 : "${OUT:?set OUT}"
-FINAL=$OUT; OUT=/tmp/o32; mkdir -p "$OUT"
+FINAL=$OUT; OUT=/tmp/o32; mkdir -p "$OUT"; ARCHIVE=issue32
 DEADLINE=$(( $(date +%s) + ${SECONDS_LEFT:-500} ))  # the tunes take what is left of the call
-snap() { tar czf "$FINAL/t.tgz" -C /tmp o32 && mv "$FINAL/t.tgz" "$FINAL/issue32.tgz"; }
+repo=$PWD
+. bench/device/lanes_common.sh
 ( while sleep 45; do snap; done ) &
 snapper=$!
-. tests/fixtures/gpu/capture_common.sh
-export PATH=/usr/local/cuda/bin:$PATH
-mapfile -t uuids < <(nvidia-smi --query-gpu=uuid --format=csv,noheader)
 nvidia-smi --query-gpu=name,driver_version,power.limit --format=csv | tee "$OUT/gpus.txt"
-repo=$PWD
-# ws NAME MODULE: a scratch workspace holding the module (and the examples' sources), a session open
-ws() {
-  local d; d=$(mktemp -d "/tmp/ws-$1-XXXX"); cp -r "$repo/workloads" "$repo/csrc" "$d/"
-  mkdir -p "$d/planted"; cp "$repo"/bench/device/planted/*.py "$d/planted/"
-  printf '[workload]\nmodule = "%s"\n' "$2" > "$d/cockpit.toml"
-  python3 -m cockpit --workspace "$d" new "issue 32: $1" > /dev/null; echo "$d"
-}
-# gate WS NAME GATE: one gate, its --json kept, one line said
-gate() {
-  local t0=$(date +%s)
-  timeout "${GATE_S:-240}" python3 -m cockpit --workspace "$1" gate "$3" --json > "$OUT/$2-$3.json" 2> "$OUT/$2-$3.log"
-  echo "-- $2 $3 exit $? in $(( $(date +%s) - t0 )) s: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['status'], '-', d['summary'])" "$OUT/$2-$3.json" 2>&1 | tail -1)"
-}
-raw() { mkdir -p "$OUT/raw-$2"; cp "$1"/sessions/*/results/*.json "$OUT/raw-$2/" 2>/dev/null; gzip -f "$OUT/raw-$2"/*.json 2>/dev/null; }
 lane_a() {
   export CUDA_VISIBLE_DEVICES=${uuids[0]}
   local d; d=$(ws attention workloads/attention/attention.py)
@@ -54,7 +37,7 @@ lane_b() {
   for w in softmax layernorm; do
     case $w in softmax) m=workloads/softmax/softmax.py ;; layernorm) m=workloads/layernorm_triton/layernorm.py ;; esac
     d=$(ws tune-$w $m); printf '[tune]\nseed_trials = 6\n' >> "$d/cockpit.toml"
-    (cd "$d" && git init -q && git add -A && git -c user.email=c@c -c user.name=c commit -qm base)
+    (cd "$d" && git add -A && git -c user.email=c@c -c user.name=c commit -qm toml)
     local t0=$(date +%s)
     local left=$(( DEADLINE - $(date +%s) )); [ "$left" -gt 60 ] || { echo "-- tune $w: no time left"; continue; }
     timeout $(( left < 170 ? left : 170 )) python3 -m cockpit --workspace "$d" tune --budget 2 > "$OUT/tune-$w.txt" 2>&1

@@ -12,27 +12,11 @@
 set -u
 : "${OUT:?set OUT}"
 FINAL=$OUT; OUT=/tmp/onext; mkdir -p "$OUT"
-snap() { tar czf "$FINAL/t.tgz" -C /tmp onext && mv "$FINAL/t.tgz" "$FINAL/next.tgz"; }
+repo=$PWD
+. bench/device/lanes_common.sh
 ( while sleep 45; do snap; done ) &
 snapper=$!
-. tests/fixtures/gpu/capture_common.sh
-export PATH=/usr/local/cuda/bin:$PATH
-mapfile -t uuids < <(nvidia-smi --query-gpu=uuid --format=csv,noheader)
 nvidia-smi --query-gpu=name,driver_version,power.limit --format=csv > "$OUT/gpus.txt"
-repo=$PWD
-ws() {  # ws NAME MODULE: a scratch workspace (the examples and the planted workloads), a git repo, a session
-  local d; d=$(mktemp -d "/tmp/ws-$1-XXXX"); cp -r "$repo/workloads" "$repo/csrc" "$d/"
-  mkdir -p "$d/planted"; cp "$repo"/bench/device/planted/*.py "$d/planted/"
-  printf '[workload]\nmodule = "%s"\n' "$2" > "$d/cockpit.toml"
-  (cd "$d" && git init -q && git add -A && git -c user.email=c@c -c user.name=c commit -qm base)
-  python3 -m cockpit --workspace "$d" new "next visit: $1" > /dev/null; echo "$d"
-}
-gate() {  # gate WS NAME GATE: its --json kept, one line said
-  local t0=$(date +%s)
-  timeout "${GATE_S:-240}" python3 -m cockpit --workspace "$1" gate "$3" --json > "$OUT/$2-$3.json" 2> "$OUT/$2-$3.log"
-  echo "-- $2 $3 exit $? in $(( $(date +%s) - t0 )) s: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['status'], '-', d['summary'])" "$OUT/$2-$3.json" 2>&1 | tail -1)"
-}
-raw() { mkdir -p "$OUT/raw-$2"; cp "$1"/sessions/*/results/*.json "$1"/sessions/*/results/*.csv "$OUT/raw-$2/" 2>/dev/null; gzip -f "$OUT/raw-$2"/* 2>/dev/null; }
 case ${1:?name a step: checks, tunes or suite} in
   checks)
     lane_a() {

@@ -171,12 +171,7 @@ def _held_batch(call: Call, st: _Impl, rep: int, sets: int, busy: Any) -> int:
     reached before it was queued is kept out, and after every third such the batch is halved (a
     queue too short for it makes the host wait for room)."""
     st.cover.before(busy)
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(st.per):
-        call(rep % sets)
-        rep += 1
-    end.record()
+    start, end, rep = _launch(call, st.per, rep, sets)
     covered = st.cover.after()
     st.batches.append(_Batch(start, end, st.per, covered))
     if not covered and st.cover.expired % 3 == 0 and st.per > 8:
@@ -185,14 +180,20 @@ def _held_batch(call: Call, st: _Impl, rep: int, sets: int, busy: Any) -> int:
     return rep
 
 
-def _eager_batch(call: Call, st: _Impl, rep: int, sets: int) -> int:
-    """One batch as eager use runs it: launched straight onto an idle GPU, the host's cost in it."""
+def _launch(call: Call, calls: int, rep: int, sets: int) -> tuple[Any, Any, int]:
+    """`calls` back-to-back calls between two timing events, rotating over the input sets."""
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
-    for _ in range(st.per):
+    for _ in range(calls):
         call(rep % sets)
         rep += 1
     end.record()
+    return start, end, rep
+
+
+def _eager_batch(call: Call, st: _Impl, rep: int, sets: int) -> int:
+    """One batch as eager use runs it: launched straight onto an idle GPU, the host's cost in it."""
+    start, end, rep = _launch(call, st.per, rep, sets)
     end.synchronize()
     st.eager.append(start.elapsed_time(end) / st.per)
     return rep

@@ -176,15 +176,8 @@ def _module_name(folder: Path, path: Path) -> str:
 
 
 def _clone_data(data: Any) -> Any:
-    """A copy of every tensor in `data` (tuples, lists, dicts), as GPU MODE's eval.py makes one."""
-    import torch
+    """A copy of every tensor in `data` (tuples, lists, dicts), as GPU MODE's eval.py makes one:
+    the correctness check's own copy (torch is imported by then)."""
+    from cockpit.probes.workload.check import clone
 
-    if isinstance(data, tuple):
-        return tuple(_clone_data(x) for x in data)
-    if isinstance(data, list):
-        return [_clone_data(x) for x in data]
-    if isinstance(data, dict):
-        return {k: _clone_data(v) for k, v in data.items()}
-    if isinstance(data, torch.Tensor):
-        return data.clone()
-    return data
+    return clone(data)
