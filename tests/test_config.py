@@ -179,7 +179,8 @@ def test_an_attention_shape_key_in_tune_says_it_moved_to_the_workload(tmp_path: 
 def test_a_table_cockpit_does_not_know_lists_every_top_level_key(tmp_path: Path) -> None:
     write(tmp_path, "gpu_cost_per_hour = 1\n\n[tuning]\ntrials = 3\n")
     with pytest.raises(ConfigError, match=r"cockpit\.toml:3: tuning: unknown key \(allowed here: cadence, "
-                       r"default_template, gates, gpu_cost_per_hour, profile, templates, thresholds, tune, workload\)"):
+                       r"default_template, gates, gpu_cost_per_hour, profile, sanitize, templates, thresholds, tune, "
+                       r"workload\)"):
         load_config(tmp_path)
 
 

@@ -89,6 +89,7 @@ def test_what_an_idle_cockpit_never_uses_loads_when_first_used() -> None:
         [sys.executable, "-c", "import cockpit.ui.app, sys; print('\\n'.join(sys.modules))"],
         capture_output=True, text=True, check=True, timeout=60).stdout.split()
     lazy = {"cockpit.gates.bench", "cockpit.gates.correctness", "cockpit.gates.build", "cockpit.gates.profile",
+            "cockpit.gates.sanitize", "cockpit.analysis.sanitizer",
             "cockpit.gates.env", "cockpit.hardware.limits", "cockpit.hardware.occupancy",
             "cockpit.hardware.symbols", "cockpit.hardware.itanium", "cockpit.telemetry.validity",
             "cockpit.patterns.library", "yaml", "cockpit.ui.patterns", "cockpit.ui.gate_results",

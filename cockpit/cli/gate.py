@@ -1,5 +1,5 @@
-"""`cockpit gate {env,build,correctness,bench,profile}`: one gate run headless, recorded in the
-open session exactly as the TUI records it; exit 0 pass/warn, 1 fail, 2 error."""
+"""`cockpit gate {env,build,correctness,bench,profile,sanitize}`: one gate run headless, recorded in
+the open session exactly as the TUI records it; exit 0 pass/warn, 1 fail, 2 error."""
 
 from __future__ import annotations
 

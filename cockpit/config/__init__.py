@@ -12,6 +12,7 @@ from cockpit.config.load import CONFIG_NAME, Config, load_config
 from cockpit.config.phases import DEFAULT_TEMPLATES, PhaseSpec, Template
 from cockpit.config.profile import ProfileSettings
 from cockpit.config.reader import ConfigError
+from cockpit.config.sanitize import SanitizeSettings
 from cockpit.config.thresholds import Thresholds
 from cockpit.config.workload import WorkloadConfig
 
@@ -25,6 +26,7 @@ __all__ = [
     "Gates",
     "PhaseSpec",
     "ProfileSettings",
+    "SanitizeSettings",
     "Template",
     "Thresholds",
     "WorkloadConfig",

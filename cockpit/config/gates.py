@@ -22,7 +22,7 @@ class GateConfig:
     env: Mapping[str, str] = field(default_factory=dict)
 
 
-GATE_NAMES = ("env", "build", "correctness", "bench", "profile")
+GATE_NAMES = ("env", "build", "correctness", "bench", "profile", "sanitize")
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from cockpit.config.reader import (
     line_of_decode_error,
     strip_position,
 )
+from cockpit.config.sanitize import SanitizeSettings, read_sanitize
 from cockpit.config.thresholds import Thresholds, read_thresholds
 from cockpit.config.tune import TuneConfig, read_tune
 from cockpit.config.workload import WorkloadConfig, read_workload
@@ -50,6 +51,7 @@ class Config:
     thresholds: Thresholds = section(read_thresholds, Thresholds)
     workload: WorkloadConfig = section(read_workload, WorkloadConfig)
     profile: ProfileSettings = section(read_profile, ProfileSettings)
+    sanitize: SanitizeSettings = section(read_sanitize, SanitizeSettings)
     templates: Mapping[str, Template] = section(read_templates, lambda: dict(DEFAULT_TEMPLATES))
     gates: Gates = section(read_gates, Gates)
     """`[gates]`; a plain {name: GateConfig} given in code becomes a `Gates` with the defaults."""

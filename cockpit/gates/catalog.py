@@ -103,6 +103,10 @@ GATES: dict[str, CatalogGate] = {
         CatalogGate("profile", "Profile", 600.0, "cockpit.gates.profile:ProfileGate",
                     "cockpit.analysis.results.profile:ProfileResult",
                     "cockpit.gates.views.profile:profile_view"),
+        # its own limit is [sanitize] timeout_s (900 s), which names the call it stopped at
+        CatalogGate("sanitize", "Sanitizer", 3600.0, "cockpit.gates.sanitize:SanitizeGate",
+                    "cockpit.analysis.results.sanitize:SanitizeResult",
+                    "cockpit.gates.views.sanitize:sanitize_view"),
     )
 }
 

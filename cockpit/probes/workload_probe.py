@@ -5,6 +5,7 @@
     python workload_probe.py correctness --workspace DIR --workload SRC --out R.json
     python workload_probe.py bench       --workspace DIR --workload SRC --out R.json [--reps N ...]
     python workload_probe.py profile     --workspace DIR --workload SRC [--iters N]
+    python workload_probe.py sanitize    --workspace DIR --workload SRC --out R.json [--shapes K]
     python workload_probe.py space       --workspace DIR --workload SRC --limits JSON  (no GPU needed)
     python workload_probe.py serve       --workspace DIR --workload SRC [--reps N ...]  (the tuner's child)
 
@@ -14,6 +15,7 @@ line `MANIFEST {...}`; `jit` runs every candidate once on the smallest test shap
 load_inline kernel compiles at its first call); `correctness` checks the test grid and the bench
 grid's smallest and largest shapes against the oracle; `bench` times the bench grid against the
 timed references, the GPU watched through NVML by UUID; `profile` runs the profile shape for ncu;
+`sanitize` calls every candidate once on the K smallest test shapes for compute-sanitizer;
 `space` prints the knob combinations the workload's rule allows on those limits (`SPACE {...}`);
 `serve` is the tuner's measuring child (probes/workload/tune_serve.py). Knob values kept by
 `cockpit tune` (the workload's tuned file, cockpit/workload/tuned.py) are applied on the GPU
@@ -94,8 +96,8 @@ def write_result(out: Path, result: Mapping[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("mode", choices=("describe", "build", "jit", "correctness", "bench", "profile", "space",
-                                    "serve"))
+    p.add_argument("mode", choices=("describe", "build", "jit", "correctness", "bench", "profile", "sanitize",
+                                    "space", "serve"))
     p.add_argument("--workspace", type=Path, required=True)
     p.add_argument("--workload", required=True)
     p.add_argument("--task", default=None, help="a GPU MODE folder's task.yml, as JSON")
@@ -110,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tolerate", default="[]",
                    help="bench: JSON list of clock-event words a timed block may show and stay clean")
     p.add_argument("--iters", type=int, default=5, help="profile: calls of the candidate (ncu skips some)")
+    p.add_argument("--shapes", type=int, default=3, help="sanitize: the smallest test shapes called")
     p.add_argument("--variant", default=None, help="build: a tuner's configuration, its own module name")
     p.add_argument("--defines", default="[]", help="build --variant: JSON list of -D flags")
     args = p.parse_args(argv)
@@ -268,6 +271,10 @@ def run_on_gpu(w: Any, args: argparse.Namespace) -> int:
                 ok = jit(w, knobs, result)
             elif args.mode == "correctness":
                 ok = check_all(w, knobs, result)
+            elif args.mode == "sanitize":
+                from cockpit.probes.workload.sanitize import sanitized_calls
+
+                ok = sanitized_calls(w, knobs, args.shapes, result, say)
             else:
                 ok = bench_all(w, knobs, args, result, watch)
     except (RuntimeError, ValueError, FileNotFoundError, ImportError) as exc:

@@ -1,0 +1,230 @@
+"""The Sanitizer gate: compute-sanitizer (memcheck by default; `[sanitize] tool`) around a call of
+every candidate on the workload's smallest test shapes, torch's caching allocator off, its report
+read here, fail-closed: a run with no ERROR SUMMARY line is an error, never a pass.
+
+The child is the workload probe (`sanitize` mode) under `probes/sanitize_probe.py`, so Extension,
+load_inline, Triton and GPU MODE workloads are sanitized alike: the tool watches the Python that
+calls the candidates."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from cockpit.analysis.results.sanitize import Finding, SanitizeResult
+from cockpit.analysis.sanitizer import SanitizerLog, parse_sanitizer_log
+from cockpit.errors import CockpitError
+from cockpit.gates.gate import GateContext, Verdict
+from cockpit.gates.probe_call import ShapeCounter
+from cockpit.json_fields import JsonObject, as_number, obj, objects, strings, text, texts, whole
+from cockpit.session.paths import stored_path
+from cockpit.workload.describe import workload_args
+
+PROBE = Path(__file__).resolve().parent.parent / "probes" / "sanitize_probe.py"
+TARGET = Path(__file__).resolve().parent.parent / "probes" / "workload_probe.py"
+LINEINFO = "no source line: build with -lineinfo"
+OTHERS_SAID = 2
+"""Other kinds of finding named in the summary after the first."""
+
+
+@dataclass(frozen=True)
+class SanitizeRun:
+    """What ran under the sanitizer, as the probe and its target recorded it."""
+
+    tool: str
+    workload: str
+    shapes_asked: int
+    shapes: tuple[str, ...] = ()
+    candidates: tuple[str, ...] = ()
+    calls: int = 0
+    """Calls that returned."""
+    planned: int = 0
+    allocator_off: bool | None = None
+    torch_kernels: bool = False
+    duration_s: float | None = None
+    exit: int | None = None
+    timed_out: bool = False
+    timeout_s: float | None = None
+    calling: str | None = None
+    """The call in progress when it ended: "ours on N=1024 (2/3)"."""
+    said: str = ""
+    """What stopped the calls (a candidate that raised), else the target's last line."""
+    log: str | None = None
+    workspace: Path | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self.planned > 0 and self.calls == self.planned and self.exit == 0
+
+    @property
+    def where(self) -> str:
+        return f"while calling {self.calling}" if self.calling else "before the first call"
+
+
+class SanitizeGate:
+    """Every candidate once per shape under compute-sanitizer; its ERROR SUMMARY or an error."""
+
+    def argv(self, ctx: GateContext) -> tuple[str, ...]:
+        s = ctx.config.sanitize
+        ws = str(ctx.workspace)
+        return (ctx.python, str(PROBE), "--workspace", ws, "--out", str(ctx.result_path),
+                "--log", str(report_path(ctx)), "--tool", s.tool, "--print-limit", str(s.print_limit),
+                "--launch-count", str(s.launch_count), "--timeout-s", f"{s.timeout_s:g}",
+                *(("--torch-kernels",) if s.torch_kernels else ()),
+                "--", ctx.python, str(TARGET), "sanitize", "--workspace", ws,
+                *workload_args(ctx.workspace, ctx.config).argv(), "--shapes", str(s.shapes),
+                "--out", str(calls_path(ctx)))
+
+    def tracker(self, ctx: GateContext) -> ShapeCounter:
+        return ShapeCounter()
+
+    def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
+        probe = _read_json(ctx.result_path)
+        last = next((line.strip() for line in reversed(tail) if line.strip()
+                     and not line.startswith("#")), "")
+        if not probe:
+            raise CockpitError(last or f"the sanitizer probe exited {exit_code} without a result")
+        if probe.get("error") is not None:  # no compute-sanitizer, or it could not start
+            raise CockpitError(text(probe.get("said")) or last)
+        log = Path(text(probe.get("log")) or report_path(ctx))
+        try:
+            report = log.read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            report = ""
+        run = read_run(probe, _read_json(calls_path(ctx)), ctx.config.workload.source,
+                       ctx.config.sanitize.shapes, stored_path(log, ctx.workspace), ctx.workspace)
+        return judge_sanitize(parse_sanitizer_log(report), run)
+
+
+def report_path(ctx: GateContext) -> Path:
+    """compute-sanitizer's own report, beside the run's result."""
+    return ctx.result_path.with_suffix(".sanitizer.log")
+
+
+def calls_path(ctx: GateContext) -> Path:
+    """The calls the target made (its result file)."""
+    return ctx.result_path.with_suffix(".calls.json")
+
+
+def _read_json(path: Path) -> JsonObject:
+    try:
+        return obj(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return {}
+
+
+def read_run(probe: JsonObject, calls: JsonObject, source: str, shapes_asked: int, log: str | None,
+             workspace: Path | None = None) -> SanitizeRun:
+    """The run as the probe (`probe`) and the target (`calls`) wrote it down."""
+    rows = objects(calls.get("rows"))
+    failed = next((text(r.get("error")) for r in rows if r.get("error")), None)
+    allocator = calls.get("allocator_off")
+    return SanitizeRun(
+        tool=text(probe.get("tool")) or "memcheck", workload=text(calls.get("workload")) or source,
+        shapes_asked=shapes_asked, shapes=texts(calls.get("shapes")),
+        candidates=strings(calls.get("candidates")),
+        calls=sum(1 for r in rows if not r.get("error")), planned=whole(calls.get("planned")) or 0,
+        allocator_off=allocator if isinstance(allocator, bool) else None,
+        torch_kernels=probe.get("torch_kernels") is True, duration_s=as_number(probe.get("duration_s")),
+        exit=whole(probe.get("exit")), timed_out=probe.get("timed_out") is True,
+        timeout_s=as_number(probe.get("timeout_s")), calling=text(probe.get("calling")),
+        said=failed or text(probe.get("last_line")) or "", log=log, workspace=workspace)
+
+
+def judge_sanitize(log: SanitizerLog, run: SanitizeRun) -> Verdict:
+    """The verdict: errors the sanitizer counted (or printed) fail; a report without its ERROR
+    SUMMARY, or calls that did not all run, are errors; 0 errors on every call pass."""
+    errors = [f for f in log.findings if f.severity == "error"]
+    warnings = [f for f in log.findings if f.severity != "error"]
+    result = SanitizeResult(run.tool, log.errors, log.findings, run.shapes, run.candidates, run.calls,
+                            run.planned, run.allocator_off, run.torch_kernels, run.duration_s, run.log,
+                            None if run.complete else run.calling, log.notes).to_json()
+    w = f"workload {run.workload!r}"
+    stopped = (f"stopped after {run.timeout_s or 0:g} s" if run.timed_out
+               else f"exit {run.exit}" if run.exit is not None else "no exit code")
+    count = log.errors if log.errors is not None else len(errors)
+    if count > 0 or errors:
+        head = f"{run.tool}: {count} error{'s' if count != 1 else ''}"
+        if not log.summary_seen:
+            head += f" before compute-sanitizer ended without its summary ({stopped}, {run.where})"
+        said = (describe(errors, run.workspace) if errors
+                else f"none printed in a form read here: see {run.log}")
+        return Verdict("fail", f"{head} — {said}", result)
+    if not log.summary_seen:
+        return Verdict("error", _unjudged(log, run, w, stopped), result)
+    if not run.complete:
+        why = run.said or f"the calls stopped ({stopped})"
+        return Verdict("error", f"{run.tool}: 0 errors, but not every call ran on {w} ({run.calls} of "
+                       f"{run.planned or '?'}, {run.where}): {why}; fix that and run the gate again", result)
+    ran = (f"on {len(run.shapes)} shape{'s' if len(run.shapes) != 1 else ''} x {len(run.candidates)} "
+           f"candidate{'s' if len(run.candidates) != 1 else ''}")
+    took = f" in {run.duration_s:.0f} s" if run.duration_s is not None else ""
+    if warnings:
+        said = describe(warnings, run.workspace)
+        return Verdict("warn", f"{run.tool}: 0 errors, {len(warnings)} warning"
+                       f"{'s' if len(warnings) != 1 else ''} {ran} — {said}", result)
+    if run.allocator_off is not True:
+        return Verdict("warn", f"{run.tool}: 0 errors {ran}{took}, but with torch's caching allocator ON: a "
+                       "write past a tensor's end inside its pooled block goes unseen; leave "
+                       "PYTORCH_NO_CUDA_MEMORY_CACHING=1 as the gate sets it", result)
+    return Verdict("pass", f"{run.tool}: 0 errors {ran} (caching allocator off){took}", result)
+
+
+def _unjudged(log: SanitizerLog, run: SanitizeRun, w: str, stopped: str) -> str:
+    """The one line for a run whose report has no ERROR SUMMARY: which, where, what to do."""
+    if run.timed_out:
+        return (f"{run.tool} did not finish within {run.timeout_s or 0:g} s on {w} ({run.where}): a call "
+                f"runs 10-100x slower under it; lower [sanitize] shapes (now {run.shapes_asked}) or raise "
+                "[sanitize] timeout_s")
+    target = f"; the target's last line: {run.said}" if run.said else ""
+    if log.sanitizer_lines == 0:
+        return (f"{run.log or 'the report'} is not a compute-sanitizer report (no ERROR SUMMARY line; "
+                f"{stopped}) on {w}, {run.where}: not judged{target}; check that compute-sanitizer runs "
+                f"(`compute-sanitizer --version`) and run the gate again")
+    said = log.notes[-1] if log.notes else ""
+    return (f"compute-sanitizer ended without its ERROR SUMMARY ({stopped}) on {w}, {run.where}: not "
+            f"judged{f'; it said: {said}' if said else ''}{target}; run the gate again, or that call "
+            f"by hand under compute-sanitizer --tool {run.tool} to see how it dies")
+
+
+def describe(findings: Sequence[Finding], workspace: Path | None = None) -> str:
+    """The first finding in full, how many more like it, and the other kinds found."""
+    groups: dict[tuple[str, str | None, str | None], list[Finding]] = {}
+    for f in findings:
+        groups.setdefault((f.kind, f.kernel_short, f.location), []).append(f)
+    (first, *_), *others = groups.values()
+    like = len(groups[(first.kind, first.kernel_short, first.location)]) - 1
+    said = where(first, workspace)
+    if like:
+        said += f", {like} more like it"
+    if others:
+        kinds = "; ".join(where(g[0], workspace, brief=True) for g in others[:OTHERS_SAID])
+        said += f"; also {kinds}" + (f" and {len(others) - OTHERS_SAID} more" if len(others) > OTHERS_SAID
+                                     else "")
+    return said
+
+
+def where(f: Finding, workspace: Path | None = None, brief: bool = False) -> str:
+    """"Invalid __global__ write of size 4 bytes in copy_kernel at k.cu:12 (thread (31,0,0) block
+    (0,0,0))"; a file inside the workspace is named from it."""
+    said = f.kind
+    if f.kernel_short:
+        said += f" in {f.kernel_short}"
+    if f.location:
+        said += f" at {_relative(f.file or '', workspace)}:{f.line}"
+    elif f.kernel_short and not brief:
+        said += f" ({LINEINFO})"
+    if f.thread and not brief:
+        said += f" (thread {f.thread} block {f.block})"
+    return said
+
+
+def _relative(file: str, workspace: Path | None) -> str:
+    if workspace is None:
+        return file
+    try:
+        return str(Path(file).relative_to(workspace))
+    except ValueError:
+        return file
