@@ -68,8 +68,8 @@ def test_the_pr_states_the_outcome_of_a_run_suspect_of_named_configs(
     assert "no valid benchmark" not in outcome
     assert outcome.endswith("run 001-bench; 6 configs left out: blocks never clean")
     assert ("- **Validity** — SUSPECT (6 configs left out: blocks never clean; the rest decide): blocks never "
-            "clean at B2 H16 S8192 D64 bf16 full (ours: SW thermal slowdown in 16 of 16 re-measures), ") in text
-    assert text.count("\n- **Validity**") == 1 and "re-measures) and 3 more configs\n" in text
+            "clean at B2 H16 S8192 D64 bf16 full \\(ours: SW thermal slowdown in 16 of 16 re-measures\\), ") in text
+    assert text.count("\n- **Validity**") == 1 and "re-measures\\) and 3 more configs\n" in text
 
 
 def test_a_run_suspect_window_wide_is_still_no_valid_benchmark(

@@ -38,5 +38,5 @@ def test_a_session_without_a_valid_bench_says_so_and_its_words_stay_words(
     capsys.readouterr()
     assert main(["--workspace", str(tmp_path), "export", "--format", "pr"]) == 0
     text = Path(capsys.readouterr().out.strip()).read_text()
-    assert text.startswith("### fix the \\| table &lt;script&gt;x&lt;/script&gt;\n")
+    assert text.startswith("### fix the \\| table \\<script\\>x\\</script\\>\n")  # REPORT.md's escape
     assert "- **Outcome** — no valid benchmark in this session" in text

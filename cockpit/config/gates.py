@@ -100,6 +100,13 @@ def _read_gate(body: Any, name: str, reader: ConfigReader) -> GateConfig:
     env = body.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
         raise reader.fail(f"{key_path}.env", 'expected a table of strings, e.g. env = { MAX_JOBS = "8" }')
+    for key, value in env.items():  # the value is never echoed: it may be a password
+        if not key or "=" in key or "\0" in key:
+            raise reader.fail(f"{key_path}.env", f"{key!r} is not a name a process environment can hold "
+                              "(not empty, no '=', no NUL byte); rename it")
+        if "\0" in value:
+            raise reader.fail(f"{key_path}.env", f"the value of {key} holds a NUL byte, which no process "
+                              "environment can hold; remove it")
     timeout = body.get("timeout_s")
     return GateConfig(
         command=argv,

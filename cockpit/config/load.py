@@ -108,6 +108,9 @@ def load_config(workspace: Path) -> Config:
         line = line_of_decode_error(exc)
         where = f"{path}:{line}" if line else str(path)
         raise ConfigError(f"{where}: TOML syntax error: {strip_position(exc)}; fix that line") from exc
+    except RecursionError:  # tomllib reads nested tables and arrays by recursion
+        raise ConfigError(f"{path}: refused: tables or arrays nested deeper than Python can read; "
+                          "cockpit.toml nests at most three levels") from None
     return _read_config(ConfigReader(data, KeyLines(text, path)))
 
 

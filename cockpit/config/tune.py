@@ -4,10 +4,11 @@ The shapes it times are the workload's (`tune_grid`, else its bench grid)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, unquote_plus, urlsplit
 
 from cockpit.config.moved import refuse_moved
 from cockpit.config.reader import ConfigReader
@@ -110,16 +111,37 @@ def _read_space(space: Any, reader: ConfigReader) -> dict[str, tuple[Value, ...]
 STORAGE_SCHEMES = ("postgresql", "postgresql+psycopg2", "postgresql+psycopg", "sqlite")
 
 
+_SECRET_KEY = re.compile(r"pass|pwd|secret|token|key|auth|cred", re.IGNORECASE)
+"""Query parameters that hold a secret: libpq's password and sslpassword, a driver's token, ..."""
+
+
 def redact(url: str) -> str:
-    """A database URL fit to print: its password, if it has one, as `***`."""
+    """A database URL fit to print, the one door every message about a URL goes through: the
+    password of `user:password@` and the value of any secret query parameter (`?password=`) as `***`."""
     try:
         parts = urlsplit(url)
+        if parts.password is not None:
+            user, _, host = parts.netloc.rpartition("@")
+            parts = parts._replace(netloc=f"{user.partition(':')[0]}:***@{host}")
     except ValueError:
         return "(a database URL)"
-    if parts.password is None:
-        return url
-    user, _, host = parts.netloc.rpartition("@")
-    return parts._replace(netloc=f"{user.partition(':')[0]}:***@{host}").geturl()
+    query = "&".join(f"{key}=***" if sep and _SECRET_KEY.search(unquote(key)) else f"{key}{sep}{value}"
+                     for key, sep, value in (item.partition("=") for item in parts.query.split("&")))
+    shown = parts._replace(query=query)
+    return url if shown == urlsplit(url) else shown.geturl()  # geturl() rewrites sqlite:////abs
+
+
+def url_secrets(url: str) -> set[str]:
+    """The secrets a URL holds as they may be echoed back (as written and unquoted): what `redact`
+    hides, for masking a driver's message that quotes them."""
+    try:
+        parts = urlsplit(url)
+        found = [parts.password] if parts.password else []
+    except ValueError:
+        return set()
+    found += [value for key, _, value in (item.partition("=") for item in parts.query.split("&"))
+              if value and _SECRET_KEY.search(unquote(key))]
+    return {s for secret in found for s in (secret, unquote(secret), unquote_plus(secret)) if s}
 
 
 def _read_storage(value: Any, reader: ConfigReader) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 PatternStatus = Literal["operational", "planned"]
 STATUSES: tuple[PatternStatus, ...] = ("operational", "planned")
@@ -41,9 +41,10 @@ def library_size(directory: Path) -> int:
 
 @dataclass(frozen=True)
 class OutputTrigger:
-    """Fires on an output line that `regex` finds (case-sensitive unless it starts with (?i))."""
+    """Fires on an output line that `regex` finds (case-sensitive unless it starts with (?i)):
+    compiled by the `regex` module, whose searches take a timeout (triggers.match_output)."""
 
-    regex: re.Pattern[str]
+    regex: Any
     gate: str | None = None
 
 

@@ -10,7 +10,7 @@
     python workload_probe.py serve       --workspace DIR --workload SRC [--reps N ...]  (the tuner's child)
 
 SRC is what cockpit.toml's [workload] names: a module (path or dotted) or gpumode:DIR (then
---task holds its task.yml as JSON, read by the cockpit). `describe` prints the manifest as one
+--task names a file of its task.yml as JSON, read by the cockpit). `describe` prints the manifest as one
 line `MANIFEST {...}`; `jit` runs every candidate once on the smallest test shape (a Triton or
 load_inline kernel compiles at its first call); `correctness` checks the test grid and the bench
 grid's smallest and largest shapes against the oracle; `bench` times the bench grid against the
@@ -100,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
                                     "space", "serve"))
     p.add_argument("--workspace", type=Path, required=True)
     p.add_argument("--workload", required=True)
-    p.add_argument("--task", default=None, help="a GPU MODE folder's task.yml, as JSON")
+    p.add_argument("--task", default=None, help="a file (workspace-relative) holding a GPU MODE folder's "
+                   "task.yml as JSON")
     p.add_argument("--candidates", default="[]")
     p.add_argument("--out", type=Path)
     p.add_argument("--limits", default="{}", help="the target GPU's limits, for the knob rule")
@@ -118,8 +119,12 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     os.environ.setdefault("COCKPIT_WORKSPACE", str(args.workspace))
     try:
-        w = load_workload(args.workload, args.workspace, json.loads(args.task) if args.task else None,
-                          json.loads(args.candidates))
+        task = json.loads((args.workspace / args.task).read_text(encoding="utf-8")) if args.task else None
+    except (OSError, ValueError) as exc:
+        say(f"{args.task}: cannot read the GPU MODE task the cockpit wrote ({exc}); run the gate again")
+        return 2
+    try:
+        w = load_workload(args.workload, args.workspace, task, json.loads(args.candidates))
     except WorkloadLoadError as exc:
         say(str(exc))
         return 2

@@ -15,6 +15,8 @@ from cockpit.analysis.results.env import EnvResult
 from cockpit.errors import CockpitError
 from cockpit.gates.catalog import measures
 from cockpit.patterns.library import Pattern, load_patterns
+from cockpit.patterns.triggers import TriggerBudget
+from cockpit.report.cut import MAX_LINE_CHARS, MAX_NOTES_CHARS, cut
 from cockpit.report.gate_details import details
 from cockpit.report.history import (
     SessionSummary,
@@ -67,11 +69,14 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
     state = read.state
     if state is None:
         raise CockpitError(f"{ref.id}: nothing to report ({'; '.join(problems)})")
+    problems += state.refused
     as_of = state.ended_t if state.ended_t is not None else now
     patterns, _ = load_patterns(ws.patterns_dir)
     refs = list_sessions(ws)
     births = pattern_birth(patterns, {r.id: started_t(r) for r in refs})
-    this = summarize(state, read.events, ws.root, patterns, births, as_of)
+    budget = TriggerBudget()
+    this = summarize(state, read.events, ws.root, patterns, births, as_of, budget)
+    problems += budget.too_slow.values()
     view = timer_view(state, as_of, 0.8)
     phases = tuple(PhaseRow(clean_line(p.name), p.budget_s, round(p.elapsed_s, 1),
                             round(max(0.0, p.elapsed_s - p.budget_s), 1), p.progress,
@@ -86,15 +91,17 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
         cost=round(wall / 3600 * state.gpu_cost_per_hour, 2),
         outcome=outcome(state), machine=machine(state, track),
         phases=phases,
-        statuses=tuple(TimedText(s.t, clean_line(s.text), s.auto) for s in state.statuses[-TIMELINE_MAX:]),
+        statuses=tuple(TimedText(s.t, clean_line(cut(s.text, MAX_LINE_CHARS, "the journal", " ")), s.auto)
+                       for s in state.statuses[-TIMELINE_MAX:]),
         statuses_total=len(state.statuses), journal_notes_total=len(state.notes),
         gates=gate_reports(ws, state),
         decisions=decisions(read.events, state),
         gpu_phases=gpu_phases(read.events),
         telemetry=series(ref, state, track, problems),
         spans=spans(state, as_of),
-        notes=_notes(ref, problems),
-        journal_notes=tuple(TimedText(n.t, clean_line(n.text)) for n in state.notes[-TIMELINE_MAX:]),
+        notes=None if (notes := _notes(ref, problems)) is None else cut(notes, MAX_NOTES_CHARS, "SESSION.md"),
+        journal_notes=tuple(TimedText(n.t, clean_line(cut(n.text, MAX_LINE_CHARS, "the journal", " ")))
+                            for n in state.notes[-TIMELINE_MAX:]),
         patterns_applied=applied(read.events),
         patterns_created=created(patterns, births, state),
         repeated_mistakes=this.mistakes,

@@ -26,7 +26,7 @@ from cockpit.analysis.results.bench import BenchResult, read_bench_result
 from cockpit.gates.catalog import measures
 from cockpit.gates.output import text_lines
 from cockpit.patterns.library import Pattern, load_patterns
-from cockpit.patterns.triggers import OutputTrigger, match_output, match_verdict
+from cockpit.patterns.triggers import OutputTrigger, TriggerBudget, match_output, match_verdict
 from cockpit.report.model import PatternRef, ReferenceSpeedup
 from cockpit.report.reading import read_session
 from cockpit.report.text import clean_line
@@ -185,9 +185,10 @@ def pattern_birth(patterns: Sequence[Pattern], started: Mapping[str, float]) -> 
 
 
 def mistakes_in(state: SessionState, workspace: Path, patterns: Sequence[Pattern],
-                births: Mapping[int, float]) -> tuple[PatternRef, ...]:
+                births: Mapping[int, float], budget: TriggerBudget | None = None) -> tuple[PatternRef, ...]:
     """Patterns already in the library when the session started whose triggers fired on one of
-    its gate runs: each once, with the first run that fired it."""
+    its gate runs: each once, with the first run that fired it. A trigger that outlasts
+    `budget` is skipped and named there."""
     known = [p for p in patterns if births.get(p.id, -math.inf) < state.created_t and p.triggers
              and p.triggers_mean == "mistake"]
     if not known:
@@ -199,7 +200,7 @@ def mistakes_in(state: SessionState, workspace: Path, patterns: Sequence[Pattern
         hits = match_verdict(known, run.gate, verdict_fields(run))
         waiting = [p for p in known if p.id not in found]
         if any(_has_output_trigger(p) for p in waiting):
-            hits += match_output(waiting, run.gate, log_tail(workspace, run.log))
+            hits += match_output(waiting, run.gate, log_tail(workspace, run.log), budget)
         for pattern, why in hits:
             found.setdefault(pattern.id, PatternRef(pattern.id, clean_line(pattern.title),
                                                     clean_line(why), run.finished_t, run.run_id))
@@ -250,8 +251,9 @@ def log_tail(workspace: Path, log: str) -> list[str]:
 
 
 def summarize(state: SessionState, events: Sequence[Event], workspace: Path,
-              patterns: Sequence[Pattern], births: Mapping[int, float], now: float) -> SessionSummary:
-    """One session in one row."""
+              patterns: Sequence[Pattern], births: Mapping[int, float], now: float,
+              budget: TriggerBudget | None = None) -> SessionSummary:
+    """One session in one row; `budget` bounds the pattern triggers' searches (mistakes_in)."""
     best = best_valid(state)
     result = best[1] if best else None
     last = last_measured(bench_runs(state))
@@ -266,7 +268,7 @@ def summarize(state: SessionState, events: Sequence[Event], workspace: Path,
         device=clean_line(result.device) if result and result.device else None,
         best_ms=_best_ms(best), best_ci=_intervals(best[0].result) if best else (),
         patterns_applied=_patterns_applied(events),
-        mistakes=mistakes_in(state, workspace, patterns, births),
+        mistakes=mistakes_in(state, workspace, patterns, births, budget),
         gate_runs=len(state.gate_runs), outcome=_outcome(state, result, level))
 
 
@@ -313,11 +315,12 @@ def workspace_summaries(ws: Workspace, now: float) -> tuple[list[SessionSummary]
     refs = list_sessions(ws)
     births = pattern_birth(patterns, {r.id: started_t(r) for r in refs})
     summaries, problems = [], []
+    budget = TriggerBudget()
     for ref in refs:
         read = read_session(ref)
         if read.state is None:
             problems.append(f"{ref.id}: {'; '.join(read.problems)}")
             continue
-        summaries.append(summarize(read.state, read.events, ws.root, patterns, births, now))
+        summaries.append(summarize(read.state, read.events, ws.root, patterns, births, now, budget))
     summaries.sort(key=lambda s: (s.started_t, s.id))
-    return summaries, problems
+    return summaries, problems + list(budget.too_slow.values())

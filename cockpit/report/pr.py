@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from cockpit.report.markdown import md
 from cockpit.report.model import GateReport, Report, Table
 
 MAX_LINES = 40
@@ -91,5 +92,6 @@ def _number(text: str) -> float:
 
 
 def _cell(text: str) -> str:
-    """One line, no table breaks, no HTML: the text shows as written."""
-    return (text.replace("\n", " ").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")).strip()
+    """One line, no table breaks, no HTML, no link or image: the text shows as written (REPORT.md's
+    escape: `![x](https://...)` would make a reader's browser fetch the image)."""
+    return md(text.strip())

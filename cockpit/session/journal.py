@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from cockpit.errors import CockpitError
+from cockpit.session.bounds import time_refused
 
 Event = dict[str, Any]
 
@@ -29,10 +30,14 @@ class JournalProblem:
     line: int
     kind: Literal["torn", "garbage"]
     excerpt: str
+    why: str = ""
+    """What is wrong with an event that otherwise reads (session/bounds.py); empty for garbage."""
 
     def describe(self, path: Path) -> str:
         if self.kind == "torn":
             return f"{path}:{self.line}: torn last line (a write was cut off), skipped: {self.excerpt}"
+        if self.why:
+            return f"{path}:{self.line}: skipped: {self.why}: {self.excerpt}"
         return f"{path}:{self.line}: not a journal event, skipped: {self.excerpt}"
 
 
@@ -111,7 +116,7 @@ def _parse_lines(
                 value = by_line[i]
                 event = None if _bracketed(raw) and _too_deep(value) else _event_or_none(value)
                 if event is None:
-                    problems.append(JournalProblem(first + i, "garbage", _excerpt(raw)))
+                    problems.append(_garbage(first + i, raw, value))
                 else:
                     sink(event)
             else:
@@ -176,11 +181,18 @@ def _parse_line(
 ) -> None:
     if not raw.strip():
         return
-    event = _as_event(raw)
+    value = parse_bounded(raw)
+    event = _event_or_none(value)
     if event is None:
-        problems.append(JournalProblem(number, "garbage", _excerpt(raw)))
+        problems.append(_garbage(number, raw, value))
     else:
         sink(event)
+
+
+def _garbage(number: int, raw: bytes, value: Any) -> JournalProblem:
+    """The problem of a line that is not an event; why, when it is one in all but its time."""
+    why = time_refused(value.get("t")) if isinstance(value, dict) else None
+    return JournalProblem(number, "garbage", _excerpt(raw), why or "")
 
 
 MAX_DEPTH = 32
@@ -266,6 +278,7 @@ def _event_or_none(value: Any) -> Event | None:
         or not isinstance(value.get("type"), str)
         or isinstance(value.get("t"), bool)
         or not isinstance(value.get("t"), (int, float))
+        or time_refused(value["t"]) is not None
     ):
         return None
     return value

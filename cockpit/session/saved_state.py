@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -164,7 +164,7 @@ def _load_fresh(journal: Path) -> tuple[Any, int, int, tuple[JournalProblem, ...
         offset, line = int(document["offset"]), int(document["line"])
         if journal.stat().st_size < offset or fingerprint(journal, offset) != document["fingerprint"]:
             return None
-        problems = tuple(JournalProblem(int(p["line"]), p["kind"], str(p["excerpt"]))
+        problems = tuple(JournalProblem(int(p["line"]), p["kind"], str(p["excerpt"]), str(p.get("why", "")))
                          for p in document.get("problems", []))
     except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None  # a damaged, stale or foreign cache is read past, never trusted
@@ -186,7 +186,8 @@ def dump(fold: Fold, folder: Path) -> dict[str, Any]:
     return {
         "recent": fold.recent,
         "base": {"id": b.id, "objective": b.objective, "template": b.template, "created_t": b.created_t,
-                 "gpu_cost_per_hour": b.gpu_cost_per_hour, "phases": [asdict(p) for p in b.phases]},
+                 "gpu_cost_per_hour": b.gpu_cost_per_hour, "phases": [asdict(p) for p in b.phases],
+                 "refused": list(b.refused)},
         "extra_phases": [asdict(p) for p in fold.extra_phases],
         "runs": [asdict(r) for r in fold.runs], "pauses": [asdict(p) for p in fold.pauses],
         "statuses": [asdict(s) for s in fold.statuses[-RECENT:]],
@@ -204,6 +205,9 @@ def load(data: dict[str, Any], workspace: Path) -> Fold:
              "objective": str(b["objective"]), "template": str(b["template"]),
              "gpu_cost_per_hour": float(b["gpu_cost_per_hour"]), "phases": b["phases"]}
     fold = Fold(first, workspace, data["recent"])
+    # as the first read showed them and said why (an objective it cut is not cut again)
+    fold.base = replace(fold.base, objective=str(b["objective"]),
+                        refused=tuple(str(r) for r in b.get("refused", ())) or fold.base.refused)
     fold.extra_phases = [PhaseSpec(str(p["name"]), float(p["budget_s"])) for p in data["extra_phases"]]
     fold.runs = [PhaseRun(**r) for r in data["runs"]]
     fold.pauses = [Pause(**p) for p in data["pauses"]]

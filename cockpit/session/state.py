@@ -9,6 +9,7 @@ from typing import Any
 
 from cockpit.config import PhaseSpec
 from cockpit.errors import CockpitError
+from cockpit.session import bounds
 from cockpit.session import events as ev
 from cockpit.session.journal import Event
 from cockpit.session.paths import resolve_stored
@@ -106,6 +107,8 @@ class SessionState:
     the latest tune's events): what the TUI and `cockpit status` need of a week-long journal."""
     tune_events: tuple[Event, ...] = ()
     """The `cockpit tune` events (tune_*), as journaled: the tune panel folds its progress from them."""
+    refused: tuple[str, ...] = ()
+    """Values of the first event shown otherwise than written (session/bounds.py), one line each."""
 
     @property
     def is_open(self) -> bool:
@@ -153,17 +156,18 @@ class Fold:
                 "the journal does not begin with a session_started event; "
                 "it is not a cockpit session (create one with `cockpit new \"OBJECTIVE\"`)"
             )
+        objective, long = bounds.objective_read(first.get("objective", ""))
+        listed = first.get("phases")
+        phases, budgets = bounds.phases_read(listed if isinstance(listed, list) else [])
+        cost, price = bounds.cost_read(first.get("gpu_cost_per_hour"))
         self.base = SessionState(
             id=str(first.get("id", "?")),
-            objective=str(first.get("objective", "")),
+            objective=objective,
             template=str(first.get("template", "")),
-            phases=tuple(
-                PhaseSpec(str(p["name"]), float(p["budget_s"]))
-                for p in first.get("phases", [])
-                if isinstance(p, dict) and "name" in p and "budget_s" in p
-            ),
+            phases=phases,
             created_t=float(first["t"]),
-            gpu_cost_per_hour=float(first.get("gpu_cost_per_hour", 0.0)),
+            gpu_cost_per_hour=cost,
+            refused=tuple(line for line in (long, budgets, price) if line),
         )
         self.runs: list[PhaseRun] = []
         self.extra_phases: list[PhaseSpec] = []
@@ -298,6 +302,7 @@ class Fold:
             ended_t=self.ended_t, attached_pid=self.attached_pid, last_event_t=self.last_t,
             event_count=self.count, tune_events=tuple(self.tune), status_count=self.status_count,
             note_count=self.note_count, gate_run_count=self.gate_run_count, recent=self.recent,
+            refused=b.refused,
         )
 
     def _latest(self, items: list[Any]) -> tuple[Any, ...]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from cockpit.config import CONFIG_NAME, Config, PhaseSpec
 from cockpit.errors import CockpitError
 from cockpit.session import events as ev
+from cockpit.session.bounds import MAX_FIRST_LINE_BYTES, objective_refused
 from cockpit.session.journal import JOURNAL_NAME, JournalWriter, parse_bounded
 from cockpit.session.saved_state import recent_state, saved_end
 from cockpit.session.state import SessionState
@@ -105,7 +106,7 @@ def started_t(ref: SessionRef) -> float:
     (such a folder sorts first and is never the latest)."""
     try:
         with ref.journal.open("rb") as f:
-            first = json.loads(f.readline(65536))
+            first = json.loads(f.readline(MAX_FIRST_LINE_BYTES))
         return float(first["t"]) if first.get("type") == ev.SESSION_STARTED else 0.0
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return 0.0
@@ -128,6 +129,15 @@ def latest_open_session(ws: Workspace) -> SessionRef | None:
         if started_t(ref) > 0 and not has_ended(ref):
             return ref
     return None  # a folder with a broken first line is not a session to resume
+
+
+def unreadable_sessions(ws: Workspace) -> list[SessionRef]:
+    """Session folders whose journal's first line does not read as a session's start (cut off
+    mid-write, or not a cockpit journal): never the latest, so a reader names them instead."""
+    try:
+        return [ref for ref in list_sessions(ws) if started_t(ref) == 0.0]
+    except CockpitError:
+        return []
 
 
 def has_ended(ref: SessionRef) -> bool:
@@ -175,6 +185,8 @@ def create_session(
     objective = " ".join(objective.split())
     if not objective:
         raise CockpitError('the objective is empty; say what this session is for: cockpit new "..."')
+    if (too_long := objective_refused(objective)) is not None:
+        raise CockpitError(too_long)
     tmpl = config.template(template)
     try:
         ws.sessions_dir.mkdir(parents=True, exist_ok=True)

@@ -148,7 +148,7 @@ class KnobPlan:
     workload: str
     """The workload's name (history, the tuned file)."""
     workload_argv: tuple[str, ...]
-    """How the workload probe is told which workload: --workload SRC [--task JSON]."""
+    """How the workload probe is told which workload: --workload SRC [--task FILE]."""
     build: PlanBuild
     tuned_file: str
     keep_per: tuple[str, ...]

@@ -53,9 +53,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, cast
-from urllib.parse import unquote, urlsplit
 
-from cockpit.config.tune import TuneConfig, redact
+from cockpit.config.tune import TuneConfig, redact, url_secrets
 from cockpit.errors import CockpitError
 from cockpit.tune.trials import shared_study
 
@@ -337,12 +336,8 @@ def db_error(exc: BaseException, url: str) -> CockpitError | None:
     if not module.startswith(("sqlalchemy", "psycopg", "sqlite3")):
         return None
     reason = str(getattr(exc, "orig", None) or exc)
-    try:
-        password = urlsplit(url).password
-    except ValueError:
-        password = None
-    for secret in {password, unquote(password or "")} - {None, ""}:
-        reason = reason.replace(str(secret), "***")
+    for secret in sorted(url_secrets(url), key=len, reverse=True):
+        reason = reason.replace(secret, "***")
     line = next((s.strip() for s in reason.splitlines() if s.strip()), type(exc).__name__)
     line = line.split("[SQL:")[0].strip().rstrip(".")
     hint = ("can this box write that file?" if url.startswith("sqlite") else

@@ -27,6 +27,7 @@ from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.telemetry.track import TRACK_NAME, TrackWriter
 from cockpit.ui import hangup, session_actions, session_open
 from cockpit.ui.commands import COMMANDS, key_label
+from cockpit.ui.crash import CrashWithoutLocals
 from cockpit.ui.editor import SessionEditor
 from cockpit.ui.gate_board import GateBoard
 from cockpit.ui.gate_panel import GateDetail, GatePanel
@@ -62,7 +63,7 @@ def pattern_provider() -> type[Provider]:
     return PatternProvider
 
 
-class CockpitApp(KeyActions, App[int]):
+class CockpitApp(KeyActions, CrashWithoutLocals):
     CSS_PATH = "cockpit.tcss"
     COMMANDS = App.COMMANDS | {pattern_provider}
     TITLE = "cockpit"
@@ -139,6 +140,7 @@ class CockpitApp(KeyActions, App[int]):
         if self._initial is not None:
             self.open_session(self._initial)
         else:
+            session_actions.say_unreadable(self)
             session_actions.ask_new_session(self, exit_on_cancel=True)
         self.pacer.start(self._handle_exception)
         if self._initial_gpu is not None:  # recorded ticks, already in the history

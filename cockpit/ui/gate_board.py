@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from cockpit.gates.log_follow import GateOutput
     from cockpit.gates.run import GateRun
     from cockpit.patterns.library import Pattern
+    from cockpit.patterns.triggers import TriggerBudget
 
 
 class GateBoard:
@@ -37,6 +38,8 @@ class GateBoard:
         """Finished runs whose end the journal could not take yet (a full disk)."""
         self.queue: list[str] = []
         self._matches: dict[str, list[tuple[Pattern, str]]] = {}
+        self._trigger_budget: TriggerBudget | None = None
+        """Kept for the app's life: a trigger that backtracks for ever is named once, then skipped."""
 
     # Intents ------------------------------------------------------------------------------
 
@@ -244,12 +247,16 @@ class GateBoard:
         if not record.finished or not self.app.patterns:
             return []
         if record.run_id not in self._matches:
-            from cockpit.patterns.triggers import match_output, match_verdict
+            from cockpit.patterns.triggers import TriggerBudget, match_output, match_verdict
             from cockpit.report.history import verdict_fields
             from cockpit.ui.gate_panel import tail_of_file
 
             lines = tail_of_file(Path(record.log), 5000)
-            found = match_output(self.app.patterns, record.gate, lines)
+            budget = self._trigger_budget = self._trigger_budget or TriggerBudget()
+            named = set(budget.too_slow)
+            found = match_output(self.app.patterns, record.gate, lines, budget)
+            for pattern_id in budget.too_slow.keys() - named:
+                self.app.notify(budget.too_slow[pattern_id], severity="warning", timeout=20, markup=False)
             found += match_verdict(self.app.patterns, record.gate, verdict_fields(record))
             unique: dict[int, tuple[Pattern, str]] = {}
             for p, why in found:

@@ -77,6 +77,21 @@ def ask_status(host: CockpitHost) -> None:
     host.push_screen(StatusDialog(host.status_line()), posted)
 
 
+def say_unreadable(host: CockpitHost) -> None:
+    """Before offering a new session: the session folders that could not be offered, because
+    their journal's first line does not read (a newer one than the latest open one is lost)."""
+    from cockpit.session.workspace import unreadable_sessions
+
+    unreadable = unreadable_sessions(host.workspace)
+    if not unreadable:
+        return
+    ref = max(unreadable, key=lambda r: r.id)
+    more = f" ({len(unreadable) - 1} more like it)" if len(unreadable) > 1 else ""
+    host.notify(f"Session {ref.id} cannot be opened: the first line of {ref.journal.name} does not read "
+                f"(cut off mid-write?){more}; its files are kept: restore that line to open it.",
+                severity="warning", timeout=30, markup=False)
+
+
 def ask_new_session(host: CockpitHost, exit_on_cancel: bool = False) -> None:
     """The new-session form. With a session still open it asks first, as `cockpit new` refuses
     without --force: a second session beside an open one is a choice, not a slip of ctrl+n."""

@@ -47,8 +47,8 @@ def open_in_background(host: CockpitHost, ref: SessionRef, attach: Callable[[Liv
 
 def say_what_was_found(host: CockpitHost, live: LiveSession, reading: bool) -> None:
     """Another cockpit on the session (alive, or gone without closing), gate processes a killed
-    cockpit left running (stopped, and their ends journaled: gates/orphans.py), and the journal's
-    first unreadable lines."""
+    cockpit left running (stopped, and their ends journaled: gates/orphans.py), the journal's
+    first unreadable lines, and what of its first event is shown otherwise than written."""
     if not reading:
         from cockpit.gates.orphans import reap
 
@@ -67,3 +67,5 @@ def say_what_was_found(host: CockpitHost, live: LiveSession, reading: bool) -> N
                         "journal.", severity="warning")
     for problem in live.problems[:3]:
         host.notify(problem.describe(live.ref.journal), severity="warning", markup=False)
+    for refused in live.state.refused:
+        host.notify(f"{live.ref.journal}: {refused}", severity="warning", markup=False)

@@ -32,13 +32,15 @@ class WorkloadArgs:
     """How a gate's child is told which workload to load: arguments for the workload probe."""
 
     source: str
-    task: GpuModeTask | None
+    task_file: str | None
+    """A GPU MODE folder's task.yml as JSON, in a file (workspace-relative): a command line holds
+    at most 128 KB per argument."""
     candidates: tuple[str, ...]
 
     def argv(self) -> list[str]:
         out = ["--workload", self.source]
-        if self.task is not None:
-            out += ["--task", json.dumps(self.task)]
+        if self.task_file is not None:
+            out += ["--task", self.task_file]
         if self.candidates:
             out += ["--candidates", json.dumps(list(self.candidates))]
         return out
@@ -50,11 +52,28 @@ def workload_args(workspace: Path, config: Config) -> WorkloadArgs:
     w = config.workload
     if not w.named:
         raise CockpitError(NO_WORKLOAD)
-    task = None
+    task_file = None
     if w.gpumode:
         folder = _inside(workspace, w.gpumode)
-        task = read_task(folder)
-    return WorkloadArgs(w.source, task, w.candidates)
+        task_file = _task_file(workspace, read_task(folder))
+    return WorkloadArgs(w.source, task_file, w.candidates)
+
+
+def _task_file(workspace: Path, task: GpuModeTask) -> str:
+    """The task as JSON under build/cockpit/, named by its content (written once per edit)."""
+    text = json.dumps(task)
+    relative = f"build/cockpit/tasks/{hashlib.sha256(text.encode()).hexdigest()[:16]}.json"
+    path = workspace / relative
+    if not path.is_file():
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise CockpitError(f"{path}: cannot write the GPU MODE task for the gate's child "
+                               f"({exc.strerror}); make the workspace's build/ folder writable") from exc
+    return relative
 
 
 def _inside(workspace: Path, relative: str) -> Path:

@@ -15,8 +15,44 @@ import yaml
 
 from cockpit.errors import CockpitError
 
-_LOADER: type[yaml.SafeLoader] | type[yaml.CSafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _EXAMPLE = "shapes such as {size: 127, seed: 4242}"
+MAX_TASK_BYTES = 1 << 20
+"""A GPU MODE task.yml lists a few dozen shapes in a few KB: a file over 1 MiB is not read."""
+MAX_EXPANDED = 4 << 20
+"""What the document may weigh with its aliases expanded (about its JSON's bytes): an alias bomb
+of a few hundred bytes would otherwise become gigabytes on their way to the child."""
+
+
+class _Refused(Exception):
+    """The document outgrew a budget while it was composed; the message says which."""
+
+
+class _BudgetLoader(yaml.SafeLoader):
+    """PyYAML's safe loader (the pure-Python one, so composing can be watched) that weighs every
+    node as it is composed, an alias at the weight of what it names, and stops past MAX_EXPANDED."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._weight: dict[int, int] = {}
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        alias = self.check_event(yaml.AliasEvent)
+        node = super().compose_node(parent, index)
+        if node is None or alias:
+            if node is not None and id(node) not in self._weight:
+                raise _Refused("an alias inside the value it names (a loop); write the value out")
+            return node
+        if isinstance(node, yaml.ScalarNode):
+            weight = len(node.value) + 2
+        elif isinstance(node, yaml.SequenceNode):
+            weight = 1 + sum(self._weight[id(child)] for child in node.value)
+        else:
+            weight = 1 + sum(self._weight[id(k)] + self._weight[id(v)] for k, v in node.value)
+        if weight > MAX_EXPANDED:
+            raise _Refused(f"its aliases expand to over {MAX_EXPANDED >> 20} MB of values (an alias bomb?); "
+                           "write the shapes out")
+        self._weight[id(node)] = weight
+        return node
 
 
 class GpuModeTask(TypedDict):
@@ -61,11 +97,22 @@ def read_task(folder: Path) -> GpuModeTask:
 
 def _load(task: Path) -> Any:
     try:
-        text = task.read_text(encoding="utf-8")
+        with task.open("rb") as f:
+            data = f.read(MAX_TASK_BYTES + 1)
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CockpitError(f"{task}: cannot be read: {exc}") from exc
+    if len(data) > MAX_TASK_BYTES:
+        size = task.stat().st_size
+        raise CockpitError(f"{task}: refused: {size / 1e6:.1f} MB, over the {MAX_TASK_BYTES / 1e6:.1f} MB a "
+                           "task.yml may be (GPU MODE's list a few dozen shapes); cut it down")
     try:
-        return yaml.load(text, Loader=_LOADER)  # a safe loader: task.yml builds no Python objects
+        return yaml.load(text, Loader=_BudgetLoader)  # a safe loader: task.yml builds no Python objects
+    except _Refused as exc:
+        raise CockpitError(f"{task}: refused: {exc}") from None
+    except RecursionError:
+        raise CockpitError(f"{task}: refused: nested deeper than it can be read; "
+                           "a task.yml is a list of flat shapes") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f":{mark.line + 1}" if mark is not None else ""
