@@ -19,6 +19,7 @@ from typing import Any
 
 import torch
 
+from cockpit.probes.workload.copies import clone
 from cockpit.probes.workload_load import first_line
 from cockpit.workload.spec import Check, Workload
 
@@ -211,19 +212,6 @@ def _repeat(w: Workload, fn: Callable[..., Any], inputs: Any, first: Any, shape:
     return {"ok": False, "deterministic": False, "repeat_max_abs": distance[0] if distance else None,
             "what": f"differs from itself on the same inputs by {words} (a race? if the order of a sum "
                     "is free, declare atomics=True and the repeat is held to the tolerance)"}
-
-
-def clone(value: Any) -> Any:
-    """A copy of the inputs: every tensor cloned (nested tuples, lists and dicts walked)."""
-    if isinstance(value, torch.Tensor):
-        return value.clone()
-    if isinstance(value, tuple):
-        return tuple(clone(v) for v in value)
-    if isinstance(value, list):
-        return [clone(v) for v in value]
-    if isinstance(value, dict):
-        return {k: clone(v) for k, v in value.items()}
-    return value
 
 
 def refill(mine: Any, inputs: Any) -> bool:
