@@ -100,14 +100,14 @@ async def test_a_change_on_disk_is_noticed_and_the_engineer_chooses(ws, session)
         app.tick()
         await pilot.pause()
         assert isinstance(app.screen, DiskChangedDialog)
-        await pilot.press(*"no way, yes")  # still typing: letters are not answers
+        await pilot.press(*" no way, yes")  # still typing: letters are not answers, they are text
         await pilot.pause()
         assert isinstance(app.screen, DiskChangedDialog)
         assert session.log_md.read_text() == "# rewritten by git checkout\n"
         await pilot.press("ctrl+d")  # take the disk version; keep mine aside
         await pilot.pause()
         assert app.editor.area.text == "# rewritten by git checkout\n"
-        assert (session.path / "SESSION.md.mine").read_text().endswith("## Log\nmine")
+        assert (session.path / "SESSION.md.mine").read_text().endswith("## Log\nmine no way, yes")
         # nothing unsaved here: another cockpit's save is followed without a question
         session.log_md.write_text("# saved by the other cockpit\n")
         app.tick()

@@ -1,8 +1,9 @@
 """The `cockpit` command line: one module per verb or verb group, on top of the core.
 
-Exit codes: 0 ok, 1 a check failed, 2 usage or environment error (one line on stderr). Each
-verb's module is imported only when that verb runs: `cockpit status` runs from tmux's status
-line every few seconds, so it must not pay for Textual, the report stack or NVML.
+Exit codes: 0 ok, 1 a check failed, 2 usage or environment error (one line on stderr). All a
+verb prints passes the door (cli/printed.py). Each verb's module is imported only when that verb
+runs: `cockpit status` runs from tmux's status line every few seconds, so it must not pay for
+Textual, the report stack or NVML.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from typing import cast
 
 from cockpit.cli.parser import build_parser
+from cockpit.cli.printed import through_the_door
 from cockpit.errors import CockpitError
 
 HANDLERS = {
@@ -46,10 +48,12 @@ def handler(verb: str) -> Callable[..., int]:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return handler(args.command or "tui")(args)
-    except CockpitError as exc:
-        print(f"cockpit: {exc}", file=sys.stderr)
-        return 2
+        with through_the_door():  # every word a verb prints, its errors included (cli/printed.py)
+            try:
+                return handler(args.command or "tui")(args)
+            except CockpitError as exc:
+                print(f"cockpit: {exc}", file=sys.stderr)
+                return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `cockpit ... | head`: the reader left; no traceback, as cat does

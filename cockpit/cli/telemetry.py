@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from cockpit.cli.parser import workspace_of
+from cockpit.cli.printed import terminal_of
 from cockpit.clock import SystemClock
 from cockpit.errors import CockpitError
 from cockpit.session.live import LiveSession
@@ -66,7 +67,9 @@ def show_gpus(source: TelemetrySource, as_json: bool, watch_s: float | None, out
             if as_json:
                 out.write(json.dumps(snapshot_json(snap)) + "\n")
             else:
-                out.write((_CLEAR if watch_s is not None and out.isatty() else "") + format_snapshot(snap))
+                if watch_s is not None and out.isatty():  # our own escape: under the door
+                    terminal_of(out).write(_CLEAR)
+                out.write(format_snapshot(snap))
             out.flush()
             if watch_s is None:
                 return 0

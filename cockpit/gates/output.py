@@ -6,25 +6,14 @@ through here.
 
 from __future__ import annotations
 
-import re
-
-from cockpit.printable import strip_escapes
+from cockpit.printable import CONTROLS, printable
 
 MAX_LINE_CHARS = 64 * 1024
 
-# OSC (title, clipboard, hyperlinks) ends with BEL or ST; DCS/SOS/PM/APC end with ST; CSI is
-# ESC [ params final (cursor moves, erase, alternate screen, colours); then 2-byte escapes.
-# C0 controls but tab, DEL, and C1 controls (0x9b is an 8-bit CSI).
-_CONTROLS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
-
 
 def terminal_line(text: str) -> str:
-    """Text with every escape sequence and control character removed; never markup."""
-    return _CONTROLS.sub("", strip_escapes(text))
-
-
-# Anything that needs more than a split: escapes, CR, other controls.
-_NEEDS_CLEANING = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+    """One line through the door (cockpit/printable.py), line breaks out too; never markup."""
+    return printable(text).replace("\r", "").replace("\n", "")
 
 
 def _terminal_view(line: str) -> str:
@@ -75,7 +64,7 @@ def _clean(block: bytes) -> list[str]:
     # Splitting at \n first is safe for UTF-8: 0x0A never occurs inside a multi-byte character.
     text = block.decode("utf-8", errors="replace")
     lines = text.split("\n")
-    if _NEEDS_CLEANING.search(text):
+    if CONTROLS.search(text):  # escapes, CR, other controls: more than a split
         lines = [terminal_line(_terminal_view(line)) for line in lines]
     if max(map(len, lines)) <= MAX_LINE_CHARS:
         return lines

@@ -3,19 +3,13 @@ and control characters out, invalid UTF-8 already replaced; each format then esc
 
 from __future__ import annotations
 
-import re
-
-from cockpit.printable import strip_escapes
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_CONTROL_OR_NEWLINE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+from cockpit.printable import printable
 
 
 def clean_line(text: str) -> str:
     """One line: escape sequences dropped, tabs and newlines become spaces, other control
     characters become U+FFFD so something visible says a byte was there."""
-    text = strip_escapes(text).replace("\t", " ").replace("\r\n", " ").replace("\n", " ")
-    return _CONTROL_OR_NEWLINE.sub("\ufffd", text)
+    return printable(text, mark="\ufffd").replace("\t", " ").replace("\r\n", " ").replace("\n", " ")
 
 
 def clean_value(value: object) -> str:
@@ -26,8 +20,7 @@ def clean_value(value: object) -> str:
 
 def clean_block(text: str) -> str:
     """Several lines (SESSION.md): as `clean_line`, but newlines kept and CRLF made LF."""
-    text = strip_escapes(text).replace("\r\n", "\n").replace("\t", "    ")
-    return _CONTROL.sub("\ufffd", text)
+    return printable(text, mark="\ufffd").replace("\r\n", "\n").replace("\t", "    ")
 
 
 def decode(data: bytes) -> str:

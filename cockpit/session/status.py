@@ -4,9 +4,9 @@ and the cadence that posts it every `status_every_s`.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from cockpit.printable import printable
 from cockpit.session.state import SessionState
 from cockpit.session.timer import TimerView
 
@@ -74,10 +74,8 @@ def next_status_due(state: SessionState, every_s: float, since_t: float) -> floa
     return max(last, since_t) + every_s
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
 def terminal_title(state: SessionState, line: str) -> str:
     """OSC 2 escape that sets the terminal (and tmux pane) title to the status line."""
-    text = _CONTROL.sub(" ", f"cockpit {state.id.split('-')[0]} · {line}")
+    text = printable(f"cockpit {state.id.split('-')[0]} · {line}")  # one OSC of ours, none of theirs
+    text = text.replace("\t", " ").replace("\r\n", " ").replace("\n", " ")
     return f"\x1b]2;{text}\x07"

@@ -41,6 +41,7 @@ from cockpit.ui.phases import PhasePanel
 from cockpit.ui.status_history import StatusHistory
 from cockpit.ui.textual_caches import SWEEP_EVERY_S, empty_textual_caches
 from cockpit.ui.tick_pacer import TickPacer
+from cockpit.ui.toasts import PlainToasts
 from cockpit.ui.tune_feed import TuneFeed
 from cockpit.ui.tune_panel import TunePanel
 from cockpit.ui.typing_guard import TYPING_GAP_S
@@ -63,7 +64,7 @@ def pattern_provider() -> type[Provider]:
     return PatternProvider
 
 
-class CockpitApp(KeyActions, CrashWithoutLocals):
+class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
     CSS_PATH = "cockpit.tcss"
     COMMANDS = App.COMMANDS | {pattern_provider}
     TITLE = "cockpit"

@@ -1,13 +1,20 @@
-"""Small modal dialogs: new session, manual status, go to phase, confirm."""
+"""Small modal dialogs: new session, manual status, go to phase, confirm, SESSION.md changed on
+disk. Text they show from a session (a status, a phase, a summary) passes the door, never markup."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Select
 from textual.widgets.option_list import Option
+
+from cockpit.printable import printable
 
 DIALOG_CSS = """
 {name} {{ align: center middle; }}
@@ -36,7 +43,7 @@ class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
         super().__init__()
         self._templates = templates
         self._default = default
-        self._objective = objective or suggested_objective("")
+        self._objective = printable(objective or suggested_objective(""))  # a name from cockpit.toml
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -44,7 +51,7 @@ class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
             # Pre-filled, so a first run is one Enter away from a session (edit it, or keep it).
             yield Input(self._objective, placeholder="e.g. vectorize K loads in the QK^T loop",
                         id="objective")
-            yield Select([(t, t) for t in self._templates], value=self._default,
+            yield Select([(Text(printable(t)), t) for t in self._templates], value=self._default,
                          allow_blank=False, id="template")
             yield Label("enter: start the session   escape: cancel", classes="hint")
 
@@ -74,7 +81,7 @@ class StatusDialog(ModalScreen[str | None]):
         with Vertical():
             yield Label("[b]Post a status[/b] — what are you doing now?")
             yield Input(placeholder="e.g. ncu on flash_fwd, waiting for the report", id="doing")
-            yield Label(self._preview, classes="hint", markup=False)
+            yield Label(printable(self._preview), classes="hint", markup=False)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.dismiss(event.value.strip())
@@ -98,7 +105,7 @@ class PhasePickerDialog(ModalScreen[str | None]):
         with Vertical():
             yield Label("[b]Go to phase[/b]")
             yield OptionList(*[
-                Option(name + ("  (current)" if name == self._current else ""), id=name,
+                Option(Text(printable(name) + ("  (current)" if name == self._current else "")), id=name,
                        disabled=name == self._current)
                 for name in self._phases
             ])
@@ -124,7 +131,7 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self._question, markup=False)
+            yield Label(printable(self._question), markup=False)
             yield Label("y: yes   n / escape: no", classes="hint")
 
     def action_answer(self, yes: bool) -> None:
@@ -133,8 +140,9 @@ class ConfirmDialog(ModalScreen[bool]):
 
 class DiskChangedDialog(ModalScreen[bool]):
     """SESSION.md changed on disk while the editor holds unsaved text. Answered with control keys
-    only: a sentence typed on into it (a word with a y or an n) answers nothing, and neither
-    answer discards a side (the other is kept beside it)."""
+    only: a sentence typed on into it (a word with a y or an n) answers nothing and goes on into
+    the editor behind it (`typed`), and neither answer discards a side (the other is kept beside
+    it)."""
 
     DEFAULT_CSS = DIALOG_CSS.format(name="DiskChangedDialog")
     BINDINGS = [
@@ -144,13 +152,22 @@ class DiskChangedDialog(ModalScreen[bool]):
                 tooltip="Keep yours; the disk's is kept in SESSION.md.theirs"),
     ]
 
+    def __init__(self, typed: Callable[[str, str | None], bool]) -> None:
+        super().__init__()
+        self._typed = typed
+
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("SESSION.md was changed on disk (another cockpit, git checkout, an editor) while "
                         "you have unsaved text here.\n\nctrl+d: load the version on disk; yours is kept "
                         "in SESSION.md.mine.\nctrl+k / escape: keep yours; the disk's is kept in "
                         "SESSION.md.theirs.", markup=False)
-            yield Label("letters typed here are not answers", classes="hint")
+            yield Label("typing goes on into SESSION.md behind this question", classes="hint")
+
+    def on_key(self, event: events.Key) -> None:
+        if self._typed(event.key, event.character):  # not one key typed meanwhile is lost
+            event.stop()
+            event.prevent_default()
 
     def action_answer(self, take_disk: bool) -> None:
         self.dismiss(take_disk)

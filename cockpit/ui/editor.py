@@ -1,5 +1,7 @@
 """The editor pane: SESSION.md in a TextArea, autosaved; changes made on disk by someone else
-(git checkout, vim) are noticed and the engineer chooses what wins."""
+(git checkout, vim, another cockpit) are noticed and the engineer chooses what wins. Nothing
+typed is lost: keys typed while that question is open go on into the text, and whichever side's
+text is replaced is kept beside SESSION.md (`.mine`, `.theirs`) and named to its owner."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from textual.timer import Timer
 from textual.widgets import TextArea
 
 from cockpit.errors import CockpitError
+from cockpit.printable import printable
 from cockpit.session import logfile
 
 SAVE_AFTER_IDLE_S = 1.5  # after the last keystroke ...
@@ -70,7 +73,7 @@ class SessionEditor(Vertical):
 
     def _show(self, loaded: logfile.Loaded) -> None:
         self.area.language = "markdown" if len(loaded.text) <= HIGHLIGHT_UP_TO else None
-        self.area.load_text(loaded.text)
+        self.area.load_text(printable(loaded.text))  # shown through the door: no escape reaches the screen
         self.area.move_cursor(self.area.document.end)  # a log grows at its end: type there
         self.area.read_only = not loaded.editable
         self._stamp = loaded.stamp
@@ -144,21 +147,25 @@ class SessionEditor(Vertical):
         self.post_message(self.ChangedOnDisk())
 
     def take_disk(self) -> Path | None:
-        """Load the file from disk; unsaved text (if any) is kept in SESSION.md.mine first."""
+        """Load the file from disk. The editor's text is kept first when the disk's would lose
+        any of it: unsaved text in SESSION.md.mine; saved text that another cockpit replaced is
+        named where that cockpit kept it (its SESSION.md.theirs), else kept in .mine too.
+        Returns where it is; None when the disk's version holds every line of it."""
         assert self.path is not None
+        ours, loaded = self.area.text, logfile.load(self.path)
         kept = None
         if self.dirty:
-            kept = self.path.with_suffix(".md.mine")
-            logfile.save(kept, self.area.text)
-        self._show(logfile.load(self.path))
+            kept = keep_aside(self.path, "mine", ours)
+        elif drops_lines(ours, printable(loaded.text)):
+            kept = kept_by_them(self.path, ours) or keep_aside(self.path, "mine", ours)
+        self._show(loaded)
         return kept
 
     def keep_mine(self) -> Path:
         """Write the editor's text over the file on disk, the disk's version kept first in
         SESSION.md.theirs (returned): neither side is lost."""
         assert self.path is not None
-        theirs = self.path.with_suffix(".md.theirs")
-        logfile.save(theirs, logfile.load(self.path).text)
+        theirs = keep_aside(self.path, "theirs", logfile.load(self.path).text)
         self._asked = False
         self._stamp = logfile.stamp_of(self.path)
         if self._first_unsaved is None:
@@ -172,8 +179,23 @@ class SessionEditor(Vertical):
         if self.area.read_only:
             self.app.notify("SESSION.md is read-only here (not UTF-8).", severity="warning")
             return
-        self.area.insert(text)
+        self.area.insert(printable(text))  # a status or a gate's summary: text from the journal
         self.area.focus()
+
+    def type_key(self, key: str, character: str | None) -> bool:
+        """A key typed while a dialog covers the editor, applied as the editor would apply it
+        (letters, enter, backspace); False when it is not typing."""
+        if self.area.read_only:
+            return False
+        if key == "enter":
+            self.area.insert("\n")
+        elif key == "backspace":
+            self.area.action_delete_left()
+        elif character is not None and len(character) == 1 and character.isprintable():
+            self.area.insert(character)
+        else:
+            return False
+        return True
 
     def action_insert_note(self) -> None:
         phase = getattr(self.app, "current_phase_label", lambda: "")()
@@ -195,3 +217,38 @@ class SessionEditor(Vertical):
 
     def action_leave(self) -> None:
         self.post_message(self.Left())
+
+
+def drops_lines(ours: str, theirs: str) -> bool:
+    """True when a non-blank line of `ours` is nowhere in `theirs` (an append keeps them all)."""
+    kept = set(theirs.splitlines())
+    return any(line.strip() and line not in kept for line in ours.splitlines())
+
+
+def keep_aside(path: Path, side: str, text: str) -> Path:
+    """Write `text` beside `path` as `<name>.<side>`, or `.<side>.2`, `.3`... when that name
+    holds other text already: a second conflict never overwrites what the first one kept."""
+    for n in range(1, 100):
+        target = path.with_name(f"{path.name}.{side}" + (f".{n}" if n > 1 else ""))
+        try:
+            held = target.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            logfile.save(target, text)
+            return target
+        except OSError:
+            continue  # not a file we can read (a folder of that name): the next name
+        if held == text:
+            return target
+    raise CockpitError(f"{path.parent}: 99 {path.name}.{side} files already; move the old ones "
+                       "away and choose again")
+
+
+def kept_by_them(path: Path, text: str) -> Path | None:
+    """The `.theirs` file where another cockpit kept `text` when it wrote its own over it."""
+    for theirs in sorted(path.parent.glob(f"{path.name}.theirs*")):
+        try:
+            if printable(theirs.read_text(encoding="utf-8", errors="replace")) == text:
+                return theirs
+        except OSError:
+            continue
+    return None

@@ -15,6 +15,7 @@ from rich.text import Text
 from cockpit.errors import CockpitError
 from cockpit.gates.catalog import GATES, measures
 from cockpit.gates.orphans import running_elsewhere
+from cockpit.printable import printable
 from cockpit.session.state import GateRunRecord
 from cockpit.session.status import Activity
 from cockpit.ui.gate_panel import GateRow
@@ -214,7 +215,7 @@ class GateBoard:
         detail = self.app.gate_detail
         if live_run and self.run is not None:
             run = self.run
-            head = Text.assemble(("running ", "bold cyan"), " ".join(run.command.argv),
+            head = Text.assemble(("running ", "bold cyan"), printable(" ".join(run.command.argv)),
                                  ("\nlog ", "dim"), self._shown_path(str(run.ctx.log_path)))
             record = live.state.last_run(gate) if live else None
             if record is None or record.run_id != run.run_id:
@@ -229,13 +230,13 @@ class GateBoard:
         elsewhere = running_elsewhere(record)
         status = record.status or ("running" if elsewhere else "interrupted")
         head = Text.assemble((status.upper(), "bold"), " ",
-                             record.summary if record.finished else
+                             printable(record.summary) if record.finished else
                              f"in another cockpit (pid {record.owner}); its output is in the log"
                              if elsewhere else interrupted_summary(record),
                              ("\nlog ", "dim"), self._shown_path(record.log))
         for pattern, why in self.matches_for(record)[:2]:
-            head.append(f"\n⚑ pattern {pattern.id:02d} {pattern.title}", style="bold magenta")
-            head.append(f" ({why[:60]}) — o open · A applied", style="magenta")
+            head.append(f"\n⚑ pattern {pattern.id:02d} {printable(pattern.title)}", style="bold magenta")
+            head.append(f" ({printable(why)[:60]}) — o open · A applied", style="magenta")
         from cockpit.ui.gate_results import render_result  # the first finished run loads it
 
         speedups = bench_speedups(live.state.gate_runs, record) if measures(gate) and live else []
@@ -277,7 +278,7 @@ class GateBoard:
     def _shown_path(self, path: str) -> str:
         """Paths inside the workspace are shown relative to it: shorter, and what `ls` shows."""
         root = self.app.workspace.root
-        return os.path.relpath(path, root) if Path(path).is_relative_to(root) else path
+        return printable(os.path.relpath(path, root) if Path(path).is_relative_to(root) else path)
 
 
 def bench_speedups(runs: Iterable[GateRunRecord], shown: GateRunRecord) -> list[float]:

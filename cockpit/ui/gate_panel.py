@@ -15,6 +15,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Log, Static
 
+from cockpit.printable import printable
 from cockpit.session.state import GateRunRecord
 from cockpit.session.status import Activity, fmt_duration
 from cockpit.ui.lines import TextLines
@@ -66,7 +67,7 @@ def gate_row_cells(row: GateRow) -> tuple[Text, Text, Text]:
         if a.eta_s is not None:
             tail += f" ~{fmt_duration(a.eta_s)}"
         return head, middle, Text(tail)
-    summary = Text(row.summary, style=style if row.state != "pass" else "", no_wrap=True,
+    summary = Text(printable(row.summary), style=style if row.state != "pass" else "", no_wrap=True,
                    overflow="ellipsis")
     when = ""
     if row.duration_s is not None:
@@ -219,5 +220,5 @@ def tail_of_file(path: Path, lines: int) -> list[str]:
             f.seek(max(0, size - 200 * lines))
             data = f.read()
     except OSError as exc:
-        return [f"(the log {path.name} cannot be read: {exc.strerror})"]
+        return [printable(f"(the log {path.name} cannot be read: {exc.strerror})")]
     return text_lines(data)[-lines:]

@@ -1,5 +1,6 @@
 """A gate run's result as the detail pane draws it: the run's view (`gates/views/`, the same one
-the report writes) in colour: what failed first, the gate's table, then its facts and warnings."""
+the report writes) in colour: what failed first, the gate's table, then its facts and warnings.
+Every word of a view comes from a child's result file: each passes the door (cockpit/printable.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from rich.text import Text
 from cockpit.analysis.results.bench import read_bench_result
 from cockpit.gates.catalog import measures, view_of
 from cockpit.gates.views import Cell, Fact, GateView, Tone, ViewTable
+from cockpit.printable import printable
 from cockpit.session.state import GateRunRecord
 
 STYLE: dict[Tone, str] = {"": "", "good": "green", "warn": "yellow", "bad": "bold red", "dim": "dim",
@@ -34,21 +36,22 @@ def render_view(view: GateView, speedups: list[float] | None = None) -> Renderab
         parts.append(speedup_chart(speedups))
     if view.facts:
         parts.append(facts_table(view.facts))
-    parts += [Text(f"! {w}", style="yellow") for w in view.warnings]
+    parts += [Text(f"! {printable(w)}", style="yellow") for w in view.warnings]
     return parts[0] if len(parts) == 1 else Group(*parts)
 
 
 def table(view: ViewTable) -> Table:
     out = Table(box=None, padding=(0, 1), expand=True, header_style="dim",
-                caption=Text("\n".join(view.notes), style="dim italic") if view.notes else None,
+                caption=Text(printable("\n".join(view.notes)), style="dim italic") if view.notes else None,
                 caption_justify="left")
     for column in view.columns:
+        title = Text(printable(column.title))
         if column.status:
             out.add_column("", no_wrap=True, width=1)
         elif column.numeric:
-            out.add_column(column.title, justify="right", no_wrap=True)
+            out.add_column(title, justify="right", no_wrap=True)
         else:
-            out.add_column(column.title, ratio=column.share or None, no_wrap=True, overflow="ellipsis")
+            out.add_column(title, ratio=column.share or None, no_wrap=True, overflow="ellipsis")
     for row in view.rows:
         out.add_row(*(_icon(cell) if column.status else _text(cell)
                       for column, cell in zip(view.columns, row, strict=True)))
@@ -65,8 +68,8 @@ def facts_table(facts: tuple[Fact, ...]) -> Table:
     for fact in facts:
         value: RenderableType = KernelName(fact.value) if fact.kernel else _text(Cell(fact.value, fact.tone))
         if fact.meter is not None:
-            value = bar(fact.meter) + Text(f" {fact.value}")
-        out.add_row(fact.label, value)
+            value = bar(fact.meter) + Text(f" {printable(fact.value)}")
+        out.add_row(Text(printable(fact.label)), value)
     return out
 
 
@@ -90,7 +93,7 @@ def speedup_chart(speedups: list[float]) -> Text:
 
 
 def _text(cell: Cell) -> Text:
-    return Text(cell.text, style=STYLE[cell.tone])
+    return Text(printable(cell.text), style=STYLE[cell.tone])
 
 
 def _icon(cell: Cell) -> Text:

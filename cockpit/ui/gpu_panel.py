@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from cockpit.printable import printable
 from cockpit.ui.lines import TextLines
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ def gpu_block(static: GpuStatic | None, sample: GpuSample, history: History | No
             (" mem", "dim"), (sparkline(list(mem), w, float(mem_total) if mem_total else None), "blue"),
         ))
     for proc in sample.processes:
-        who = f"pid {proc.pid} {proc.name or '?'} {_n(proc.used_mib)} MiB"
+        who = f"pid {proc.pid} {printable(proc.name or '?')} {_n(proc.used_mib)} MiB"
         if is_ours(proc.pid, proc.ancestors, own_pid):
             lines.append(Text(f"  {who} (ours)", style="dim"))
         elif gate_gpu:

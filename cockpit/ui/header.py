@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
+from cockpit.printable import printable
 from cockpit.session.state import SessionState
 from cockpit.session.status import fmt_minutes
 from cockpit.session.timer import TimerView, cost_so_far
@@ -137,16 +138,17 @@ def header_parts(state: SessionState, view: TimerView, now: float, patterns: int
         phase = Text.assemble(("ENDED", "bold"))
     elif current is not None:
         style = BUDGET_STYLE[current.budget]
+        name = printable(current.name).upper()
         if current.budget_s > 0:
             phase = Text.assemble(
-                (f"{current.name.upper()} {_minutes_of(current.elapsed_s, current.budget_s)}", style))
+                (f"{name} {_minutes_of(current.elapsed_s, current.budget_s)}", style))
             over = current.remaining_s < 0
             # Whole minutes rounded up, so that the minutes shown and the minutes left add up.
             words = (f"{fmt_minutes(-current.remaining_s)} over" if over
                      else f"{fmt_minutes(math.ceil(current.remaining_s / 60) * 60)} left")
             left = Text.assemble((words, style if over else ""))
         else:
-            phase = Text.assemble((f"{current.name.upper()} {fmt_minutes(current.elapsed_s)}", style))
+            phase = Text.assemble((f"{name} {fmt_minutes(current.elapsed_s)}", style))
         if view.paused:
             phase.append(" PAUSED", style="bold reverse yellow")
     elif view.finished:
@@ -156,7 +158,7 @@ def header_parts(state: SessionState, view: TimerView, now: float, patterns: int
     applied = len(state.applied_patterns)
     return HeaderParts(
         phase=phase, left=left, elapsed=f"{fmt_minutes(view.total_elapsed_s)} elapsed",
-        session_id=state.id, objective=state.objective,
+        session_id=printable(state.id), objective=printable(state.objective),
         cost=f"${cost_so_far(state, now):.2f}" if state.gpu_cost_per_hour > 0 else None,
         patterns=Text.assemble((f"patterns {applied}/{patterns}", "magenta" if applied else "dim"))
         if patterns else None)

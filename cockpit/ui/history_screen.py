@@ -15,6 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Label, Sparkline, Static
 
+from cockpit.printable import printable
 from cockpit.session.workspace import Workspace
 from cockpit.ui.key_bar import KeyBar
 
@@ -98,26 +99,29 @@ class HistoryScreen(Screen[None]):
 
         n = len(group.sessions)
         several = len(table.workloads) > 1
-        which = (f" of workload {group.workload} ({self.shown + 1}/{len(table.workloads)}, w: next)"
-                 if several else "")
+        which = (f" of workload {printable(str(group.workload))} ({self.shown + 1}/{len(table.workloads)}, "
+                 "w: next)" if several else "")
         self.query_one("#title", Static).update(
-            f"History: {n} session{'s' if n != 1 else ''}{which}, oldest first · esc: back")
+            Text(f"History: {n} session{'s' if n != 1 else ''}{which}, oldest first · esc: back"))
         references = group.references[:REFERENCE_COLUMNS]
         grid = self.query_one(DataTable)
         grid.clear(columns=True)
         grid.add_columns("session", "date", "objective", "duration", "1st valid",
-                         *(f"vs {label}" for _, label in references), "patterns", "mistakes", "outcome")
+                         *(Text(f"vs {printable(label)}") for _, label in references),
+                         "patterns", "mistakes", "outcome")
         summaries = {s.id: s for s in table.sessions}
         for s in (summaries[i] for i in group.sessions):
-            grid.add_row(s.id, utc(s.started_t)[:16], s.objective[:40], minutes(s.duration_s),
+            # Texts, not strings: a table parses a string cell as markup; every word through the door.
+            grid.add_row(Text(printable(s.id)), utc(s.started_t)[:16], Text(printable(s.objective)[:40]),
+                         minutes(s.duration_s),
                          minutes(s.first_valid_s), *(times(s.vs(ref)) for ref, _ in references),
                          pattern_ids(s.patterns_applied),
                          Text(str(len(s.mistakes)), style="bold red" if s.mistakes else ""),
-                         s.outcome + ("" if s.ended_t is not None else " (open)"))
+                         Text(printable(s.outcome) + ("" if s.ended_t is not None else " (open)")))
         self.query_one("#durations", Sparkline).data = [round(summaries[i].duration_s / 60, 1)
                                                          for i in group.sessions]
         self.query_one("#speedup-label", Label).update(
-            f"best valid vs {references[0][1]}" if references else "best valid speedup")
+            Text(f"best valid vs {printable(references[0][1])}" if references else "best valid speedup"))
         self.query_one("#speedups", Sparkline).data = [x or 0.0 for x in group.best_speedups]
         lines: list[str] = []
         if group.vs_previous is not None:
@@ -126,7 +130,8 @@ class HistoryScreen(Screen[None]):
                       for c in group.vs_previous.rows]
         lines += [f"trend: {line}" for line in group.overall]
         lines += [f"skipped {p}" for p in table.problems]
-        self.query_one("#comparison", Static).update(Text("\n".join(lines) or "no sessions yet"))
+        self.query_one("#comparison", Static).update(Text(printable("\n".join(lines)) or "no sessions yet"))
         mine = set(group.sessions)
         self.query_one("#regressions", Static).update(
-            Text("\n".join(f"REGRESSION {r.text}" for r in table.regressions if r.session in mine)))
+            Text(printable("\n".join(f"REGRESSION {r.text}" for r in table.regressions
+                                      if r.session in mine))))

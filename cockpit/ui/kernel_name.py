@@ -11,6 +11,7 @@ from rich.text import Text
 
 from cockpit.hardware.itanium import itanium_demangle
 from cockpit.hardware.symbols import opening, short_name, split_args
+from cockpit.printable import printable
 
 NARROWEST = 16
 """Cells a kernel name asks of a table before it is cut."""
@@ -50,7 +51,7 @@ class KernelName:
     """A kernel's readable name, fitted to the width it is drawn in (a table cell's)."""
 
     def __init__(self, name: str, style: str = "bold") -> None:
-        self.name = readable_kernel(name)
+        self.name = readable_kernel(printable(name))  # from a profile or a result file
         self.style = style
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:

@@ -1,4 +1,5 @@
-"""A widget drawn line by line from one-line Rich Texts, repainting only the lines that change.
+"""A widget drawn line by line from one-line Rich Texts, repainting only the lines that change;
+every line is drawn through the door (cockpit/printable.py).
 
 The panels that tick every second (header, phases, gates, GPU) change a few cells a second. A
 Rich renderable would be laid out and rendered whole on every change; here each line is rendered
@@ -10,11 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
+
+from cockpit.printable import printable
 
 
 class TextLines(Widget):
@@ -106,7 +110,9 @@ class TextLines(Widget):
                 console = self.app.console
                 # Text.render leaves out the Text's own base style: put it under the spans.
                 style = base + console.get_style(text.style) if text.style else base
-                strip = Strip(list(text.render(console)), text.cell_len)
+                # Each piece through the door: an objective, a phase, a status or a summary from a
+                # journal, a process name from NVML, is drawn here.
+                strip = Strip([Segment(printable(s.text), s.style) for s in text.render(console)])
                 strip = strip.apply_style(style).extend_cell_length(width, base)
             else:
                 strip = Strip.blank(width, base)

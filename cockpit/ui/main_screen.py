@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 # window, and in both the focused editor takes the whole width (it needs ~60 columns to read).
 MEDIUM_BELOW = 140
 NARROW_BELOW = 100
+KEPT_NOTICE_S = 120  # seconds a notice naming where replaced text was kept stays up
 
 
 def width_class(width: int) -> str:
@@ -140,20 +141,26 @@ class MainScreen(Screen[None]):
         def chosen(take_disk: bool | None) -> None:
             try:
                 if take_disk:
+                    dirty = editor.dirty
                     kept = editor.take_disk()
-                    mine = f" Yours is in {kept.name}." if kept else ""
-                    app.notify("Loaded SESSION.md from disk." + mine, markup=False)
+                    if kept is None:
+                        app.notify("Loaded SESSION.md from disk.")
+                    else:  # the only word of where that text went: long enough to read and copy
+                        said = ("Loaded SESSION.md from disk; your unsaved text is in" if dirty else
+                                "SESSION.md was replaced on disk; the text you had is in")
+                        app.notify(f"{said} {kept}", severity="warning", timeout=KEPT_NOTICE_S)
+                        editor.border_subtitle = f"yours: {kept.name}"
                 else:
                     theirs = editor.keep_mine()
-                    app.notify(f"Kept your SESSION.md; the version on disk is in {theirs.name}.",
-                               markup=False)
+                    app.notify(f"Kept your SESSION.md; the version on disk is in {theirs}",
+                               timeout=KEPT_NOTICE_S)
             except CockpitError as exc:
-                app.notify(str(exc), severity="error", markup=False)
+                app.notify(str(exc), severity="error")
 
         if not editor.dirty:  # nothing of yours to lose: follow the file, no question asked
             chosen(True)
             return
-        app.push_screen(DiskChangedDialog(), chosen)
+        app.push_screen(DiskChangedDialog(editor.type_key), chosen)
 
     # Typing ---------------------------------------------------------------------------------
 

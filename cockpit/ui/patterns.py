@@ -11,11 +11,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from cockpit.patterns.search import rank
+from cockpit.printable import printable
 
 if TYPE_CHECKING:
     from cockpit.patterns.library import Pattern
@@ -29,18 +31,19 @@ DIALOG_CSS = """
 
 
 def pattern_details(p: Pattern, applied: bool) -> Text:
+    """A pattern as the browser shows it: every word of the file through the door, never markup."""
     text = Text()
-    text.append(f"{p.id:02d} · {p.title}\n", style="bold")
-    text.append(f"{p.status} · saves {p.time_saved_min} min", style="dim")
+    text.append(f"{p.id:02d} · {printable(p.title)}\n", style="bold")
+    text.append(f"{printable(p.status)} · saves {p.time_saved_min} min", style="dim")
     text.append("  · applied in this session\n" if applied else "\n", style="bold green")
     for label, value in (("Problem", p.problem), ("When", p.when), ("Solution", p.solution)):
         text.append(f"\n{label}: ", style="bold")
-        text.append(value)
+        text.append(printable(value))
     if p.evidence:
         text.append("\n\nEvidence: ", style="bold")
-        text.append(", ".join(p.evidence))
+        text.append(printable(", ".join(p.evidence)))
     if p.body.strip():
-        text.append("\n\n" + p.body.strip())
+        text.append("\n\n" + printable(p.body.strip()))
     return text
 
 
@@ -89,8 +92,8 @@ class PatternBrowser(ModalScreen[None]):
         self.shown = [p for p, _ in rank(self.patterns, query)] if query.strip() else self.patterns
         options = self.query_one(OptionList)
         options.clear_options()
-        options.add_options([Option(f"{p.id:02d} {'✓ ' if p.id in self.applied else ''}{p.title}",
-                                    id=str(p.id)) for p in self.shown])
+        options.add_options([Option(Text(f"{p.id:02d} {'✓ ' if p.id in self.applied else ''}"
+                                         + printable(p.title)), id=str(p.id)) for p in self.shown])
         if self.shown:
             options.highlighted = 0
 
@@ -179,9 +182,10 @@ class PatternProvider(Provider):
         patterns = getattr(app, "patterns", ())
         matcher = self.matcher(query)
         for p in patterns:
-            label = f"Pattern {p.id:02d}: {p.title}"
+            label = f"Pattern {p.id:02d}: {printable(p.title)}"
             score = matcher.match(label)
             if score > 0:
-                yield Hit(score, matcher.highlight(label),
+                # The palette parses a hit's words as markup: a pattern's are escaped.
+                yield Hit(score, matcher.highlight(escape(label)),
                           lambda pid=p.id: app.open_patterns(pid),  # type: ignore[attr-defined]
-                          help=p.problem[:120])
+                          help=escape(printable(p.problem)[:120]))

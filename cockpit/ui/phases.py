@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from rich.text import Text
 
+from cockpit.printable import printable
 from cockpit.session.status import fmt_duration
 from cockpit.session.timer import PhaseView, TimerView
 from cockpit.ui.lines import TextLines
@@ -31,7 +32,7 @@ def phase_row(view: PhaseView, bar_width: int = BAR_WIDTH) -> tuple[Text, Text, 
     time_style = "bold red" if over else ("yellow" if view.budget == "warn" and current else "")
     return (
         Text(ICON[view.progress], style="bold" if current else "dim"),
-        Text(f" {view.name} ", style=name_style),
+        Text(f" {printable(view.name)} ", style=name_style),
         Text(f"{fmt_duration(view.elapsed_s)}/{fmt_duration(view.budget_s)}", style=time_style),
         budget_bar(view.elapsed_s, view.budget_s, view.budget, bar_width)
         if view.elapsed_s and bar_width > 0 else Text(""),

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.text import Text
 from textual.containers import VerticalScroll
 
+from cockpit.printable import printable
 from cockpit.session.state import StatusEntry
 from cockpit.ui.lines import TextLines
 
@@ -36,7 +37,7 @@ def status_lines(statuses: tuple[StatusEntry, ...], width: int, console: Console
             Text("you".ljust(who_width), style="bold cyan")
         stamp = Text(time.strftime("%H:%M:%S ", time.localtime(entry.t)), style="dim")
         blank = Text.assemble((" " * (TIME_WIDTH + 1), "dim"), " " * (who_width + 1))
-        for i, part in enumerate(wrap(Text(entry.text), room, console)):  # plain: never markup
+        for i, part in enumerate(wrap(Text(printable(entry.text)), room, console)):  # never markup
             lines.append((Text.assemble(stamp, who, " ") if i == 0 else blank) + part)
     return lines
 

@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from cockpit.printable import printable
 from cockpit.session.status import fmt_duration
 
 if TYPE_CHECKING:
@@ -34,32 +35,34 @@ def tune_lines(progress: TuneProgress | None, now: float) -> Text:
         out.append(f" · budget left {fmt_duration(left)}", style="dim")
     else:
         out.append("tuned ", style="bold green")
-        out.append(f"{progress.measured} configurations measured; {progress.summary}")
-    out.append(f"\n{progress.target}  compile queue {progress.queued}", style="dim")
+        out.append(f"{progress.measured} configurations measured; {printable(progress.summary)}")
+    out.append(f"\n{printable(progress.target)}  compile queue {progress.queued}", style="dim")
+    baseline = printable(progress.baseline)  # the journal's words, through the door
     rate = progress.unit == " TFLOP/s"
     for best in progress.best:
-        out.append(f"\n{best.group} best ", style="bold")
-        out.append(best.config)
+        out.append(f"\n{printable(best.group)} best ", style="bold")
+        out.append(printable(best.config))
         v = best.value
         out.append(f"  {v.value:.1f} TFLOP/s [{v.lo:.1f}, {v.hi:.1f}]" if rate else
-                   f"  {v.value:.2f}× {progress.baseline} [{v.lo:.2f}, {v.hi:.2f}]",
+                   f"  {v.value:.2f}× {baseline} [{v.lo:.2f}, {v.hi:.2f}]",
                    style="" if rate or v.value < 1 else "green")
         if best.vs_current is not None:
             style = "green" if best.beats_current else "yellow"
             out.append(f"  {best.vs_current:.2f}× current", style=style)
         if rate and best.vs_baseline is not None:
-            out.append(f"  {best.vs_baseline:.2f}× {progress.baseline}",
+            out.append(f"  {best.vs_baseline:.2f}× {baseline}",
                        style="green" if best.vs_baseline >= 1 else "")
     if progress.rejected:
-        out.append("\nrejected: " + ", ".join(f"{n} {limit}" for limit, n in progress.rejected.items()),
+        rejected = ", ".join(f"{n} {limit}" for limit, n in progress.rejected.items())
+        out.append("\nrejected: " + printable(rejected),
                    style="dim")
     outcomes = {k: v for k, v in progress.outcomes.items()
                 if k in ("pruned", "incorrect", "crashed", "failed") and v}
     if outcomes:
-        out.append("\n" + ", ".join(f"{n} {k}" for k, n in outcomes.items()),
+        out.append("\n" + printable(", ".join(f"{n} {k}" for k, n in outcomes.items())),
                    style="dim" if set(outcomes) == {"pruned"} else "yellow")
     for line in progress.recent:
-        out.append(f"\n  {line}", style="dim")
+        out.append(f"\n  {printable(line)}", style="dim")
     return out
 
 
