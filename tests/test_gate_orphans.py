@@ -1,6 +1,7 @@
 """`kill -9` of a cockpit leaves its gate's processes running under PID 1; the next cockpit on the
 session stops them and journals the run as interrupted. Another cockpit's live gate is shown
-running, never interrupted, and never touched."""
+running, never interrupted, and never touched. A journal line alone never gets a process signalled:
+the OS must show the run's mark in the process's environment."""
 
 from __future__ import annotations
 
@@ -14,13 +15,16 @@ from pathlib import Path
 
 import pytest
 
+from cockpit.cli import main
 from cockpit.clock import FakeClock
+from cockpit.gates.mark import ENV as MARK_ENV
+from cockpit.gates.mark import seal
 from cockpit.gates.orphans import orphans, reap, running_elsewhere
 from cockpit.gates.process import pid_alive, process_start
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter, read_journal
 from cockpit.session.state import fold
-from cockpit.session.workspace import SessionRef, Workspace
+from cockpit.session.workspace import SessionRef, Workspace, list_sessions
 from tests.test_app import make_app
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
@@ -39,14 +43,20 @@ def _gone_pid() -> int:
     return int(done.stdout)
 
 
-def _group_child() -> subprocess.Popen[bytes]:
-    return subprocess.Popen(["sleep", "120"], start_new_session=True)
+TOKEN = "0123456789abcdef0123456789abcdef"
 
 
-def _journal_run(ref: SessionRef, t: float, pid: int, owner: int) -> None:
+def _group_child(token: str | None = TOKEN) -> subprocess.Popen[bytes]:
+    """A gate's child as the cockpit starts one: leading its group, marked (or not) in its environment."""
+    env = {k: v for k, v in os.environ.items() if k != MARK_ENV}
+    return subprocess.Popen(["sleep", "120"], start_new_session=True,
+                            env={**env, MARK_ENV: token} if token else env)
+
+
+def _journal_run(ref: SessionRef, t: float, pid: int, owner: int, mark: str | None = None) -> None:
     writer = JournalWriter(ref.journal)
     writer.append(ev.gate_started(t, "001-bench", "bench", ("sleep", "120"), "l", pid, owner,
-                                  process_start(pid)))
+                                  process_start(pid), mark or seal(TOKEN)))
     writer.close()
 
 
@@ -117,3 +127,41 @@ def test_kill_9_of_a_headless_gate_then_the_next_gate_stops_what_it_left(tmp_pat
     _until(lambda: process_start(gate_pid) is None)
     ends = [e for e in map(json.loads, journal.read_text().splitlines()) if e["type"] == "gate_finished"]
     assert (ends[0]["run_id"], ends[0]["status"]) == ("001-env", "interrupted")
+
+
+def test_a_journal_naming_a_process_that_is_not_ours_gets_nothing_signalled(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "cockpit.toml").write_text('[gates.env]\ncommand = ["true"]\n')
+    assert main(["--workspace", str(ws), "new", "hostile"]) == 0
+    [ref] = list_sessions(Workspace(ws.resolve()))
+    victim = _group_child(token=None)  # someone's process group leader, with its real pid and start
+    try:
+        with ref.journal.open("a") as f:  # a committed journal's crafted line, four guesses of the mark
+            for n, guess in enumerate(("", "0" * 64, seal(""), seal(TOKEN)), 1):
+                f.write(json.dumps({"t": 1795000010, "type": "gate_started", "run_id": f"00{n}-env", "gate": "env",
+                                    "argv": ["sleep"], "log": "l", "pid": victim.pid, "owner": _gone_pid(),
+                                    "pid_start": process_start(victim.pid), "mark": guess}) + "\n")
+        capsys.readouterr()
+        assert main(["--workspace", str(ws), "gate", "env"]) == 0
+        assert victim.poll() is None  # still alive: never signalled
+        said = [line for line in capsys.readouterr().err.splitlines() if "not signalled" in line]
+        assert len(said) == 4 and f"pid {victim.pid} was not signalled: it carries no {MARK_ENV}" in said[-1]
+        ends = [e for e in map(json.loads, ref.journal.read_text().splitlines()) if e["type"] == "gate_finished"]
+        assert [e["status"] for e in ends[:4]] == ["interrupted"] * 4  # each end journaled, with its reason
+        assert all("was not signalled" in e["summary"] and "\n" not in e["summary"] for e in ends[:4])
+    finally:
+        victim.kill()
+
+
+def test_a_process_marked_for_another_run_is_left_alone(session: SessionRef, ws: Workspace,
+                                                         clock: FakeClock) -> None:
+    child = _group_child()
+    try:
+        _journal_run(session, clock.now(), child.pid, _gone_pid(), mark=seal("another run's token"))
+        state = fold(read_journal(session.journal).events, ws.root)
+        _, told = reap(state, clock.now)
+        assert child.poll() is None and "is not this run's" in told[0]
+    finally:
+        child.kill()

@@ -37,6 +37,7 @@ from cockpit.gates.gate import GateContext, GateStatus, Verdict
 from cockpit.gates.probe_call import ShapeCounter, probe_argv, read_result
 from cockpit.hardware.peaks import peak_for, share_of_peak
 from cockpit.json_fields import JsonObject, as_number, compact, obj, objects, strings, text
+from cockpit.session.inside import confine_session_path
 from cockpit.session.paths import stored_path
 from cockpit.workload.describe import cached
 from cockpit.workload.kernel_files import kernel_paths
@@ -65,7 +66,7 @@ def judge_measured(ctx: GateContext, data: JsonObject, harness: str | None = Non
                        baseline_label=text(obj(data.get("labels")).get(baseline or "")) or baseline)
     t = time.time()
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(t))
-    record_path = ctx.session_dir / "results" / f"bench-{stamp}.json"
+    record_path = confine_session_path(ctx.session_dir / "results" / f"bench-{stamp}.json")
     record_path.parent.mkdir(parents=True, exist_ok=True)
     commit = head_commit(ctx.workspace)
     rows = [dict(r) for r in objects(data.get("rows"))]

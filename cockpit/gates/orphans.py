@@ -5,8 +5,11 @@ it running under PID 1: a benchmark holding the GPU, a build holding the CPUs, w
 with no one to keep it to `[gates] log_max_mb`. The next cockpit that opens the session stops
 it: a run with no finish whose owner (the cockpit that started it) is gone, whose child is still
 the process it started (the start time the journal keeps, so a reused pid is never signalled),
-has its process group sent SIGTERM, then SIGKILL, and its end journaled as interrupted. A run
-whose owner is alive is another cockpit's (a second SSH login, a headless `cockpit gate`): left
+has its process group sent SIGTERM, then SIGKILL, and its end journaled as interrupted. The
+journal is input from whoever committed it, so nothing is signalled on its word: the OS must
+confirm, before each signal, that the group's leader carries the run's mark (gates/mark.py);
+where it does not, the run's end is journaled with the one line saying why it was left alone.
+A run whose owner is alive is another cockpit's (a second SSH login, a headless `cockpit gate`): left
 alone, and shown running.
 """
 
@@ -17,6 +20,7 @@ import signal
 import time
 from collections.abc import Callable
 
+from cockpit.gates.mark import unconfirmed
 from cockpit.gates.pids import pid_alive, process_start
 from cockpit.session import events as ev
 from cockpit.session.journal import Event
@@ -43,14 +47,20 @@ def orphans(state: SessionState, me: int | None = None) -> list[GateRunRecord]:
 
 def reap(state: SessionState, now: Callable[[], float],
          me: int | None = None) -> tuple[list[Event], list[str]]:
-    """Stop every orphan's process group; the events that journal their ends and one line each."""
+    """Stop every orphan's process group that the OS confirms is the run's own; the events that
+    journal their ends and one line each (a process left alone says why)."""
     events, told = [], []
     for run in orphans(state, me):
         assert run.pid is not None
-        stopped = _stop_group(run.pid, run.pid_start)
-        how = "stopped" if stopped else "could not be stopped (it ignores SIGKILL?)"
-        summary = (f"interrupted: its cockpit (pid {run.owner}) was gone; its processes (group {run.pid}) "
-                   f"{how} when the session was opened again")
+        refused = unconfirmed(run.pid, run.mark)
+        if refused is None:
+            stopped = _stop_group(run.pid, run.pid_start, run.mark)
+            how = "stopped" if stopped else "could not be stopped (it ignores SIGKILL?)"
+            summary = (f"interrupted: its cockpit (pid {run.owner}) was gone; its processes "
+                       f"(group {run.pid}) {how} when the session was opened again")
+        else:
+            summary = (f"interrupted: its cockpit (pid {run.owner}) was gone; pid {run.pid} was not "
+                       f"signalled: {refused}; stop it yourself if it is yours")
         t = now()
         events.append(ev.gate_finished(t, run.run_id, run.gate, "interrupted", summary, t - run.started_t,
                                        None, run.log, {}))
@@ -58,9 +68,14 @@ def reap(state: SessionState, now: Callable[[], float],
     return events, told
 
 
-def _stop_group(pid: int, started: int | None) -> bool:
-    """SIGTERM to the group, SIGKILL after GRACE_S; True once the leader is gone."""
+def _stop_group(pid: int, started: int | None, mark: str | None) -> bool:
+    """SIGTERM to the group, SIGKILL after GRACE_S, each only while the leader still carries the
+    mark; True once the leader is gone."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
+        if process_start(pid) != started:
+            return True
+        if unconfirmed(pid, mark) is not None:
+            return False
         try:
             os.killpg(pid, sig)
         except ProcessLookupError:

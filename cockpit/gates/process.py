@@ -31,6 +31,7 @@ from cockpit.gates.log_cap import LogCap
 from cockpit.gates.log_follow import GateOutput, LogFollower
 from cockpit.gates.pids import pid_alive as pid_alive
 from cockpit.gates.pids import process_start as process_start
+from cockpit.session.inside import confine_session_path
 
 Ending = Literal["exited", "cancelled", "timeout"]
 POLL_S = 0.2
@@ -90,6 +91,7 @@ class GateProcess:
         """Open the log and start the child on it; returns its pid. Raises CockpitError if either
         fails. Nothing reaches the sink until `stream()`."""
         header = _log_header(self.command)
+        confine_session_path(self.log_path)
         try:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_CLOEXEC,

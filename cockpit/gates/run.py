@@ -11,7 +11,7 @@ import os
 import sys
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -21,9 +21,12 @@ from cockpit.errors import CockpitError
 from cockpit.gates.device import GateDevice, command_device, needs_nvml, nvml_gpus, pin_command
 from cockpit.gates.gate import Gate, GateContext, Verdict, exit_code_verdict
 from cockpit.gates.log_follow import GateOutput
+from cockpit.gates.mark import ENV as MARK_ENV
+from cockpit.gates.mark import new_token, seal
 from cockpit.gates.process import GateCommand, GateProcess, ProcessOutcome, process_start
 from cockpit.gates.structured import ENV, judge_replaced
 from cockpit.session import events as ev
+from cockpit.session.inside import confine, confine_session_path
 from cockpit.session.live import LiveSession
 from cockpit.session.paths import stored_path
 from cockpit.session.results import gate_finished_event
@@ -56,7 +59,7 @@ def next_run_id(state: SessionState, gate: str, session_dir: Path | None = None)
     number = state.gate_run_count + 1
     if session_dir is None:
         return f"{number:03d}-{gate}"
-    logs = session_dir / "logs"
+    logs = confine(session_dir / "logs", session_dir.parent.parent)
     try:
         logs.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -157,7 +160,12 @@ class GateRun:
             # `[gates] device`: the child sees that GPU alone, named by UUID.
             gpus = self._gpus() if needs_nvml(self.ctx.config) else ()
             self.command = pin_command(self.command, self.ctx.config, gpus)
+            # the mark the OS shows a later cockpit before it signals this child (gates/mark.py)
+            token = new_token()
+            self.command = replace(self.command, env={**self.command.env, MARK_ENV: token})
+            confine_session_path(self.ctx.log_path)
             if self._custom:  # where a replaced command may write its structured result
+                confine_session_path(self.ctx.result_path)
                 try:
                     self.ctx.result_path.parent.mkdir(parents=True, exist_ok=True)
                 except OSError as exc:
@@ -173,7 +181,7 @@ class GateRun:
         try:
             self.session.append([ev.gate_started(self.started_t, self.run_id, self.gate.name,
                                                  self.command.argv, self._log, pid, os.getpid(),
-                                                 process_start(pid))])
+                                                 process_start(pid), seal(token))])
         except CockpitError:
             self._process.terminate_now()  # a run the journal cannot record must not go on
             raise

@@ -24,6 +24,7 @@ from cockpit.patterns import frontmatter as fm
 from cockpit.patterns.pattern import FILE_NAME, MEANINGS, SHIPPED, STATUSES, Pattern, PatternStatus, Trigger
 from cockpit.patterns.search import close_matches, find, rank
 from cockpit.patterns.triggers import TriggerError, trigger_from_mapping, trigger_to_mapping
+from cockpit.session.inside import OutsideWorkspace, confine
 from cockpit.slug import slugify
 
 if sys.platform != "win32":
@@ -75,15 +76,22 @@ def load_patterns(workspace_dir: Path) -> tuple[tuple[Pattern, ...], tuple[LoadP
     """The shipped library with the workspace's `patterns/` on top: a workspace file adds a
     pattern, or replaces the shipped one of the same id (your own wording of a rule wins)."""
     shipped, problems = load_library(SHIPPED)
-    own, own_problems = load_library(workspace_dir)
+    own, own_problems = load_library(workspace_dir, workspace=workspace_dir.parent)
     by_id = {p.id: p for p in shipped}
     by_id.update({p.id: p for p in own})
     return tuple(sorted(by_id.values(), key=lambda p: p.id)), problems + own_problems
 
 
-def load_library(directory: Path) -> tuple[tuple[Pattern, ...], tuple[LoadProblem, ...]]:
+def load_library(directory: Path, workspace: Path | None = None
+                 ) -> tuple[tuple[Pattern, ...], tuple[LoadProblem, ...]]:
     """Every `NN-slug.md` in `directory`, by id, and a problem for each file that did not load.
-    No directory yet is an empty library; README.md and dotfiles are not patterns."""
+    No directory yet is an empty library; README.md and dotfiles are not patterns. With
+    `workspace`, a file (or the folder) that a symlink leads out of it is a problem, never read."""
+    try:
+        if workspace is not None:
+            confine(directory, workspace)
+    except OutsideWorkspace as exc:
+        return (), (LoadProblem(directory, 1, str(exc)),)
     try:
         names = sorted(entry.name for entry in os.scandir(directory) if entry.is_file())
     except FileNotFoundError:
@@ -98,7 +106,10 @@ def load_library(directory: Path) -> tuple[tuple[Pattern, ...], tuple[LoadProble
             continue
         path = directory / name
         try:
-            pattern = read_pattern(path)
+            pattern = read_pattern(confine(path, workspace) if workspace is not None else path)
+        except OutsideWorkspace as exc:
+            problems.append(LoadProblem(path, 1, str(exc)))
+            continue
         except PatternFileError as exc:
             problems.append(LoadProblem(path, exc.line, exc.message))
             continue
@@ -323,6 +334,10 @@ def new_pattern(
     if isinstance(time_saved_min, bool) or not isinstance(time_saved_min, int) or time_saved_min < 0:
         raise PatternError(f"time saved {time_saved_min!r} is not a whole number of minutes ≥ 0")
     slug = pattern_slug(clean["title"])
+    try:
+        confine(directory, directory.parent)
+    except OutsideWorkspace as exc:
+        raise PatternError(str(exc)) from exc
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -50,6 +50,7 @@ from cockpit.report.reading import read_session
 from cockpit.report.text import clean_block, clean_line, clean_value, decode
 from cockpit.report.trend import compare
 from cockpit.session import events as ev
+from cockpit.session.inside import OutsideWorkspace, confine_session_path
 from cockpit.session.journal import Event
 from cockpit.session.paths import stored_path
 from cockpit.session.state import GateRunRecord, SessionState
@@ -222,8 +223,11 @@ def decisions(events: tuple[Event, ...], state: SessionState) -> tuple[Decision,
 def _read_track(ref: SessionRef, problems: list[str]) -> Track:
     path = ref.path / TRACK_NAME
     try:
-        data = path.read_bytes()
+        data = confine_session_path(path).read_bytes()
     except FileNotFoundError:
+        return Track(())
+    except OutsideWorkspace as exc:
+        problems.append(str(exc))
         return Track(())
     except OSError as exc:
         problems.append(f"{stored_path(path, ref.workspace)}: cannot read ({exc.strerror})")
@@ -237,8 +241,11 @@ def gate_rows(ref: SessionRef, run: GateRunRecord, problems: list[str]) -> list[
     """A headless gate's own NVML samples (the probe's result file), as track rows."""
     path = ref.path / "results" / f"{run.run_id}.json"
     try:
-        data = json.loads(decode(path.read_bytes()))
+        data = json.loads(decode(confine_session_path(path).read_bytes()))
     except FileNotFoundError:
+        return []
+    except OutsideWorkspace as exc:
+        problems.append(str(exc))
         return []
     except (OSError, ValueError):
         problems.append(f"{stored_path(path, ref.workspace)}: not a readable probe result, its "
@@ -299,9 +306,11 @@ def spans(state: SessionState, as_of: float) -> tuple[Span, ...]:
 
 def _notes(ref: SessionRef, problems: list[str]) -> str | None:
     try:
-        return clean_block(decode(ref.log_md.read_bytes()))
+        return clean_block(decode(confine_session_path(ref.log_md).read_bytes()))
     except FileNotFoundError:
         problems.append(f"{stored_path(ref.log_md, ref.workspace)}: missing (no notes to report)")
+    except OutsideWorkspace as exc:
+        problems.append(str(exc))
     except OSError as exc:
         problems.append(f"{stored_path(ref.log_md, ref.workspace)}: cannot read ({exc.strerror})")
     return None

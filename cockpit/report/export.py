@@ -17,8 +17,9 @@ from cockpit.report.jsonio import dumps
 from cockpit.report.markdown import render_markdown
 from cockpit.report.model import Report
 from cockpit.report.pr import render_pr
+from cockpit.session.inside import confine
 from cockpit.session.live import atomic_write
-from cockpit.session.paths import inside, stored_path
+from cockpit.session.paths import stored_path
 from cockpit.session.workspace import SessionRef, Workspace, list_sessions, resolve_session
 
 FORMATS = ("md", "html", "json")
@@ -46,9 +47,8 @@ def export_files(report: Report, formats: Iterable[str], folder: Path,
     `workspace` (a symlink in a cloned repository) is refused: only `out`, named by the engineer,
     may be elsewhere."""
     formats = list(formats)
-    if out is None and workspace is not None and not inside(folder, workspace):
-        raise CockpitError(f"{folder}: leads outside the workspace (to {folder.resolve()}); the report "
-                           "is written there only with --out PATH")
+    if out is None and workspace is not None:
+        confine(folder, workspace)
     svg: str | None = None
     note: str | None = None
     if "md" in formats or "html" in formats:

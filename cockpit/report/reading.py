@@ -29,7 +29,7 @@ def read_session(ref: SessionRef) -> SessionRead:
     the path relative to the workspace), an unreadable file a state of None."""
     shown = stored_path(ref.journal, ref.workspace)
     try:
-        read = read_journal(ref.journal)
+        read = read_journal(ref.confined().journal)
     except CockpitError as exc:
         return SessionRead(ref, None, (), (str(exc),))
     problems = [p.describe(Path(shown)) for p in read.problems]

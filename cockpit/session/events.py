@@ -65,11 +65,14 @@ def note(t: float, text: str) -> Event:
 
 
 def gate_started(t: float, run_id: str, gate: str, argv: tuple[str, ...], log: str,
-                 pid: int, owner: int | None = None, pid_start: int | None = None) -> Event:
+                 pid: int, owner: int | None = None, pid_start: int | None = None,
+                 mark: str | None = None) -> Event:
     """`pid`: the gate's child (the leader of its own process group); `owner`: the cockpit process
     that runs it; `pid_start`: when the child started, in the kernel's ticks since boot (so a
-    later cockpit knows a live pid is still that child, not a reused number)."""
-    extra = {k: v for k, v in (("owner", owner), ("pid_start", pid_start)) if v is not None}
+    later cockpit knows a live pid is still that child, not a reused number); `mark`: the seal of
+    the token in the child's environment, which the OS must confirm before anything is signalled
+    (gates/mark.py)."""
+    extra = {k: v for k, v in (("owner", owner), ("pid_start", pid_start), ("mark", mark)) if v is not None}
     return event(GATE_STARTED, t, run_id=run_id, gate=gate, argv=list(argv), log=log, pid=pid, **extra)
 
 

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from cockpit.errors import CockpitError
 from cockpit.session.bounds import time_refused
+from cockpit.session.inside import confine_session_path
 
 Event = dict[str, Any]
 
@@ -68,6 +69,7 @@ def read_journal(
     number = first_line - 1
     end_offset = offset
     tail = b""
+    confine_session_path(path)
     try:
         with path.open("rb") as f:
             f.seek(offset)
@@ -293,7 +295,7 @@ class JournalWriter:
     """Appends events durably. Opened once per process that writes to a session."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
+        self.path = confine_session_path(path)
         try:
             self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         except OSError as exc:

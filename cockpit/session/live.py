@@ -14,6 +14,7 @@ from pathlib import Path
 
 from cockpit.errors import CockpitError
 from cockpit.session import saved_state
+from cockpit.session.inside import confine_session_path
 from cockpit.session.journal import Event, JournalProblem, JournalWriter, read_journal
 from cockpit.session.saved_state import open_recent
 from cockpit.session.state import SessionState
@@ -22,7 +23,7 @@ from cockpit.session.workspace import SessionRef
 
 class LiveSession:
     def __init__(self, ref: SessionRef) -> None:
-        self.ref = ref
+        self.ref = ref.confined()
         try:  # the latest of everything, from where the last reader stopped (saved_state.py)
             opened = open_recent(ref.journal, ref.workspace, include_tail=False)
         except CockpitError as exc:
@@ -105,7 +106,7 @@ class LiveSession:
         lines = "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n"
                         for e in events_from_state(state, self.ref.workspace, now, why))
         try:
-            fd = os.open(self.ref.journal, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            fd = os.open(confine_session_path(self.ref.journal), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
             try:
                 os.write(fd, lines.encode("utf-8"))
                 os.fsync(fd)
@@ -128,7 +129,7 @@ class LiveSession:
 
     def write_status_file(self, line: str) -> None:
         """`status.txt`: the latest status line, replaced atomically (for tmux and scripts)."""
-        atomic_write(self.ref.status_txt, line + "\n")
+        atomic_write(confine_session_path(self.ref.status_txt), line + "\n")
 
     def close(self) -> None:
         if self._offset - self._saved_at >= saved_state.SAVE_AFTER:  # a long day since the last save

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cockpit.errors import CockpitError
+from cockpit.session.inside import OutsideWorkspace, confine_session_path
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ def _digest(data: bytes) -> str:
 
 
 def stamp_of(path: Path) -> Stamp | None:
+    confine_session_path(path)
     try:
         st = path.stat()
         return Stamp(st.st_mtime_ns, st.st_size, _digest(path.read_bytes()))
@@ -48,7 +50,9 @@ def stamp_of(path: Path) -> Stamp | None:
 
 def load(path: Path) -> Loaded:
     """The file's text. Bytes that are not UTF-8 are shown as U+FFFD and the file is marked
-    read-only, so a save can never replace what the engineer had there."""
+    read-only, so a save can never replace what the engineer had there. A SESSION.md that
+    leads out of the workspace is never read (OutsideWorkspace, one line)."""
+    confine_session_path(path)
     try:
         data = path.read_bytes()
         st = path.stat()
@@ -66,7 +70,9 @@ def load(path: Path) -> Loaded:
 
 
 def save(path: Path, text: str) -> Stamp:
-    """Write atomically: a crash leaves either the old file or the new one, never half of one."""
+    """Write atomically: a crash leaves either the old file or the new one, never half of one.
+    Never through a session folder that leads out of the workspace (OutsideWorkspace)."""
+    confine_session_path(path)
     data = text.encode("utf-8")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -112,7 +118,12 @@ def rescue(path: Path, text: str) -> Path | None:
 
 
 def changed_since(path: Path, stamp: Stamp | None) -> bool:
-    """True when the file on disk is no longer what we last read or wrote (content, not time)."""
+    """True when the file on disk is no longer what we last read or wrote (content, not time).
+    A file that now leads out of the workspace is not read: the next save says it is refused."""
+    try:
+        confine_session_path(path)
+    except OutsideWorkspace:
+        return False
     try:
         st = path.stat()
     except FileNotFoundError:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePath
 
+from cockpit.session.inside import inside
+
 
 def stored_path(path: Path, workspace: Path) -> str:
     """What a journal stores for `path`: relative to the workspace when it lies inside it."""
@@ -20,14 +22,6 @@ def stored_path(path: Path, workspace: Path) -> str:
 REFUSED = ".outside-the-workspace"
 """Where a stored path that leads out of the workspace resolves to: a name that never exists, so
 a reader says "missing" and never shows or overwrites a file outside the workspace."""
-
-
-def inside(path: Path, workspace: Path) -> bool:
-    """Whether `path`, its symlinks followed, lies in the workspace (its own symlinks followed)."""
-    try:
-        return path.resolve().is_relative_to(workspace.resolve())
-    except (OSError, RuntimeError):  # a symlink loop
-        return False
 
 
 def resolve_stored(stored: str, workspace: Path) -> Path:

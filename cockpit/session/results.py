@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.session import events as ev
+from cockpit.session.inside import OutsideWorkspace, confine_session_path
 from cockpit.session.journal import Event
 
 INLINE_MAX = 16 * 1024
@@ -65,11 +66,12 @@ def gate_finished_event(
     path = session_dir / "results" / f"{run_id}.verdict.json"
     document = {"format": FORMAT, "run_id": run_id, "gate": gate, "result": result}
     try:
+        confine_session_path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps(document, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
         os.replace(tmp, path)
-    except OSError:
+    except (OSError, OutsideWorkspace):
         return ev.gate_finished(t, run_id, gate, status, summary, duration_s, exit_code, log, result)
     finished = ev.gate_finished(t, run_id, gate, status, summary, duration_s, exit_code, log,
                                 headline(result))

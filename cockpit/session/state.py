@@ -61,6 +61,8 @@ class GateRunRecord:
     """pid of the cockpit process that ran it (journals from before: None)."""
     pid_start: int | None = None
     """When `pid` started (kernel ticks since boot), to tell it from a reused pid."""
+    mark: str | None = None
+    """The seal of the token in the child's environment (gates/mark.py); None before marks."""
 
     @property
     def finished(self) -> bool:
@@ -234,7 +236,8 @@ class Fold:
         run = GateRunRecord(str(event.get("run_id", "")), str(event.get("gate", "")), t,
                             _int_or_none(event.get("pid")), self._path(event.get("log")),
                             owner=_int_or_none(event.get("owner")),
-                            pid_start=_int_or_none(event.get("pid_start")))
+                            pid_start=_int_or_none(event.get("pid_start")),
+                            mark=mark if isinstance(mark := event.get("mark"), str) else None)
         self.gate_index[run.run_id] = len(self.gate_runs)
         self.gate_runs.append(run)
         if self._trim(self.gate_runs):

@@ -23,6 +23,7 @@ from cockpit.config import CONFIG_NAME, Config, PhaseSpec
 from cockpit.errors import CockpitError
 from cockpit.session import events as ev
 from cockpit.session.bounds import MAX_FIRST_LINE_BYTES, objective_refused
+from cockpit.session.inside import OutsideWorkspace, confine, confine_session
 from cockpit.session.journal import JOURNAL_NAME, JournalWriter, parse_bounded
 from cockpit.session.saved_state import recent_state, saved_end
 from cockpit.session.state import SessionState
@@ -68,6 +69,12 @@ class SessionRef:
     def status_txt(self) -> Path:
         return self.path / "status.txt"
 
+    def confined(self) -> SessionRef:
+        """This session, when neither its folder nor anything the cockpit keeps in it is a symlink
+        leading out of the workspace (session/inside.py); else OutsideWorkspace, one line."""
+        confine_session(self.path, self.workspace)
+        return self
+
 
 def find_workspace(explicit: Path | None = None, cwd: Path | None = None) -> Workspace:
     """`explicit` if given; else the nearest folder up from cwd holding cockpit.toml; else cwd."""
@@ -103,12 +110,13 @@ def list_sessions(ws: Workspace) -> list[SessionRef]:
 
 def started_t(ref: SessionRef) -> float:
     """When the session started, from its journal's first line; 0 when that cannot be read
-    (such a folder sorts first and is never the latest)."""
+    (such a folder sorts first and is never the latest). A session that leads out of the
+    workspace is not read at all."""
     try:
-        with ref.journal.open("rb") as f:
+        with ref.confined().journal.open("rb") as f:
             first = json.loads(f.readline(MAX_FIRST_LINE_BYTES))
         return float(first["t"]) if first.get("type") == ev.SESSION_STARTED else 0.0
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, OutsideWorkspace):
         return 0.0
 
 
@@ -116,7 +124,7 @@ def load_state(ref: SessionRef) -> SessionState:
     """The session's bounded state (the latest statuses, notes and gate runs: session/saved_state.py),
     read from where the last reader stopped when it can be."""
     try:
-        return recent_state(ref.journal, ref.workspace)
+        return recent_state(ref.confined().journal, ref.workspace)
     except CockpitError as exc:
         raise CockpitError(f"{ref.journal}: {exc}") from exc
 
@@ -143,7 +151,10 @@ def unreadable_sessions(ws: Workspace) -> list[SessionRef]:
 def has_ended(ref: SessionRef) -> bool:
     """Whether the journal holds a `session_ended` event: a saved fold says so for what it read,
     the bytes after it are searched."""
-    ended, start = saved_end(ref.journal, ref.workspace)
+    try:
+        ended, start = saved_end(ref.confined().journal, ref.workspace)
+    except OutsideWorkspace:
+        return False  # never read; never the latest either (`started_t`)
     if ended:
         return True
     try:
@@ -168,7 +179,7 @@ def resolve_session(ws: Workspace, spec: str | None) -> SessionRef | None:
     sessions = list_sessions(ws)
     for ref in sessions:
         if spec == ref.id or (spec.isdigit() and ref.number is not None and int(spec) == ref.number):
-            return ref
+            return ref.confined()
     known = ", ".join(r.id for r in sessions[-5:]) or "none yet"
     raise CockpitError(
         f"no session '{spec}' in {ws.sessions_dir} (latest: {known}); "
@@ -188,6 +199,7 @@ def create_session(
     if (too_long := objective_refused(objective)) is not None:
         raise CockpitError(too_long)
     tmpl = config.template(template)
+    confine(ws.sessions_dir, ws.root)
     try:
         ws.sessions_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
