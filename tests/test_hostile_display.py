@@ -171,3 +171,19 @@ def test_workload_show_prints_a_hostile_exception_without_one_escape(
     out = capsys.readouterr()
     assert_shown_clean(out.out + out.err, "exception")
 
+
+
+def test_a_bug_in_a_verb_prints_its_traceback_through_the_door(
+        ws: Workspace, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A verb that fails with something other than a CockpitError (a bug) still prints no escape:
+    its traceback carries the workspace's words it tripped on."""
+    import cockpit.cli as cli
+
+    def broken(args: object) -> int:
+        raise RuntimeError(hostile("bug"))
+
+    monkeypatch.setattr(cli, "handler", lambda name: broken)
+    assert main(["--workspace", str(ws.root), "status"]) == 1
+    out = capsys.readouterr()
+    assert "Traceback" in out.err
+    assert_shown_clean(out.out + out.err, "bug")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import traceback
 from collections.abc import Callable
 from typing import cast
 
@@ -54,6 +55,9 @@ def main(argv: list[str] | None = None) -> int:
             except CockpitError as exc:
                 print(f"cockpit: {exc}", file=sys.stderr)
                 return 2
+            except Exception:  # a bug: its traceback, through the door (its words may be a workspace's)
+                traceback.print_exc(file=sys.stderr)
+                return 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `cockpit ... | head`: the reader left; no traceback, as cat does
