@@ -74,7 +74,7 @@ def per_call_cells(runs: Mapping[str, Run], flush: Any, call_ms: Mapping[str, fl
     while todo:
         for block in todo:
             settle = 0 if block.impl == last else settle_calls(settle_ms, call_ms[block.impl])
-            _run_block(runs[block.impl], flush, block, settle, state[block.impl], spin, input_sets, counter)
+            _run_block(runs[block.impl], flush, block, settle, state[block.impl], input_sets, counter)
             last = block.impl
         torch.cuda.synchronize()
         if anchor is not None:
@@ -101,8 +101,8 @@ def per_call_cells(runs: Mapping[str, Run], flush: Any, call_ms: Mapping[str, fl
     return cells, [(b.impl, b.events[0][0], b.events[-1][1], b.timed) for b in clean]
 
 
-def _run_block(run: Run, flush: Any, block: _Block, settle: int, st: _Impl, spin: Hold | None,
-               input_sets: int, counter: list[int]) -> None:
+def _run_block(run: Run, flush: Any, block: _Block, settle: int, st: _Impl, input_sets: int,
+               counter: list[int]) -> None:
     """`settle` untimed calls, then the block's timed calls in covered groups."""
     block.events = []
     for _ in range(settle):

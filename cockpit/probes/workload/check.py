@@ -44,7 +44,7 @@ def compare(out: Any, ref: Any, check: Check, dtype: str | None, shape: Mapping[
             ok, what = check.fn(out, ref, dict(shape), tuple(inputs))
         except Exception as exc:  # the workload's own check, not the kernel: said as such
             raise CheckRaised(first_line(exc)) from exc
-        numbers = _distance(out, ref)
+        numbers = distance(out, ref) if _alike(out, ref) else None
         return {"ok": bool(ok), "max_abs": numbers[0] if numbers else None,
                 "rel_l2": numbers[1] if numbers else None, "nonfinite": numbers[2] if numbers else 0,
                 "tolerance": None, "what": str(what)}
@@ -54,17 +54,14 @@ def compare(out: Any, ref: Any, check: Check, dtype: str | None, shape: Mapping[
     if tuple(out.shape) != tuple(ref.shape):
         return {"ok": False, "max_abs": None, "rel_l2": None, "nonfinite": 0, "tolerance": None,
                 "what": f"shape {tuple(out.shape)}, the oracle's is {tuple(ref.shape)}"}
-    o, r = out.double(), ref.double()
-    nonfinite = int((~torch.isfinite(o)).sum().item())
-    diff = (o - r).nan_to_num(nan=float("inf"))
-    max_abs = float(diff.abs().max().item()) if diff.numel() else 0.0
-    rel = float(diff.norm().item() / max(r.norm().item(), 1e-30)) if diff.numel() else 0.0
+    max_abs, rel, nonfinite = distance(out, ref)
     tol = check.tolerance_for(dtype)
     if check.kind == "exact":
         ok, tol = nonfinite == 0 and max_abs == 0.0, 0.0
     elif check.kind == "allclose":
+        o, r = out.double(), ref.double()
         bound = check.atol_for(dtype) + tol * r.abs()
-        ok = nonfinite == 0 and bool((diff.abs() <= bound).all().item())
+        ok = nonfinite == 0 and bool(((o - r).nan_to_num(nan=float("inf")).abs() <= bound).all().item())
     else:
         ok = nonfinite == 0 and rel <= tol
     what = ""
@@ -79,12 +76,9 @@ class CheckRaised(RuntimeError):
     """The workload's custom check raised (its fault, not the candidate's)."""
 
 
-def _distance(out: Any, ref: Any) -> tuple[float, float, int] | None:
-    """(max |Δ|, rel L2, non-finite) of two real tensors alike; None when they are not."""
-    if not (isinstance(out, torch.Tensor) and isinstance(ref, torch.Tensor)) or out.shape != ref.shape:
-        return None
-    if out.is_complex() or ref.is_complex():
-        return None
+def distance(out: torch.Tensor, ref: torch.Tensor) -> tuple[float, float, int]:
+    """(max |Δ|, rel L2, non-finite) of an output against a reference of its shape, in float64 (a
+    NaN in the output counts as an infinite difference)."""
     o, r = out.double(), ref.double()
     if not o.numel():
         return 0.0, 0.0, 0
@@ -201,17 +195,23 @@ def _repeat(w: Workload, fn: Callable[..., Any], inputs: Any, first: Any, shape:
     again = _call_once(w, fn, clone(inputs), shape, knobs)
     if same_bits(again, first):
         return {"deterministic": True, "repeat_max_abs": 0.0}
-    distance = _distance(again, first)
-    words = f"max |Δ| {distance[0]:.2e}" if distance else "a different answer"
+    apart = distance(again, first) if _alike(again, first) else None
+    words = f"max |Δ| {apart[0]:.2e}" if apart else "a different answer"
     if w.atomics:
         within = compare(again, first, w.check, dtype, shape, inputs)
         if within["ok"]:
-            return {"deterministic": False, "repeat_max_abs": distance[0] if distance else None}
+            return {"deterministic": False, "repeat_max_abs": apart[0] if apart else None}
         return {"ok": False, "deterministic": False,
                 "what": f"differs from itself on the same inputs by {words}, beyond the tolerance"}
-    return {"ok": False, "deterministic": False, "repeat_max_abs": distance[0] if distance else None,
+    return {"ok": False, "deterministic": False, "repeat_max_abs": apart[0] if apart else None,
             "what": f"differs from itself on the same inputs by {words} (a race? if the order of a sum "
                     "is free, declare atomics=True and the repeat is held to the tolerance)"}
+
+
+def _alike(a: Any, b: Any) -> bool:
+    """Two real tensors of one shape: a distance between them means something."""
+    return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape
+            and not (a.is_complex() or b.is_complex()))
 
 
 def refill(mine: Any, inputs: Any) -> bool:
