@@ -110,3 +110,17 @@ def test_a_cached_build_is_judged_as_the_fresh_one_was() -> None:
     assert "SHARED:1024" in probe("noop-result")["cuobjdump"]
     assert cached == fresh and len(fresh) == 8
     assert {smem for _, smem, _ in fresh.values()} == {0}
+
+
+def test_the_build_gate_starts_in_a_workspace_that_replaces_no_gate(tmp_path: Path) -> None:
+    """No [gates.build] in cockpit.toml (the usual case): the gate's progress tracker is made, not a
+    KeyError (what every build on the H200 hit at 841a723); a replaced command has no ninja history."""
+    from cockpit.config import Config
+    from cockpit.config.gates import GateConfig, Gates
+    from cockpit.gates.build import BuildGate
+    from cockpit.gates.gate import GateContext
+
+    plain = GateContext(tmp_path, tmp_path / "s", "001-build", config=Config())
+    assert isinstance(BuildGate().tracker(plain), NinjaTracker)
+    replaced = Config(gates=Gates({"build": GateConfig(command=("make",))}))
+    assert BuildGate().tracker(GateContext(tmp_path, tmp_path / "s", "001-build", config=replaced))._history == []

@@ -42,7 +42,7 @@ NO_LAUNCH_TABLE = "a replaced build gives no launch table"
 def ninja_history(ctx: GateContext) -> list[NinjaInvocation]:
     """Earlier builds of the workload's extension (for the ETA), when its manifest is known
     without asking a child; none for a replaced build command (its steps are not the extension's)."""
-    if ctx.config.gates["build"].command:
+    if (replaced := ctx.config.gates.get("build")) is not None and replaced.command:
         return []
     try:
         manifest = cached(ctx.workspace, ctx.config, ctx.python)
