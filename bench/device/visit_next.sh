@@ -6,6 +6,8 @@
 #                                                    #    benches; correctness faults; sanitizer; ncu pages
 #   OUT=... bash bench/device/visit_next.sh tunes    # A: attention tune from the L4 tile (5 min)
 #                                                    # B: softmax and layer-norm tunes (2 min each)
+#   OUT=... bash bench/device/visit_next.sh recheck  # A: attention built, benched 2x back to back
+#                                                    # B: the sanitizer recordings (capture_sanitize.sh)
 #   OUT=... bash bench/device/visit_next.sh suite    # the whole suite (lane A), nothing beside it
 # Everything lands in /tmp/onext, archived to $OUT/next.tgz every 45 s (a call cut at its limit still
 # returns what it had); each lane's lines in $OUT/summary.txt.
@@ -39,8 +41,23 @@ case ${1:?name a step: checks, tunes or suite} in
         d=$(ws "fault-$f" planted/faults.py); PLANTED=$f gate "$d" "fault-$f" correctness
       done
       d=$(ws fault-racy-atomics planted/faults.py); PLANTED=racy ATOMICS=1 gate "$d" fault-racy-atomics correctness
-      [ -f tests/fixtures/gpu/capture_sanitize.sh ] && OUT="$OUT/sanitize" bash tests/fixtures/gpu/capture_sanitize.sh > "$OUT/sanitize.txt" 2>&1
+      mkdir -p "$OUT/sanitize"; OUT="$OUT/sanitize" bash tests/fixtures/gpu/capture_sanitize.sh > "$OUT/sanitize.txt" 2>&1
       tail -5 "$OUT/sanitize.txt" 2>/dev/null
+    }
+    lane_a > "$OUT/lane-a.txt" 2>&1 & a=$!
+    lane_b > "$OUT/lane-b.txt" 2>&1 & b=$!
+    wait $a $b ;;
+  recheck)
+    lane_a() {
+      export CUDA_VISIBLE_DEVICES=${uuids[0]}
+      local d; d=$(ws attention workloads/attention/attention.py)
+      gate "$d" attention build
+      for k in 1 2; do gate "$d" attention-$k bench; done; raw "$d" attention
+    }
+    lane_b() {
+      export CUDA_VISIBLE_DEVICES=${uuids[1]}
+      mkdir -p "$OUT/sanitize"; OUT="$OUT/sanitize" bash tests/fixtures/gpu/capture_sanitize.sh > "$OUT/sanitize.txt" 2>&1
+      grep -E '^[a-z_]+(: exit|\.json:)' "$OUT/sanitize.txt"
     }
     lane_a > "$OUT/lane-a.txt" 2>&1 & a=$!
     lane_b > "$OUT/lane-b.txt" 2>&1 & b=$!
