@@ -15,7 +15,7 @@ from cockpit.cli import main
 from cockpit.config import Config
 from cockpit.gates.bench import judge_bench
 from cockpit.gates.bench_validity import probe_validity
-from cockpit.report.history import workspace_summaries
+from cockpit.report.history_reader import workspace_summaries
 from cockpit.session import events as ev
 from cockpit.session import timer
 from cockpit.session.journal import JournalWriter, read_journal

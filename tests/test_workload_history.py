@@ -119,15 +119,17 @@ def test_history_keeps_each_workload_apart(ws: Workspace, two_workloads: dict[st
             f"best 1.26x in {ids['s1']}") in t.overall
 
 
-def test_cockpit_history_prints_one_table_per_workload(ws: Workspace, two_workloads: dict[str, SessionRef],
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_cockpit_history_prints_every_session_then_each_workloads_trend(
+        ws: Workspace, two_workloads: dict[str, SessionRef], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--workspace", str(ws.root), "history"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "WORKLOAD attention: 2 sessions"
-    assert out[1].split()[:7] == ["SESSION", "DATE", "DURATION", "1ST", "VALID", "VS", "SDPA"]
-    softmax = out.index("WORKLOAD row-softmax: 3 sessions")
-    assert "VS TORCH.SOFTMAX  VS TORCH.COMPILE" in out[softmax + 1]
-    assert out[softmax + 2].split()[7:9] == ["1.26x", "0.93x"]  # after the date, duration, 1st valid
+    assert out[0].split()[:4] == ["SESSION", "DATE", "WORKLOAD", "DURATION"]
+    rows = out[1:6]  # oldest first, each workload's sessions as they came, each naming its workload
+    assert [r.split()[0] for r in rows] == [two_workloads[k].id for k in ("a1", "s1", "a2", "s2", "n")]
+    assert [r.split()[3] for r in rows] == ["attention", "row-softmax", "attention", "row-softmax", "—"]
+    attention, softmax = out.index("WORKLOAD attention: 2 sessions"), out.index("WORKLOAD row-softmax: 3 sessions")
+    assert attention < softmax  # the workload worked on last nearest the prompt
+    assert any(line.startswith("trend: best valid run vs torch.compile:") for line in out[softmax:])
     assert out[-1].startswith(f"REGRESSION {two_workloads['s2'].id}: best valid run 25% slower than "
                               f"{two_workloads['s1'].id}'s over 3 shared configs on NVIDIA H100 80GB HBM3")
     assert main(["--workspace", str(ws.root), "history", "--json"]) == 0

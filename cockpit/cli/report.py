@@ -16,16 +16,9 @@ from cockpit.errors import CockpitError
 from cockpit.report.build import build_report
 from cockpit.report.export import FORMATS, export_files, pick_session
 from cockpit.report.formats import utc
-from cockpit.report.history import SessionSummary, workspace_summaries
+from cockpit.report.history_reader import HistoryReader
 from cockpit.report.jsonio import to_json
-from cockpit.report.trend import (
-    HistoryTable,
-    WorkloadHistory,
-    history_table,
-    minutes,
-    pattern_ids,
-    times,
-)
+from cockpit.report.trend import HistoryTable, minutes, pattern_ids
 from cockpit.session.workspace import Workspace
 
 
@@ -53,59 +46,74 @@ def export_session(ws: Workspace, spec: str | None, fmt: str | None, out: Path |
 
 
 def history(args: argparse.Namespace) -> int:
-    """`cockpit history`: every session side by side, then the trend."""
-    summaries, problems = workspace_summaries(workspace_of(args), time.time())
-    table = history_table(summaries, problems)
+    """`cockpit history`: every session as it is read, oldest first, then each workload's trend.
+    --json: one object once all are read. Ctrl+C stops the reading and prints the trend so far."""
+    reader = HistoryReader(workspace_of(args), time.time())
+    stopped = False
+    try:
+        if args.json:
+            for _ in reader:
+                pass
+        else:
+            print_rows(reader)
+    except KeyboardInterrupt:
+        stopped = True
+    table = reader.table()
     if args.json:
+        if stopped:
+            raise CockpitError(f"stopped after {len(reader.rows)} of {len(reader)} sessions: nothing printed")
         print(json.dumps(to_json(table), ensure_ascii=False))
     else:
-        print(history_text(table))
-    for problem in problems:
+        if stopped:
+            print(f"(stopped after {len(reader.rows)} of {len(reader)} sessions: the trend is theirs)")
+        print(trend_text(table), flush=True)
+    for problem in table.problems:
         print(f"cockpit: skipped {problem}", file=sys.stderr)
     return 0
 
 
-HISTORY_REFERENCES = 3
-"""Reference columns per workload: its baseline and the next ones (--json has them all)."""
+COLUMNS = (("SESSION", 0), ("DATE", 16), ("WORKLOAD", 14), ("DURATION", 8), ("1ST VALID", 9),
+           ("PATTERNS", 11), ("MISTAKES", 12), ("OUTCOME", 30), ("OBJECTIVE", 0))
+"""The streamed table's columns and widths: every width is known before the first session is read
+(the session's is the longest folder name; a longer cell is cut with …), so each row prints as
+soon as its session is read."""
 
 
-def history_text(table: HistoryTable) -> str:
-    """Sessions side by side, oldest first, one table per workload (each against its own
-    references), then the trend and any regression."""
+def print_rows(reader: HistoryReader) -> None:
+    """The header, then one row per session, each flushed as it is read."""
+    if not len(reader):
+        return
+    widths = [w or max([len(COLUMNS[0][0]), *(len(r.id) for r in reader.refs)]) for _, w in COLUMNS[:-1]]
+    print(_row([name for name, _ in COLUMNS], widths), flush=True)
+    for s in reader:
+        mistakes = f"{len(s.mistakes)} ({pattern_ids(m.id for m in s.mistakes)})" if s.mistakes else "0"
+        print(_row([s.id, utc(s.started_t)[:16], s.workload or "—", minutes(s.duration_s),
+                    minutes(s.first_valid_s), pattern_ids(s.patterns_applied), mistakes,
+                    s.outcome + ("" if s.ended_t is not None else " (open)"), s.objective[:50]], widths),
+              flush=True)
+
+
+def _row(cells: list[str], widths: list[int]) -> str:
+    fitted = [c if len(c) <= w else c[:w - 1] + "…" for c, w in zip(cells, widths, strict=False)]
+    return "  ".join([*(c.ljust(w) for c, w in zip(fitted, widths, strict=False)), cells[-1]]).rstrip()
+
+
+def trend_text(table: HistoryTable) -> str:
+    """After the rows: each workload's latest session against the one before and its trend (a header
+    per workload when there are several), then every regression."""
     if not table.sessions:
         return "no sessions yet; start one with: cockpit new \"OBJECTIVE\""
-    summaries = {s.id: s for s in table.sessions}
     lines: list[str] = []
     for group in table.workloads:
+        lines.append("")
         if len(table.workloads) > 1:
             count = len(group.sessions)
-            lines += [*([""] if lines else []),
-                      f"WORKLOAD {group.workload}: {count} session{'s' if count != 1 else ''}"]
-        lines += _workload_text(group, [summaries[i] for i in group.sessions])
-    for r in table.regressions:
-        lines.append(f"REGRESSION {r.text}")
-    return "\n".join(lines)
-
-
-def _workload_text(group: WorkloadHistory, sessions: list[SessionSummary]) -> list[str]:
-    references = group.references[:HISTORY_REFERENCES]
-    head = ("SESSION", "DATE", "DURATION", "1ST VALID", *(f"VS {label.upper()}" for _, label in references),
-            "PATTERNS", "MISTAKES", "OUTCOME", "OBJECTIVE")
-    rows: list[tuple[str, ...]] = [head]
-    for s in sessions:
-        rows.append((s.id, utc(s.started_t)[:16], minutes(s.duration_s), minutes(s.first_valid_s),
-                     *(times(s.vs(ref)) for ref, _ in references), pattern_ids(s.patterns_applied),
-                     f"{len(s.mistakes)} ({pattern_ids(m.id for m in s.mistakes)})" if s.mistakes
-                     else "0",
-                     s.outcome + ("" if s.ended_t is not None else " (open)"), s.objective[:50]))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(head) - 1)]
-    lines = ["  ".join([*(r[i].ljust(widths[i]) for i in range(len(head) - 1)), r[-1]]).rstrip()
-             for r in rows]
-    if group.vs_previous:
-        lines.append("")
-        lines.append(f"latest vs {group.vs_previous.previous_id}:")
-        lines += [f"  {c.metric}: {c.this} (was {c.previous}) {c.change}" for c in group.vs_previous.rows]
-    if group.overall:
-        lines.append("")
+            lines.append(f"WORKLOAD {group.workload}: {count} session{'s' if count != 1 else ''}")
+        if group.vs_previous:
+            lines.append(f"latest vs {group.vs_previous.previous_id}:")
+            lines += [f"  {c.metric}: {c.this} (was {c.previous}) {c.change}" for c in group.vs_previous.rows]
         lines += [f"trend: {line}" for line in group.overall]
-    return lines
+    if table.regressions:
+        lines.append("")
+    lines += [f"REGRESSION {r.text}" for r in table.regressions]
+    return "\n".join(lines)

@@ -25,16 +25,14 @@ from typing import Any
 from cockpit.analysis.results.bench import BenchResult, read_bench_result
 from cockpit.gates.catalog import measures
 from cockpit.gates.output import text_lines
-from cockpit.patterns.library import Pattern, load_patterns
+from cockpit.patterns.library import Pattern
 from cockpit.patterns.triggers import OutputTrigger, TriggerBudget, match_output, match_verdict
 from cockpit.report.model import PatternRef, ReferenceSpeedup
-from cockpit.report.reading import read_session
 from cockpit.report.text import clean_line
 from cockpit.session import events as ev
 from cockpit.session.journal import Event
 from cockpit.session.state import GateRunRecord, SessionState
 from cockpit.session.timer import total_elapsed
-from cockpit.session.workspace import Workspace, list_sessions, started_t
 
 REGRESSION_MARGIN = 0.03
 """Slower by more than the bench's own run-to-run spread (3 % in the fidelity runs) to count."""
@@ -306,21 +304,3 @@ def _outcome(state: SessionState, result: BenchResult | None, level: str | None)
         return f"{result.speedup:.2f}x {level}" + (f" ({clean_line(left)})" if left else "")
     benches = sum(1 for r in state.gate_runs if measures(r.gate) and r.finished)
     return f"no valid bench ({benches} suspect)" if benches else "no bench"
-
-
-def workspace_summaries(ws: Workspace, now: float) -> tuple[list[SessionSummary], list[str]]:
-    """Every session of the workspace summed up, oldest first; and the sessions that could not
-    be read, one line each."""
-    patterns, _ = load_patterns(ws.patterns_dir)
-    refs = list_sessions(ws)
-    births = pattern_birth(patterns, {r.id: started_t(r) for r in refs})
-    summaries, problems = [], []
-    budget = TriggerBudget()
-    for ref in refs:
-        read = read_session(ref)
-        if read.state is None:
-            problems.append(f"{ref.id}: {'; '.join(read.problems)}")
-            continue
-        summaries.append(summarize(read.state, read.events, ws.root, patterns, births, now, budget))
-    summaries.sort(key=lambda s: (s.started_t, s.id))
-    return summaries, problems + list(budget.too_slow.values())

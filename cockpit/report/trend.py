@@ -141,27 +141,51 @@ def slower_beyond_noise(earlier: SessionSummary, later: SessionSummary, speedup:
     return best_case < 1.0
 
 
-def regressions(sessions: Sequence[SessionSummary]) -> tuple[Regression, ...]:
-    """Each session whose best valid run is slower than an earlier session's best valid run on
-    the same GPU and configs, against the earlier run it loses most to."""
-    out = []
-    for i, s in enumerate(sessions):
+Fastest = tuple[float, SessionSummary]
+"""A run's geometric-mean time over its configs, and its session."""
+
+
+class RegressionWatch:
+    """Regressions found as sessions arrive, oldest first: each session's best valid run against the
+    fastest earlier run of its workload on the same GPU, one per set of configs measured (over one
+    set, the geometric mean orders the runs: the fastest is the one a later run loses most to). It
+    holds one run per (workload, GPU, config set), not one per session: 10,000 sessions stream."""
+
+    def __init__(self) -> None:
+        self._fastest: dict[tuple[str | None, str | None], dict[frozenset[str], Fastest]] = {}
+
+    def see(self, s: SessionSummary) -> Regression | None:
+        """`s` judged against the runs seen before it, then kept if it is the fastest of its set."""
         if not s.best_ms:
-            continue
+            return None
+        runs = self._fastest.setdefault((s.workload, s.device), {})
         worst: tuple[float, int, SessionSummary] | None = None
-        for earlier in sessions[:i]:
-            if not earlier.best_ms or earlier.device != s.device:
-                continue
+        for _, earlier in runs.values():
             speedup, shared = geomean_speedup(dict(earlier.best_ms), dict(s.best_ms))
             if shared and slower_beyond_noise(earlier, s, speedup) and (worst is None or speedup < worst[0]):
                 worst = (speedup, shared, earlier)
-        if worst is not None:
-            speedup, shared, earlier = worst
-            slower = 1 / speedup - 1
-            out.append(Regression(s.id, earlier.id, round(slower, 4), shared,
-                                  f"{s.id}: best valid run {slower:.0%} slower than {earlier.id}'s "
-                                  f"over {shared} shared configs on {s.device or 'the same GPU'}"))
-    return tuple(out)
+        configs = frozenset(c for c, _ in s.best_ms)
+        mean = math.exp(sum(math.log(ms) for _, ms in s.best_ms if ms > 0) / len(s.best_ms))
+        if configs not in runs or mean < runs[configs][0]:
+            runs[configs] = (mean, s)
+        if worst is None:
+            return None
+        speedup, shared, earlier = worst
+        slower = 1 / speedup - 1
+        return Regression(s.id, earlier.id, round(slower, 4), shared,
+                          f"{s.id}: best valid run {slower:.0%} slower than {earlier.id}'s "
+                          f"over {shared} shared configs on {s.device or 'the same GPU'}")
+
+
+def regressions(sessions: Sequence[SessionSummary]) -> tuple[Regression, ...]:
+    """Each session of one workload (oldest first) whose best valid run is slower than an earlier
+    session's on the same GPU and configs (RegressionWatch)."""
+    watch = RegressionWatch()
+    return tuple(r for s in sessions if (r := watch.see(s)) is not None)
+
+
+TREND_POINTS = 20
+"""Sessions a trend line lists one by one: the latest (a workspace of 10,000 keeps its line short)."""
 
 
 def overall(sessions: Sequence[SessionSummary]) -> tuple[str, ...]:
@@ -189,7 +213,9 @@ def overall(sessions: Sequence[SessionSummary]) -> tuple[str, ...]:
     firsts = [s.first_valid_s for s in sessions if s.first_valid_s is not None]
     if len(firsts) >= 2:
         lines.append(f"time to first valid baseline: {minutes(firsts[0])} → {minutes(firsts[-1])}")
-    lines.append("repeated mistakes per session: " + " → ".join(str(len(s.mistakes)) for s in sessions))
+    counts = [str(len(s.mistakes)) for s in sessions[-TREND_POINTS:]]
+    cut = f" (the last {TREND_POINTS} of {len(sessions)} sessions)" if len(sessions) > TREND_POINTS else ""
+    lines.append("repeated mistakes per session: " + " → ".join(counts) + cut)
     lines.append(f"patterns applied: {sum(len(s.patterns_applied) for s in sessions)} over "
                  f"{len(sessions)} sessions")
     return tuple(lines)
@@ -204,7 +230,10 @@ def workload_history(workload: str | None, sessions: Sequence[SessionSummary]) -
         tuple(s.best_speedup for s in sessions))
 
 
-def history_table(sessions: Sequence[SessionSummary], problems: Sequence[str] = ()) -> HistoryTable:
+def history_table(sessions: Sequence[SessionSummary], problems: Sequence[str] = (),
+                  found: Sequence[Regression] | None = None) -> HistoryTable:
+    """`found`: the regressions a HistoryReader found as it read (its sessions no longer hold the
+    per-config medians to find them again)."""
     ordered = tuple(sorted(sessions, key=lambda s: (s.started_t, s.id)))
     groups: dict[str | None, list[SessionSummary]] = {}
     for s, workload in zip(ordered, resolve_workloads(ordered), strict=True):
@@ -219,7 +248,8 @@ def history_table(sessions: Sequence[SessionSummary], problems: Sequence[str] = 
         vs_previous=workloads[-1].vs_previous if workloads else None,
         overall=tuple(f"{w.workload}: {line}" if several else line
                       for w in workloads for line in w.overall),
-        regressions=tuple(sorted((r for _, members in ordered_groups for r in regressions(members)),
+        regressions=tuple(sorted(found if found is not None else
+                                 (r for _, members in ordered_groups for r in regressions(members)),
                                  key=lambda r: position[r.session])),
         durations_min=tuple(round(s.duration_s / 60, 1) for s in ordered),
         best_speedups=tuple(s.best_speedup for s in ordered), problems=tuple(problems),

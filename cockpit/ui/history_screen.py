@@ -1,7 +1,9 @@
 """The History screen: the sessions of one workload side by side, each against that workload's
 references, the latest against the one before it, the trend as sparklines, and regressions
 called out. A workspace with several workloads shows the latest session's first; w goes on to
-the next."""
+the next. The rows arrive as the sessions are read (a workspace of 10,000 shows its first rows at
+once, every session of every workload as it comes); the per-workload view replaces them when all are
+read. Leaving the screen, or the cockpit, stops the reading between two sessions."""
 
 from __future__ import annotations
 
@@ -14,16 +16,20 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Label, Sparkline, Static
+from textual.worker import get_current_worker
 
 from cockpit.printable import printable
 from cockpit.session.workspace import Workspace
 from cockpit.ui.key_bar import KeyBar
 
 if TYPE_CHECKING:
+    from cockpit.report.history import SessionSummary
     from cockpit.report.trend import HistoryTable, WorkloadHistory
 
 REFERENCE_COLUMNS = 3
 """The workload's baseline and the next references (`cockpit history --json` has them all)."""
+BATCH_S = 0.25
+"""How often the rows read so far are drawn while reading."""
 
 
 class HistoryScreen(Screen[None]):
@@ -65,13 +71,51 @@ class HistoryScreen(Screen[None]):
     def on_mount(self) -> None:
         self.load()
 
+    def on_unmount(self) -> None:
+        self.workers.cancel_group(self, "history")  # the reader stops between two sessions
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="history")
     def load(self) -> None:
-        from cockpit.report.history import workspace_summaries
-        from cockpit.report.trend import history_table
+        import time
 
-        table = history_table(*workspace_summaries(self.workspace, self.now))
-        self.app.call_from_thread(self.show, table)
+        from cockpit.report.history_reader import HistoryReader
+
+        worker = get_current_worker()
+        reader = HistoryReader(self.workspace, self.now)
+        batch: list[SessionSummary] = []
+        drawn = time.monotonic()
+        for summary in reader:
+            if worker.is_cancelled:
+                return
+            batch.append(summary)
+            if time.monotonic() - drawn >= BATCH_S:
+                self._from_thread(self.add_read, batch, len(reader.rows), len(reader))
+                batch, drawn = [], time.monotonic()
+        if not worker.is_cancelled:
+            self._from_thread(self.show, reader.table())
+
+    def _from_thread(self, *call: object) -> None:
+        """Run a draw on the app's thread; nothing when the app has stopped meanwhile."""
+        try:
+            self.app.call_from_thread(*call)  # type: ignore[arg-type]
+        except RuntimeError:  # the app is gone: the reading ends with it
+            get_current_worker().cancel()
+
+    def add_read(self, batch: list[SessionSummary], read: int, total: int) -> None:
+        """Rows of every workload as they are read, in the order they come."""
+        from cockpit.report.formats import utc
+        from cockpit.report.trend import minutes
+
+        grid = self.query_one(DataTable)
+        if not grid.columns:
+            grid.add_columns("session", "date", "workload", "objective", "duration", "1st valid", "mistakes",
+                             "outcome")
+        grid.add_rows([(Text(printable(s.id)), utc(s.started_t)[:16], Text(printable(s.workload or "—")),
+                        Text(printable(s.objective)[:40]), minutes(s.duration_s), minutes(s.first_valid_s),
+                        Text(str(len(s.mistakes)), style="bold red" if s.mistakes else ""),
+                        Text(printable(s.outcome))) for s in batch])
+        self.query_one("#title", Static).update(
+            Text(f"History: reading {read:,} of {total:,} sessions, oldest first · esc: back"))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "next_workload":
