@@ -38,21 +38,31 @@ class RuleResult:
     """Estimated speedup, percent."""
 
     @property
-    def first_sentence(self) -> str:
-        text = " ".join(self.description.split())
-        end = re.search(r"(?<=[.!?])\s", text)
-        return text[: end.start()] if end else text
+    def gist(self) -> str:
+        """The first sentence, and the one that names the cause when ncu gives one ("… is limited by
+        the number of required registers"): what the engineer acts on."""
+        first, *rest = _sentences(self.description)
+        cause = next((s for s in rest if _CAUSE.search(s)), "")
+        return f"{first} {cause}".strip()
 
     def line(self) -> str:
-        """'Tail Effect: <its first sentence> (25 % est., of the whole kernel)'."""
+        """'Tail Effect: <its first sentence> [<the cause>] (25 % est., of the whole kernel)'."""
         scope = "of the whole kernel" if self.speedup_type.lower() == "global" else "of the part it measured"
         est = f" ({self.speedup:.3g} % est., {scope})" if self.speedup is not None else ""
-        return f"{self.name}: {self.first_sentence}{est}"
+        return f"{self.name}: {self.gist}{est}"
 
     def as_json(self) -> dict[str, object]:
         return {"launch": self.launch, "kernel": self.kernel, "name": self.name, "kind": self.kind,
                 "description": self.description, "speedup_type": self.speedup_type,
                 "speedup": self.speedup, "line": self.line()}
+
+
+_CAUSE = re.compile(r"\b(limited by|caused by|due to|because)\b", re.IGNORECASE)
+
+
+def _sentences(text: str) -> list[str]:
+    """ncu's description in sentences (a decimal point like "56.2%" does not end one)."""
+    return re.split(r"(?<=[.!?])\s+", " ".join(text.split())) or [""]
 
 
 class NoRules(ValueError):
