@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cockpit.analysis.sanitizer import parse_sanitizer_log
-from cockpit.gates.sanitize import judge_sanitize, read_run
+from cockpit.gates.sanitize import describe, judge_sanitize, read_run
 
 RECORDED = Path(__file__).parent / "fixtures" / "gpu" / "sanitize"
 pytestmark = pytest.mark.skipif(not (RECORDED / "past_end.log").exists(),
@@ -30,7 +30,13 @@ def test_a_write_past_the_end_fails_naming_the_kernel_the_access_and_the_line(na
     report, calls, gate = recorded(name)
     log = parse_sanitizer_log(report)
     assert log.summary_seen and (log.errors or 0) > 0
-    assert log.findings and all(f.kind.startswith("Invalid __global__ write of size 4") for f in log.findings)
+    writes = [f for f in log.findings if f.kernel is not None]
+    assert writes and all(f.kind.startswith("Invalid __global__ write of size 4") for f in writes)
+    api = [f for f in log.findings if f.kernel is None]  # what failed after the fault: consequences
+    assert [f.kind.split()[2] for f in api] == ["cudaErrorLaunchFailure"] * 2
+    said = describe(log.findings)
+    assert said.endswith(f", {len(writes) - 1} more like it; then 2 CUDA API calls failed "
+                         "(cudaErrorLaunchFailure: the fault's sticky error)")
     first = log.findings[0]
     assert first.kernel_short is not None and "twice_kernel" in first.kernel_short
     assert first.location is not None and source in first.location  # Triton's line info, nvcc's -lineinfo

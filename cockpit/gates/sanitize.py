@@ -9,6 +9,7 @@ calls the candidates."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -190,7 +191,16 @@ def _unjudged(log: SanitizerLog, run: SanitizeRun, w: str, stopped: str) -> str:
 
 
 def describe(findings: Sequence[Finding], workspace: Path | None = None) -> str:
-    """The first finding in full, how many more like it, and the other kinds found."""
+    """The first finding in full, how many more like it, and the other kinds found; CUDA API calls
+    that failed after a kernel's fault (the sticky cudaErrorLaunchFailure) are counted, not spelled."""
+    api = [f for f in findings if f.kernel is None and f.kind.startswith("Program hit ")]
+    in_kernels = [f for f in findings if f not in api]
+    then = ""
+    if api and in_kernels:
+        errors = ", ".join(dict.fromkeys(m.group(1) for f in api if (m := _API_ERROR.match(f.kind))))
+        then = (f"; then {len(api)} CUDA API call{'s' if len(api) != 1 else ''} failed"
+                + (f" ({errors}: the fault's sticky error)" if errors else ""))
+        findings = in_kernels
     groups: dict[tuple[str, str | None, str | None], list[Finding]] = {}
     for f in findings:
         groups.setdefault((f.kind, f.kernel_short, f.location), []).append(f)
@@ -203,7 +213,10 @@ def describe(findings: Sequence[Finding], workspace: Path | None = None) -> str:
         kinds = "; ".join(where(g[0], workspace, brief=True) for g in others[:OTHERS_SAID])
         said += f"; also {kinds}" + (f" and {len(others) - OTHERS_SAID} more" if len(others) > OTHERS_SAID
                                      else "")
-    return said
+    return said + then
+
+
+_API_ERROR = re.compile(r"Program hit (cuda\w+)")
 
 
 def where(f: Finding, workspace: Path | None = None, brief: bool = False) -> str:
