@@ -120,3 +120,19 @@ def test_a_trend_line_lists_the_latest_twenty_sessions_of_many() -> None:
     lines = overall([summary(i, 1.0) for i in range(10_000)])
     [mistakes] = [line for line in lines if line.startswith("repeated mistakes")]
     assert mistakes == "repeated mistakes per session: " + " → ".join(["0"] * 20) + " (the last 20 of 10000 sessions)"
+
+
+def test_a_sessions_bench_results_are_let_go_once_its_row_is_made(ws: Workspace) -> None:
+    """The bench-result memo kept every result it read alive: 10,000 sessions held 1.9 GB. Each
+    session's results now go with it; what is left is its row."""
+    from cockpit.analysis.results import bench as bench_results
+
+    from .test_report_history import FIRST, bench
+
+    for i in range(3):
+        session(ws, f"bench {i}", DAY + i * 86400, 60, [("bench", "warn", bench(FIRST, True))] * 3)
+    reader = history_reader.HistoryReader(ws, DAY + 9 * 86400)
+    for summary in reader:
+        assert summary.best_speedup is not None  # its results were read to make the row...
+        assert not bench_results._READ  # ...and let go before the next session is opened
+    assert len(reader.rows) == 3 and all(row.best_ms == () for row in reader.rows)
