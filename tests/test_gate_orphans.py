@@ -55,7 +55,8 @@ def _group_child(token: str | None = TOKEN) -> subprocess.Popen[bytes]:
 
 def _journal_run(ref: SessionRef, t: float, pid: int, owner: int, mark: str | None = None) -> None:
     writer = JournalWriter(ref.journal)
-    writer.append(ev.gate_started(t, "001-bench", "bench", ("sleep", "120"), "l", pid, owner,
+    writer.append(ev.gate_started(t, "001-bench", "bench", ("sleep", "120"), f"sessions/{ref.id}/logs/001-bench.log",
+                                  pid, owner,
                                   process_start(pid), mark or seal(TOKEN)))
     writer.close()
 
@@ -67,9 +68,10 @@ def test_a_killed_cockpits_gate_is_stopped_and_journaled_when_the_session_opens_
         _journal_run(session, clock.now(), child.pid, _gone_pid())
         state = fold(read_journal(session.journal).events, ws.root)
         assert [r.run_id for r in orphans(state)] == ["001-bench"]
-        events, told = reap(state, clock.now)
+        events, told = reap(state, clock.now, ws.root)
         assert child.wait(timeout=10) == -signal.SIGTERM
         assert events[0]["status"] == "interrupted" and "was gone" in told[0]
+        assert events[0]["log"] == f"sessions/{session.id}/logs/001-bench.log"  # as stored: committed, cloned
     finally:
         child.kill()
 
@@ -82,7 +84,7 @@ def test_a_reused_pid_is_never_signalled(session: SessionRef, ws: Workspace, clo
                                       (process_start(child.pid) or 0) - 1000))  # another process's start
         writer.close()
         state = fold(read_journal(session.journal).events, ws.root)
-        assert orphans(state) == [] and reap(state, clock.now) == ([], [])
+        assert orphans(state) == [] and reap(state, clock.now, ws.root) == ([], [])
         assert child.poll() is None
     finally:
         child.kill()
@@ -161,7 +163,7 @@ def test_a_process_marked_for_another_run_is_left_alone(session: SessionRef, ws:
     try:
         _journal_run(session, clock.now(), child.pid, _gone_pid(), mark=seal("another run's token"))
         state = fold(read_journal(session.journal).events, ws.root)
-        _, told = reap(state, clock.now)
+        _, told = reap(state, clock.now, ws.root)
         assert child.poll() is None and "is not this run's" in told[0]
     finally:
         child.kill()

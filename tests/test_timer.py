@@ -138,3 +138,15 @@ def test_cost_counts_wall_time_including_pauses() -> None:
     s = Session()
     s.do(timer.toggle_pause, 0)
     assert timer.cost_so_far(s.state, T0 + 3600) == pytest.approx(0.68)
+
+
+def test_a_clock_stepped_back_a_day_at_a_phase_change_charges_no_day_to_the_next_phase() -> None:
+    """The box's clock set back a day (by hand, or NTP) just before `n`: the change is timed at the
+    journal's last event, so when the clock is right again Baseline holds its own 10 minutes, not 24 h."""
+    s = Session()
+    s.do(timer.advance, 300)  # Environment done at T0+300
+    [ended, started] = s.do(timer.advance, 360 - 86_400)  # Baseline → Document, the clock a day behind
+    assert ended["t"] == started["t"] == T0 + 300 and ended["elapsed_s"] == 0.0
+    v = s.view(900)  # the clock set right: 10 minutes after Document started
+    assert [(p.name, p.elapsed_s) for p in v.phases] == [("Environment", 300), ("Baseline", 0), ("Document", 600)]
+    assert v.total_elapsed_s == 900

@@ -33,7 +33,7 @@ def gate(args: argparse.Namespace) -> int:
     if ref is None:
         raise CockpitError('no open session to record the gate in; start one with: cockpit new "OBJECTIVE"')
     live = LiveSession(ref)
-    events, told = reap(live.state, time.time)  # gate processes a killed cockpit left running
+    events, told = reap(live.state, time.time, ws.root)  # gate processes a killed cockpit left running
     if events:
         live.append(events)
         for line in told:

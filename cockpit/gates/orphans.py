@@ -19,11 +19,13 @@ import os
 import signal
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from cockpit.gates.mark import unconfirmed
 from cockpit.gates.pids import pid_alive, process_start
 from cockpit.session import events as ev
 from cockpit.session.journal import Event
+from cockpit.session.paths import stored_path
 from cockpit.session.state import GateRunRecord, SessionState
 
 GRACE_S = 3.0
@@ -45,10 +47,11 @@ def orphans(state: SessionState, me: int | None = None) -> list[GateRunRecord]:
             and process_start(r.pid) == r.pid_start]
 
 
-def reap(state: SessionState, now: Callable[[], float],
+def reap(state: SessionState, now: Callable[[], float], workspace: Path,
          me: int | None = None) -> tuple[list[Event], list[str]]:
     """Stop every orphan's process group that the OS confirms is the run's own; the events that
-    journal their ends and one line each (a process left alone says why)."""
+    journal their ends (the log as the journal stores paths: from the workspace) and one line each
+    (a process left alone says why)."""
     events, told = [], []
     for run in orphans(state, me):
         assert run.pid is not None
@@ -63,7 +66,7 @@ def reap(state: SessionState, now: Callable[[], float],
                        f"signalled: {refused}; stop it yourself if it is yours")
         t = now()
         events.append(ev.gate_finished(t, run.run_id, run.gate, "interrupted", summary, t - run.started_t,
-                                       None, run.log, {}))
+                                       None, stored_path(Path(run.log), workspace) if run.log else "", {}))
         told.append(f"{run.run_id}: {summary}")
     return events, told
 

@@ -131,6 +131,13 @@ def timer_view(state: SessionState, now: float, warn_fraction: float) -> TimerVi
 # Intents -----------------------------------------------------------------------------------
 
 
+def _not_before_the_journal(state: SessionState, now: float) -> float:
+    """`now`, or the journal's last event when the clock reads earlier (stepped back a day by hand or
+    by NTP): a phase change timed before the phase it ends would charge the next phase the day once
+    the clock is set right again."""
+    return max(now, state.last_event_t)
+
+
 def _require_open(state: SessionState) -> None:
     if not state.is_open:
         raise TimerError(f"session {state.id} has ended; start a new one with `cockpit new`")
@@ -150,6 +157,7 @@ def _end_current(state: SessionState, now: float, outcome: str) -> list[Event]:
 
 def start(state: SessionState, now: float) -> list[Event]:
     """Start the first phase of a session whose timer has not run yet."""
+    now = _not_before_the_journal(state, now)
     _require_open(state)
     if state.started:
         raise TimerError("the timer is already started; use next phase or go to phase")
@@ -160,6 +168,7 @@ def start(state: SessionState, now: float) -> list[Event]:
 
 def advance(state: SessionState, now: float, outcome: str = "done") -> list[Event]:
     """End the current phase (done or skipped) and start the next one, if any."""
+    now = _not_before_the_journal(state, now)
     _require_open(state)
     run = state.current_run
     if run is None:
@@ -179,6 +188,7 @@ def skip(state: SessionState, now: float) -> list[Event]:
 
 def goto(state: SessionState, now: float, phase: str) -> list[Event]:
     """Leave the current phase (done) and enter `phase`, earlier or later."""
+    now = _not_before_the_journal(state, now)
     _require_open(state)
     target = state.phase(phase).name
     run = state.current_run
@@ -189,6 +199,7 @@ def goto(state: SessionState, now: float, phase: str) -> list[Event]:
 
 
 def toggle_pause(state: SessionState, now: float) -> list[Event]:
+    now = _not_before_the_journal(state, now)
     _require_open(state)
     if state.paused:
         return [ev.event(ev.TIMER_RESUMED, now)]
@@ -198,6 +209,7 @@ def toggle_pause(state: SessionState, now: float) -> list[Event]:
 
 
 def end_session(state: SessionState, now: float, reason: str = "ended by the engineer") -> list[Event]:
+    now = _not_before_the_journal(state, now)
     _require_open(state)
     return (_resume_if_paused(state, now) + _end_current(state, now, "done")
             + [ev.session_ended(now, reason)])

@@ -52,7 +52,7 @@ def say_what_was_found(host: CockpitHost, live: LiveSession, reading: bool) -> N
     if not reading:
         from cockpit.gates.orphans import reap
 
-        events, told = reap(live.state, host.clock.now)
+        events, told = reap(live.state, host.clock.now, live.ref.workspace)
         if events and host.append(events):
             for line in told:
                 host.notify(line, severity="warning", timeout=20, markup=False)
