@@ -123,9 +123,21 @@ class GateBoard:
         self.select(name, live_run=True)
         try:
             run.start()
-        except CockpitError as exc:  # the journal could not be written
+        except CockpitError as exc:  # the journal could not be written: start() killed the child
             self.run = None
             self.app.notify(str(exc), severity="error", markup=False)
+            # The session keeps a refused event and writes it first once space returns: this start
+            # would land then, with no end, for a child that was killed here (an "interrupted"
+            # run that never ran). It never ran: take it back. (LiveSession has no call for this.)
+            live._pending[:] = [e for e in live._pending
+                                if not (e["type"] == "gate_started" and e["run_id"] == run_id)]
+            # The panel was switched to the run before it started: show what the journal holds
+            # again, not a "running" run that never was.
+            self.select(self.app.gate_panel.selected)
+            if self.queue:  # nothing would ever start them: the next start meets the same disk
+                dropped, self.queue = self.queue, []
+                self.app.notify(f"Dropped from the queue: {', '.join(dropped)} — r runs them "
+                                "once the journal can be written.", severity="warning", markup=False)
         else:
             self.app.gpu_panel.watch_gate(run.device)  # the panel marks the GPU this gate uses
         self.refresh()
