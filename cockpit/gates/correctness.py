@@ -65,6 +65,8 @@ def _who(check: Check) -> str:
 
 
 def _why(check: Check) -> str:
+    if check.what and check.raw.get("mode") == "backward":
+        return check.what  # names the gradient ("grad of input #0 (x): 3 NaN/Inf")
     if check.nonfinite:
         return f"{check.nonfinite} NaN/Inf (max |Δ| {check.max_abs or 0:.2e})"
     if check.what:

@@ -29,6 +29,26 @@ the user's CUDA torch); the cockpit itself reads what it declares as a `Manifest
         knobs=(Knob("ROWS", (1, 2, 4, 8)),), rule=lambda k, limits: None, keep_per=("N",),
     )
 
+Backward and full passes (Liger's benchmark modes): a workload whose candidates are
+differentiable (a `torch.autograd.Function` around the forward and backward kernels) declares
+
+    WORKLOAD = Workload(..., modes=("forward", "backward", "full"), grad_inputs=(0,))
+
+and correctness and the bench run it in each mode. The inputs that require grad are those
+`make_inputs` returns with `requires_grad=True`, and those `grad_inputs` names by index. In
+`backward` and `full` the candidates and the references are called without the output buffer
+(`fn(*inputs, **knobs)`: autograd must own the output it differentiates; a candidate that takes
+one in forward writes `def ours(x, out=None)`), and the backward is seeded with `grad_output`:
+by default random normal values like the output, from a fixed seed, the same values for every
+candidate, the timed references and the oracle. Correctness compares the gradient of every input
+that requires grad with the oracle's autograd (the oracle on float32 copies of 16-bit inputs, so
+its gradients are not rounded to the input dtype) by `grad_check` (default: `check`). The bench
+times `forward` as the call, `backward` alone (the backward of a forward done untimed before,
+retain_graph, each input's `.grad` set to None before each call, as `triton.testing.do_bench(fn,
+grad_to_none=...)` does), and `full` as forward + backward; each mode is a row of its own
+("M=4096 N=1024 fp16 backward"), and the headline names the modes side by side. Rates for the
+backward come from `backward_flops` / `backward_bytes` (full: forward + backward).
+
 Everything here is plain Python with no torch import, so the cockpit can check a declaration
 and a test can build one without a GPU.
 """
@@ -51,7 +71,7 @@ from cockpit.workload.builds import (
 )
 
 __all__ = [
-    "Build", "Check", "Extension", "Inline", "Knob", "KnobValue", "NoBuild", "Profile", "Reference",
+    "MODES", "Build", "Check", "Extension", "Inline", "Knob", "KnobValue", "NoBuild", "Profile", "Reference",
     "Shape", "TritonJit", "Workload", "allclose", "axes", "custom", "exact", "rel_l2", "shape_name",
     "use_variant", "workspace_root",
 ]
@@ -59,6 +79,10 @@ __all__ = [
 Shape = Mapping[str, Any]
 """One point of a grid: axis name -> value, e.g. {"M": 4096, "N": 1024, "dtype": "fp16"}."""
 KnobValue = int | bool | str
+MODES = ("forward", "backward", "full")
+"""What a workload can be checked and timed in: the call; the backward alone (of a forward done
+untimed before); forward + backward."""
+GRAD_MODES = ("backward", "full")
 
 
 def axes(**values: Sequence[Any]) -> tuple[dict[str, Any], ...]:
@@ -227,6 +251,42 @@ class Workload:
     """The kernel's answer may change in its last bits from run to run (atomics, a split reduction
     whose order is free): correctness holds a repeat on the same inputs to the check's tolerance
     instead of bit for bit, and says by how much it differed."""
+    modes: tuple[str, ...] = ("forward",)
+    """Which passes are checked and timed: "forward" (the call), "backward" (the backward alone,
+    of a forward done untimed before), "full" (forward + backward). See the module docstring."""
+    grad_inputs: tuple[int, ...] = ()
+    """Indices of the inputs gradients are taken for (besides those `make_inputs` returns with
+    requires_grad=True): the gates make them leaves that require grad in backward and full."""
+    grad_output: Callable[..., Any] | None = None
+    """(output, seed) -> the gradient the backward is seeded with (default: random normal like the
+    output from a fixed seed; the same values for every implementation and the oracle)."""
+    grad_check: Check | None = None
+    """How each gradient is judged against the oracle's (default: `check`; rel_l2 1e-2 when
+    `check` is custom)."""
+    backward_flops: Callable[..., float] | None = None
+    """(**shape) -> floating-point operations of one backward: TFLOP/s of backward and full rows."""
+    backward_bytes: Callable[..., float] | None = None
+    """(**shape) -> bytes one backward must move at least: GB/s of backward and full rows."""
+
+    def __post_init__(self) -> None:
+        modes = tuple(self.modes)
+        if not modes or any(m not in MODES for m in modes) or len(set(modes)) != len(modes):
+            raise ValueError(f"modes={self.modes!r}: name each of {', '.join(MODES)} at most once")
+        if any(isinstance(i, bool) or not isinstance(i, int) or i < 0 for i in self.grad_inputs):
+            raise ValueError(f"grad_inputs={self.grad_inputs!r}: indices of the inputs, e.g. (0,)")
+        object.__setattr__(self, "modes", modes)
+        object.__setattr__(self, "grad_inputs", tuple(self.grad_inputs))
+
+    @property
+    def grad_modes(self) -> tuple[str, ...]:
+        """The modes that run a backward."""
+        return tuple(m for m in self.modes if m in GRAD_MODES)
+
+    def mode_name(self, shape: Shape, mode: str) -> str:
+        """How a shape's row in one mode is named: the shape alone in forward (so its history
+        compares with forward-only runs), "M=4096 N=1024 fp16 backward" in the others."""
+        name = self.shape_name(shape)
+        return name if mode == "forward" else f"{name} {mode}"
 
     @property
     def oracle(self) -> Reference | None:

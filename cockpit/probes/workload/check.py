@@ -10,7 +10,16 @@ and a constant output (all zeros) against a reference that is not constant fails
 tolerance passes zeros: Liger's bf16 atol 5e-2 does on 80 % of softmax rows). On the first round
 the call is repeated on the same inputs: bit for bit the same ("deterministic"), or it fails,
 unless the workload declares `atomics=True` (then within the check's tolerance, said as "differs
-by ..."). Stops at the first failure and names it."""
+by ..."). Stops at the first failure and names it.
+
+A workload with backward modes (`modes=("forward", "backward", "full")`) gets a second check per
+shape and candidate, its row named "<shape> backward": the candidate called without an output
+buffer on fresh leaves of the inputs that require grad, its backward seeded with the workload's
+`grad_output`, and every such input's gradient compared with the oracle's autograd (run on float32
+copies of 16-bit inputs), each by its own relative error, named in the failure line ("grad of
+input #0 (x): rel L2 3.1e-02 > 0.01"); a gradient that is None fails, naming the input. Gradients
+are not held bit for bit on a repeat (a dW summed under locks, as Triton's layer-norm tutorial
+does, is free in its order)."""
 
 from __future__ import annotations
 
@@ -19,9 +28,10 @@ from typing import Any
 
 import torch
 
+from cockpit.probes.workload import grads as g
 from cockpit.probes.workload.copies import clone
 from cockpit.probes.workload_load import first_line
-from cockpit.workload.spec import Check, Workload
+from cockpit.workload.spec import Check, Workload, rel_l2
 
 Say = Callable[[str], None]
 
@@ -109,10 +119,13 @@ def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: KnobsFo
         name = w.shape_name(shape)
         dtype = shape.get(w.dtype_key) if w.dtype_key else None
         passed: dict[str, dict[str, Any]] = {}
+        passed_grads: dict[str, dict[str, Any]] = {}
         given: dict[str, Any] = {}  # each candidate's copy of the round before
         for r in range(rounds):
-            inputs = w.make_inputs(1000 + index + ROUND_SEED * r, **shape)
+            seed = 1000 + index + ROUND_SEED * r
+            inputs = w.make_inputs(seed, **shape)
             ref = oracle.fn(*clone(inputs))
+            grads = _GradRound(w, inputs, ref, seed) if w.grad_modes else None
             for cand, fn in w.candidates.items():
                 same = given.get(cand) if r == 1 else None  # round 2: the same tensors, new values
                 mine = same if same is not None and refill(same, inputs) else clone(inputs)
@@ -132,11 +145,106 @@ def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: KnobsFo
                     keep: dict[str, Any] = {k: before[k] for k in ("deterministic", "repeat_max_abs")
                                             if before and k in before}
                     passed[cand] = {**stats, **keep}
+                if grads is None:
+                    continue
+                gstats = grads.check(fn, shape, dtype, knobs)
+                if not gstats["ok"]:
+                    step = f"[{index + 1}/{len(ordered)}]"
+                    _emit(rows, cand, w.mode_name(shape, "backward"), shape,
+                          {**gstats, "rounds": r + 1, "mode": "backward"}, step, w, say)
+                    return rows, False
+                before = passed_grads.get(cand)
+                if before is None or (gstats["rel_l2"] or 0) > (before["rel_l2"] or 0):
+                    passed_grads[cand] = gstats
         for cand in w.candidates:
             step = f"[{index + 1}/{len(ordered)}]"
             _emit(rows, cand, name, shape, {**passed[cand], "rounds": rounds}, step, w, say)
+        for cand, gstats in passed_grads.items():
+            step = f"[{index + 1}/{len(ordered)}]"
+            _emit(rows, cand, w.mode_name(shape, "backward"), shape,
+                  {**gstats, "rounds": rounds, "mode": "backward"}, step, w, say)
         del given
     return rows, True
+
+
+class _GradRound:
+    """One round's gradient check of every candidate on one shape: the oracle's gradients
+    computed once per dtype of the seeded gradient, on float32 copies of 16-bit inputs."""
+
+    def __init__(self, w: Workload, inputs: Sequence[Any], ref: Any, seed: int) -> None:
+        self.w, self.inputs, self.ref, self.seed = w, inputs, ref, seed
+        self.which = g.grad_indices(w, inputs)
+        self.oracle_grads: dict[tuple[Any, ...], list[Any]] = {}
+        judge = w.grad_check or w.check
+        self.judge = rel_l2() if judge.kind == "custom" else judge
+
+    def check(self, fn: Callable[..., Any], shape: Mapping[str, Any], dtype: str | None,
+              knobs: KnobsFor) -> dict[str, Any]:
+        """The candidate's gradients against the oracle's: {ok, max_abs, rel_l2 (the worst
+        gradient's), nonfinite, tolerance, what, grads: [{input, rel_l2, max_abs}]}."""
+        mine = g.leaves(self.inputs, self.which)
+        try:
+            value = call(fn, mine, None, knobs(shape))
+            forward = compare(value, self.ref, self.w.check, dtype, shape, mine)
+            if not forward["ok"]:
+                return {**forward, "what": "its forward without an output buffer (backward modes) "
+                        f"fails: {_words(forward)}"}
+            seeded = g.seed_grad(self.w, value, self.seed)
+            g.backward(value, seeded)
+            if torch.cuda.is_available():
+                torch.cuda.synchronize()
+            theirs = self._oracle(seeded)
+        except g.NoGrad as exc:
+            return _failed(str(exc))
+        except OracleGradError as exc:
+            return _failed(str(exc))
+        except Exception as exc:  # the kernel's backward raised: a failure of this shape, named
+            return _failed(f"its backward raised {first_line(exc)}")
+        per: list[dict[str, Any]] = []
+        worst: dict[str, Any] | None = None
+        for i, ref_grad in zip(self.which, theirs, strict=True):
+            who = f"grad of {g.input_name(fn, i)}"
+            got = mine[i].grad
+            if got is None:
+                return _failed(f"{who} is None: its backward returned no gradient for an input that "
+                               "requires grad")
+            stats = compare(got, ref_grad, self.judge, dtype, shape, mine)
+            trivial = constant_output(got, ref_grad) if stats["ok"] else None
+            if trivial is not None:
+                stats = {**stats, "ok": False, "what": trivial}
+            per.append({"input": g.input_name(fn, i), "rel_l2": stats["rel_l2"], "max_abs": stats["max_abs"],
+                        "nonfinite": stats["nonfinite"]})
+            if not stats["ok"]:
+                return {**stats, "what": f"{who}: {_words(stats)}", "grads": per}
+            if worst is None or (stats["rel_l2"] or 0) > (worst["rel_l2"] or 0):
+                worst = {**stats, "what": ""}
+        assert worst is not None
+        return {**worst, "grads": per}
+
+    def _oracle(self, seeded: Sequence[Any]) -> list[Any]:
+        key = tuple(d.dtype for d in seeded)
+        if key not in self.oracle_grads:
+            oracle = self.w.oracle
+            assert oracle is not None
+            theirs = g.leaves(self.inputs, self.which, torch.float32)
+            try:
+                g.backward(oracle.fn(*theirs), seeded)
+            except g.NoGrad as exc:
+                raise OracleGradError(f"the oracle {oracle.name!r} has no backward: {exc}") from exc
+            missing = [i for i in self.which if theirs[i].grad is None]
+            if missing:
+                raise OracleGradError(f"the oracle {oracle.name!r} gives no gradient for "
+                                      f"{g.input_name(oracle.fn, missing[0])}")
+            self.oracle_grads[key] = [theirs[i].grad for i in self.which]
+        return self.oracle_grads[key]
+
+
+class OracleGradError(RuntimeError):
+    """The oracle's own backward cannot give a gradient (the workload's fault, said as such)."""
+
+
+def _failed(what: str) -> dict[str, Any]:
+    return {"ok": False, "max_abs": None, "rel_l2": None, "nonfinite": 0, "tolerance": None, "what": what}
 
 
 def _emit(rows: list[dict[str, Any]], cand: str, name: str, shape: Mapping[str, Any],

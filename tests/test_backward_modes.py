@@ -1,0 +1,156 @@
+"""Backward and full passes (issue 35, item 2): a workload that declares modes=("forward",
+"backward", "full") gets every gradient that an input requires checked against the oracle's
+autograd, each named in the failure line, and is timed in each mode, the rows carrying it. The
+candidates here are torch code on CPU tensors: a row layer norm (x, weight, bias) as a
+torch.autograd.Function whose backward is written out (dx, dw, db), a planted one whose dx is
+scaled by 1.1, one that returns no gradient for the weight, and one with no backward at all."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import torch
+
+from cockpit.gates.correctness import judge_correctness
+from cockpit.probes.workload.check import ROUNDS, correctness
+from cockpit.workload.spec import Reference, Workload, axes, rel_l2
+
+EPS = 1e-5
+
+
+def _stats(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    mean = x.mean(-1, keepdim=True)
+    rstd = ((x - mean).pow(2).mean(-1, keepdim=True) + EPS).rsqrt()
+    return mean, rstd
+
+
+class LayerNorm(torch.autograd.Function):
+    """y = (x - mean) * rstd * w + b; the backward as Triton's tutorial writes it."""
+
+    dx_scale = 1.0
+    dw_none = False
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        mean, rstd = _stats(x)
+        xhat = (x - mean) * rstd
+        ctx.save_for_backward(xhat, rstd, w)
+        return xhat * w + b
+
+    @classmethod
+    def backward(cls, ctx: Any, dy: torch.Tensor) -> tuple[Any, ...]:  # type: ignore[override]
+        xhat, rstd, w = ctx.saved_tensors
+        wdy = w * dy
+        c1 = (xhat * wdy).mean(-1, keepdim=True)
+        c2 = wdy.mean(-1, keepdim=True)
+        dx = (wdy - (xhat * c1 + c2)) * rstd * cls.dx_scale
+        dw = None if cls.dw_none else (dy * xhat).sum(0)
+        return dx, dw, dy.sum(0)
+
+
+class ScaledDx(LayerNorm):
+    dx_scale = 1.1
+
+
+class NoDw(LayerNorm):
+    dw_none = True
+
+
+def candidate(fn: type[LayerNorm]) -> Any:
+    def ours(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, out: torch.Tensor | None = None) -> Any:
+        y = fn.apply(x, weight, bias)
+        return y if out is None else out.copy_(y)
+    return ours
+
+
+def no_backward(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, out: Any = None) -> Any:
+    with torch.no_grad():
+        return candidate(LayerNorm)(x, weight, bias, out)
+
+
+def oracle(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.layer_norm(x.double(), (x.shape[-1],), weight.double(), bias.double(), EPS)
+
+
+def eager(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.layer_norm(x, (x.shape[-1],), weight, bias, EPS)
+
+
+def make_inputs(seed: int, /, M: int, N: int) -> tuple[torch.Tensor, ...]:
+    gen = torch.Generator().manual_seed(seed)
+    return (torch.randn(M, N, generator=gen) * 2 + 1, 1 + 0.1 * torch.randn(N, generator=gen),
+            0.1 * torch.randn(N, generator=gen))
+
+
+def workload(ours: Any, **kw: Any) -> Workload:
+    base: dict[str, Any] = dict(
+        name="layer-norm", candidates={"ours": ours},
+        references=(Reference("fp64", oracle, oracle=True), Reference("torch.layer_norm", eager, baseline=True)),
+        make_inputs=make_inputs, make_output=lambda x, *_, **__: torch.empty_like(x),
+        test_grid=axes(M=[3, 17], N=[31, 64]), bench_grid=axes(M=[64], N=[256]),
+        check=rel_l2(1e-5), dtype_key=None, modes=("forward", "backward", "full"), grad_inputs=(0, 1, 2))
+    return Workload(**{**base, **kw})
+
+
+def run(w: Workload) -> tuple[list[dict[str, Any]], bool, str]:
+    lines: list[str] = []
+    rows, ok = correctness(w, w.correctness_grid(), lambda s: {}, lines.append)
+    planned = len(w.correctness_grid()) * len(w.candidates) * (2 if w.grad_modes else 1)
+    return rows, ok, judge_correctness({"rows": rows, "planned": planned}).summary
+
+
+def test_a_right_backward_passes_every_gradient_on_every_shape() -> None:
+    rows, ok, summary = run(workload(candidate(LayerNorm)))
+    assert ok, summary
+    grad_rows = [r for r in rows if r.get("mode") == "backward"]
+    assert len(grad_rows) == len(rows) // 2 == 5
+    assert grad_rows[0]["config"] == "M=3 N=31 backward" and grad_rows[0]["rounds"] == ROUNDS
+    assert [gr["input"] for gr in grad_rows[0]["grads"]] == ["input #0 (x)", "input #1 (weight)",
+                                                             "input #2 (bias)"]
+    assert all(gr["rel_l2"] < 1e-5 for r in grad_rows for gr in r["grads"])
+    assert summary.startswith(f"all 10/10 checks correct on {ROUNDS} rounds")
+
+
+def test_a_backward_that_scales_dx_fails_naming_the_gradient() -> None:
+    rows, ok, summary = run(workload(candidate(ScaledDx)))
+    assert not ok
+    assert rows[-1]["mode"] == "backward" and rows[-1]["config"] == "M=3 N=31 backward"
+    assert summary.startswith("FAILS at M=3 N=31 backward: grad of input #0 (x): rel L2 1.00e-01 > 1e-05")
+
+
+def test_a_gradient_that_is_none_fails_in_one_line_naming_the_input() -> None:
+    _, ok, summary = run(workload(candidate(NoDw)))
+    assert not ok
+    assert summary.startswith("FAILS at M=3 N=31 backward: grad of input #1 (weight) is None: its backward "
+                              "returned no gradient for an input that requires grad")
+
+
+def test_an_output_autograd_does_not_track_fails_saying_so() -> None:
+    _, ok, summary = run(workload(no_backward))
+    assert not ok and "its output does not require grad" in summary
+
+
+def test_inputs_made_with_requires_grad_need_no_grad_inputs_and_forward_only_is_unchanged() -> None:
+    def made(seed: int, /, M: int, N: int) -> tuple[torch.Tensor, ...]:
+        x, w, b = make_inputs(seed, M=M, N=N)
+        return x.requires_grad_(True), w, b
+
+    rows, ok, _ = run(workload(candidate(ScaledDx), make_inputs=made, grad_inputs=()))
+    assert not ok and rows[-1]["what"].startswith("grad of input #0 (x)")
+    rows, ok, summary = run(workload(candidate(ScaledDx), modes=("forward",)))
+    assert ok and all("mode" not in r for r in rows) and summary.startswith("all 5/5 checks correct")
+
+
+def test_a_backward_mode_with_no_input_that_requires_grad_is_one_line() -> None:
+    with pytest.raises(ValueError, match="declares modes backward, full but no input requires grad"):
+        run(workload(candidate(LayerNorm), grad_inputs=()))
+
+
+def test_modes_are_checked_when_declared() -> None:
+    with pytest.raises(ValueError, match="modes="):
+        workload(candidate(LayerNorm), modes=("forwards",))
+    with pytest.raises(ValueError, match="grad_inputs="):
+        workload(candidate(LayerNorm), grad_inputs=(-1,))
+    w = workload(candidate(LayerNorm))
+    assert w.grad_modes == ("backward", "full") and w.mode_name({"M": 1}, "full") == "M=1 full"
