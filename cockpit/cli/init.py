@@ -1,6 +1,7 @@
-"""`cockpit init [DIR] [--workload cuda|triton|callable|gpumode=DIR]`: a workspace in your kernel's
-repository: a commented cockpit.toml and a workload module to fill in, nothing of the shipped
-example. Never overwrites a file without --force (the module never)."""
+"""`cockpit init [DIR] [--workload cuda|triton|callable|gpumode=DIR|kernelbench=FILE]`: a workspace
+in your kernel's repository: a commented cockpit.toml and a workload module to fill in (a GPU MODE
+folder or a KernelBench problem is read as it is), nothing of the shipped example. Never
+overwrites a file without --force (the module never)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,16 @@ def init(args: argparse.Namespace) -> int:
         raise CockpitError(f"{config} exists already; edit it, or pass --force to write a new one")
     kind, _, gpumode = args.workload.partition("=")
     written = []
-    if kind == "gpumode":
+    ready = kind in ("gpumode", "kernelbench")  # read as they are: nothing to fill in
+    if kind == "kernelbench":
+        problem = (root / gpumode).resolve()
+        if not gpumode or not problem.is_relative_to(root) or not problem.is_file():
+            raise CockpitError("--workload kernelbench=FILE: FILE is a KernelBench problem inside the "
+                               "workspace (copy it in: the gates read only the workspace)")
+        text = _starter("cockpit.toml.tmpl").substitute(module="").replace(
+            'module = ""', f'kernelbench = "{problem.relative_to(root).as_posix()}"\n'
+            '# model_new = "PROBLEM_new.py"   # your class ModelNew (default: the one file beside it)')
+    elif kind == "gpumode":
         folder = (root / gpumode).resolve()
         if not gpumode or not folder.is_relative_to(root):
             raise CockpitError("--workload gpumode=DIR: DIR is a problem folder inside the workspace")
@@ -45,13 +55,14 @@ def init(args: argparse.Namespace) -> int:
             written.append(module)
         text = _starter("cockpit.toml.tmpl").substitute(module=relative)
     else:
-        raise CockpitError(f"--workload {args.workload!r}: expected cuda, triton, callable or gpumode=DIR")
+        raise CockpitError(f"--workload {args.workload!r}: expected cuda, triton, callable, gpumode=DIR or "
+                           "kernelbench=FILE")
     config.write_text(text, encoding="utf-8")
     written.insert(0, config)
     for path in written:
         print(path)
-    print("next: fill in the workload, then `cockpit workload show` (no GPU needed) and `cockpit` "
-          "(Enter starts the first session)")
+    print(("next: " if ready else "next: fill in the workload, then ") + "`cockpit workload show` (no GPU "
+          "needed) and `cockpit` (Enter starts the first session)")
     return 0
 
 

@@ -135,8 +135,10 @@ def build_parser() -> argparse.ArgumentParser:
     init = sub.add_parser("init", parents=[common], help="a workspace in your kernel's repository: "
                           "cockpit.toml and a workload module to fill in")
     init.add_argument("dir", nargs="?", type=Path, default=Path("."), metavar="DIR")
-    init.add_argument("--workload", default="cuda", metavar="cuda|triton|callable|gpumode=DIR",
-                      help="the kind of kernel (default cuda: a torch C++/CUDA extension)")
+    init.add_argument("--workload", default="cuda",
+                      metavar="cuda|triton|callable|gpumode=DIR|kernelbench=FILE",
+                      help="the kind of kernel (default cuda: a torch C++/CUDA extension); a GPU MODE "
+                      "problem folder or a KernelBench problem file is read as it is")
     init.add_argument("--force", action="store_true", help="overwrite cockpit.toml if it exists")
 
     shot = sub.add_parser("screenshot", parents=[common], help="SVG screenshots of the main screens")

@@ -24,6 +24,16 @@ class WorkloadConfig:
     name importable by the gates' Python ("mykernels.softmax_workload")."""
     gpumode: str = ""
     """A GPU MODE reference-kernels problem folder (task.yml, reference.py, submission*.py)."""
+    kernelbench: str = ""
+    """A KernelBench problem file (class Model, its sizing globals, get_inputs, get_init_inputs)."""
+    model_new: tuple[str, ...] = ()
+    """The files holding the engineer's `class ModelNew` for `kernelbench` (default: the one file
+    beside the problem that defines it, PROBLEM_new.py first); each is a candidate, by stem."""
+    test_sizes: tuple[Mapping[str, int], ...] = ()
+    """A KernelBench problem's correctness shapes, as its globals: [{batch_size = 16, dim = 1000}]
+    (default: its own shape scaled down, then made odd)."""
+    bench_sizes: tuple[Mapping[str, int], ...] = ()
+    """A KernelBench problem's timed shapes (default: the problem's own)."""
     candidates: tuple[str, ...] = ()
     """Which candidates to run (default: all the workload declares; for a GPU MODE folder, the
     submission files by stem)."""
@@ -37,18 +47,22 @@ class WorkloadConfig:
 
     @property
     def named(self) -> bool:
-        return bool(self.module or self.gpumode)
+        return bool(self.module or self.gpumode or self.kernelbench)
 
     @property
     def source(self) -> str:
-        """How the workload is named, for messages and the manifest: the module, or gpumode:DIR."""
-        return self.module or (f"gpumode:{self.gpumode}" if self.gpumode else "")
+        """How the workload is named, for messages and the manifest: the module, gpumode:DIR or
+        kernelbench:FILE."""
+        if self.gpumode:
+            return f"gpumode:{self.gpumode}"
+        return f"kernelbench:{self.kernelbench}" if self.kernelbench else self.module
 
 
 def read_workload(table: Mapping[str, Any], reader: ConfigReader) -> WorkloadConfig:
     d = WorkloadConfig()
     refuse_moved(table, "workload", reader)
-    keys = ("module", "gpumode", "candidates", "reps", "warmup", "settle_ms", "rounds")
+    keys = ("module", "gpumode", "kernelbench", "model_new", "test_sizes", "bench_sizes", "candidates",
+            "reps", "warmup", "settle_ms", "rounds")
     reader.check_keys(table, "workload", keys)
 
     def count(key: str, low: int) -> int:
@@ -62,17 +76,45 @@ def read_workload(table: Mapping[str, Any], reader: ConfigReader) -> WorkloadCon
             raise reader.fail(f"workload.{key}", f"{value!r} is not allowed (expected a path or module name)")
         return value.strip()
 
-    module, gpumode = text("module"), text("gpumode")
-    if module and gpumode:
-        raise reader.fail("workload.gpumode", "name one workload: module or gpumode, not both")
+    module, gpumode, kernelbench = text("module"), text("gpumode"), text("kernelbench")
+    named = [k for k, v in (("module", module), ("gpumode", gpumode), ("kernelbench", kernelbench)) if v]
+    if len(named) > 1:
+        raise reader.fail(f"workload.{named[1]}", f"name one workload: {' or '.join(named)}, not both")
+    model_new = table.get("model_new", [])
+    model_new = [model_new] if isinstance(model_new, str) else model_new
+    if not isinstance(model_new, list) or not all(isinstance(m, str) and m.strip() and "\0" not in m
+                                                  for m in model_new):
+        raise reader.fail("workload.model_new", f"{model_new!r} is not allowed (expected a file, or a list "
+                          'of files, holding class ModelNew: model_new = "problem_new.py")')
+    if model_new and not kernelbench:
+        raise reader.fail("workload.model_new", "model_new names a KernelBench answer: add kernelbench = "
+                          '"PROBLEM.py" beside it')
     candidates = table.get("candidates", [])
     if not isinstance(candidates, list) or not all(isinstance(c, str) and c for c in candidates):
         raise reader.fail("workload.candidates", f"{candidates!r} is not allowed (expected a list of "
                           "candidate names)")
     return WorkloadConfig(
-        module=module, gpumode=gpumode, candidates=tuple(candidates),
+        module=module, gpumode=gpumode, kernelbench=kernelbench,
+        model_new=tuple(m.strip() for m in model_new),
+        test_sizes=_sizes(table, "test_sizes", reader), bench_sizes=_sizes(table, "bench_sizes", reader),
+        candidates=tuple(candidates),
         reps=count("reps", 3), warmup=count("warmup", 1),
         settle_ms=reader.number(table.get("settle_ms", d.settle_ms), "workload.settle_ms",
                                 lambda v: 0 <= v <= 5000, "milliseconds from 0 to 5000"),
         rounds=count("rounds", 1),
     )
+
+
+def _sizes(table: Mapping[str, Any], key: str, reader: ConfigReader) -> tuple[Mapping[str, int], ...]:
+    """`test_sizes`/`bench_sizes`: a list of tables of whole numbers, the problem's globals."""
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(
+            isinstance(s, dict) and s and all(isinstance(k, str) and k.isidentifier() and isinstance(v, int)
+                                              and not isinstance(v, bool) and v > 0 for k, v in s.items())
+            for s in value):
+        raise reader.fail(f"workload.{key}", f"{value!r} is not allowed (expected a list of the problem's "
+                          "globals with whole numbers > 0, e.g. [{batch_size = 16, dim = 1000}])")
+    if value and not table.get("kernelbench"):
+        raise reader.fail(f"workload.{key}", f"{key} sizes a KernelBench problem: add "
+                          'kernelbench = "PROBLEM.py"')
+    return tuple(dict(s) for s in value)

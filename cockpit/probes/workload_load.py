@@ -50,9 +50,9 @@ class WorkloadLoadError(Exception):
 
 def load_workload(source: str, workspace: Path, task: Mapping[str, Any] | None = None,
                   only: Sequence[str] = ()) -> Workload:
-    """`source` as cockpit.toml names it: a workspace-relative .py path, a dotted module, or
-    "gpumode:DIR" (then `task` holds its task.yml, read by the cockpit); `only` keeps those
-    candidates."""
+    """`source` as cockpit.toml names it: a workspace-relative .py path, a dotted module,
+    "gpumode:DIR" (then `task` holds its task.yml, read by the cockpit) or "kernelbench:FILE.py"
+    (then `task` names its ModelNew files and any grid); `only` keeps those candidates."""
     if str(workspace) not in sys.path:
         sys.path.insert(0, str(workspace))
     if source.startswith("gpumode:"):
@@ -65,6 +65,19 @@ def load_workload(source: str, workspace: Path, task: Mapping[str, Any] | None =
                                         list(task.get("submissions", [])))
         except Exception as exc:
             raise WorkloadLoadError(_where(exc, folder)) from exc
+    elif source.startswith("kernelbench:"):
+        from cockpit.probes.kernelbench import ProblemError, kernelbench_workload
+
+        task = task or {}
+        try:
+            workload = kernelbench_workload(
+                _inside(workspace, source.removeprefix("kernelbench:")),
+                [_inside(workspace, str(p)) for p in task.get("model_new", [])],
+                test_sizes=list(task.get("test_sizes", [])), bench_sizes=list(task.get("bench_sizes", [])))
+        except ProblemError as exc:
+            raise WorkloadLoadError(str(exc)) from exc
+        except Exception as exc:
+            raise WorkloadLoadError(_where(exc, Path(source.removeprefix("kernelbench:")))) from exc
     else:
         workload = _from_module(source, workspace)
     if only:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,8 +24,8 @@ from cockpit.workload.manifest import Manifest, ManifestError, manifest_from_jso
 PROBE = Path(__file__).resolve().parent.parent / "probes" / "workload_probe.py"
 MANIFEST_LINE = "MANIFEST "
 DESCRIBE_TIMEOUT_S = 180.0
-NO_WORKLOAD = ('no workload named: add [workload] module = "workloads/NAME.py" (or gpumode = "DIR") '
-               "to cockpit.toml; `cockpit init` writes one to fill in")
+NO_WORKLOAD = ('no workload named: add [workload] module = "workloads/NAME.py" (or gpumode = "DIR", or '
+               'kernelbench = "PROBLEM.py") to cockpit.toml; `cockpit init` writes one to fill in')
 
 
 @dataclass(frozen=True)
@@ -33,8 +34,8 @@ class WorkloadArgs:
 
     source: str
     task_file: str | None
-    """A GPU MODE folder's task.yml as JSON, in a file (workspace-relative): a command line holds
-    at most 128 KB per argument."""
+    """A GPU MODE folder's task.yml, or a KernelBench problem's ModelNew files and grids, as JSON in
+    a file (workspace-relative): a command line holds at most 128 KB per argument."""
     candidates: tuple[str, ...]
 
     def argv(self) -> list[str]:
@@ -56,10 +57,52 @@ def workload_args(workspace: Path, config: Config) -> WorkloadArgs:
     if w.gpumode:
         folder = _inside(workspace, w.gpumode)
         task_file = _task_file(workspace, read_task(folder))
+    elif w.kernelbench:
+        task_file = _task_file(workspace, {"model_new": model_new_files(workspace, config),
+                                           "test_sizes": [dict(s) for s in w.test_sizes],
+                                           "bench_sizes": [dict(s) for s in w.bench_sizes]})
     return WorkloadArgs(w.source, task_file, w.candidates)
 
 
-def _task_file(workspace: Path, task: GpuModeTask) -> str:
+MODEL_NEW = re.compile(rb"^class\s+ModelNew\b", re.MULTILINE)
+MAX_SCANNED = 1 << 20
+"""A file beside the problem is searched for `class ModelNew` in its first megabyte."""
+
+
+def model_new_files(workspace: Path, config: Config) -> list[str]:
+    """The files holding the engineer's ModelNew (workspace-relative): [workload] model_new, else the
+    one file beside the problem that defines it (PROBLEM_new.py first). One line when none or
+    several could be meant."""
+    w = config.workload
+    problem = _inside(workspace, w.kernelbench)
+    if not problem.is_file():
+        raise CockpitError(f"[workload] kernelbench = {w.kernelbench!r}: no such file in {workspace}")
+    if w.model_new:
+        named = [_inside(workspace, m) for m in w.model_new]
+        for m, path in zip(w.model_new, named, strict=True):
+            if not path.is_file():
+                raise CockpitError(f"[workload] model_new = {m!r}: no such file in {workspace}")
+        return [path.relative_to(workspace.resolve()).as_posix() for path in named]
+    beside = []
+    for path in sorted(problem.parent.glob("*.py")):
+        try:
+            with path.open("rb") as f:
+                if path != problem and MODEL_NEW.search(f.read(MAX_SCANNED)):
+                    beside.append(path)
+        except OSError:
+            continue
+    preferred = [p for p in beside if p.stem == f"{problem.stem}_new"]
+    found = preferred or beside
+    if len(found) != 1:
+        which = (f"several files beside it define ModelNew ({', '.join(p.name for p in found)})" if found
+                 else "no file beside it defines class ModelNew")
+        suggested = problem.with_name(f"{problem.stem}_new.py").relative_to(workspace.resolve()).as_posix()
+        raise CockpitError(f"[workload] kernelbench = {w.kernelbench!r}: {which}; name yours with "
+                           f'model_new = "{suggested}"')
+    return [found[0].relative_to(workspace.resolve()).as_posix()]
+
+
+def _task_file(workspace: Path, task: GpuModeTask | dict[str, object]) -> str:
     """The task as JSON under build/cockpit/, named by its content (written once per edit)."""
     text = json.dumps(task)
     relative = f"build/cockpit/tasks/{hashlib.sha256(text.encode()).hexdigest()[:16]}.json"
@@ -71,7 +114,7 @@ def _task_file(workspace: Path, task: GpuModeTask) -> str:
             tmp.write_text(text, encoding="utf-8")
             os.replace(tmp, path)
         except OSError as exc:
-            raise CockpitError(f"{path}: cannot write the GPU MODE task for the gate's child "
+            raise CockpitError(f"{path}: cannot write the workload's task for the gate's child "
                                f"({exc.strerror}); make the workspace's build/ folder writable") from exc
     return relative
 
@@ -92,6 +135,9 @@ def declaring_files(workspace: Path, config: Config) -> list[Path]:
     if w.gpumode:
         folder = _inside(workspace, w.gpumode)
         files += sorted(folder.glob("*.py")) + sorted(folder.glob("task.yml"))
+    elif w.kernelbench:
+        problem = _inside(workspace, w.kernelbench)
+        files += [PROBE.with_name("kernelbench.py"), problem, *sorted(problem.parent.glob("*.py"))]
     elif w.module.endswith(".py") or "/" in w.module:
         files.append(_inside(workspace, w.module))
     return files
