@@ -7,6 +7,7 @@ scaled by 1.1, one that returns no gradient for the weight, and one with no back
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -154,3 +155,108 @@ def test_modes_are_checked_when_declared() -> None:
         workload(candidate(LayerNorm), grad_inputs=(-1,))
     w = workload(candidate(LayerNorm))
     assert w.grad_modes == ("backward", "full") and w.mode_name({"M": 1}, "full") == "M=1 full"
+
+
+# --- timing ---------------------------------------------------------------------------------------
+
+@pytest.fixture
+def cpu_events(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CUDA events on the host's clock: CPU tensors run as the call is made, so a call's wall time
+    is its "device" time."""
+    import time
+
+    from cockpit.probes.workload import timing
+
+    class Event:
+        def __init__(self, enable_timing: bool = False) -> None:
+            self.t = 0.0
+
+        def record(self) -> None:
+            self.t = time.perf_counter() * 1e3
+
+        def elapsed_time(self, other: Event) -> float:
+            return other.t - self.t
+
+        def synchronize(self) -> None:
+            pass
+
+        def query(self) -> bool:
+            return True
+
+    class NoSpin:
+        works = False
+
+    monkeypatch.setattr(torch.cuda, "Event", Event, raising=False)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: None)
+    monkeypatch.setattr(timing, "flush_buffer", lambda: torch.empty(16, dtype=torch.int8))
+    monkeypatch.setattr(timing, "flush_ms", lambda flush: 0.001)
+    monkeypatch.setattr(timing, "device_memory", lambda: (1 << 20, 1 << 30))
+    monkeypatch.setattr(timing, "Hold", NoSpin)
+
+
+def bench_rows(w: Workload, calls: dict[str, int] | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+    from cockpit.probes.workload.timing import bench, implementations
+
+    lines: list[str] = []
+    rows = bench(w, implementations(w, lambda s: {}), reps=5, warmup=1, input_sets=2, say=lines.append,
+                 budget_s=0.02, settle_ms=0.0, rounds=1, modes=w.modes)
+    return rows, lines
+
+
+def test_each_mode_is_timed_in_a_row_of_its_own_that_carries_it(cpu_events: None) -> None:
+    rows, lines = bench_rows(workload(candidate(LayerNorm), bytes=lambda M, N: 8.0 * M * N,
+                                      backward_bytes=lambda M, N: 12.0 * M * N))
+    assert [(r["config"], r["mode"]) for r in rows] == [("M=64 N=256", "forward"), ("M=64 N=256 backward", "backward"),
+                                                       ("M=64 N=256 full", "full")]
+    assert [r["bytes"] for r in rows] == [8.0 * 64 * 256, 12.0 * 64 * 256, 20.0 * 64 * 256]
+    for row in rows:
+        assert set(row["impl"]) == {"ours", "torch.layer_norm"} and row["impl"]["ours"]["median_ms"] > 0
+        assert row["speedup_vs_torch.layer_norm"] > 0
+    assert [line.split("]")[0] for line in lines if line.startswith("[")] == ["[1/3", "[2/3", "[3/3"]
+
+
+def test_backward_times_the_backward_alone_with_gradients_cleared_and_full_both(cpu_events: None) -> None:
+    counts = {"forward": 0, "backward": 0}
+    seen: list[Any] = []
+
+    class Counted(LayerNorm):
+        @staticmethod
+        def forward(ctx: Any, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+            counts["forward"] += 1
+            return LayerNorm.forward(ctx, x, w, b)
+
+        @staticmethod
+        def backward(ctx: Any, dy: torch.Tensor) -> tuple[Any, ...]:  # type: ignore[override]
+            counts["backward"] += 1
+            seen.append(dy)
+            return LayerNorm.backward(ctx, dy)
+
+    w = workload(candidate(Counted), references=(Reference("fp64", oracle, oracle=True),
+                                                  Reference("torch.layer_norm", eager, baseline=True)),
+                 modes=("backward",))
+    rows, _ = bench_rows(w)
+    assert rows[0]["config"] == "M=64 N=256 backward"
+    # the forwards: one per input set (2 at first; the batch path may rotate more), untimed
+    assert 2 <= counts["forward"] <= 64 and counts["backward"] > 10 * counts["forward"]
+    assert all(dy.shape == (64, 256) for dy in seen)
+    counts.update(forward=0, backward=0)
+    rows, _ = bench_rows(replace(w, modes=("full",)))
+    # every timed call is a forward and its backward; one forward per set seeded its gradient
+    primed = counts["forward"] - counts["backward"]
+    assert counts["backward"] > 10 and 2 <= primed <= 64
+
+
+def test_a_forward_only_workload_times_as_before_with_no_mode_key(cpu_events: None) -> None:
+    rows, lines = bench_rows(workload(candidate(LayerNorm), modes=("forward",)))
+    assert [r["config"] for r in rows] == ["M=64 N=256"] and "mode" not in rows[0]
+    assert lines[-1].startswith("[1/1] M=64 N=256")
+
+
+def test_an_implementation_without_a_backward_crashes_the_bench_naming_it(cpu_events: None) -> None:
+    from cockpit.probes.workload.timing import BenchCrash
+
+    with pytest.raises(BenchCrash) as crash:
+        bench_rows(workload(no_backward))
+    assert crash.value.config == "M=64 N=256 backward" and crash.value.impl == "ours"
+    assert "its output does not require grad" in crash.value.error
+    assert [r["config"] for r in crash.value.rows] == ["M=64 N=256"]

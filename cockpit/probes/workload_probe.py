@@ -318,11 +318,14 @@ def check_all(w: Any, knobs: KnobsFor, result: dict[str, Any]) -> bool:
     from cockpit.probes.workload.check import correctness
 
     shapes = w.correctness_grid()
-    say(f"checking {len(shapes)} shapes x {len(w.candidates)} candidate(s) against "
+    grads = " and their gradients" if w.grad_modes else ""
+    say(f"checking {len(shapes)} shapes x {len(w.candidates)} candidate(s){grads} against "
         f"{w.oracle.name if w.oracle else 'no oracle'}, smallest first")
     rows, ok = correctness(w, shapes, knobs, say)
-    result.update(rows=rows, ok=ok, planned=len(shapes) * len(w.candidates),
+    result.update(rows=rows, ok=ok, planned=len(shapes) * len(w.candidates) * (2 if w.grad_modes else 1),
                   oracle=w.oracle.name if w.oracle else None)
+    if w.grad_modes:
+        result["modes"] = list(w.modes)
     return ok
 
 
@@ -339,7 +342,8 @@ def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[st
     labels = {"ours": next(iter(w.candidates))}
     labels.update({impl_id(n): n for n in list(w.candidates)[1:]})
     labels.update({impl_id(r.name): r.name for r in w.references if not r.oracle})
-    say(f"timing {len(w.bench_grid)} shapes: {', '.join(labels.values())}; {args.reps}+ reps in "
+    in_modes = f" in {', '.join(w.modes)}" if w.modes != ("forward",) else ""
+    say(f"timing {len(w.bench_grid)} shapes{in_modes}: {', '.join(labels.values())}; {args.reps}+ reps in "
         f"{args.rounds} blocks per implementation, each after {args.settle_ms:g} ms untimed; "
         f"{args.warmup} warm-up, {args.input_sets} input sets, L2 flushed before each call")
     rules = BlockRules(tolerated=frozenset(json.loads(args.tolerate)))
@@ -347,7 +351,7 @@ def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[st
     ok = True
     try:
         rows = bench(w, impls, args.reps, args.warmup, args.input_sets, say, settle_ms=args.settle_ms,
-                     rounds=args.rounds, optional=optional, judge=judge)
+                     rounds=args.rounds, optional=optional, judge=judge, modes=w.modes)
     except BenchCrash as crash:
         say(str(crash))
         rows, ok = crash.rows, False
@@ -357,6 +361,8 @@ def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[st
                   baseline=impl_id(baseline.name) if baseline else None, labels=labels,
                   compared=[impl_id(r.name) for r in w.references if not r.oracle
                             and (r is baseline or not r.optional or r.build is not None)])
+    if w.modes != ("forward",):
+        result["modes"] = list(w.modes)
     return ok
 
 

@@ -8,7 +8,14 @@ the workload's counts, and each clean block's span for the validity verdict.
 
 A candidate or required reference that raises (an illegal memory access, a card off the bus) ends
 the bench with `BenchCrash`, naming the config and the implementation and carrying every row
-measured before it."""
+measured before it.
+
+Modes (the workload's `modes`, Liger's harness's): "forward" times the call as above; "backward"
+times the backward alone; "full" times forward + backward. Each is a row of its own, named
+"<shape> backward" / "<shape> full" and carrying its `mode`; a forward row keeps the shape's own
+name (and no `mode` key in a forward-only workload's result: it reads as before). In backward
+modes every implementation is called without an output buffer, on input sets whose gradient-taking
+inputs are leaves that require grad, shared by the implementations."""
 
 from __future__ import annotations
 
@@ -32,6 +39,7 @@ from cockpit.probes.timing_pieces import (
     set_bytes,
     speedup_intervals,
 )
+from cockpit.probes.workload import grads as g
 from cockpit.probes.workload.check import KnobsFor, call
 from cockpit.probes.workload_load import first_line
 from cockpit.workload.spec import Workload
@@ -106,13 +114,14 @@ class _Running:
 def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
           input_sets: int, say: Say, budget_s: float = 0.5, settle_ms: float = 100.0, rounds: int = 2,
           optional: frozenset[str] = frozenset(), shapes: Sequence[Mapping[str, Any]] | None = None,
-          keep_times: bool = False, judge: BlockJudge | None = None) -> list[BenchRow]:
-    """Time every implementation on every bench shape (or `shapes`; see the module docstring). An
-    optional reference that raises on a shape is left out of that shape, said in the log; a
-    candidate or a required reference that raises ends the bench (`BenchCrash`). `judge`: the
-    blocks' check against the watch (none: every block taken as clean). `keep_times`: each cell
-    keeps its per-call times (the tuner's intervals)."""
-    flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")  # > any L2 (50 MB H100)
+          keep_times: bool = False, judge: BlockJudge | None = None,
+          modes: Sequence[str] = ("forward",)) -> list[BenchRow]:
+    """Time every implementation on every bench shape (or `shapes`) in each of `modes` (see the
+    module docstring). An optional reference that raises on a shape is left out of that shape,
+    said in the log; a candidate or a required reference that raises ends the bench
+    (`BenchCrash`). `judge`: the blocks' check against the watch (none: every block taken as
+    clean). `keep_times`: each cell keeps its per-call times (the tuner's intervals)."""
+    flush = flush_buffer()
     flush_cost = flush_ms(flush)
     l2_bytes, free_bytes = device_memory()
     hold = Hold()
@@ -122,62 +131,86 @@ def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
     rows: list[BenchRow] = []
     grid = list(w.bench_grid if shapes is None else shapes)
     running = _Running()
+    several = tuple(modes) != ("forward",)
+    total = len(grid) * len(modes)
     for index, shape in enumerate(grid):
-        name = w.shape_name(shape)
-        judge.new_config()
-        try:
-            row = _config(w, impls, shape, name, index, warmup, input_sets, say, optional, running,
-                          reps=reps, budget_s=budget_s, settle_ms=settle_ms, rounds=rounds, flush=flush,
-                          flush_cost=flush_cost, memory=(l2_bytes, free_bytes), hold=hold, judge=judge,
-                          keep_times=keep_times)
-        except BenchCrash as crash:
-            crash.rows = rows
-            raise
-        except Exception as exc:  # raised while timing: the implementation that last ran
-            raise BenchCrash(name, running.impl, first_line(exc), rows) from exc
-        rows.append(row)
-        say(f"[{index + 1}/{len(grid)}] {_line(row)}")
+        for mode in modes:
+            name = w.mode_name(shape, mode)
+            judge.new_config()
+            try:
+                row = _config(w, impls, shape, name, index, warmup, input_sets, say, optional, running,
+                              reps=reps, budget_s=budget_s, settle_ms=settle_ms, rounds=rounds, flush=flush,
+                              flush_cost=flush_cost, memory=(l2_bytes, free_bytes), hold=hold, judge=judge,
+                              keep_times=keep_times, mode=mode)
+            except BenchCrash as crash:
+                crash.rows = rows
+                raise
+            except g.NoGrad:
+                raise  # the workload's declaration, not a crash: the probe says it in one line
+            except Exception as exc:  # raised while timing: the implementation that last ran
+                raise BenchCrash(name, running.impl, first_line(exc), rows) from exc
+            if several:
+                row["mode"] = mode
+            rows.append(row)
+            say(f"[{len(rows)}/{total}] {_line(row)}")
     return rows
+
+
+def flush_buffer() -> Any:
+    """What the L2 is flushed with: 256 MB zeroed, more than any L2 (50 MB on an H100)."""
+    return torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")
 
 
 def _config(w: Workload, impls: Mapping[str, Bind], shape: Mapping[str, Any], name: str, index: int,
             warmup: int, input_sets: int, say: Say, optional: frozenset[str], running: _Running,
             **how: Any) -> BenchRow:
-    """One shape: each implementation warmed up and its call estimated, the method planned, then
-    timed."""
-    sets = [w.make_inputs(2000 + 10 * index + i, **shape) for i in range(input_sets)]
-    bufs = [w.make_output(*s, **shape) if w.make_output is not None else None for s in sets]
+    """One shape in one mode: each implementation warmed up and its call estimated, the method
+    planned, then timed."""
+    mode = how["mode"]
+    sets = [_input_set(w, 2000 + 10 * index + i, shape, mode) for i in range(input_sets)]
+    bufs = [w.make_output(*s, **shape) if w.make_output is not None and mode == "forward" else None
+            for s in sets]
     runs: dict[str, Callable[[int], object]] = {}
+    passes: list[Pass] = []
     estimate_ms: dict[str, float] = {}
     for impl, bind in impls.items():
-        fn = bind(shape)
+        fn = Pass(w, bind(shape), mode, sets, bufs)
         try:
             for i in range(warmup):
-                fn(sets[i % input_sets], bufs[i % input_sets])
+                fn(i % input_sets)
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
-            fn(sets[0], bufs[0])
+            fn(0)
             end.record()
             end.synchronize()
+        except g.NoGrad as exc:
+            if impl not in optional:
+                raise BenchCrash(name, impl, first_line(exc), []) from exc
+            say(f"  {impl}: no {mode} pass for {name} ({first_line(exc)[:100]})")
+            continue
         except Exception as exc:  # a backend or compile path that does not take this shape
             if impl not in optional:
                 raise BenchCrash(name, impl, first_line(exc), []) from exc
             say(f"  {impl}: not available for {name} ({first_line(exc)[:100]})")
             continue
         estimate_ms[impl] = start.elapsed_time(end)
-        runs[impl] = running.wrap(impl, _on_set(fn, sets, bufs))
+        runs[impl] = running.wrap(impl, fn)
+        passes.append(fn)
     anchor = torch.cuda.Event(enable_timing=True)
     anchor.record()
     anchor.synchronize()
     anchor_t = time.time()
     l2_bytes, free_bytes = how["memory"]
-    plan = plan_config(min(estimate_ms.values(), default=1.0), l2_bytes,
-                       set_bytes(sets[0]) + set_bytes(bufs[0]), free_bytes)
+    footprint = set_bytes(sets[0]) + set_bytes(bufs[0]) + sum(p.kept_bytes(0) for p in passes)
+    plan = plan_config(min(estimate_ms.values(), default=1.0), l2_bytes, max(1, footprint), free_bytes)
     spans: list[Span]
     if plan.method == "batch":  # short calls: batches between two events, inputs rotated past L2
         for i in range(len(sets), plan.input_sets):
-            sets.append(w.make_inputs(2000 + 10 * index + i, **shape))
-            bufs.append(w.make_output(*sets[-1], **shape) if w.make_output is not None else None)
+            sets.append(_input_set(w, 2000 + 10 * index + i, shape, mode))
+            bufs.append(w.make_output(*sets[-1], **shape) if w.make_output is not None and mode == "forward"
+                        else None)
+        for p in passes:
+            p.prime_all()  # the backward's forwards of the new sets, untimed, before any timing
         per = {impl: batch_calls(ms) for impl, ms in estimate_ms.items()}
         cells, spans = batch_cells(runs, estimate_ms, per, len(sets), how["settle_ms"], index,
                                    max_s=min(MAX_SECONDS, 4 * how["budget_s"]), keep_times=how["keep_times"],
@@ -188,19 +221,83 @@ def _config(w: Workload, impls: Mapping[str, Bind], shape: Mapping[str, Any], na
         cells, spans = per_call_cells(runs, how["flush"], call_ms, n, how["rounds"], how["settle_ms"], index,
                                       input_sets, hold=how["hold"], judge=how["judge"], anchor=anchor,
                                       anchor_t=anchor_t, keep_times=how["keep_times"])
-    return _row(w, shape, name, cells, anchor, anchor_t, spans, plan.why, plan.l2_note)
+    return _row(w, shape, name, cells, anchor, anchor_t, spans, plan.why, plan.l2_note, mode)
 
 
-def _on_set(fn: Run, sets: list[Any], bufs: list[Any]) -> Callable[[int], object]:
-    """run(k): the call on input set k (the lists grow when the batch path rotates more sets)."""
-    return lambda k: fn(sets[k], bufs[k])
+def _input_set(w: Workload, seed: int, shape: Mapping[str, Any], mode: str) -> Any:
+    """One input set; in backward modes its gradient-taking inputs are leaves that require grad
+    (every implementation's forward on the set shares them)."""
+    inputs = w.make_inputs(seed, **shape)
+    if mode == "forward":
+        return inputs
+    return g.grad_leaves(inputs, g.grad_indices(w, inputs))
+
+
+class Pass:
+    """run(k): one implementation's call in one mode on input set k (the lists grow when the batch
+    path rotates more sets).
+
+    forward: the call. full: the gradients cleared to None, the call, its backward seeded with the
+    set's gradient. backward: the gradients cleared to None, then the backward of a forward done
+    untimed before on that set, its graph kept (retain_graph), as Liger's harness and Triton's
+    tutorial time it (`do_bench(lambda: y.backward(dy, retain_graph=True), grad_to_none=[x])`).
+    Not a fresh forward before each timed backward: the timed calls queue back to back behind a
+    spin or in a batch, so a forward between them would be in the device time (or need events of
+    its own around every backward, which a batch of 1,000 short calls cannot afford). Clearing a
+    `.grad` is host work only (it drops a reference): no device time, and each backward then writes
+    its gradients afresh instead of accumulating into the last call's, as do_bench's grad_to_none."""
+
+    def __init__(self, w: Workload, fn: Run, mode: str, sets: list[Any], bufs: list[Any]) -> None:
+        self.w, self.fn, self.mode, self.sets, self.bufs = w, fn, mode, sets, bufs
+        self.which: tuple[int, ...] = ()
+        self.primed: dict[int, tuple[Any, list[Any]]] = {}
+        """Set -> (the forward's result whose graph is kept (backward; None in full), its seeded
+        gradient)."""
+
+    def __call__(self, k: int) -> object:
+        if self.mode == "forward":
+            return self.fn(self.sets[k], self.bufs[k])
+        value, seeded = self.primed.get(k) or self._prime(k)
+        inputs = self.sets[k]
+        g.clear(inputs, self.which)
+        if self.mode == "full":
+            value = self.fn(inputs, None)
+            g.backward(value, seeded)
+        else:
+            g.backward(value, seeded, retain_graph=True)
+        return None
+
+    def _prime(self, k: int) -> tuple[Any, list[Any]]:
+        """The forward on set k, untimed: its seeded gradient, and (backward) its graph."""
+        inputs = self.sets[k]
+        self.which = g.grad_indices(self.w, inputs)
+        value = self.fn(inputs, None)
+        if not g.outputs(value):
+            g.backward(value, [])  # raises NoGrad, said as the implementation's
+        seeded = g.seed_grad(self.w, value, k)
+        self.primed[k] = (value if self.mode == "backward" else None, seeded)
+        return self.primed[k]
+
+    def prime_all(self) -> None:
+        if self.mode != "forward":
+            for k in range(len(self.sets)):
+                if k not in self.primed:
+                    self._prime(k)
+
+    def kept_bytes(self, k: int) -> int:
+        """About what one set holds for this implementation beyond its inputs: the kept output
+        and its seeded gradient, a graph's saved tensors (taken as one more output) and the
+        gradients (as large as the inputs)."""
+        if self.mode == "forward" or k not in self.primed:
+            return 0
+        _, seeded = self.primed[k]
+        return 3 * set_bytes(seeded) + sum(set_bytes(self.sets[k][i]) for i in self.which)
 
 
 def _row(w: Workload, shape: Mapping[str, Any], name: str, cells: Mapping[str, TimingCell],
          anchor: Any, anchor_t: float, spans: Sequence[Span], method: str = "",
-         l2_note: str | None = None) -> BenchRow:
-    flops = float(w.flops(**shape)) if w.flops else None
-    nbytes = float(w.bytes(**shape)) if w.bytes else None
+         l2_note: str | None = None, mode: str = "forward") -> BenchRow:
+    flops, nbytes = _counts(w, shape, mode)
     dtype = shape.get(w.dtype_key) if w.dtype_key else None
     row: BenchRow = {"config": name, "shape": dict(shape), **dict(shape), "dtype": dtype,
                            "flops": flops, "bytes": nbytes, "impl": {},
@@ -218,6 +315,20 @@ def _row(w: Workload, shape: Mapping[str, Any], name: str, cells: Mapping[str, T
             row[f"speedup_vs_{impl}"] = cell["median_ms"] / ours["median_ms"]
     speedup_intervals(row)
     return row
+
+
+def _counts(w: Workload, shape: Mapping[str, Any], mode: str) -> tuple[float | None, float | None]:
+    """(FLOPs, bytes) of one call in a mode: the workload's counts for the forward, its backward
+    counts for the backward, both for full (None where one is not declared: no rate is made up)."""
+    fwd = (float(w.flops(**shape)) if w.flops else None, float(w.bytes(**shape)) if w.bytes else None)
+    bwd = (float(w.backward_flops(**shape)) if w.backward_flops else None,
+           float(w.backward_bytes(**shape)) if w.backward_bytes else None)
+    if mode == "forward":
+        return fwd
+    if mode == "backward":
+        return bwd
+    return (fwd[0] + bwd[0] if fwd[0] is not None and bwd[0] is not None else None,
+            fwd[1] + bwd[1] if fwd[1] is not None and bwd[1] is not None else None)
 
 
 def _line(row: Mapping[str, Any]) -> str:
