@@ -260,3 +260,45 @@ def test_an_implementation_without_a_backward_crashes_the_bench_naming_it(cpu_ev
     assert crash.value.config == "M=64 N=256 backward" and crash.value.impl == "ours"
     assert "its output does not require grad" in crash.value.error
     assert [r["config"] for r in crash.value.rows] == ["M=64 N=256"]
+
+
+# --- the bench gate's headline and the typed result -------------------------------------------------
+
+def _gate_row(config: str, mode: str | None, ours_ms: float, ref_ms: float) -> dict[str, Any]:
+    row: dict[str, Any] = {"config": config, "impl": {"ours": {"median_ms": ours_ms},
+                                                      "torch.layer_norm": {"median_ms": ref_ms}},
+                           "speedup_vs_torch.layer_norm": ref_ms / ours_ms}
+    if mode is not None:
+        row["mode"] = mode
+    return row
+
+
+def test_the_bench_headline_names_the_modes_side_by_side_and_the_result_reads_them() -> None:
+    from cockpit.analysis.results.bench import BenchResult
+    from cockpit.config import Config
+    from cockpit.gates.bench import judge_bench
+
+    rows = [_gate_row(f"N={n}{'' if m == 'forward' else ' ' + m}", m, 1.0, s * (1 + n / 1e5))
+            for n in (1024, 4096) for m, s in (("forward", 1.57), ("backward", 1.21), ("full", 1.30))]
+    data = {"rows": rows, "baseline": "torch.layer_norm", "labels": {"ours": "ours",
+            "torch.layer_norm": "torch.layer_norm"}, "workload": "layernorm-triton"}
+    verdict = judge_bench(data, None, None, Config().thresholds, "b.json")
+    assert "over 6 configs (forward 1.61x, backward 1.24x, full 1.33x)" in verdict.summary
+    read = BenchResult.from_json(verdict.result)
+    assert read is not None and read.modes_words() == "forward 1.61x, backward 1.24x, full 1.33x"
+    assert [r.mode for r in read.rows] == ["forward", "backward", "full"] * 2
+    again = BenchResult.from_json(read.to_json())
+    assert again is not None and again.modes == read.modes
+
+
+def test_a_forward_only_bench_says_no_modes_and_its_result_has_none() -> None:
+    from cockpit.analysis.results.bench import BenchResult
+    from cockpit.config import Config
+    from cockpit.gates.bench import judge_bench
+
+    data = {"rows": [_gate_row("N=1024", None, 1.0, 1.5)], "baseline": "torch.layer_norm", "workload": "w"}
+    verdict = judge_bench(data, None, None, Config().thresholds, "b.json")
+    assert verdict.summary.startswith("1.50x") and "forward" not in verdict.summary
+    assert "modes" not in verdict.result
+    read = BenchResult.from_json(verdict.result)
+    assert read is not None and read.modes == {} and read.rows[0].mode == "forward" and read.modes_words() == ""

@@ -203,16 +203,29 @@ def judge_bench(data: JsonObject, validity: BenchValidity | None, keep: KeepResu
     spread = f" [{interval[0]:.2f}, {interval[1]:.2f}]" if interval else ""
     equal = _equal_clocks(rows, validity, baseline)
     at_equal = f", {equal:.2f}x at equal clocks" if equal is not None else ""
+    by_mode = mode_speedups(rows, baseline)
+    modes = f" ({', '.join(f'{m} {v:.2f}x' for m, v in by_mode.items())})" if by_mode else ""
     summary = (f"{geomean:.2f}x{spread} vs {labels.get(baseline, baseline)} ({d.level}) over {configs} "
-               f"configs{at_equal}{_against_others(data, rows, baseline, vs, labels)}"
+               f"configs{modes}{at_equal}{_against_others(data, rows, baseline, vs, labels)}"
                f"{_left_out(validity, len(every) - len(rows))}{host_bound_note(every, labels)}; "
                + (validity.words() if validity is not None else "SUSPECT: no validity verdict"))
     result = replace(result, labels={i: labels.get(i, i) for i in ["ours", *timed]}, speedup=geomean,
                      configs=configs, vs={ref: g[0] for ref, g in vs.items()}, interval=interval,
-                     level=d.level, next_step=d.next_step,
+                     level=d.level, next_step=d.next_step, modes=by_mode,
                      raw={**result.raw, "tool": d.tool, "profile_first": d.profile_first,
                           **compact({"equal_clock_speedup": equal})})
     return Verdict(_status(d, validity), summary, result.to_json())
+
+
+def mode_speedups(rows: Sequence[JsonObject], baseline: str) -> dict[str, float]:
+    """Mode -> ours' geometric mean over the baseline in it, in the order the rows ran ("forward",
+    "backward", "full"); empty when every row is a forward row (a bench of the forward alone)."""
+    if not any("mode" in r for r in rows):
+        return {}
+    order = list(dict.fromkeys(text(r.get("mode")) or "forward" for r in rows))
+    found = {mode: rows_geomean([r for r in rows if (text(r.get("mode")) or "forward") == mode],
+                                SPEEDUP_PREFIX + baseline) for mode in order}
+    return {mode: g[0] for mode, g in found.items() if g is not None}
 
 
 def _decision(rows: Sequence[JsonObject], geomean: float, thresholds: Thresholds) -> Decision:

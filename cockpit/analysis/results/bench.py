@@ -7,6 +7,11 @@ it reads as the workload, baseline and labels cockpit/before_workloads.py names,
 say what they said before.
 `to_json` writes schema 2, with every key it was read from that this type does not model.
 
+Modes (issue 35): a workload timed in several modes (forward, backward, full) has a row per shape
+and mode, each row's `mode` key naming it (a row without one is a forward row: every result from
+before reads so), and `modes`, ours' geometric mean over the baseline per mode, side by side.
+Schema 2 still: the keys are added, and a reader that knows none of them reads the rest alike.
+
 Journals may be old, hand-edited or torn: a value of the wrong type is left out and a row that is
 not one is skipped; reading never raises.
 """
@@ -67,6 +72,8 @@ class BenchRow:
     """Reference id -> ours' speedup over it on this config (as the bench stored it)."""
     flops: float | None = None
     bytes: float | None = None
+    mode: str = "forward"
+    """forward, backward or full (a row that says none is a forward row)."""
 
     def median_ms(self, impl: str) -> float | None:
         time = self.impl.get(impl)
@@ -108,6 +115,9 @@ class BenchResult:
     read and written back, never set now (every config is in the headline)."""
     record: str | None = None
     """The workspace-relative bench record keep/revert compares (results/bench-*.json)."""
+    modes: Mapping[str, float] = field(default_factory=dict)
+    """Mode -> ours' geometric mean over the baseline in that mode ({"forward": 1.57, "backward":
+    1.21, "full": 1.30}); empty for a forward-only bench."""
     raw: JsonObject = field(default_factory=dict, repr=False, compare=False)
     """The document it was read from: `to_json` writes back what this type does not model (the
     GPU's identity and peak, the speedup class's tool, the harness of a replaced command)."""
@@ -129,7 +139,8 @@ class BenchResult:
             "interval": list(self.interval) if self.interval else None,
             "launch_bound": list(self.launch_bound), "level": self.level, "next_step": self.next_step,
             "validity": self.validity.to_json() if self.validity else None,
-            "keep": self.keep.to_json() if self.keep else None, "record": self.record}
+            "keep": self.keep.to_json() if self.keep else None, "record": self.record,
+            "modes": dict(self.modes) or None}
         if "flash" in self.vs:  # report.json 2's readers and journals before `vs`
             document["geomean_vs_flash"] = self.vs["flash"]
         return compact(document)
@@ -162,6 +173,11 @@ class BenchResult:
     def config_mhz(self, config: str) -> Mapping[str, float]:
         """Implementation -> the median SM clock of its blocks on this config (where measured)."""
         return self.validity.config_mhz.get(config, {}) if self.validity else {}
+
+    def modes_words(self) -> str:
+        """'forward 1.57x, backward 1.21x, full 1.30x': the modes side by side (empty when the
+        bench timed the forward alone)."""
+        return ", ".join(f"{mode} {speedup:.2f}x" for mode, speedup in self.modes.items())
 
     def label(self, impl: str) -> str:
         return self.labels.get(impl, impl)
@@ -312,7 +328,12 @@ def _result(result: JsonObject, schema: int, workload: str, ours: str,
         device=text(result.get("device")), validity=BenchValidity.from_json(result.get("validity")),
         keep=KeepResult.from_json(result.get("keep")), source=source,
         interval=pair(result.get("interval")), launch_bound=strings(result.get("launch_bound")),
-        record=text(result.get("record")), raw=result)
+        record=text(result.get("record")), modes=_modes(result.get("modes")), raw=result)
+
+
+def _modes(value: object) -> dict[str, float]:
+    """Mode -> speedup, in the order stored (a probe's list of mode names, or junk, reads as none)."""
+    return {k: v for k, number in obj(value).items() if (v := positive(number)) is not None}
 
 
 def _rows(value: tuple[JsonObject, ...]) -> tuple[BenchRow, ...]:
@@ -325,7 +346,8 @@ def _rows(value: tuple[JsonObject, ...]) -> tuple[BenchRow, ...]:
         speedups = {k[len(SPEEDUP_PREFIX):]: v for k, value in row.items()
                     if k.startswith(SPEEDUP_PREFIX) and k != SPEEDUP_PREFIX
                     and (v := positive(value)) is not None}
-        rows.append(BenchRow(config, impl, speedups, positive(row.get("flops")), positive(row.get("bytes"))))
+        rows.append(BenchRow(config, impl, speedups, positive(row.get("flops")), positive(row.get("bytes")),
+                             text(row.get("mode")) or "forward"))
     return tuple(rows)
 
 
