@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from cockpit.analysis.results.bench import read_bench_result
+from cockpit.analysis.results.bench import BenchResult, read_bench_result
 from cockpit.analysis.results.env import EnvResult
 from cockpit.errors import CockpitError
 from cockpit.gates.catalog import measures
@@ -130,10 +130,15 @@ def outcome(state: SessionState) -> Outcome:
     vs = reference_speedups(result)
     others = "".join(f", {r.speedup:.2f}x vs {r.label}" for r in vs[1:] if r.speedup is not None)
     return Outcome(speedup, level, run.run_id, valid, len(benches) - valid,
-                   f"{speedup:.2f}x vs {vs[0].label} ({level}){others}, run {run.run_id}"
+                   f"{speedup:.2f}x vs {vs[0].label} ({level}){_modes(result)}{others}, run {run.run_id}"
                    + (f"; {clean_line(left)}" if (left := result.left_out_words()) else ""),
                    result.vs.get("flash"),  # report.json 2's field, kept for its readers
                    clean_line(result.workload), vs[0].label, vs)
+
+
+def _modes(result: BenchResult) -> str:
+    """' (forward 1.61x, backward 1.24x, full 1.33x)': a bench of several modes, side by side."""
+    return f" ({clean_line(result.modes_words())})" if result.modes else ""
 
 
 def machine(state: SessionState, track: Track) -> Machine | None:
