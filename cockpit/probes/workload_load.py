@@ -53,8 +53,7 @@ def load_workload(source: str, workspace: Path, task: Mapping[str, Any] | None =
     """`source` as cockpit.toml names it: a workspace-relative .py path, a dotted module,
     "gpumode:DIR" (then `task` holds its task.yml, read by the cockpit) or "kernelbench:FILE.py"
     (then `task` names its ModelNew files and any grid); `only` keeps those candidates."""
-    if str(workspace) not in sys.path:
-        sys.path.insert(0, str(workspace))
+    importable(workspace)
     if source.startswith("gpumode:"):
         from cockpit.probes.gpumode import gpumode_workload
 
@@ -87,6 +86,15 @@ def load_workload(source: str, workspace: Path, task: Mapping[str, Any] | None =
                                     f"{', '.join(workload.candidates)}); fix [workload] candidates")
         workload = _keep(workload, only)
     return workload
+
+
+def importable(workspace: Path) -> None:
+    """What a workload may import in the gates' child: the workspace root's packages and modules, a
+    `src/` layout's packages (from the repository root, as pip's editable install would put them),
+    then whatever the gates' Python has installed."""
+    for place in (workspace / "src", workspace):
+        if place.is_dir() and str(place) not in sys.path:
+            sys.path.insert(0, str(place))
 
 
 def _keep(w: Workload, only: Sequence[str]) -> Workload:
@@ -150,8 +158,9 @@ def _where(exc: BaseException, path: Path | None, name: str | None = None) -> st
     frames = traceback.extract_tb(exc.__traceback__)
     if isinstance(exc, SyntaxError) and exc.filename:
         return f"{_short(Path(exc.filename))}:{exc.lineno}: SyntaxError: {exc.msg}"
-    mine = [f for f in frames if path is not None and Path(f.filename).resolve().is_relative_to(
-        path if path.is_dir() else path.parent)]
+    # "<frozen os>" is no file: resolved, it would land in the working folder (the workspace)
+    mine = [f for f in frames if path is not None and not f.filename.startswith("<")
+            and Path(f.filename).resolve().is_relative_to(path if path.is_dir() else path.parent)]
     what = first_line(exc)
     if not (mine or frames):
         return f"{name or path}: {what}"
