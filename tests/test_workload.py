@@ -127,11 +127,21 @@ def test_init_writes_a_workspace_to_fill_in_and_nothing_of_the_attention_example
     assert main(["init", str(repo), "--workload", kind]) == 0
     assert (repo / "cockpit.toml").is_file() and (repo / "workloads" / "my_kernels.py").is_file()
     assert "attention" not in (repo / "cockpit.toml").read_text()
-    assert not (repo / "csrc").exists() and not (repo / "sessions").exists()
-    capsys.readouterr()
+    assert not (repo / "sessions").exists()
+    # the CUDA starter's module builds sources: they are written beside it, never named and missing
+    starters = sorted(p.name for p in (repo / "csrc").iterdir()) if kind == "cuda" else []
+    assert starters == (["my_kernels.cu", "my_kernels_binding.cpp"] if kind == "cuda" else [])
+    assert not (repo / "csrc").exists() or kind == "cuda"
+    out = capsys.readouterr().out
+    assert "(the kernel is named after the folder: my_kernels; `--name NAME` names it)" in out
     assert main(["--workspace", str(repo), "workload", "show"]) == 0  # the starter describes as written
     assert "workload   my_kernels" in capsys.readouterr().out
     assert main(["init", str(repo), "--workload", kind]) == 2  # never over an existing cockpit.toml
+    named = tmp_path / "named"
+    named.mkdir()
+    assert main(["init", str(named), "--workload", kind, "--name", "row-softmax"]) == 0
+    assert (named / "workloads" / "row_softmax.py").is_file()
+    assert kind != "cuda" or (named / "csrc" / "row_softmax.cu").is_file()
 
 
 def test_init_on_a_gpumode_folder_names_it_and_refuses_one_that_is_not(tmp_path: Path) -> None:

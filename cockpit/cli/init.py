@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import re
 from importlib import resources
-from pathlib import Path
 from string import Template
 
 from cockpit.config import CONFIG_NAME
@@ -45,14 +44,20 @@ def init(args: argparse.Namespace) -> int:
         text = _starter("cockpit.toml.tmpl").substitute(module="").replace(
             'module = ""', f'gpumode = "{folder.relative_to(root).as_posix()}"')
     elif kind in KINDS:
-        name = _name(root)
+        name = _name(args.name) if getattr(args, "name", None) else _name(root.name)
         module = root / "workloads" / f"{name}.py"
         relative = module.relative_to(root).as_posix()
-        if not module.exists():
-            module.parent.mkdir(parents=True, exist_ok=True)
-            module.write_text(_starter(f"{kind}.py.tmpl").substitute(
-                name=name, module=relative, extension=name.replace("-", "_")), encoding="utf-8")
-            written.append(module)
+        extension = name.replace("-", "_")
+        starters = [(module, f"{kind}.py.tmpl")]
+        if kind == "cuda":  # the sources the module builds: a kernel that runs, to replace with yours
+            starters += [(root / "csrc" / f"{extension}.cu", "cuda_kernel.cu.tmpl"),
+                         (root / "csrc" / f"{extension}_binding.cpp", "cuda_binding.cpp.tmpl")]
+        for path, starter in starters:
+            if not path.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(_starter(starter).substitute(name=name, module=relative, extension=extension),
+                                encoding="utf-8")
+                written.append(path)
         text = _starter("cockpit.toml.tmpl").substitute(module=relative)
     else:
         raise CockpitError(f"--workload {args.workload!r}: expected cuda, triton, callable, gpumode=DIR or "
@@ -61,14 +66,16 @@ def init(args: argparse.Namespace) -> int:
     written.insert(0, config)
     for path in written:
         print(path)
+    if kind in KINDS and not getattr(args, "name", None):
+        print(f"(the kernel is named after the folder: {_name(root.name)}; `--name NAME` names it)")
     print(("next: " if ready else "next: fill in the workload, then ") + "`cockpit workload show` (no GPU "
           "needed) and `cockpit` (Enter starts the first session)")
     return 0
 
 
-def _name(root: Path) -> str:
-    """A module name from the repository's folder: 'My-Kernels' -> 'my_kernels'."""
-    name = re.sub(r"[^a-z0-9_]+", "_", root.name.lower()).strip("_")
+def _name(given: str) -> str:
+    """A module name from --name or the repository's folder: 'My-Kernels' -> 'my_kernels'."""
+    name = re.sub(r"[^a-z0-9_]+", "_", given.lower()).strip("_")
     return name if name and not name[0].isdigit() else f"kernel_{name}".rstrip("_")
 
 

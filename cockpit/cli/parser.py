@@ -139,6 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
                       metavar="cuda|triton|callable|gpumode=DIR|kernelbench=FILE",
                       help="the kind of kernel (default cuda: a torch C++/CUDA extension); a GPU MODE "
                       "problem folder or a KernelBench problem file is read as it is")
+    init.add_argument("--name", metavar="NAME", help="the kernel's name: workloads/NAME.py and its extension "
+                      "(default: the folder's name)")
     init.add_argument("--force", action="store_true", help="overwrite cockpit.toml if it exists")
 
     shot = sub.add_parser("screenshot", parents=[common], help="SVG screenshots of the main screens")
