@@ -7,7 +7,12 @@ ONE object, usually a tuple of tensors with the output buffer among them, handed
 the workload's inputs are the 1-tuple `(data,)`, so every candidate and reference is `fn(data)`.
 
 Runs in the gates' child Python (the folder's own imports bring torch); the cockpit reads
-task.yml (`cockpit.workload.gpumode_task.read_task`) and passes the shapes and submission names.
+task.yml (`cockpit.workload.gpumode_task.read_task`) and passes the shapes, the submission files
+and cockpit.toml's byte and FLOP formulas.
+
+What the profile gate profiles is declared here too: the first candidate on the largest benchmark
+shape, every kernel its call launches (a folder names no kernel: its kernels are found by name in
+ncu's report, as for any workload).
 """
 
 from __future__ import annotations
@@ -17,23 +22,34 @@ import importlib.util
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any, cast
 
-from cockpit.workload.spec import NoBuild, Reference, Workload, custom
+from cockpit.workload.formula import Formula, parse_formula
+from cockpit.workload.spec import NoBuild, Profile, Reference, Workload, custom
 
 _REFERENCE_NAMES = ("generate_input", "ref_kernel", "check_implementation")
 
 
+PROFILE_EVERY_KERNEL = ""
+"""The profile's kernel regex for a folder: none, so every kernel of the candidate's one call is
+profiled (the profile probe runs ncu over that call's range only)."""
+
+
 def gpumode_workload(folder: Path, tests: Sequence[Mapping[str, Any]],
-                     benchmarks: Sequence[Mapping[str, Any]], submissions: list[str]) -> Workload:
+                     benchmarks: Sequence[Mapping[str, Any]], submissions: list[str],
+                     bytes: str | None = None, flops: str | None = None) -> Workload:
     """The workload of the GPU MODE problem in `folder`: one candidate per submission file (named by
     its stem), `ref_kernel` as the oracle and as the timed baseline "reference", the task's own
-    `check_implementation` as the check, `tests` and `benchmarks` (task.yml's) as the grids.
+    `check_implementation` as the check, `tests` and `benchmarks` (task.yml's) as the grids, and a
+    profile of the first candidate on the largest benchmark shape (every kernel of its call).
 
     `submissions` are paths relative to `folder` ("submission.py",
-    "solutions/correct/submission_triton.py"); each is imported at its candidate's first call."""
+    "solutions/correct/submission_triton.py"); each is imported at its candidate's first call.
+    `bytes` and `flops` are cockpit.toml's formulas over a shape's keys ("3 * size * size * 2",
+    cockpit/workload/formula.py): the bench's GB/s and TFLOP/s, and the size order."""
     folder = Path(folder).resolve()
     search = _search_path(folder)
     reference = _import(folder / "reference.py", "reference", search)
@@ -79,7 +95,7 @@ def gpumode_workload(folder: Path, tests: Sequence[Mapping[str, Any]],
             return False, f"check_implementation raised {type(exc).__name__}: {exc}"
         return check_verdict(verdict)
 
-    return Workload(
+    workload = Workload(
         name=folder.name,
         candidates=candidates,
         references=(Reference("ref_kernel", ref_kernel, oracle=True),
@@ -92,7 +108,19 @@ def gpumode_workload(folder: Path, tests: Sequence[Mapping[str, Any]],
         dtype_key=None,  # GPU MODE's shapes carry no dtype: the dtype is the problem's
         not_sizes=NOT_SIZES,
         output_in_inputs=True,  # generate_input makes the output buffer with the inputs
+        bytes=_count(bytes),
+        flops=_count(flops),
     )
+    if not workload.bench_grid:
+        return workload
+    # The largest shape by the workload's own size order (the byte model's, when one is given,
+    # else the product of the shape's sizes); candidate None: the first of those kept.
+    largest = workload.smallest_first(workload.bench_grid)[-1]
+    return replace(workload, profile=Profile(kernel=PROFILE_EVERY_KERNEL, shape=largest))
+
+
+def _count(text: str | None) -> Formula | None:
+    return None if text is None else parse_formula(text)
 
 
 NOT_SIZES = ("seed", "contention")

@@ -8,12 +8,14 @@ them here (PyYAML is a cockpit dependency, not necessarily the child's) and hand
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
 from typing import Any, TypedDict
 
 import yaml
 
 from cockpit.errors import CockpitError
+from cockpit.workload.formula import FormulaError, parse_formula
 
 _EXAMPLE = "shapes such as {size: 127, seed: 4242}"
 MAX_TASK_BYTES = 1 << 20
@@ -61,14 +63,30 @@ class GpuModeTask(TypedDict):
     tests: list[dict[str, object]]
     benchmarks: list[dict[str, object]]
     submissions: list[str]
-    """The folder's submission*.py file names, sorted."""
+    """The submission files the child imports, relative to the folder: the folder's
+    submission*.py, sorted, or the files `[workload] candidates` selects, in its order."""
+    selected: list[str]
+    """The candidates `[workload] candidates` selects, by name (the file stems, in its order):
+    what the child keeps (`--candidates`); empty: all of `submissions`."""
+    bytes: str | None
+    """`[workload] bytes`: bytes one call moves, a formula over the shape's keys
+    (cockpit/workload/formula.py), checked on every shape here; None: no byte model."""
+    flops: str | None
+    """`[workload] flops`: likewise, the floating-point operations of one call."""
     lang: str | None
     description: str
 
 
-def read_task(folder: Path) -> GpuModeTask:
+def read_task(folder: Path, candidates: Sequence[str] = (), bytes: str | None = None,
+              flops: str | None = None) -> GpuModeTask:
     """The shapes, submissions, language and description of the GPU MODE problem in `folder`;
-    a CockpitError naming the file and what is wrong otherwise."""
+    a CockpitError naming the file and what is wrong otherwise.
+
+    `candidates` (cockpit.toml's `[workload] candidates`) selects submissions: a stem of a
+    submission*.py beside task.yml ("submission"), or a path relative to the folder
+    ("solutions/correct/submission_triton.py"); each is a candidate named by its file stem.
+    `bytes` and `flops` are formulas over the shape's keys ("3 * size * size * 2"): the bench's
+    GB/s and TFLOP/s."""
     task = folder / "task.yml"
     if not task.is_file():
         raise CockpitError(f"{task}: not found; a GPU MODE problem folder has task.yml beside "
@@ -81,18 +99,87 @@ def read_task(folder: Path) -> GpuModeTask:
         raise CockpitError(f"{folder / 'reference.py'}: not found; GPU MODE's reference.py defines "
                            "generate_input, ref_kernel and check_implementation")
     submissions = sorted(p.name for p in folder.glob("submission*.py") if p.is_file())
-    if not submissions:
+    if not submissions and not candidates:
         raise CockpitError(f"{folder}: no submission*.py; GPU MODE's submission.py defines "
                            "custom_kernel(data)")
+    selected = [_select(folder, name, submissions) for name in candidates]
+    _unique_stems(selected)
     description = data.get("description")
     lang = data.get("lang")
+    tests, benchmarks = _shapes(task, data, "tests"), _shapes(task, data, "benchmarks")
+    for key, formula in (("bytes", bytes), ("flops", flops)):
+        if formula is not None:
+            _check_formula(key, formula, folder, tests + benchmarks)
     return GpuModeTask(
-        tests=_shapes(task, data, "tests"),
-        benchmarks=_shapes(task, data, "benchmarks"),
-        submissions=submissions,
+        tests=tests,
+        benchmarks=benchmarks,
+        submissions=selected or submissions,
+        selected=[PurePosixPath(path).stem for path in selected],
+        bytes=bytes,
+        flops=flops,
         lang=None if lang is None else str(lang),
         description=description.strip() if isinstance(description, str) else "",
     )
+
+
+def _select(folder: Path, name: str, submissions: Sequence[str]) -> str:
+    """A `[workload] candidates` entry as the submission file it selects, relative to the folder
+    (POSIX separators): a path ("solutions/correct/submission_triton.py") or a stem of a
+    submission*.py beside task.yml ("submission")."""
+    if "/" not in name and "\\" not in name and not name.endswith(".py"):
+        if f"{name}.py" in submissions:
+            return f"{name}.py"
+        raise CockpitError(f"[workload] candidates: no submission {name!r} in {folder} (its submission*.py: "
+                           f"{', '.join(PurePosixPath(s).stem for s in submissions) or 'none'}"
+                           f"{_by_path(folder)}); name a file elsewhere in the folder by its path")
+    relative = PurePosixPath(name.replace("\\", "/"))
+    path = (folder / relative).resolve()
+    if relative.is_absolute() or not path.is_relative_to(folder.resolve()):
+        raise CockpitError(f"[workload] candidates: {name}: outside the problem folder {folder}; "
+                           "name a submission inside it, relative to the folder")
+    if path.suffix != ".py" or not path.is_file():
+        raise CockpitError(f"[workload] candidates: {name}: no such .py file in {folder}"
+                           f"{_by_path(folder, ' (')}")
+    return path.relative_to(folder.resolve()).as_posix()
+
+
+def _by_path(folder: Path, lead: str = "; ") -> str:
+    """The submissions under the folder's subfolders (GPU MODE's solutions/*/), as a hint."""
+    found = sorted(p.relative_to(folder).as_posix() for p in folder.glob("*/*/*.py")
+                   if p.is_file() and not p.name.startswith("_"))[:4]
+    if not found:
+        return ""
+    return f"{lead}by path: {', '.join(found)}" + (")" if lead == " (" else "")
+
+
+def _unique_stems(selected: Sequence[str]) -> None:
+    seen: dict[str, str] = {}
+    for path in selected:
+        stem = PurePosixPath(path).stem
+        if stem in seen:
+            if seen[stem] == path:
+                raise CockpitError(f"[workload] candidates: {path} is selected twice; name it once")
+            raise CockpitError(f"[workload] candidates: {seen[stem]} and {path} are both named {stem!r} "
+                               "(a candidate is named by its file stem); select one of them")
+        seen[stem] = path
+
+
+def _check_formula(key: str, text: str, folder: Path, shapes: Sequence[dict[str, object]]) -> None:
+    """A byte or FLOP formula that reads, and counts every shape of task.yml."""
+    try:
+        formula = parse_formula(text)
+        for shape in shapes:
+            formula(**shape)
+    except FormulaError as exc:
+        raise CockpitError(f"cockpit.toml [workload] {key}: {exc} (task.yml's shape keys: "
+                           f"{', '.join(_keys(shapes))}; e.g. {key} = \"3 * size * size * 2\")") from None
+
+
+def _keys(shapes: Sequence[dict[str, object]]) -> list[str]:
+    keys: list[str] = []
+    for shape in shapes:
+        keys += [k for k in shape if k not in keys]
+    return keys
 
 
 def _load(task: Path) -> Any:
