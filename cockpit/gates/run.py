@@ -178,12 +178,13 @@ class GateRun:
                                                  self.command.argv, self._log, 0)])
             self._finish(Verdict("error", str(exc)), 0.0, None)
             return
+        started = ev.gate_started(self.started_t, self.run_id, self.gate.name, self.command.argv, self._log,
+                                  pid, os.getpid(), process_start(pid), seal(token))
         try:
-            self.session.append([ev.gate_started(self.started_t, self.run_id, self.gate.name,
-                                                 self.command.argv, self._log, pid, os.getpid(),
-                                                 process_start(pid), seal(token))])
+            self.session.append([started])
         except CockpitError:
             self._process.terminate_now()  # a run the journal cannot record must not go on
+            self.session.withdraw(started)  # nor be journaled later, once space returns: it never ran
             raise
         self._process.stream()  # only now can callbacks (and gate_finished) follow
 

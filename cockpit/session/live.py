@@ -63,6 +63,11 @@ class LiveSession:
         self.refresh()
         return self.state
 
+    def withdraw(self, event: Event) -> None:
+        """Take back an event the journal refused (still waiting to be retried): a gate's start
+        whose child was stopped for it must not land once space returns, a start with no end."""
+        self._pending = [e for e in self._pending if e is not event]
+
     def refresh(self) -> bool:
         """Fold in whatever was appended since the last read; True if anything was."""
         try:

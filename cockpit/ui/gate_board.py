@@ -126,11 +126,6 @@ class GateBoard:
         except CockpitError as exc:  # the journal could not be written: start() killed the child
             self.run = None
             self.app.notify(str(exc), severity="error", markup=False)
-            # The session keeps a refused event and writes it first once space returns: this start
-            # would land then, with no end, for a child that was killed here (an "interrupted"
-            # run that never ran). It never ran: take it back. (LiveSession has no call for this.)
-            live._pending[:] = [e for e in live._pending
-                                if not (e["type"] == "gate_started" and e["run_id"] == run_id)]
             # The panel was switched to the run before it started: show what the journal holds
             # again, not a "running" run that never was.
             self.select(self.app.gate_panel.selected)
