@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cockpit.analysis.results.bench import read_bench_result
 from cockpit.analysis.results.profile import KernelVerdict, ProfiledKernel, ProfileResult
@@ -19,6 +20,9 @@ from cockpit.session.journal import JOURNAL_NAME
 from cockpit.session.paths import stored_path
 from cockpit.session.saved_state import recent_state
 from cockpit.workload.describe import workload_args
+
+if TYPE_CHECKING:
+    from cockpit.analysis.ncu import KernelLaunch
 
 PROBE = Path(__file__).resolve().parent.parent / "probes" / "profile_probe.py"
 TARGET = Path(__file__).resolve().parent.parent / "probes" / "workload_probe.py"
@@ -60,6 +64,9 @@ class ProfileGate:
                              clock_note=CLOCK_NOTE.get(str(probe.get("clock_control")), ""))
         if probe.get("error") == "permission":
             return Verdict("fail", last.removeprefix("cockpit-profile: "), base.to_json())
+        if probe.get("error") == "no match" and probe.get("every_kernel"):
+            return Verdict("fail", last.removeprefix("cockpit-profile: ")
+                           or "no kernel ran in the candidate's profiled call", base.to_json())
         if probe.get("error") == "no match":
             seen = strings(probe.get("kernels_seen"))
             regex = text(probe.get("kernel_regex")) or "the kernel regex"
@@ -118,9 +125,25 @@ def judge_profile(csv_text: str, base: ProfileResult, bench_ms: float | None,
                                 v.recommendation if lines else None)
         kernels.append(ProfiledKernel(launch.name, verdict, id=launch.id, grid=launch.grid,
                                       block=launch.block))
-    first = kernels[0].verdict
+    main, share = _main_launch(report.launches)
+    first = kernels[main].verdict
     summary = f"{first.bottleneck}: {first.headline} — next: {first.recommendation}"
+    if len(kernels) > 1:  # every kernel of a call (a GPU MODE folder's): the verdict names its longest
+        took = f", {share:.0f} % of their time" if share is not None else ""
+        summary = (f"{len(kernels)} kernels; the longest, {report.launches[main].short_name} "
+                   f"(#{main + 1}{took}): {summary}")
     return Verdict("pass", summary, replace(base, kernels=tuple(kernels), bench_ms=bench_ms).to_json())
+
+
+def _main_launch(launches: Sequence[KernelLaunch]) -> tuple[int, float | None]:
+    """Which launch the summary speaks of: the longest (the first when a duration is missing),
+    and its share of the launches' time in percent."""
+    durations = [launch.duration_ns for launch in launches]
+    known = [d for d in durations if d is not None]
+    if len(known) != len(durations) or not known or sum(known) <= 0:
+        return 0, None
+    longest = max(range(len(known)), key=lambda i: known[i])
+    return longest, 100.0 * known[longest] / sum(known)
 
 
 def bench_row_for(ctx: GateContext, name: str) -> tuple[float | None, Roofline | None]:

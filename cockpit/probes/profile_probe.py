@@ -6,6 +6,11 @@ each rule's estimated speedup, which the profile's one fix is chosen from).
         --kernel-regex attn_fwd --launch-skip 3 --clock-control base
         [--section SpeedOfLight ...] [--set-full] -- TARGET ARGS...
 
+A workload that names no kernel (a GPU MODE folder: its profile's kernel regex is empty) has every
+kernel of ONE call of its candidate profiled: ncu starts with profiling off (`--profile-from-start
+off`) and the target opens the CUDA profiler's range (cudaProfilerStart/Stop) around its last call
+only, so neither the inputs' kernels nor the warm-up calls are profiled; no kernel-name filter.
+
 Run in a CHILD python by the Profile gate; standard library only (the target is the child of
 ncu). Exit 0 profiled, 1 ncu ran but found nothing to profile or was refused, 2 it could not run.
 """
@@ -30,6 +35,8 @@ else:  # run by path, as the gate does: this folder is sys.path[0]
 
 PERMISSION = "ERR_NVGPUCTRPERM"
 CANNOT_RUN = "profile_target: cannot run: "  # the target's one line when torch or the GPU is missing
+NO_KERNEL_IN_RANGE = ("it launched no CUDA kernel inside the profiler range its target opens around "
+                      "one call (a CPU-only candidate, or a cockpit whose workload probe opens no range)")
 PERMISSION_FIX = ("ncu may not read the GPU's performance counters for this user: run as root or "
                   "with CAP_SYS_ADMIN, or set the driver option NVreg_RestrictProfilingToAdminUsers=0 "
                   "(e.g. in /etc/modprobe.d) and reload the driver")
@@ -57,9 +64,14 @@ def stream(argv: list[str]) -> tuple[int, list[str]]:
     return proc.wait(), lines
 
 
-def ask_workload(target: list[str]) -> tuple[str, str | None]:
-    """The workload's kernel regex and profile shape, from the target's own `describe` (the
-    target is `workload_probe.py profile ...`: the same command, asked to describe)."""
+MAX_KERNELS = 64
+"""Launches profiled in one call of a workload that names no kernel (each is replayed per section)."""
+
+
+def ask_workload(target: list[str]) -> tuple[str, str | None, str | None]:
+    """The workload's kernel regex ("" when it names none: every kernel of one call), profile
+    shape and candidate, from the target's own `describe` (the target is `workload_probe.py
+    profile ...`: the same command, asked to describe)."""
     mode = target.index("profile") if "profile" in target else -1
     if mode < 0:
         raise ValueError("no [profile] kernel_regex and the target is not a workload probe")
@@ -67,7 +79,16 @@ def ask_workload(target: list[str]) -> tuple[str, str | None]:
     if not profile:
         raise ValueError("the workload declares no profile=Profile(kernel=..., shape=...): add one, "
                          "or set [profile] kernel_regex")
-    return str(profile["kernel"]), str(profile["shape"]["name"])
+    candidate = profile.get("candidate")
+    return str(profile["kernel"]), str(profile["shape"]["name"]), str(candidate) if candidate else None
+
+
+def ncu_filter(regex: str, launch_skip: int) -> list[str]:
+    """Which launches ncu profiles: the `launch_skip + 1`th launch of a kernel matching `regex`;
+    with no regex, every kernel inside the target's profiler range (its one ranged call)."""
+    if not regex:
+        return ["--profile-from-start", "off", "--launch-count", str(MAX_KERNELS)]
+    return ["--kernel-name", f"regex:{regex}", "--launch-skip", str(launch_skip), "--launch-count", "1"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,24 +110,27 @@ def main(argv: list[str] | None = None) -> int:
         say("ncu (Nsight Compute) not found on PATH or in $CUDA_HOME/bin; install it "
             "(e.g. apt-get install cuda-nsight-compute-13-0) or add its folder to PATH")
         return 2
-    regex, shape_name = args.kernel_regex, None
+    regex, shape_name, candidate = args.kernel_regex, None, None
     if not regex:
         try:
-            regex, shape_name = ask_workload(target)
+            regex, shape_name, candidate = ask_workload(target)
         except (ValueError, OSError, subprocess.TimeoutExpired) as exc:
             say(f"cannot tell what to profile: {exc}")
             return 2
     sections = ["--set", "full"] if args.set_full else [a for s in args.section for a in ("--section", s)]
     args.report.parent.mkdir(parents=True, exist_ok=True)
-    profile = [ncu, *sections, "--kernel-name", f"regex:{regex}",
-               "--launch-skip", str(args.launch_skip), "--launch-count", "1",
+    if not regex:
+        say(f"every kernel of one call of {candidate or 'the candidate'}"
+            + (f" on {shape_name}" if shape_name else "") + " (the workload names no kernel)")
+    profile = [ncu, *sections, *ncu_filter(regex, args.launch_skip),
                "--clock-control", args.clock_control, "-o", str(args.report), "-f", *target]
     say(" ".join(profile))
     code, lines = stream(profile)
     rep = args.report.with_suffix(".ncu-rep")
     result: dict[str, object] = {"ncu": ncu, "command": profile, "clock_control": args.clock_control,
                                  "report": str(rep), "csv": None, "exit": code,
-                                 "kernel_regex": regex, "shape": shape_name}
+                                 "kernel_regex": regex, "shape": shape_name, "candidate": candidate,
+                                 "every_kernel": not regex}
     text = "\n".join(lines)
     status = 0
     cannot = next((line for line in lines if line.startswith(CANNOT_RUN)), None)
@@ -120,8 +144,12 @@ def main(argv: list[str] | None = None) -> int:
         status = 1
     elif "No kernels were profiled" in text or not rep.exists():
         names = [m.group(1) for m in re.finditer(r"^\s*\d+\.\s+(\S.*)$", text, re.M)]
-        say(f"no kernel matched regex:{regex}"
-            + (f"; kernels that ran: {', '.join(names)}" if names else ""))
+        if regex:
+            say(f"no kernel matched regex:{regex}"
+                + (f"; kernels that ran: {', '.join(names)}" if names else ""))
+        else:
+            say(f"no kernel ran in the profiled call of {candidate or 'the candidate'}: "
+                + NO_KERNEL_IN_RANGE)
         result.update(error="no match", kernels_seen=names)
         status = 1
     else:
