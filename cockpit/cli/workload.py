@@ -59,7 +59,7 @@ def describe_lines(m: Manifest) -> list[str]:
              "references " + ", ".join(_ref(r.name, r.baseline, r.optional) for r in m.timed_references)
              + (f"; oracle {oracle.name} (never timed)" if oracle
                 else "; NO ORACLE: correctness cannot run"),
-             f"check      {_check(m.check)}"
+             f"check      {_check_line(m)}"
              + ("; output buffer poisoned with NaN" if m.writes_output
                 else "; candidates return their output"),
              f"test grid  {len(m.test_grid)} shapes: {_span(m.test_grid)}",
@@ -67,11 +67,7 @@ def describe_lines(m: Manifest) -> list[str]:
              f"correctness checks {len(m.correctness_grid())} shapes (the test grid and the bench "
              "grid's ends)",
              f"model      {_model(m)}"]
-    if m.profile:
-        lines.append(f"profile    kernels matching /{m.profile.kernel}/ of {m.profile.candidate} on "
-                     f"{m.profile.shape.name}")
-    else:
-        lines.append("profile    none declared (add profile=Profile(kernel=..., shape=...))")
+    lines.append(f"profile    {_profile(m)}")
     if m.knobs:
         left = "" if m.knob_allowed is None else f", {m.knob_allowed} left after the rule"
         lines.append(f"knobs      {m.knob_combinations} combinations{left}; kept per "
@@ -87,11 +83,50 @@ def _ref(name: str, baseline: bool, optional: bool) -> str:
     return name + (" (baseline)" if baseline else "") + (" (optional)" if optional else "")
 
 
-def _check(check: object) -> str:
+def is_gpumode(m: Manifest) -> bool:
+    """A GPU MODE problem folder: declared by its files and cockpit.toml, not by a module."""
+    return m.source.startswith("gpumode:")
+
+
+def _profile(m: Manifest) -> str:
+    """What the profile gate runs under ncu; a suggestion only where the workload can take one."""
+    p = m.profile
+    if p is None:
+        if is_gpumode(m):  # a folder's profile is the loader's, never something to add to it
+            return "none (this folder's loader declares none: `cockpit workload show --fresh`)"
+        return "none declared (add profile=Profile(kernel=..., shape=...) to the module's Workload)"
+    if not p.kernel:
+        return f"every kernel of one call of {p.candidate} on {p.shape.name} (ncu over that call only)"
+    return f"kernels matching /{p.kernel}/ of {p.candidate} on {p.shape.name}"
+
+
+def _check_line(m: Manifest) -> str:
+    if is_gpumode(m) and m.check.get("kind") == "custom":
+        return "check_implementation (the folder's own reference.py)"
+    return check_text(m.check)
+
+
+def check_text(check: object) -> str:
+    """The check as `workload show` says it: `allclose (atol 1e-05, rtol 0)`, `rel_l2 (fp16 0.01)`."""
     c = check if isinstance(check, dict) else {}
-    tol = c.get("tolerance") or {}
-    per = ", ".join(f"{k} {v:g}" for k, v in tol.items()) if isinstance(tol, dict) else ""
-    return f"{c.get('kind', '?')}" + (f" ({per})" if per else "")
+    kind = str(c.get("kind", "?"))
+    tol = _numbers(c.get("tolerance"))
+    if kind == "allclose":
+        atol = _numbers(c.get("atol"))
+        dtypes = list(dict.fromkeys([*atol, *tol])) or ["*"]
+        per = "; ".join(("" if d == "*" else f"{d}: ")  # Check.atol_for / tolerance_for's defaults
+                        + f"atol {atol.get(d, atol.get('*', 0.0)):g}, rtol {tol.get(d, tol.get('*', 1e-2)):g}"
+                        for d in dtypes)
+        return f"allclose ({per})"
+    per = ", ".join(f"{v:g}" if k == "*" else f"{k} {v:g}" for k, v in tol.items())
+    return kind + (f" ({per})" if per else "")
+
+
+def _numbers(value: object) -> dict[str, float]:
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): float(v) for k, v in value.items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool)}
 
 
 def _span(grid: tuple[GridShape, ...]) -> str:
@@ -105,6 +140,11 @@ def _model(m: Manifest) -> str:
     flops = any(s.flops for s in shapes)
     nbytes = any(s.bytes for s in shapes)
     if not flops and not nbytes:
+        if is_gpumode(m):  # the folder stays as GPU MODE ships it: the model is cockpit.toml's
+            keys = ", ".join(dict.fromkeys(k for s in shapes for k in s.shape)) or "its keys"
+            return ("no FLOP or byte count: times only (for GB/s and TFLOP/s, set [workload] bytes "
+                    f"and flops in cockpit.toml: formulas over the shape's {keys}, e.g. "
+                    '"3 * size * size * 2")')
         return "no FLOP or byte count: times only (no TFLOP/s, GB/s, % of peak)"
     counts = " and ".join(w for w, has in (("FLOPs", flops), ("bytes", nbytes)) if has)
     rates = ", ".join(w for w, has in (("TFLOP/s", flops), ("GB/s", nbytes)) if has)

@@ -70,6 +70,8 @@ class KnobInfo:
 @dataclass(frozen=True)
 class ProfileInfo:
     kernel: str
+    """The kernel-name regex ncu filters by; "" when the workload names none (a GPU MODE folder):
+    every kernel of one call of the candidate is profiled."""
     shape: GridShape
     candidate: str
 
@@ -158,7 +160,7 @@ def manifest_from_json(data: Any) -> Manifest:
         test_grid=_grid(d.get("test_grid"), "test_grid"), bench_grid=_grid(d.get("bench_grid"), "bench_grid"),
         check=_mapping(d.get("check"), "check"), dtype_key=d.get("dtype_key"),
         writes_output=bool(d.get("writes_output")),
-        profile=ProfileInfo(str(prof["kernel"]), _grid([prof["shape"]], "profile.shape")[0],
+        profile=ProfileInfo(str(prof.get("kernel") or ""), _grid([prof.get("shape")], "profile.shape")[0],
                             str(prof.get("candidate") or candidates[0])) if isinstance(prof, dict) else None,
         knobs=tuple(KnobInfo(str(k["name"]), tuple(k["values"]), str(k.get("via", "define")),
                              str(k.get("macro") or k["name"]), k.get("start"),
