@@ -211,6 +211,20 @@ def test_a_formula_that_does_not_count_is_refused_in_one_line_naming_the_key(for
     assert "task.yml's shape keys: size, seed" in message and "\n" not in message
 
 
+def test_a_formula_is_arithmetic_over_the_shape_and_nothing_else() -> None:
+    from cockpit.workload.formula import MAX_CHARS, FormulaError, parse_formula
+
+    f = parse_formula(" max(M, N) * K // 2 + M % 3 - 2 ** 3 + (-1) * -1 ")
+    assert f.names == {"M", "N", "K"} and f(M=4, N=8, K=3, dtype="fp16") == 8 * 3 // 2 + 1 - 8 + 1
+    for text in ("size.real", "sizes[0]", "lambda: 1", "'fp16'", "True", "[size]", "size if size else 1",
+                 "size < 2", "min", "min(*sizes)", "max(key=size)", "f(size)", "x" * (MAX_CHARS + 1), ""):
+        with pytest.raises(FormulaError):
+            parse_formula(text)
+    with pytest.raises(FormulaError) as err:
+        parse_formula("2 * dtype")(dtype="fp16")
+    assert str(err.value) == "dtype is 'fp16' on {dtype: 'fp16'}, not a number"
+
+
 # --- submissions selected by path -----------------------------------------------------------
 
 def test_a_solution_is_selected_by_its_path_and_named_by_its_stem() -> None:
