@@ -302,3 +302,18 @@ def test_a_forward_only_bench_says_no_modes_and_its_result_has_none() -> None:
     assert "modes" not in verdict.result
     read = BenchResult.from_json(verdict.result)
     assert read is not None and read.modes == {} and read.rows[0].mode == "forward" and read.modes_words() == ""
+
+
+def test_a_gradient_the_oracle_gives_as_zero_is_held_to_the_seeded_gradients_scale() -> None:
+    """A layer norm's dx on rows of one element is 0; the H200's Triton kernel gave 9.6e-08 and
+    2.2e-06 (fp32): relative errors of 1e+23 that mean nothing."""
+    from cockpit.probes.workload.check import _zero_gradient
+
+    stats = {"ok": False, "max_abs": 9.6e-8, "rel_l2": 9.6e22, "nonfinite": 0, "tolerance": 1e-5, "what": ""}
+    dy = [torch.tensor([[3.0], [-1.0]])]
+    kept = _zero_gradient(stats, torch.zeros(2, 1), dy, 1e-5)
+    assert kept["ok"] and kept["rel_l2"] is None and "max |Δ| 9.60e-08 within 0.0032" in kept["what"]
+    worse = _zero_gradient({**stats, "max_abs": 1e-1}, torch.zeros(2, 1), dy, 1e-5)
+    assert not worse["ok"] and worse["what"].startswith("the oracle's gradient is 0 everywhere; max |Δ| 1.00e-01 "
+                                                        "> 0.0032 (sqrt of the tolerance)")
+    assert _zero_gradient(stats, torch.ones(2, 1), dy, 1e-5) is stats  # a real gradient: the relative error

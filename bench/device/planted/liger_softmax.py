@@ -1,7 +1,11 @@
 """A softmax written the way Liger-Kernel writes its Triton softmax (one program per row, the row
 held whole in BLOCK_SIZE = next power of two, warps from the block size as its calculate_settings
 picks them), written here from that description for the issue-32 device checks: a Triton kernel no
-one on the team tuned, against torch.softmax, at M=4096 and N=1024..8192."""
+one on the team tuned, against torch.softmax, at M=4096 and N=1024..8192.
+
+With its backward as Liger's softmax has it (issue 35): dx = y * (dy - sum(dy * y)) per row, one
+program a row, from the y the forward saved, in a torch.autograd.Function; checked and timed in
+forward, backward and full, as Liger's benchmark harness does."""
 
 from __future__ import annotations
 
@@ -29,16 +33,58 @@ if triton is not None:
         e = tl.exp(x)
         tl.store(y_ptr + row * stride_y + cols, (e / tl.sum(e, axis=0)).to(y_ptr.dtype.element_ty), mask=mask)
 
+    @triton.jit
+    def softmax_row_backward(dy_ptr, y_ptr, dx_ptr, stride_dy, stride_y, stride_dx, N,
+                             BLOCK_SIZE: tl.constexpr):
+        row = tl.program_id(0).to(tl.int64)
+        cols = tl.arange(0, BLOCK_SIZE)
+        mask = cols < N
+        dy = tl.load(dy_ptr + row * stride_dy + cols, mask=mask, other=0.0).to(tl.float32)
+        y = tl.load(y_ptr + row * stride_y + cols, mask=mask, other=0.0).to(tl.float32)
+        dot = tl.sum(dy * y, axis=0)
+        tl.store(dx_ptr + row * stride_dx + cols, (y * (dy - dot)).to(dx_ptr.dtype.element_ty), mask=mask)
+
 
 def warps_for(block: int) -> int:
     return 32 if block >= 32768 else 16 if block >= 8192 else 8 if block >= 2048 else 4
 
 
-def ours(x: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+def forward(x: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
     M, N = x.shape
     block = triton.next_power_of_2(N)
     softmax_row[(M,)](x, out, x.stride(0), out.stride(0), N, BLOCK_SIZE=block, num_warps=warps_for(block))
     return out
+
+
+def backward(dy: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    M, N = y.shape
+    dy = dy.contiguous()
+    dx = torch.empty_like(y)
+    block = triton.next_power_of_2(N)
+    softmax_row_backward[(M,)](dy, y, dx, dy.stride(0), y.stride(0), dx.stride(0), N, BLOCK_SIZE=block,
+                               num_warps=warps_for(block))
+    return dx
+
+
+class LigerSoftmax(torch.autograd.Function):
+    """Liger's LigerSoftmaxFunction: the forward kernel, y saved, the backward kernel."""
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
+        y = forward(x, torch.empty_like(x))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, dy: torch.Tensor) -> torch.Tensor:
+        (y,) = ctx.saved_tensors
+        return backward(dy, y)
+
+
+def ours(x: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
+    """Forward mode: into the gate's buffer (poisoned with NaN first). Backward and full: through
+    the autograd Function (no buffer is passed there)."""
+    return forward(x, out) if out is not None else LigerSoftmax.apply(x)
 
 
 def make_inputs(seed: int, /, M: int, N: int, dtype: str) -> tuple[torch.Tensor]:
@@ -59,4 +105,7 @@ WORKLOAD = Workload(
     check=rel_l2({"bfloat16": 1e-2}),
     bytes=lambda M, N, dtype: 2.0 * M * N * 2,
     dtype_key="dtype",
+    modes=("forward", "backward", "full"),
+    grad_inputs=(0,),
+    backward_bytes=lambda M, N, dtype: 3.0 * M * N * 2,  # read y and dy, write dx
 )
