@@ -219,7 +219,7 @@ class _GradRound:
             if not stats["ok"]:
                 return {**stats, "what": f"{who}: {_words(stats)}", "grads": per}
             if worst is None or (stats["rel_l2"] or 0) > (worst["rel_l2"] or 0):
-                worst = {**stats, "what": ""}
+                worst = {**stats, "what": "" if stats["rel_l2"] is not None else stats["what"]}
         assert worst is not None
         return {**worst, "grads": per}
 
