@@ -88,6 +88,7 @@ def test_a_level_1_problem_is_read_as_it_is_its_own_shape_timed_and_scaled_for_c
     assert w.bench_grid == ({"batch_size": 4096, "dim": 393216},)  # the problem's own shape
     assert w.test_grid == ({"batch_size": 128, "dim": 12288}, {"batch_size": 129, "dim": 12289})
     assert w.bytes is not None and w.bytes(batch_size=4096, dim=393216) == 2 * 4096 * 393216 * 4  # in + out
+    assert w.profile is not None and (w.profile.kernel, dict(w.profile.shape)) == ("", w.bench_grid[0])
     ok, summary = checked(w, list(w.test_grid))
     assert ok, summary
     assert summary.startswith("all 2/2 checks correct on 3 rounds of fresh inputs")

@@ -36,7 +36,12 @@ class WorkloadConfig:
     """A KernelBench problem's timed shapes (default: the problem's own)."""
     candidates: tuple[str, ...] = ()
     """Which candidates to run (default: all the workload declares; for a GPU MODE folder, the
-    submission files by stem)."""
+    submission files by stem, or by path relative to the folder: solutions/correct/submission_triton.py)."""
+    bytes: str = ""
+    """A GPU MODE folder's bytes moved per call: a formula over its task.yml shape keys
+    ("3 * size * size * 2"; cockpit/workload/formula.py), for GB/s. "" : none."""
+    flops: str = ""
+    """A GPU MODE folder's floating-point operations per call, likewise, for TFLOP/s."""
     reps: int = 30
     warmup: int = 5
     settle_ms: float = 100.0
@@ -62,7 +67,7 @@ def read_workload(table: Mapping[str, Any], reader: ConfigReader) -> WorkloadCon
     d = WorkloadConfig()
     refuse_moved(table, "workload", reader)
     keys = ("module", "gpumode", "kernelbench", "model_new", "test_sizes", "bench_sizes", "candidates",
-            "reps", "warmup", "settle_ms", "rounds")
+            "bytes", "flops", "reps", "warmup", "settle_ms", "rounds")
     reader.check_keys(table, "workload", keys)
 
     def count(key: str, low: int) -> int:
@@ -89,6 +94,16 @@ def read_workload(table: Mapping[str, Any], reader: ConfigReader) -> WorkloadCon
     if model_new and not kernelbench:
         raise reader.fail("workload.model_new", "model_new names a KernelBench answer: add kernelbench = "
                           '"PROBLEM.py" beside it')
+    counts: dict[str, str] = {}
+    for key in ("bytes", "flops"):
+        value = table.get(key, "")
+        if not isinstance(value, str) or "\0" in value or len(value) > 500:
+            raise reader.fail(f"workload.{key}", f"{value!r} is not allowed (expected a formula over the "
+                              'shape\'s keys in quotes, e.g. "3 * size * size * 2")')
+        if value.strip() and not gpumode:
+            raise reader.fail(f"workload.{key}", f"{key} counts a GPU MODE folder's calls "
+                              f"(gpumode = \"DIR\"); a workload module declares {key}= in its Workload")
+        counts[key] = value.strip()
     candidates = table.get("candidates", [])
     if not isinstance(candidates, list) or not all(isinstance(c, str) and c for c in candidates):
         raise reader.fail("workload.candidates", f"{candidates!r} is not allowed (expected a list of "
@@ -97,7 +112,7 @@ def read_workload(table: Mapping[str, Any], reader: ConfigReader) -> WorkloadCon
         module=module, gpumode=gpumode, kernelbench=kernelbench,
         model_new=tuple(m.strip() for m in model_new),
         test_sizes=_sizes(table, "test_sizes", reader), bench_sizes=_sizes(table, "bench_sizes", reader),
-        candidates=tuple(candidates),
+        candidates=tuple(candidates), bytes=counts["bytes"], flops=counts["flops"],
         reps=count("reps", 3), warmup=count("warmup", 1),
         settle_ms=reader.number(table.get("settle_ms", d.settle_ms), "workload.settle_ms",
                                 lambda v: 0 <= v <= 5000, "milliseconds from 0 to 5000"),

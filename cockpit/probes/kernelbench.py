@@ -9,7 +9,8 @@ answer is `class ModelNew` with the same constructor, in a file of its own (Kern
   again, then `ModelNew(...)`; one pair per shape, built at the shape's first inputs;
 - `Model` is the timed baseline ("Model"), and in float64 with the same weights (a deep copy) the
   oracle; the check is KernelBench's, allclose with atol = rtol = 1e-2;
-- the calls run under `torch.no_grad()` (inference, as KernelBench times them).
+- the calls run under `torch.no_grad()` (inference, as KernelBench times them);
+- the profile is every kernel of one call of the first ModelNew on the largest timed shape.
 
 A shape is the problem's whole-number globals (`{"batch_size": 4096, "dim": 393216}`): the bench
 grid is the problem's own shape; correctness adds the same problem scaled down (its size-like
@@ -34,7 +35,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from cockpit.workload.spec import NoBuild, Reference, Workload, allclose, shape_name
+from cockpit.probes.gpumode import PROFILE_EVERY_KERNEL
+from cockpit.workload.spec import NoBuild, Profile, Reference, Workload, allclose, shape_name
 
 INIT_SEED = 42
 """The seed set before each model is made (KernelBench's default `seed_num`)."""
@@ -149,6 +151,9 @@ def kernelbench_workload(problem: Path, model_new: Sequence[Path], device: str =
         bytes=counted if counted(**bench[0]) > 0 else None,  # no GB/s rather than a made-up one
         dtype_key=None,  # KernelBench's problems carry no dtype axis: the dtype is get_inputs()'s
         size=size,
+        # every kernel of one call of the first ModelNew on the largest timed shape (a GEMM and its
+        # epilogue are two kernels: the verdict names the longest and its share)
+        profile=Profile(kernel=PROFILE_EVERY_KERNEL, shape=max(bench, key=lambda s: size(**s))),
     )
 
 

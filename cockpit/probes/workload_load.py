@@ -61,7 +61,8 @@ def load_workload(source: str, workspace: Path, task: Mapping[str, Any] | None =
         folder = _inside(workspace, source.removeprefix("gpumode:"))
         try:
             workload = gpumode_workload(folder, list(task.get("tests", [])), list(task.get("benchmarks", [])),
-                                        list(task.get("submissions", [])))
+                                        list(task.get("submissions", [])), bytes=task.get("bytes"),
+                                        flops=task.get("flops"))
         except Exception as exc:
             raise WorkloadLoadError(_where(exc, folder)) from exc
     elif source.startswith("kernelbench:"):
@@ -151,10 +152,17 @@ def _where(exc: BaseException, path: Path | None, name: str | None = None) -> st
     is said as what to do."""
     missing = next((m for m in ("torch", "triton") if isinstance(exc, ImportError)
                     and (exc.name == m or str(exc) == f"No module named '{m}'")), None)
-    if missing is not None:
+    if missing == "torch":
         traceback.print_exc()  # stays in the gate's log
-        return (f"{missing} does not import in {sys.executable} ({exc}): install torch's CUDA build in this "
+        return (f"torch does not import in {sys.executable} ({exc}): install torch's CUDA build in this "
                 "python, or start the cockpit from the environment that has it")
+    if missing == "triton":
+        traceback.print_exc()
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if "importlib" not in f.filename]
+        at = f"{_short(Path(frames[-1].filename))}:{frames[-1].lineno}: " if frames else ""
+        return (f"{at}triton does not import in {sys.executable} ({exc}): install Triton in this python "
+                "(pip install triton; torch's CUDA wheels bring it), or import it inside the function "
+                "that launches the kernel, so describing the workload does not need it")
     frames = traceback.extract_tb(exc.__traceback__)
     if isinstance(exc, SyntaxError) and exc.filename:
         return f"{_short(Path(exc.filename))}:{exc.lineno}: SyntaxError: {exc.msg}"

@@ -93,7 +93,8 @@ def load_result(path: Path, run_id: str, fallback: dict[str, Any]) -> dict[str, 
     return loaded[1]
 
 
-@lru_cache(maxsize=32)  # a session's results, re-read by a report; 1024 held 1.9 GB in a 10,000-session history
+# a session's results, re-read by a report; 1024 held 1.9 GB in a history of 10,000 sessions
+@lru_cache(maxsize=32)
 def _load(path: str, _mtime_ns: int, _size: int) -> tuple[str, dict[str, Any]] | None:
     from cockpit.session.journal import parse_bounded
 

@@ -53,15 +53,19 @@ def workload_args(workspace: Path, config: Config) -> WorkloadArgs:
     w = config.workload
     if not w.named:
         raise CockpitError(NO_WORKLOAD)
-    task_file = None
+    task_file, candidates = None, w.candidates
     if w.gpumode:
         folder = _inside(workspace, w.gpumode)
-        task_file = _task_file(workspace, read_task(folder))
+        # [workload] candidates may name submissions by path (solutions/correct/submission_triton.py):
+        # read_task resolves them to files for the child and to candidate names (file stems)
+        task = read_task(folder, w.candidates, bytes=w.bytes or None, flops=w.flops or None)
+        task_file = _task_file(workspace, task)
+        candidates = tuple(task["selected"])
     elif w.kernelbench:
         task_file = _task_file(workspace, {"model_new": model_new_files(workspace, config),
                                            "test_sizes": [dict(s) for s in w.test_sizes],
                                            "bench_sizes": [dict(s) for s in w.bench_sizes]})
-    return WorkloadArgs(w.source, task_file, w.candidates)
+    return WorkloadArgs(w.source, task_file, candidates)
 
 
 MODEL_NEW = re.compile(rb"^class\s+ModelNew\b", re.MULTILINE)
@@ -135,6 +139,7 @@ def declaring_files(workspace: Path, config: Config) -> list[Path]:
     if w.gpumode:
         folder = _inside(workspace, w.gpumode)
         files += sorted(folder.glob("*.py")) + sorted(folder.glob("task.yml"))
+        files += [PROBE.with_name("gpumode.py"), Path(__file__).resolve().parent / "formula.py"]
     elif w.kernelbench:
         problem = _inside(workspace, w.kernelbench)
         files += [PROBE.with_name("kernelbench.py"), problem, *sorted(problem.parent.glob("*.py"))]
@@ -144,7 +149,8 @@ def declaring_files(workspace: Path, config: Config) -> list[Path]:
 
 
 def cache_key(workspace: Path, config: Config, python: str) -> str:
-    h = hashlib.sha256(f"{config.workload.source}|{config.workload.candidates}|{python}".encode())
+    w = config.workload
+    h = hashlib.sha256(f"{w.source}|{w.candidates}|{w.bytes}|{w.flops}|{python}".encode())
     describer = Path(__file__).resolve().parent.parent / "probes" / "workload_load.py"
     for f in (*declaring_files(workspace, config), describer):  # a newer cockpit describes more
         try:
