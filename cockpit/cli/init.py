@@ -39,7 +39,8 @@ def init(args: argparse.Namespace) -> int:
     elif kind == "gpumode":
         folder = (root / gpumode).resolve()
         if not gpumode or not folder.is_relative_to(root):
-            raise CockpitError("--workload gpumode=DIR: DIR is a problem folder inside the workspace")
+            raise CockpitError("--workload gpumode=DIR: DIR is a problem folder inside the workspace "
+                               "(copy it in: the gates read only the workspace)")
         read_task(folder)  # a folder that is not a GPU MODE problem is said now, not at the first gate
         text = _starter("cockpit.toml.tmpl").substitute(module="").replace(
             'module = ""', f'gpumode = "{folder.relative_to(root).as_posix()}"')

@@ -126,8 +126,8 @@ def _task_file(workspace: Path, task: GpuModeTask | dict[str, object]) -> str:
 def _inside(workspace: Path, relative: str) -> Path:
     path = (workspace / relative).resolve()
     if not path.is_relative_to(workspace.resolve()):
-        raise CockpitError(f"[workload] {relative}: outside the workspace {workspace}; "
-                           "name a folder inside it")
+        raise CockpitError(f"[workload] {relative}: outside the workspace {workspace}; the gates read only "
+                           f"the workspace: copy it in (cp -r {relative} {workspace}/) and name the copy")
     return path
 
 
