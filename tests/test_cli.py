@@ -146,3 +146,18 @@ def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path) -> None:  # type
                           timeout=60)
     assert done.stdout.startswith("06 ")
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr
+
+
+def test_a_reader_that_leaves_while_a_verb_prints_through_the_door_gets_no_traceback(
+        monkeypatch, capfd) -> None:  # type: ignore[no-untyped-def]
+    """`cockpit workload show | head -1`: the write that finds the pipe closed is inside the verb,
+    where a bug's traceback is printed; a closed pipe is not a bug."""
+    import cockpit.cli as cli
+
+    def prints_into_a_closed_pipe(args):  # type: ignore[no-untyped-def]
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(cli, "handler", lambda verb: prints_into_a_closed_pipe)
+    monkeypatch.setattr(cli.os, "dup2", lambda *a: None)  # keep pytest's stdout
+    assert cli.main(["history"]) == 141
+    assert "Traceback" not in capfd.readouterr().err

@@ -55,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
             except CockpitError as exc:
                 print(f"cockpit: {exc}", file=sys.stderr)
                 return 2
+            except BrokenPipeError:  # the reader left (`| head`): not a bug, said below as cat says it
+                raise
             except Exception:  # a bug: its traceback, through the door (its words may be a workspace's)
                 traceback.print_exc(file=sys.stderr)
                 return 1
