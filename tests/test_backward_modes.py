@@ -317,3 +317,16 @@ def test_a_gradient_the_oracle_gives_as_zero_is_held_to_the_seeded_gradients_sca
     assert not worse["ok"] and worse["what"].startswith("the oracle's gradient is 0 everywhere; max |Δ| 1.00e-01 "
                                                         "> 0.0032 (sqrt of the tolerance)")
     assert _zero_gradient(stats, torch.ones(2, 1), dy, 1e-5) is stats  # a real gradient: the relative error
+
+
+def test_workload_show_says_the_modes_and_whose_gradients() -> None:
+    from cockpit.cli.workload import describe_lines
+    from cockpit.probes.workload_load import manifest_json
+    from cockpit.workload.manifest import manifest_from_json
+
+    lines = describe_lines(manifest_from_json(manifest_json(workload(candidate(LayerNorm)), "wl.py")))
+    assert "modes      forward, backward, full (gradients of input #0, #1, #2 and any made with requires_grad)" \
+        in lines
+    forward_only = replace(workload(candidate(LayerNorm)), modes=("forward",))
+    assert not any(line.startswith("modes") for line in describe_lines(
+        manifest_from_json(manifest_json(forward_only, "wl.py"))))

@@ -67,6 +67,11 @@ def describe_lines(m: Manifest) -> list[str]:
              f"correctness checks {len(m.correctness_grid())} shapes (the test grid and the bench "
              "grid's ends)",
              f"model      {_model(m)}"]
+    if m.modes != ("forward",):
+        grads = (f" (gradients of input {', '.join(f'#{i}' for i in m.grad_inputs)}"
+                 " and any made with requires_grad)" if m.grad_inputs else
+                 " (gradients of the inputs make_inputs makes with requires_grad)")
+        lines.append(f"modes      {', '.join(m.modes)}{grads if set(m.modes) - {'forward'} else ''}")
     lines.append(f"profile    {_profile(m)}")
     if m.knobs:
         left = "" if m.knob_allowed is None else f", {m.knob_allowed} left after the rule"

@@ -225,6 +225,7 @@ def manifest_json(w: Workload, source: str, limits: Mapping[str, Any] | None = N
         "keep_per": list(w.keep_per),
         "tune_grid": [_row(w, s) for s in w.tune_grid] if w.tune_grid is not None else None,
         "knob_defaults": defaults,
+        "modes": list(w.modes), "grad_inputs": list(w.grad_inputs),
     }
 
 

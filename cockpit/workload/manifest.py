@@ -104,6 +104,11 @@ class Manifest:
     """What a tune times (None: the bench grid)."""
     knob_defaults: tuple[tuple[Mapping[str, Any], Mapping[str, Any]], ...] = ()
     """(group, knob values) the kernel runs untuned per keep_per group, when the workload says."""
+    modes: tuple[str, ...] = ("forward",)
+    """The passes the gates check and time (docs/workloads.md, Backward and full passes)."""
+    grad_inputs: tuple[int, ...] = ()
+    """The inputs named by index whose gradients the backward is checked on (besides those
+    make_inputs makes with requires_grad=True)."""
 
     @property
     def tune_shapes(self) -> tuple[GridShape, ...]:
@@ -174,6 +179,8 @@ def manifest_from_json(data: Any) -> Manifest:
         knob_defaults=tuple((dict(_mapping(g.get("group"), "knob_defaults.group")),
                              dict(_mapping(g.get("knobs"), "knob_defaults.knobs")))
                             for g in _list(d.get("knob_defaults") or [], "knob_defaults")),
+        modes=_strings(d.get("modes") or ["forward"], "modes"),
+        grad_inputs=tuple(int(i) for i in _list(d.get("grad_inputs") or [], "grad_inputs")),
     )
 
 
@@ -201,6 +208,7 @@ def manifest_to_json(m: Manifest) -> ManifestJson:
         "keep_per": list(m.keep_per), "correctness": list(m.correctness),
         "tune_grid": grid(m.tune_grid) if m.tune_grid is not None else None,
         "knob_defaults": [{"group": dict(g), "knobs": dict(k)} for g, k in m.knob_defaults],
+        "modes": list(m.modes), "grad_inputs": list(m.grad_inputs),
     }
 
 

@@ -229,3 +229,7 @@ class ManifestJson(TypedDict):
     keep_per: list[str]
     tune_grid: list[GridShapeJson] | None
     knob_defaults: list[KnobDefaultsJson]
+    modes: list[str]
+    """The passes checked and timed ("forward", "backward", "full"); a cached manifest from an older
+    cockpit lacks it: read as forward."""
+    grad_inputs: list[int]
