@@ -175,7 +175,7 @@ def test_an_h100_build_with_the_h100s_tile_judges_the_l4_by_the_l4_builds_tile()
 def test_without_the_launch_table_the_summary_says_so_instead_of_guessing() -> None:
     kernels = [KernelResources("_Z1kv", "sm_90", 96, 0, 0, 0, 0)]
     probe = {"arch": "9.0", "duration_s": 1.0, "import": {"ok": True, "detail": "exports: forward"},
-             "launch": {"error": "the extension exports no launch_info() (csrc/README.md says what it returns)"}}
+             "launch": {"error": "the extension exports no launch_info() (docs/workloads.md says what it returns)"}}
     verdict = judge_build(["[1/1] nvcc"], 0, probe | {"cuobjdump": None})
     assert verdict.status == "pass"
     assert verdict.summary == ("built in 1.0 s (1 steps); no kernel resource usage reported")
@@ -270,7 +270,7 @@ def test_the_import_check_asks_the_library_for_its_launch_table(tmp_path: Path, 
     assert describe_launch(launch) == "launch_info: 1 kernels, no GPU: runtime occupancy not asked"
     (tmp_path / "old.py").write_text("def forward(): pass\n")
     assert import_check("old", tmp_path / "old.py")[2] == {
-        "error": "the extension exports no launch_info() (csrc/README.md says what it returns)"}
+        "error": "the extension exports no launch_info() (docs/workloads.md says what it returns)"}
     (tmp_path / "bad.py").write_text("def launch_info(): raise RuntimeError('table overflow')\n")
     assert import_check("bad", tmp_path / "bad.py")[2] == {
         "error": "launch_info() raised RuntimeError: table overflow"}

@@ -96,7 +96,7 @@ spec = importlib.util.spec_from_file_location(sys.argv[1], sys.argv[2])
 mod = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(mod)
 print('exports:', ', '.join(n for n in dir(mod) if not n.startswith('_')))
-launch = {'error': 'the extension exports no launch_info() (csrc/README.md says what it returns)'}
+launch = {'error': 'the extension exports no launch_info() (docs/workloads.md says what it returns)'}
 if hasattr(mod, 'launch_info'):
     try:
         launch = {'kernels': mod.launch_info(), 'gpu': None}
