@@ -183,7 +183,7 @@ def test_without_the_launch_table_the_summary_says_so_instead_of_guessing() -> N
              "ptxas info    : Used 96 registers, used 1 barriers"]
     verdict = judge_build(lines, 0, probe)
     assert verdict.summary.endswith("1 kernels: ≤96 regs, no spills; shared memory per block and occupancy "
-                                    "unknown: the extension exports no launch_info() (csrc/README.md says "
+                                    "unknown: the extension exports no launch_info() (docs/workloads.md says "
                                     "what it returns)")
     assert verdict.result["kernels"][0]["occupancy"] == [] and kernels
 
