@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import warnings
+from collections.abc import Mapping
 
 from .probe import SUBPROCESS_TIMEOUT_S, Check, Probe, TorchUnavailable, one_line, run_command, version_check
 
@@ -19,6 +20,25 @@ _NUMPY_ABI_NOISE = (
     "numpy.core.multiarray failed to import",
     "Numpy is not available",
 )
+
+
+def stale_venv(env: Mapping[str, str], prefix: str, own: str | None) -> str | None:
+    """The `$VIRTUAL_ENV` this Python (`prefix`) comes from when that venv is stale (its bin/ is not
+    on PATH: activated once, then PATH moved on) and the cockpit (`own`) runs elsewhere, else None.
+
+    The cockpit asks `$VIRTUAL_ENV` first, so a venv left behind in the environment can run the
+    gates with another Python than the one the engineer sees."""
+    venv = env.get("VIRTUAL_ENV")
+    if not venv or not own:
+        return None
+    real = os.path.realpath(venv)
+    if os.path.realpath(prefix) != real:
+        return None  # the gates' Python is not that venv's
+    on_path = {os.path.realpath(folder or ".") for folder in env.get("PATH", "").split(os.pathsep)}
+    if os.path.join(real, "bin") in on_path:
+        return None  # an active venv, as meant
+    inside = os.path.abspath(own).startswith(os.path.abspath(venv).rstrip(os.sep) + os.sep)
+    return None if inside else venv
 
 
 def check_python(p: Probe) -> Check:
@@ -32,6 +52,13 @@ def check_python(p: Probe) -> Check:
     if v < (3, 10):
         return Check("python", "fail", value, "≥ 3.10",
                      "use a python ≥ 3.10, e.g. `uv venv -p 3.11` or `conda create -n k python=3.11`")
+    stale = stale_venv(os.environ, sys.prefix, own) if how else None
+    if stale is not None:
+        return Check("python", "warn",
+                     f"the gates run {sys.executable} from a stale VIRTUAL_ENV={stale} (its bin/ is not on "
+                     f"PATH), the cockpit runs {own}", "VIRTUAL_ENV unset, or its bin/ on PATH",
+                     "`unset VIRTUAL_ENV` (or activate that venv) before starting the cockpit, or pin "
+                     "one with `[gates] python = \"/path/to/python\"` in cockpit.toml")
     return Check("python", "pass", value, "≥ 3.10")
 
 
