@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from cockpit.config import CONFIG_NAME, ConfigError, load_config
 from cockpit.errors import CockpitError
 from cockpit.gates.catalog import GATES, measures
 from cockpit.gates.orphans import running_elsewhere
@@ -41,6 +42,8 @@ class GateBoard:
         self._matches: dict[str, list[tuple[Pattern, str]]] = {}
         self._trigger_budget: TriggerBudget | None = None
         """Kept for the app's life: a trigger that backtracks for ever is named once, then skipped."""
+        self._config_seen = self._config_stamp()
+        """cockpit.toml's (mtime, size) when the app's config was read: an edit applies to the next run."""
 
     # Intents ------------------------------------------------------------------------------
 
@@ -101,6 +104,7 @@ class GateBoard:
             return
         name = self.queue.pop(0)
         gate = GATES[name]
+        self._reread_config(name)
         config = self.app.config.gate(name)
         python, how = sys.executable, ""
         if config.command is None:  # the gate's own probe: in the Python with the CUDA torch
@@ -136,6 +140,29 @@ class GateBoard:
         else:
             self.app.gpu_panel.watch_gate(run.device)  # the panel marks the GPU this gate uses
         self.refresh()
+
+    def _config_stamp(self) -> tuple[int, int] | None:
+        try:
+            st = (self.app.workspace.root / CONFIG_NAME).stat()
+        except OSError:  # none (the defaults), or unreadable: load_config says which
+            return None
+        return st.st_mtime_ns, st.st_size
+
+    def _reread_config(self, gate: str) -> None:
+        """cockpit.toml edited since it was read: this run and the app from now on use the new one;
+        one that no longer loads is said once per edit, and the run keeps the config it had."""
+        stamp = self._config_stamp()
+        if stamp == self._config_seen:
+            return
+        self._config_seen = stamp
+        try:
+            config = load_config(self.app.workspace.root)
+        except ConfigError as exc:
+            self.app.notify(f"{' '.join(str(exc).split())} — {gate} runs with the config loaded before.",
+                            severity="warning", markup=False, timeout=15)
+            return
+        self.app.config = config
+        self.app.notify(f"cockpit.toml changed: this {gate} run uses it.", markup=False)
 
     def _post(self, fn: Callable[[], None]) -> None:
         def guarded() -> None:
