@@ -14,9 +14,34 @@ from cockpit.analysis.keep import geomean_speedup
 from cockpit.report.history import REGRESSION_MARGIN, SessionSummary, resolve_workloads
 from cockpit.report.model import CompareRow, Comparison
 
+SECONDS_SHOWN_BELOW_S = 600
+"""A duration under 10 minutes is shown to the second ("1 min 40 s"): two short sessions never
+read "2 min (was 2 min) +44 %"."""
+
+
+def shown_seconds(seconds: float) -> float:
+    """`seconds` rounded as `minutes` shows it: to the second under 10 minutes, else to the minute."""
+    whole = round(seconds)
+    return whole if whole < SECONDS_SHOWN_BELOW_S else round(seconds / 60) * 60
+
 
 def minutes(seconds: float | None) -> str:
-    return "—" if seconds is None else f"{seconds / 60:.0f} min"
+    """"—", "40 s", "1 min 40 s", "2 min", "12 min"."""
+    if seconds is None:
+        return "—"
+    shown = shown_seconds(seconds)
+    if shown >= SECONDS_SHOWN_BELOW_S:
+        return f"{shown // 60:.0f} min"
+    mins, secs = divmod(int(shown), 60)
+    if not mins:
+        return f"{secs} s"
+    return f"{mins} min {secs} s" if secs else f"{mins} min"
+
+
+def duration_change(now: float | None, before: float | None) -> str:
+    """`change` of two durations as `minutes` shows them: the percentage never contradicts them."""
+    return change(None if now is None else shown_seconds(now),
+                  None if before is None else shown_seconds(before), lower_is_better=True)
 
 
 def times(speedup: float | None) -> str:
@@ -68,10 +93,10 @@ def compare(this: SessionSummary, previous: SessionSummary) -> Comparison:
               for i, (ref, label) in enumerate(references((this, previous)))]
     rows = (
         CompareRow("duration", minutes(this.duration_s), minutes(previous.duration_s),
-                   change(this.duration_s, previous.duration_s, lower_is_better=True)),
+                   duration_change(this.duration_s, previous.duration_s)),
         CompareRow("time to first valid baseline", minutes(this.first_valid_s),
                    minutes(previous.first_valid_s),
-                   change(this.first_valid_s, previous.first_valid_s, lower_is_better=True)),
+                   duration_change(this.first_valid_s, previous.first_valid_s)),
         *(versus or [CompareRow("best valid speedup", times(this.best_speedup),
                                 times(previous.best_speedup),
                                 change(this.best_speedup, previous.best_speedup, False))]),

@@ -7,6 +7,7 @@ read. Leaving the screen, or the cockpit, stops the reading between two sessions
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -41,6 +42,7 @@ class HistoryScreen(Screen[None]):
     HistoryScreen .spark { height: 3; }
     HistoryScreen .spark > Label { width: 22; }
     HistoryScreen .spark > Sparkline { width: 1fr; }
+    HistoryScreen .spark > .note { width: 1fr; color: $text-muted; }
     HistoryScreen #regressions { color: $error; }
     """
     BINDINGS = [Binding("escape,q,H", "app.pop_screen", "Back"),
@@ -60,10 +62,12 @@ class HistoryScreen(Screen[None]):
         with Vertical(id="trend"):
             with Horizontal(classes="spark"):
                 yield Label("duration (min)")
-                yield Sparkline([], id="durations")
+                yield Sparkline([], id="durations").set_styles("display: none;")
+                yield Static("reading…", id="durations-note", classes="note")
             with Horizontal(classes="spark"):
                 yield Label("best valid speedup", id="speedup-label")
-                yield Sparkline([], id="speedups")
+                yield Sparkline([], id="speedups").set_styles("display: none;")
+                yield Static("reading…", id="speedups-note", classes="note")
             yield Static("", id="comparison")
             yield Static("", id="regressions")
         yield KeyBar()
@@ -136,6 +140,29 @@ class HistoryScreen(Screen[None]):
         else:
             self.query_one("#title", Static).update("History: 0 sessions, oldest first · esc: back")
             self.query_one("#comparison", Static).update(Text("no sessions yet"))
+            self.spark("durations", [], "no sessions yet")
+            self.spark("speedups", [], "no sessions yet")
+
+    def spark(self, name: str, values: Sequence[float | None], none: str,
+              shown: Callable[[float], str] = str) -> None:
+        """A trend line only where there is one: two measured sessions or more (a sparkline draws
+        one value as a full bar, none as a floor, a missing value as the lowest); else a note. The
+        sessions without a value are left out of the line and counted."""
+        measured = [v for v in values if v is not None]
+        line = self.query_one(f"#{name}", Sparkline)
+        note = self.query_one(f"#{name}-note", Static)
+        missing = len(values) - len(measured)
+        if len(measured) >= 2:
+            line.data, line.display = measured, True
+            note.display = bool(missing)
+            note.styles.width = "auto"
+            note.update(f" ({missing} without)" if missing else "")
+            return
+        line.data, line.display = [], False
+        note.display = True
+        note.styles.width = "1fr"
+        note.update(none if not measured else
+                    f"{shown(measured[0])} in one session: the line starts with the next one")
 
     def show_workload(self, table: HistoryTable, group: WorkloadHistory) -> None:
         from cockpit.report.formats import utc
@@ -162,11 +189,11 @@ class HistoryScreen(Screen[None]):
                          pattern_ids(s.patterns_applied),
                          Text(str(len(s.mistakes)), style="bold red" if s.mistakes else ""),
                          Text(printable(s.outcome) + ("" if s.ended_t is not None else " (open)")))
-        self.query_one("#durations", Sparkline).data = [round(summaries[i].duration_s / 60, 1)
-                                                         for i in group.sessions]
+        self.spark("durations", [summaries[i].duration_s / 60 for i in group.sessions],
+                   "no session has a duration yet", lambda m: minutes(m * 60))
         self.query_one("#speedup-label", Label).update(
             Text(f"best valid vs {printable(references[0][1])}" if references else "best valid speedup"))
-        self.query_one("#speedups", Sparkline).data = [x or 0.0 for x in group.best_speedups]
+        self.spark("speedups", group.best_speedups, "no valid bench in these sessions yet", times)
         lines: list[str] = []
         if group.vs_previous is not None:
             lines.append(f"latest vs {group.vs_previous.previous_id}:")
