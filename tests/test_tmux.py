@@ -283,3 +283,34 @@ def test_sighup_closes_the_session_in_the_journal(
             pytest.fail(f"cockpit pid {pid} still running 10s after SIGHUP (killed it now); "
                         f"journal:\n{_dump(_read_journal(journal))}", pytrace=False)
         time.sleep(0.1)
+
+
+def test_a_burst_of_keys_is_text_even_its_last_letter(
+    tmux: Tmux, workspace: tuple[Path, str, Path]
+) -> None:
+    """`tmux send-keys -l` writes a sentence to the pty at once, as a paste without bracketed paste
+    or a laggy SSH link does: every letter is text, the last one too ("...timer" ends on r, run the
+    gate; "...stages" on s, post a status)."""
+    ws, session_id, journal = workspace
+    status_file = ws.parent / "exit-status"
+    tmux.start(_cockpit_command(ws, status_file))
+    tmux.wait_header(lambda h: session_id in h and "ENVIRONMENT" in h, f"with {session_id!r}")
+    left = "╭─ SESSION.md"  # the editor's border once it no longer has focus (┏━ while it has)
+    tmux.wait_for(left)
+    tmux.send("try stages", literal=True)
+    tmux.wait_until(lambda s: "try stages" in s and "┏━ SESSION.md" in s, "'try stages' in the editor")
+    tmux.send("Escape")  # out of the editor: the next burst meets the single-letter keys again
+    tmux.wait_for(left)
+    tmux.send(" check the timer", literal=True)
+    screen = tmux.wait_until(lambda s: "check the timer" in s and "┏━ SESSION.md" in s, "the second burst")
+    assert "Post a status" not in screen
+    tmux.send("Escape")
+    tmux.wait_for(left)
+    tmux.send("q")
+    tmux.wait_for("Quit the cockpit?")
+    tmux.send("y")
+    assert tmux.wait_exited(status_file) == 0
+    types = [e["type"] for e in _read_journal(journal)]
+    assert "gate_started" not in types and "status" not in types, types
+    log = (journal.parent / "SESSION.md").read_text()
+    assert "try stages" in log and "check the timer" in log, log

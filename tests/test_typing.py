@@ -110,3 +110,29 @@ def test_an_action_key_pressed_alone_runs_when_its_gap_ends() -> None:
     held = guard.press("k", "k")
     assert guard.release(held)
     assert guard.held is None
+
+
+def test_the_last_letter_of_a_burst_is_text_and_a_letter_alone_still_acts() -> None:
+    """Keys that arrived together (a paste without bracketed paste, a laggy SSH link): each comes
+    within the gap after the one before, so each is text, the last ("r", run the gate) too."""
+    guard = KeyGuard({"r": "run_gate", "s": "post_status"}, gap_s=0.25)
+    t = 100.0
+    decisions = [guard.press(c, c, t + i * 1e-5) for i, c in enumerate("check the timer")]
+    assert all(isinstance(d, Type) for d in decisions) and guard.held is None
+    assert "".join(d.text for d in decisions if isinstance(d, Type)) == "check the timer"
+    held = guard.press("r", "r", t + 5.0)  # seconds later, alone: an action again
+    assert held == Hold("run_gate", "r") and guard.release(held)
+
+
+async def test_a_bracketed_paste_outside_the_editor_lands_whole_and_fires_nothing(ws, session, clock) -> None:
+    from textual import events
+
+    app = make_app(ws, session, clock, typing_gap_s=0)  # even with no typing gap at all
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.screen.post_message(events.Paste("next: try stages\x1b]52;c;Y3VybA==\x07 and run"))
+        await pilot.pause()
+        app.editor.flush()
+        assert app.gates.run is None and not isinstance(app.screen, ConfirmDialog)
+    assert session.log_md.read_text().endswith("next: try stages and run")
+    assert "gate_started" not in journal_types(session) and "status" not in journal_types(session)

@@ -90,7 +90,7 @@ class MainScreen(Screen[None]):
         super().__init__()
         self.cockpit = cockpit
         self.typing_gap_s = typing_gap_s
-        self.guard = KeyGuard(printable_actions())
+        self.guard = KeyGuard(printable_actions(), typing_gap_s)
         self._hold_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
@@ -172,7 +172,7 @@ class MainScreen(Screen[None]):
             return
         event.stop()
         event.prevent_default()
-        decision = self.guard.press(event.key, char)
+        decision = self.guard.press(event.key, char, event.time)
         if isinstance(decision, Type):
             if self._hold_timer is not None:
                 self._hold_timer.stop()
@@ -181,6 +181,20 @@ class MainScreen(Screen[None]):
             self._release(decision)
         else:
             self._hold_timer = self.set_timer(self.typing_gap_s, lambda: self._release(decision))
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A bracketed paste the focused widget did not take: all of it is text, into the editor
+        whole (no letter of it is a key), its escape sequences and control characters left out."""
+        from cockpit.printable import printable
+
+        event.stop()
+        event.prevent_default()
+        if self._hold_timer is not None:  # a held letter just before the paste was typing too
+            self._hold_timer.stop()
+        held, self.guard.held = self.guard.held, None
+        text = (held.char if held else "") + printable(event.text)
+        if text:
+            self.type_into_editor(text)
 
     def _release(self, hold: Hold) -> None:
         if self.guard.release(hold):

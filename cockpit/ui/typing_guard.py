@@ -7,6 +7,12 @@ moment means the engineer is typing, and both keys go to the editor as text; a l
 action uses goes to the editor straight away. A letter pressed on its own acts as before, a
 blink later (the hold is ~0.25 s, far below a deliberate second key press and far above the
 gap between two keys of a typed word).
+
+A key that comes within that gap *after* another printable key is typing too, even when it is
+the last of them: keys that arrive in one burst (a paste without bracketed paste, keystrokes
+bunched by a laggy SSH link, `tmux send-keys -l "check the timer"`) reach the cockpit together,
+and the burst's last letter (`r`, run the gate) must not act because nothing followed it. An
+action key acts only when it is pressed alone: no printable key within the gap before or after.
 """
 
 from __future__ import annotations
@@ -36,16 +42,24 @@ class KeyGuard:
 
     `actions` maps a key name (Textual's, e.g. "n", "A", "full_stop") to its action."""
 
-    def __init__(self, actions: dict[str, str]) -> None:
+    def __init__(self, actions: dict[str, str], gap_s: float = TYPING_GAP_S) -> None:
         self._actions = actions
+        self._gap_s = gap_s
         self.held: Hold | None = None
+        self._last_t: float | None = None
+        """When the last printable key arrived (the key event's own time, not when it was handled:
+        a burst's keys are handled one by one, but arrived together)."""
 
-    def press(self, key: str, char: str) -> Hold | Type:
+    def press(self, key: str, char: str, t: float | None = None) -> Hold | Type:
+        """`t`: when the key arrived (monotonic seconds); None: alone, as far as the guard can tell."""
+        after_another = t is not None and self._last_t is not None and 0 <= t - self._last_t < self._gap_s
+        if t is not None:
+            self._last_t = t
         if self.held is not None:  # a second key within the gap: it was typing all along
             text, self.held = self.held.char + char, None
             return Type(text)
         action = self._actions.get(key)
-        if action is None:
+        if action is None or after_another:  # no action on it, or the tail of a burst: text
             return Type(char)
         self.held = Hold(action, char)
         return self.held
