@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from cockpit.cli.parser import workspace_of
 from cockpit.config import load_config
@@ -18,7 +18,7 @@ from cockpit.errors import CockpitError
 from cockpit.session import timer
 from cockpit.session.journal import Event
 from cockpit.session.live import LiveSession
-from cockpit.session.state import SessionState
+from cockpit.session.state import SessionState, StatusEntry
 from cockpit.session.status import compose_status
 from cockpit.session.workspace import SessionRef, Workspace, create_session, load_state, resolve_session
 
@@ -67,6 +67,43 @@ def new(args: argparse.Namespace) -> int:
     return 0
 
 
+NOW = " · now: "
+
+
+def now_of(text: str) -> str | None:
+    """The "now:" part of a posted status line ("… · now: ncu on flash_fwd · ~2:00 left"), without
+    its time left; None when the line has none."""
+    if NOW not in text:
+        return None
+    doing = text.split(NOW, 1)[1]
+    head, sep, tail = doing.rpartition(" · ~")
+    return (head if sep and tail.endswith(" left") else doing).strip() or None
+
+
+def last_now(statuses: Sequence[StatusEntry]) -> tuple[StatusEntry, str] | None:
+    """The status whose "now:" still stands, and that text. The engineer's own (a manual status)
+    stands until they post another; the cockpit's (an automatic status, what a gate was doing)
+    until the next automatic one."""
+    superseded = False
+    for entry in reversed(statuses):
+        doing = now_of(entry.text)
+        if doing is None:
+            if not entry.auto:
+                return None
+            superseded = True
+        elif not (entry.auto and superseded):
+            return entry, doing
+    return None
+
+
+def ago(seconds: float) -> str:
+    """"just now", "12m ago", "2h05m ago": short, for a status bar."""
+    m = int(max(0.0, seconds)) // 60
+    if m < 1:
+        return "just now"
+    return f"{m}m ago" if m < 60 else f"{m // 60}h{m % 60:02d}m ago"
+
+
 def status(args: argparse.Namespace) -> int:
     """`cockpit status`: one line for tmux's status bar, or one JSON object."""
     ws = workspace_of(args)
@@ -82,6 +119,9 @@ def status(args: argparse.Namespace) -> int:
     now = time.time()
     view = timer.timer_view(state, now, config.phase_warn_fraction)
     line = compose_status(state, view)
+    carried = last_now(state.statuses) if state.is_open else None
+    if carried is not None:  # what the last status said is being done: a tmux status bar shows it
+        line += f"{NOW}{carried[1]} ({ago(now - carried[0].t)})"
     if not args.json:
         print(line)
         return 0
@@ -100,6 +140,7 @@ def status(args: argparse.Namespace) -> int:
         "elapsed_s": round(view.total_elapsed_s, 1),
         "cost": round(timer.cost_so_far(state, now), 2),
         "last_status": {"t": last.t, "text": last.text, "auto": last.auto} if last else None,
+        "now": {"text": carried[1], "t": carried[0].t, "auto": carried[0].auto} if carried else None,
     }))
     return 0
 
