@@ -1,5 +1,5 @@
 """History is honest for no data and short sessions (issue 36): a duration under 10 minutes is
-shown to the second and its change computed on what is shown ("2 min (was 2 min) +44 %" never
+shown to the second ("1:40 min", within `cockpit history`'s column) and its change computed on what is shown ("2 min (was 2 min) +44 %" never
 again); a trend line is drawn only from two measured sessions, never a full bar for one value or
 a floor for none."""
 
@@ -20,8 +20,8 @@ FIXTURE = Path(__file__).parent / "fixtures" / "sessions" / "ws"
 
 def test_short_durations_are_shown_to_the_second_and_compared_as_shown() -> None:
     assert [minutes(s) for s in (None, 0, 40, 100, 120, 173, 599.4, 599.6, 725, 10800)] == [
-        "—", "0 s", "40 s", "1 min 40 s", "2 min", "2 min 53 s", "9 min 59 s", "10 min", "12 min", "180 min"]
-    assert duration_change(173, 120) == "+44% (worse)"  # "2 min 53 s (was 2 min)"
+        "—", "0 s", "40 s", "1:40 min", "2:00 min", "2:53 min", "9:59 min", "10 min", "12 min", "180 min"]
+    assert duration_change(173, 120) == "+44% (worse)"  # "2:53 min (was 2:00 min)"
     assert duration_change(120.3, 119.8) == "same"  # both "2 min"
     assert duration_change(745, 730) == "same"  # both "12 min"
     assert duration_change(None, 730) == "—"

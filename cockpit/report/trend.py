@@ -15,8 +15,8 @@ from cockpit.report.history import REGRESSION_MARGIN, SessionSummary, resolve_wo
 from cockpit.report.model import CompareRow, Comparison
 
 SECONDS_SHOWN_BELOW_S = 600
-"""A duration under 10 minutes is shown to the second ("1 min 40 s"): two short sessions never
-read "2 min (was 2 min) +44 %"."""
+"""A duration under 10 minutes is shown to the second ("1:40 min"): two short sessions never
+read "2 min (was 2 min) +44 %". It fits `cockpit history`'s 8-character column."""
 
 
 def shown_seconds(seconds: float) -> float:
@@ -26,16 +26,14 @@ def shown_seconds(seconds: float) -> float:
 
 
 def minutes(seconds: float | None) -> str:
-    """"—", "40 s", "1 min 40 s", "2 min", "12 min"."""
+    """"—", "40 s", "1:40 min", "2:00 min", "12 min"."""
     if seconds is None:
         return "—"
     shown = shown_seconds(seconds)
     if shown >= SECONDS_SHOWN_BELOW_S:
         return f"{shown // 60:.0f} min"
     mins, secs = divmod(int(shown), 60)
-    if not mins:
-        return f"{secs} s"
-    return f"{mins} min {secs} s" if secs else f"{mins} min"
+    return f"{mins}:{secs:02d} min" if mins else f"{secs} s"
 
 
 def duration_change(now: float | None, before: float | None) -> str:
