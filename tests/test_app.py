@@ -262,3 +262,30 @@ async def test_an_ended_session_opens_for_reading_without_a_journal_write(ws, se
         await pilot.pause()
     assert session.journal.read_bytes() == before  # no app_opened, no app_closed, no status
     assert not (session.path / "telemetry.jsonl").exists()
+
+
+async def test_an_ended_session_offers_reading_only_and_says_so(ws, session, clock) -> None:
+    """r, n, s and the rest would change a session that has ended: they are dimmed and do nothing
+    but say why; history, patterns and the report stay; quit asks nothing (nothing is left open)."""
+    writer = JournalWriter(session.journal)
+    writer.append(ev.session_ended(clock.now() + 60, "done"))
+    writer.close()
+    before = session.journal.read_bytes()
+    app = make_app(ws, session, clock)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        for key in ("r", "n", "s", "E", "k", "p"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.screen is app.main_screen and app.gates.run is None, key
+        assert app.toasts.count("This session has ended: it opens for reading (H history, o patterns, R its "
+                          "report). ctrl+n starts a new one.") == 6
+        enabled = {b.action: on for _, b, on, _ in app.screen.active_bindings.values()}
+        assert enabled["app.run_gate"] is False and enabled["app.next_phase"] is False
+        assert enabled["app.open_patterns"] is True
+        await pilot.press("H")
+        assert type(app.screen).__name__ == "HistoryScreen"
+        await pilot.press("escape")
+        await pilot.press("q")
+        await pilot.pause()
+    assert session.journal.read_bytes() == before

@@ -26,7 +26,7 @@ from cockpit.session.timer import TimerView
 from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.telemetry.track import TRACK_NAME, TrackWriter
 from cockpit.ui import hangup, session_actions, session_open
-from cockpit.ui.commands import COMMANDS, key_label
+from cockpit.ui.commands import COMMANDS, WRITES, key_label
 from cockpit.ui.crash import CrashWithoutLocals
 from cockpit.ui.editor import SessionEditor
 from cockpit.ui.gate_board import GateBoard
@@ -370,7 +370,17 @@ class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
     def patterns(self) -> tuple[Pattern, ...]:
         return self.pattern_desk.patterns
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """An ended session opens for reading: what would change it is shown dimmed and does
+        nothing (a key pressed for it says why: main_screen)."""
+        if self._reading and action in WRITES:
+            return None
+        return True
+
     async def action_quit(self) -> None:
+        if self._reading:  # nothing of an ended session is left open: no question to ask
+            await self.quit_now()
+            return
         self.confirm("quit", lambda: self.run_worker(self.quit_now(), exclusive=True))
 
     async def quit_now(self) -> None:

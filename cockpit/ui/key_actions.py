@@ -86,7 +86,8 @@ class KeyActions:
     def action_export_report(self: KeysHost) -> None:
         from cockpit.ui.report_actions import export_report
 
-        export_report(self, "Mid-session")
+        export_report(self, "Mid-session" if self.live is not None and self.live.state.is_open
+                      else "The ended session")
 
     def action_open_history(self: KeysHost) -> None:
         from cockpit.ui.history_screen import HistoryScreen

@@ -198,6 +198,11 @@ class MainScreen(Screen[None]):
 
     def _release(self, hold: Hold) -> None:
         if self.guard.release(hold):
+            if self.app.check_action(hold.action, ()) is not True:  # an ended session: say why not
+                from cockpit.ui.commands import READ_ONLY_SAID
+
+                self.app.notify(READ_ONLY_SAID, severity="warning", markup=False)
+                return
             self.call_next(self.app.run_action, hold.action)
 
     def type_into_editor(self, text: str) -> None:
