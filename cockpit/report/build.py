@@ -16,6 +16,7 @@ from cockpit.errors import CockpitError
 from cockpit.gates.catalog import measures
 from cockpit.patterns.library import Pattern, load_patterns
 from cockpit.patterns.triggers import TriggerBudget
+from cockpit.report.configs import bench_configs
 from cockpit.report.cut import MAX_LINE_CHARS, MAX_NOTES_CHARS, cut
 from cockpit.report.gate_details import details
 from cockpit.report.history import (
@@ -109,6 +110,7 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
         comparison=_comparison(ws, ref, refs, this, patterns, births, as_of),
         problems=tuple(clean_line(p) for p in problems),
     ))
+    report = replace(report, configs=bench_configs(state))
     if report.gpu_phases:
         return report
     return replace(report, gpu_phases_note=why_no_gpu_phases(read.events, [r.t for r in track.rows], as_of))

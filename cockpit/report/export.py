@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from cockpit.errors import CockpitError
-from cockpit.report.chart import ChartUnavailable, render_chart
+from cockpit.report.charts import NAMES, Drawn, draw
 from cockpit.report.html import render_html
 from cockpit.report.jsonio import dumps
 from cockpit.report.markdown import render_markdown
@@ -25,6 +25,8 @@ from cockpit.session.workspace import SessionRef, Workspace, list_sessions, reso
 FORMATS = ("md", "html", "json")
 DEFAULT_NAMES = {"md": "REPORT.md", "html": "report.html", "json": "report.json", "pr": "PR.md"}
 CHART_NAME = "report.svg"
+CHART_NAMES = {"telemetry": CHART_NAME, "speedup": "report-speedup.svg", "roofline": "report-roofline.svg"}
+"""Each chart's file beside REPORT.md (beside `-o NAME.md`: NAME.svg, NAME-speedup.svg, ...)."""
 
 
 def pick_session(ws: Workspace, spec: str | None) -> SessionRef:
@@ -43,35 +45,56 @@ def pick_session(ws: Workspace, spec: str | None) -> SessionRef:
 def export_files(report: Report, formats: Iterable[str], folder: Path,
                  out: Path | None = None, workspace: Path | None = None) -> tuple[list[Path], str | None]:
     """Write each format (into `folder` under its usual name, or to `out`); the paths written
-    and, when there is no chart, the one line saying why. A session folder that leads out of
+    and, when there is no telemetry chart, the one line saying why. A session folder that leads out of
     `workspace` (a symlink in a cloned repository) is refused: only `out`, named by the engineer,
     may be elsewhere."""
     formats = list(formats)
     if out is None and workspace is not None:
         confine(folder, workspace)
-    svg: str | None = None
-    note: str | None = None
-    if "md" in formats or "html" in formats:
-        try:
-            svg = render_chart(report)
-        except ChartUnavailable as exc:
-            note = str(exc)
+    charts = draw(report) if "md" in formats or "html" in formats else {}
     written = []
     for fmt in formats:
         path = out if out is not None else folder / DEFAULT_NAMES[fmt]
         if fmt == "md":
-            chart = path.with_suffix(".svg").name if out is not None else CHART_NAME
-            if svg is not None:
-                written.append(_write(path.parent / chart, svg))
-            written.append(_write(path, render_markdown(report, chart if svg else None, note)))
+            files: dict[str, str | None] = {}
+            for name in NAMES:
+                svg = charts[name].svg
+                file = _chart_file(name, path) if out is not None else CHART_NAMES[name]
+                if svg is not None:
+                    written.append(_write(path.parent / file, svg))
+                files[name] = file if svg is not None else None
+            written.append(_write(path, render_markdown(report, files, _notes(charts))))
         elif fmt == "html":
-            written.append(_write(path, render_html(report, svg, note)))
+            written.append(_write(path, render_html(report, {n: c.svg for n, c in charts.items()},
+                                                    _notes(charts))))
         elif fmt == "pr":
-            link = stored_path(folder / DEFAULT_NAMES["md"], workspace) if workspace else DEFAULT_NAMES["md"]
+            link = from_repository_root(folder / DEFAULT_NAMES["md"], workspace) if workspace \
+                else DEFAULT_NAMES["md"]
             written.append(_write(path, render_pr(report, link)))
         else:
             written.append(_write(path, dumps(report)))
-    return written, note
+    return written, charts["telemetry"].note if charts else None
+
+
+def _chart_file(name: str, path: Path) -> str:
+    return path.with_suffix(".svg").name if name == "telemetry" else f"{path.stem}-{name}.svg"
+
+
+def _notes(charts: dict[str, Drawn]) -> dict[str, str | None]:
+    return {name: chart.note for name, chart in charts.items()}
+
+
+def from_repository_root(path: Path, workspace: Path) -> str:
+    """`path` as a link from the root of the git repository the workspace is in (what a PR's
+    reader and GitHub resolve a relative link against); workspace-relative outside of one."""
+    root = workspace.resolve()
+    for folder in (root, *root.parents):
+        if (folder / ".git").exists():
+            try:
+                return path.resolve().relative_to(folder).as_posix()
+            except ValueError:
+                break
+    return stored_path(path, workspace)
 
 
 def _write(path: Path, text: str) -> Path:

@@ -1,4 +1,4 @@
-"""report.html: one self-contained page — inline CSS, the chart as inline SVG, no script, no
+"""report.html: one self-contained page — inline CSS, the charts as inline SVG, no script, no
 font, image or anything else fetched — rendered by a Jinja2 template with autoescaping on, so
 every value from the session is escaped as HTML. A Content-Security-Policy of `default-src
 'none'` says the same to the browser."""
@@ -6,12 +6,16 @@ every value from the session is escaped as HTML. A Content-Security-Policy of `d
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 import jinja2
 from markupsafe import Markup
 
+from cockpit.report.config_table import config_table
 from cockpit.report.formats import FILTERS
+from cockpit.report.headline import headline
 from cockpit.report.model import Report
+from cockpit.report.session_md import session_html
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 
@@ -30,6 +34,11 @@ def inline_svg(svg: str) -> Markup:
     return Markup(re.sub(r'\s+xmlns(?::\w+)?="[^"]*"', "", svg, count=2))
 
 
-def render_html(report: Report, svg: str | None, chart_note: str | None) -> str:
+def render_html(report: Report, charts: Mapping[str, str | None], notes: Mapping[str, str | None]) -> str:
+    """report.html's text; `charts`: each chart's SVG (checked by `chart.safe_svg`), or None with
+    the line in `notes` that says why there is none."""
+    table = config_table(report.configs) if report.configs else None
     return environment().get_template("report.html.j2").render(
-        r=report, svg=inline_svg(svg) if svg else None, chart_note=chart_note, csp=CSP)
+        r=report, h=headline(report), table=table,
+        charts={name: inline_svg(svg) if svg else None for name, svg in charts.items()}, notes=notes,
+        session_md=session_html(report.notes) if report.notes is not None else None, csp=CSP)

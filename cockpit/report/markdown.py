@@ -9,10 +9,13 @@ backtick run inside it, so nothing in it is interpreted either.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 import jinja2
 
+from cockpit.report.config_table import config_table
 from cockpit.report.formats import FILTERS
+from cockpit.report.headline import headline
 from cockpit.report.model import Report
 from cockpit.report.text import clean_block, clean_line
 
@@ -47,7 +50,10 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def render_markdown(report: Report, chart: str | None, chart_note: str | None) -> str:
-    """REPORT.md's text; `chart` is the SVG file's name beside it (linked relatively)."""
-    return environment().get_template("report.md.j2").render(r=report, chart=chart,
-                                                              chart_note=chart_note)
+def render_markdown(report: Report, charts: Mapping[str, str | None],
+                    notes: Mapping[str, str | None]) -> str:
+    """REPORT.md's text; `charts`: each chart's SVG file beside it (linked relatively), or None
+    with the line in `notes` that says why there is none."""
+    table = config_table(report.configs) if report.configs else None
+    return environment().get_template("report.md.j2").render(
+        r=report, h=headline(report), table=table, charts=charts, notes=notes)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from cockpit.hardware.peaks import Peak
+
 SCHEMA_VERSION = 4
 READS = (1, 2, 3, 4)
 TIMELINE_MAX = 500
@@ -204,6 +206,69 @@ class Comparison:
 
 
 @dataclass(frozen=True)
+class ConfigTime:
+    """One implementation on one config."""
+
+    label: str
+    ms: float
+    low_ms: float | None
+    high_ms: float | None
+    """Its median's interval where the bench measured one, else its p20-p80 spread."""
+    mhz: float | None
+    """The median SM clock of its timed blocks, where the validity check kept it."""
+    tflops: float | None
+    gbps: float | None
+
+
+@dataclass(frozen=True)
+class ConfigRow:
+    config: str
+    """As the bench named it (with its mode where the bench timed several)."""
+    times: tuple[ConfigTime, ...]
+    """Ours first, then the baseline, then every other timed reference (declared order)."""
+    speedup: float | None
+    """Ours over the baseline."""
+    interval: tuple[float, float] | None
+    dtype: str | None
+    flops: float | None
+    bytes: float | None
+    launch_cost: str
+    """Why this config's time is mostly the launch (empty when it is not)."""
+
+    @property
+    def ours(self) -> ConfigTime:
+        return self.times[0]
+
+    def time_of(self, label: str) -> ConfigTime | None:
+        return next((t for t in self.times if t.label == label), None)
+
+
+@dataclass(frozen=True)
+class BenchConfigs:
+    run_id: str
+    valid: bool
+    workload: str
+    ours: str
+    baseline: str
+    labels: tuple[str, ...]
+    """Ours, the baseline, then the other timed references: the times' order in every row."""
+    gpu: str | None
+    peak: Peak | None
+    rows: tuple[ConfigRow, ...]
+    """In the bench grid's order."""
+    interval_kind: str
+    """"95 % CI" where the bench measured its intervals, "p20-p80" where it kept the spread only."""
+
+    def worst_first(self) -> tuple[ConfigRow, ...]:
+        """By ours' speedup over the baseline, slowest first; configs without one last."""
+        return tuple(sorted(self.rows, key=lambda r: (r.speedup is None, r.speedup or 0.0)))
+
+    @property
+    def has_roofline(self) -> bool:
+        return any(r.flops and r.bytes for r in self.rows)
+
+
+@dataclass(frozen=True)
 class Report:
     schema_version: int
     session: str
@@ -242,3 +307,6 @@ class Report:
     """Notes the journal holds; `journal_notes` lists the latest TIMELINE_MAX (version 4)."""
     gpu_phases_note: str | None = field(default=None, compare=False, metadata=RENDERED_ONLY)
     """Why `gpu_phases` is empty, in one sentence (None when it is not, or read from JSON)."""
+    configs: BenchConfigs | None = field(default=None, compare=False, metadata=RENDERED_ONLY)
+    """The bench run the charts and the per-config table show (`configs.py`); its rows are in
+    the gates' tables of report.json, and in the run's own result file."""

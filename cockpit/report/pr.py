@@ -1,14 +1,15 @@
 """`cockpit export --format pr`: the session for a pull request's description, at most 40 lines of
 Markdown a reviewer reads in one screen: the outcome against the workload's baseline, the best
-valid bench as a table (its slowest and fastest configs, the rest in the full report), its validity
-in one line, the keep/revert decision, the profile's one fix, and a link to the full report."""
+valid bench as a table with units (its slowest and fastest configs, the rest in the full report;
+a config whose time is mostly its launch is never among the fastest), its validity in one line,
+the keep/revert decision, the profile's one fix, and a link to the full report."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
+from cockpit.report.config_table import PR_REFERENCES, config_table
+from cockpit.report.headline import headline
 from cockpit.report.markdown import md
-from cockpit.report.model import GateReport, Report, Table
+from cockpit.report.model import BenchConfigs, Report, Table
 
 MAX_LINES = 40
 TABLE_ROWS = 8
@@ -16,31 +17,23 @@ TABLE_ROWS = 8
 
 
 def render_pr(report: Report, full_report: str) -> str:
-    """`full_report`: the path of REPORT.md as the reader of the PR finds it (workspace-relative)."""
+    """`full_report`: the path of REPORT.md as the reader of the PR finds it (from the repository's
+    root)."""
     lines = [f"### {_cell(report.objective)}", ""]
     o = report.outcome
+    h = headline(report)
     workload = f"`{o.workload}`: " if o.workload else ""
     lines.append(f"- **Outcome** — {workload}{o.text}" if o.best_speedup is not None
                  else f"- **Outcome** — {workload}no valid benchmark in this session ({o.text})")
-    bench = next((g for g in report.gates if g.run_id == o.run_id), None)
-    if bench is not None:
-        validity = _fact(bench, "validity") or ("VALID" if bench.valid else "SUSPECT")
-        note = _fact(bench, "why suspect") or _fact(bench, "note")
-        lines.append(f"- **Validity** — {validity}" + (f": {_cell(note)}" if note else ""))
-        table = next((t for t in bench.tables if t.rows), None)
-        if table is not None:
-            lines += ["", *_table(table, o.baseline)]
-    decision = report.decisions[-1] if report.decisions else None
-    if decision is not None:
-        done = "done" if decision.confirmed else "not carried out"
-        commit = f", commit {decision.commit}" if decision.commit else ""
-        lines += ["", f"- **Decision** — {_cell(decision.summary)} ({done}{commit})"]
-    profile = next((g for g in reversed(report.gates) if g.gate == "profile" and g.status == "pass"), None)
-    if profile is not None:
-        fix = _fact(profile, "the one fix")
-        verdict = _fact(profile, "verdict")
-        lines.append(f"- **Profile** — {_cell(verdict or profile.summary)}" + (f"; the one fix: {_cell(fix)}"
-                                                                             if fix else ""))
+    if h.validity is not None:
+        lines.append(f"- **Validity** — {_cell(h.validity)}")
+        if report.configs is not None and report.configs.valid:
+            lines += ["", *_table(report.configs)]
+    if h.decision is not None:
+        lines += ["", f"- **Decision** — {_cell(h.decision)}"]
+    if h.profile is not None:
+        fix = f"; the one fix: {_cell(h.fix)}" if h.fix else ""
+        lines.append(f"- **Profile** — {_cell(h.profile)}{fix}")
     machine = _machine(report)
     if machine:
         lines.append(f"- **Machine** — {_cell(machine)}")
@@ -61,34 +54,28 @@ def _machine(report: Report) -> str:
                                                            ("torch ", m.torch)) if value)
 
 
-def _fact(gate: GateReport, label: str) -> str | None:
-    return next((f.value for f in gate.facts if f.label == label), None)
-
-
-def _table(table: Table, baseline: str | None) -> list[str]:
-    """The bench table cut to its slowest and fastest configs against the baseline."""
-    columns = list(table.columns)
-    vs = f"vs {baseline}" if baseline else None
-    key = columns.index(vs) if vs in columns else None
-    rows: Sequence[tuple[str, ...]] = table.rows
+def _table(configs: BenchConfigs) -> list[str]:
+    """The slowest configs against the baseline and the fastest of those whose time is not mostly
+    the launch (a 9 µs call's ratio says how fast the launch was)."""
+    order = configs.worst_first()
     note = ""
-    if len(rows) > TABLE_ROWS:
-        order = sorted(rows, key=lambda r: _number(r[key])) if key is not None else list(rows)
+    if len(order) > TABLE_ROWS:
         half = TABLE_ROWS // 2
-        rows = [*order[:half], *order[-half:]]
-        note = (f"{len(table.rows)} configs; the {half} slowest and {half} fastest" +
-                (f" {vs}" if key is not None else "") + " shown")
+        slowest = order[:half]
+        fastest = [r for r in order[half:] if not r.launch_cost][-half:]
+        launch = sum(1 for r in order if r.launch_cost)
+        order = (*slowest, *fastest)
+        note = (f"{len(configs.rows)} configs; the {len(slowest)} slowest and {len(fastest)} fastest "
+                f"vs {configs.baseline} shown" + (f", the fastest among those whose time is not mostly the "
+                                                  f"launch ({launch} configs are)" if launch else ""))
+    table = config_table(configs, order, PR_REFERENCES)
+    return [*_rows(table), *([f"<sub>{_cell(note)}</sub>"] if note else [])]
+
+
+def _rows(table: Table) -> list[str]:
     rule = "|" + "|".join("---:" if n else "---" for n in table.numeric) + "|"
-    out = ["| " + " | ".join(_cell(c) for c in columns) + " |", rule]
-    out += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows]
-    return [*out, *([f"<sub>{note}</sub>"] if note else [])]
-
-
-def _number(text: str) -> float:
-    try:
-        return float(text.rstrip("x×").strip())
-    except ValueError:
-        return float("inf")
+    return ["| " + " | ".join(_cell(c) for c in table.columns) + " |", rule,
+            *("| " + " | ".join(_cell(c) for c in row) + " |" for row in table.rows)]
 
 
 def _cell(text: str) -> str:

@@ -1,0 +1,174 @@
+"""The report's two bench charts, from the run `configs.py` reads: the speedup of ours and of
+every timed reference over the baseline, config by config across the bench grid; and each config
+on the GPU's roofline (achieved TFLOP/s against FLOPs per byte, under the memory and compute
+roofs of the card's datasheet peaks).
+
+Drawn like report.svg (`chart.py`): matplotlib's SVG backend alone, imported only here, text kept
+as text, the same bytes for the same report, checked by `safe_svg`. Sized for a page 900 px wide.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from cockpit.report.chart import INSTALL_HINT, ChartUnavailable, safe_svg
+from cockpit.report.configs import LAUNCH_COST_MS
+from cockpit.report.model import BenchConfigs, ConfigRow
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+OURS_COLOR = "#1565c0"
+REFERENCE_COLORS = ("#ef6c00", "#6a1b9a", "#2e7d32", "#ad1457", "#00838f", "#5d4037", "#9e9d24")
+LAUNCH_SHADE = "#9e9e9e"
+
+
+def speedup_chart(configs: BenchConfigs) -> str:
+    """Ours and each reference over the baseline (1.0) per config, in the grid's order; ours with
+    its interval; configs whose time is the launch shaded."""
+    rows = configs.rows
+    if not any(r.speedup for r in rows):
+        raise ChartUnavailable(f"run {configs.run_id} timed no config of ours and {configs.baseline} "
+                               "both, so there is no speedup chart")
+    common, names = short_names([r.config for r in rows])
+    with _figure(max(4.8, 3.4 + 0.055 * max(map(len, names)))) as (fig, out):  # rotated ticks
+        ax = fig.subplots()
+        xs = list(range(len(rows)))
+        ax.axhline(1.0, color="#424242", linewidth=1.2, zorder=1)
+        ax.annotate(f"{_label(configs.baseline)} (baseline) = 1.0", xy=(1.0, 1.0),
+                    xycoords=("axes fraction", "data"), xytext=(-4, 3), textcoords="offset points",
+                    ha="right", va="bottom", fontsize=8, color="#424242")
+        for i, label in enumerate(configs.labels[2:]):
+            ys = [_over_baseline(r, label, configs.baseline) for r in rows]
+            ax.plot(xs, ys, marker=".", markersize=4, linewidth=0.8, alpha=0.85,
+                    color=REFERENCE_COLORS[i % len(REFERENCE_COLORS)], label=_label(label))
+        ours = [r.speedup if r.speedup else float("nan") for r in rows]
+        below = [s - lo if r.interval and s == s else 0.0 for r, s, lo in
+                 zip(rows, ours, (r.interval[0] if r.interval else 0.0 for r in rows), strict=True)]
+        above = [hi - s if r.interval and s == s else 0.0 for r, s, hi in
+                 zip(rows, ours, (r.interval[1] if r.interval else 0.0 for r in rows), strict=True)]
+        ax.errorbar(xs, ours, yerr=[below, above], color=OURS_COLOR, marker="o", markersize=4,
+                    linewidth=1.8, elinewidth=0.8, capsize=1.5, zorder=3,
+                    label=_label(configs.ours if configs.ours == "ours" else f"{configs.ours} (ours)")
+                    + f", {configs.interval_kind} interval")
+        launch = [x for x, r in zip(xs, rows, strict=True) if r.launch_cost]
+        for x in launch:
+            ax.axvspan(x - 0.5, x + 0.5, color=LAUNCH_SHADE, alpha=0.18, linewidth=0, zorder=0)
+        if launch:
+            from matplotlib.patches import Patch
+
+            handles, texts = ax.get_legend_handles_labels()
+            handles.append(Patch(color=LAUNCH_SHADE, alpha=0.3))
+            texts.append(f"launch cost (a call under {LAUNCH_COST_MS * 1000:.0f} µs)")
+            ax.legend(handles, texts, loc="best", fontsize=8, framealpha=0.9)
+        else:
+            ax.legend(loc="best", fontsize=8, framealpha=0.9)
+        ax.set_xticks(xs, [_label(n) for n in names], rotation=90, fontsize=7)
+        ax.set_xlim(-0.6, len(rows) - 0.4)
+        ax.set_xlabel("config (bench grid order" + (f"; all {_label(common)}" if common else "") + ")")
+        ax.set_ylabel(f"speedup vs {_label(configs.baseline)} (x, higher is faster)")
+        ax.set_title(_label(f"Speedup by shape: {configs.workload}, run {configs.run_id}"
+                            + ("" if configs.valid else " (NOT VALID: no valid bench in the session)")
+                            + (f", {configs.gpu}" if configs.gpu else "")), fontsize=10)
+        ax.grid(True, axis="y", linewidth=0.3, alpha=0.6)
+        fig.tight_layout()
+    return safe_svg(out.getvalue())
+
+
+def roofline_chart(configs: BenchConfigs) -> str:
+    """Each config of ours (and of the baseline, hollow) at its FLOPs per byte and achieved
+    TFLOP/s, under the card's memory roof and its compute roof per dtype the grid used."""
+    peak = configs.peak
+    if not configs.has_roofline:
+        has = "FLOP counts but no byte counts" if any(r.flops for r in configs.rows) else \
+            "no FLOP and byte counts"
+        raise ChartUnavailable(f"the rows of run {configs.run_id} carry {has} (the workload declared "
+                               "no model for them when it was benched), so there is no roofline")
+    if peak is None:
+        raise ChartUnavailable(f"no datasheet peak is known for {configs.gpu or 'this GPU'} "
+                               "(cockpit/hardware/peaks.py), so there is no roofline")
+    counted = [r for r in configs.rows if r.flops and r.bytes]
+    with _figure(4.8) as (fig, out):
+        ax = fig.subplots()
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        for label, marker, filled in ((configs.ours, "o", True), (configs.baseline, "s", False)):
+            points = [(r.flops / r.bytes, r.flops / t.ms / 1e9)  # type: ignore[operator]
+                      for r in counted if (t := r.time_of(label)) is not None]
+            if points:
+                ax.scatter([p[0] for p in points], [p[1] for p in points], s=22, marker=marker,
+                           facecolors=OURS_COLOR if filled else "none",
+                           edgecolors=OURS_COLOR if filled else REFERENCE_COLORS[0], linewidths=1.0,
+                           zorder=3, label=_label(label if label == "ours" else
+                                                  label + (" (ours)" if filled else " (baseline)")))
+        xs = [r.flops / r.bytes for r in counted]  # type: ignore[operator]
+        lo, hi = min(xs) / 4, max(xs) * 4
+        by_top: dict[float, list[str]] = {}
+        for dtype in dict.fromkeys(r.dtype or "fp32" for r in counted):
+            if (value := peak.tflops_for(dtype)) is not None:
+                by_top.setdefault(value, []).append(dtype)
+        tops = sorted(((v, "/".join(d)) for v, d in by_top.items()), reverse=True) or \
+            [(max(peak.tflops.values()), "")]
+        top = tops[0][0]
+        ridge = top * 1e3 / peak.memory_gbps
+        lo, hi = min(lo, ridge / 4), max(hi, ridge * 4)
+        grid = [lo * (hi / lo) ** (i / 200) for i in range(201)]
+        ax.plot(grid, [min(x * peak.memory_gbps / 1e3, top) for x in grid], color="#424242",
+                linewidth=1.6, label=f"roof: {peak.memory_gbps:,.0f} GB/s memory, "
+                                     f"{top:,.0f} TFLOP/s {tops[0][1]}".rstrip())
+        for other, dtype in tops[1:]:
+            ax.axhline(other, color="#757575", linestyle="--", linewidth=0.9,
+                       label=f"compute roof {other:,.0f} TFLOP/s {dtype}")
+        ax.axvline(ridge, color="#9e9e9e", linestyle=":", linewidth=0.9)
+        ax.annotate(f"ridge {ridge:.0f} FLOP/B", xy=(ridge, top), xytext=(4, -12),
+                    textcoords="offset points", fontsize=8, color="#616161")
+        ax.set_xlim(lo, hi)
+        ax.set_xlabel("arithmetic intensity (FLOP/byte, the workload's counts)")
+        ax.set_ylabel("achieved TFLOP/s (log)")
+        ax.set_title(_label(f"Roofline: {configs.workload}, run {configs.run_id}, {peak.gpu} "
+                            f"({peak.source})"), fontsize=10)
+        ax.grid(True, which="both", linewidth=0.3, alpha=0.5)
+        ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
+        fig.tight_layout()
+    return safe_svg(out.getvalue())
+
+
+def short_names(configs: Sequence[str]) -> tuple[str, list[str]]:
+    """The words every config shares ("B4 H16"), and each config without them: tick labels that
+    fit under 56 configs at 900 px."""
+    words = [c.split() for c in configs]
+    common = [w for w in words[0] if all(w in ws for ws in words)] if len(words) > 1 else []
+    names = [" ".join(w for w in ws if w not in common) or c for ws, c in zip(words, configs, strict=True)]
+    return " ".join(common), names
+
+
+def _over_baseline(row: ConfigRow, label: str, baseline: str) -> float:
+    time, base = row.time_of(label), row.time_of(baseline)
+    return base.ms / time.ms if time is not None and base is not None else float("nan")
+
+
+def _label(text: str) -> str:
+    return text.replace("$", r"\$")  # matplotlib reads $...$ as math
+
+
+@contextmanager
+def _figure(height_in: float) -> Iterator[tuple[Figure, io.StringIO]]:
+    """A 10-inch-wide figure (720 pt: a 900 px page shows its 8 pt text at ~10 px) drawn into the
+    StringIO as SVG when the block ends; ChartUnavailable without matplotlib."""
+    try:
+        import matplotlib
+        from matplotlib.backends.backend_svg import FigureCanvasSVG
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise ChartUnavailable(INSTALL_HINT) from None
+    out = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "cockpit-report",
+                                "font.size": 9, "text.usetex": False}):
+        fig = Figure(figsize=(10, height_in))
+        FigureCanvasSVG(fig)
+        yield fig, out
+        fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None, "Format": None,
+                                                 "Type": None})

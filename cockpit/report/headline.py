@@ -1,0 +1,52 @@
+"""What a session came to, in the words REPORT.md, report.html and PR.md open with: the headline
+speedup against the baseline and whether the run it comes from is valid, the last keep/revert
+decision, and the profile's one fix."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cockpit.report.model import GateReport, Report
+
+
+@dataclass(frozen=True)
+class Headline:
+    number: str
+    """"0.77x vs SDPA", or "no valid benchmark"."""
+    valid: bool
+    """A valid run stands behind `number`."""
+    text: str
+    """The outcome's sentence (every reference, the run)."""
+    validity: str | None
+    """The run's validity verdict ("VALID: GPU 0 ..."); None without a bench."""
+    decision: str | None
+    """"KEEP: ... (done, commit abc123)"; None when no decision was taken."""
+    profile: str | None
+    """The last passing profile's verdict."""
+    fix: str | None
+    """Its one fix."""
+
+
+def headline(report: Report) -> Headline:
+    o = report.outcome
+    number = (f"{o.best_speedup:.2f}x vs {o.baseline}" if o.best_speedup is not None and o.baseline
+              else "no valid benchmark")
+    bench = next((g for g in report.gates if g.run_id == o.run_id), None)
+    validity = None
+    if bench is not None:
+        verdict = fact(bench, "validity") or ("VALID" if bench.valid else "SUSPECT")
+        note = fact(bench, "why suspect") or fact(bench, "note")
+        validity = verdict + (f": {note}" if note else "")
+    decision = None
+    if report.decisions:
+        last = report.decisions[-1]
+        done = "done" if last.confirmed else "not carried out"
+        decision = f"{last.summary} ({done}{f', commit {last.commit}' if last.commit else ''})"
+    profile = next((g for g in reversed(report.gates) if g.gate == "profile" and g.status == "pass"), None)
+    return Headline(number, o.best_speedup is not None, o.text, validity, decision,
+                    (fact(profile, "verdict") or profile.summary) if profile else None,
+                    fact(profile, "the one fix") if profile else None)
+
+
+def fact(gate: GateReport, label: str) -> str | None:
+    return next((f.value for f in gate.facts if f.label == label), None)
