@@ -65,7 +65,7 @@ async def test_keys_advance_skip_and_pause_the_phase_timer(ws, session, clock) -
         assert "BASELINE 1/20 min PAUSED · 19 min left" in header(app)
         assert "Baseline" in phase_line(app, "Baseline") and "1:00/20:00" in phase_line(app, "Baseline")  # the pause stopped it
         await pilot.press("p")
-        await pilot.press("k", "y")
+        await pilot.press("K", "y")
         assert "PROFILE 0/30 min · 30 min left" in header(app)
     # what the GPUs did in a phase (gpu_summary) is journaled only where NVML sees one
     types = [e["type"] for e in journal(session) if e["type"] != "gpu_summary"]
@@ -274,7 +274,7 @@ async def test_an_ended_session_offers_reading_only_and_says_so(ws, session, clo
     app = make_app(ws, session, clock)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.pause()
-        for key in ("r", "n", "s", "E", "k", "p"):
+        for key in ("r", "n", "s", "E", "K", "p"):
             await pilot.press(key)
             await pilot.pause()
             assert app.screen is app.main_screen and app.gates.run is None, key

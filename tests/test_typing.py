@@ -55,7 +55,7 @@ async def test_a_phase_change_key_asks_first_and_only_y_moves_the_timer(ws, sess
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("escape")
         assert app.live is not None and app.live.state.current_run.phase == "Environment"
-        await pilot.press("k", "y")
+        await pilot.press("K", "y")
         assert app.live.state.current_run.phase == "Baseline"
 
 
@@ -136,3 +136,16 @@ async def test_a_bracketed_paste_outside_the_editor_lands_whole_and_fires_nothin
         assert app.gates.run is None and not isinstance(app.screen, ConfirmDialog)
     assert session.log_md.read_text().endswith("next: try stages and run")
     assert "gate_started" not in journal_types(session) and "status" not in journal_types(session)
+
+
+async def test_j_and_k_move_through_the_gates_like_the_arrows_and_skip_no_phase(ws, session, clock) -> None:
+    app = make_app(ws, session, clock, typing_gap_s=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.set_focus(app.gate_panel)
+        await pilot.press("j", "j")
+        assert app.gate_panel.selected == "correctness"
+        await pilot.press("k")
+        assert app.gate_panel.selected == "build"
+        assert not isinstance(app.screen, ConfirmDialog)  # k moved: it did not ask to skip the phase
+        assert app.live is not None and app.live.state.current_run.phase == "Environment"

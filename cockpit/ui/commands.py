@@ -23,7 +23,7 @@ class Command:
 COMMANDS: tuple[Command, ...] = (
     Command("next_phase", "n", "Next phase", "End the current phase as done and start the next",
             writes=True),
-    Command("skip_phase", "k", "Skip phase", "End the current phase as skipped and start the next",
+    Command("skip_phase", "K", "Skip phase", "End the current phase as skipped and start the next",
             writes=True),
     Command("goto_phase", "g", "Go to phase…", "Leave the current phase and enter any other one",
             writes=True),

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 MEDIUM_BELOW = 140
 NARROW_BELOW = 100
 KEPT_NOTICE_S = 120  # seconds a notice naming where replaced text was kept stays up
+LIST_KEYS = {"j": "list_down", "k": "list_up"}
+LIST_MOVES = {"list_down": 1, "list_up": -1}
 
 
 def width_class(width: int) -> str:
@@ -172,7 +174,7 @@ class MainScreen(Screen[None]):
             return
         event.stop()
         event.prevent_default()
-        decision = self.guard.press(event.key, char, event.time)
+        decision = self.guard.press(event.key, char, event.time, self._list_keys())
         if isinstance(decision, Type):
             if self._hold_timer is not None:
                 self._hold_timer.stop()
@@ -196,7 +198,17 @@ class MainScreen(Screen[None]):
         if text:
             self.type_into_editor(text)
 
+    def _list_keys(self) -> dict[str, str]:
+        """j and k move like the arrows where a list has focus (the gates), a vim habit; held and
+        judged like every letter, so a word typed there still lands in the editor."""
+        return LIST_KEYS if hasattr(self.focused, "action_move") else {}
+
     def _release(self, hold: Hold) -> None:
+        if hold.action in LIST_MOVES:
+            move = getattr(self.focused, "action_move", None)
+            if self.guard.release(hold) and callable(move):
+                move(LIST_MOVES[hold.action])
+            return
         if self.guard.release(hold):
             if self.app.check_action(hold.action, ()) is not True:  # an ended session: say why not
                 from cockpit.ui.commands import READ_ONLY_SAID

@@ -50,15 +50,17 @@ class KeyGuard:
         """When the last printable key arrived (the key event's own time, not when it was handled:
         a burst's keys are handled one by one, but arrived together)."""
 
-    def press(self, key: str, char: str, t: float | None = None) -> Hold | Type:
-        """`t`: when the key arrived (monotonic seconds); None: alone, as far as the guard can tell."""
+    def press(self, key: str, char: str, t: float | None = None,
+              also: dict[str, str] | None = None) -> Hold | Type:
+        """`t`: when the key arrived (monotonic seconds); None: alone, as far as the guard can tell.
+        `also`: actions this key has only where the engineer is (j/k in a list), before the app's."""
         after_another = t is not None and self._last_t is not None and 0 <= t - self._last_t < self._gap_s
         if t is not None:
             self._last_t = t
         if self.held is not None:  # a second key within the gap: it was typing all along
             text, self.held = self.held.char + char, None
             return Type(text)
-        action = self._actions.get(key)
+        action = (also or {}).get(key) or self._actions.get(key)
         if action is None or after_another:  # no action on it, or the tail of a burst: text
             return Type(char)
         self.held = Hold(action, char)
