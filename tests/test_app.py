@@ -8,6 +8,8 @@ import json
 import signal
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 from cockpit.clock import FakeClock
 from cockpit.config import Config
@@ -180,13 +182,46 @@ async def test_without_a_session_the_cockpit_offers_to_create_one(ws, clock) -> 
     assert ref.id.endswith("-tile-the-softmax") and ref.id.startswith("20261118-")
 
 
-async def test_cancelling_the_first_session_dialog_exits(ws, clock) -> None:
+async def test_cancelling_the_first_session_dialog_leaves_the_cockpit_up_for_browsing(ws, clock) -> None:
     app = make_app(ws, None, clock)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("escape")
         await pilot.pause()
-    assert app.return_code == 0
+        assert app.is_running and app.live is None
+        assert app.toasts[-1].startswith("No session open: H shows every session")  # type: ignore[attr-defined]
+        await pilot.press("H")
+        assert type(app.screen).__name__ == "HistoryScreen"
+        await pilot.press("escape")
+        await pilot.press("ctrl+n")
+        assert isinstance(app.screen, NewSessionDialog)
+        await pilot.press("escape")
+        await pilot.press("q", "y")
+        await pilot.pause()
     assert list_sessions(ws) == []
+
+
+async def test_a_session_in_the_cockpits_own_repository_is_asked_about_first(clock, monkeypatch) -> None:
+    from cockpit.ui import session_actions
+    from cockpit.ui.dialogs import ConfirmDialog
+
+    monkeypatch.setattr(session_actions, "is_cockpit_repository", lambda root: True)
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = Workspace(Path(tmp))
+        app = make_app(ws, None, clock)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmDialog)
+            assert "the cockpit's own repository" in str(app.screen.query_one("Label").render())
+            await pilot.press("y")
+            assert isinstance(app.screen, NewSessionDialog)
+
+
+def test_the_cockpits_own_checkout_is_known_and_a_kernel_repository_is_not(tmp_path) -> None:
+    import cockpit
+    from cockpit.ui.session_actions import is_cockpit_repository
+
+    assert is_cockpit_repository(Path(cockpit.__file__).resolve().parents[1])
+    assert not is_cockpit_repository(tmp_path)
 
 
 async def test_the_command_palette_lists_and_runs_every_action(ws, session, clock) -> None:

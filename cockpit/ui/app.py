@@ -142,7 +142,7 @@ class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
             self.open_session(self._initial)
         else:
             session_actions.say_unreadable(self)
-            session_actions.ask_new_session(self, exit_on_cancel=True)
+            session_actions.ask_new_session(self, first=True)
         self.pacer.start(self._handle_exception)
         if self._initial_gpu is not None:  # recorded ticks, already in the history
             snapshots, history = self._initial_gpu

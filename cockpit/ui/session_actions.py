@@ -5,6 +5,7 @@ first (a key pressed by mistake must not move the timer)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from cockpit.errors import CockpitError
 from cockpit.session import timer
@@ -92,13 +93,22 @@ def say_unreadable(host: CockpitHost) -> None:
                 severity="warning", timeout=30, markup=False)
 
 
-def ask_new_session(host: CockpitHost, exit_on_cancel: bool = False) -> None:
+NO_SESSION_SAID = ("No session open: H shows every session, o the pattern library; ctrl+n starts a "
+                   "session, q quits.")
+OWN_REPOSITORY = ("This folder is the cockpit's own repository: a session here is about its example "
+                  "kernel and lands in its sessions/. Start it anyway? (For your kernel: cockpit init "
+                  "DIR in your repository, then cockpit --workspace DIR.)")
+
+
+def ask_new_session(host: CockpitHost, first: bool = False) -> None:
     """The new-session form. With a session still open it asks first, as `cockpit new` refuses
-    without --force: a second session beside an open one is a choice, not a slip of ctrl+n."""
+    without --force: a second session beside an open one is a choice, not a slip of ctrl+n. In the
+    cockpit's own repository (a fresh clone) it asks first too. `first`: the dialog the app opens
+    on, whose escape leaves the app up for browsing."""
     def created(answer: tuple[str, str] | None) -> None:
         if answer is None:
-            if exit_on_cancel and host.live is None:
-                host.exit(0, message='No session opened. Start one with: cockpit new "OBJECTIVE"')
+            if first and host.live is None:  # the app stays up for browsing, and says what it offers
+                host.notify(NO_SESSION_SAID, severity="information", timeout=30, markup=False)
             return
         objective, template = answer
         try:
@@ -122,13 +132,26 @@ def ask_new_session(host: CockpitHost, exit_on_cancel: bool = False) -> None:
             created(None)  # as if the form was cancelled
 
     still_open = open_session_id(host)
-    if still_open is None:
+    if still_open is None and is_cockpit_repository(host.workspace.root):
+        from cockpit.ui.dialogs import ConfirmDialog
+
+        host.push_screen(ConfirmDialog(OWN_REPOSITORY), answered)
+    elif still_open is None:
         form()
     else:
         from cockpit.ui.dialogs import ConfirmDialog
 
         host.push_screen(ConfirmDialog(f"Session {still_open} is still open: start another beside "
                                        "it? (To end it first: n, then E.)"), answered)
+
+
+def is_cockpit_repository(root: Path) -> bool:
+    """The workspace is the checkout this cockpit runs from (a clone of the cockpit itself)."""
+    here = Path(__file__).resolve().parents[2]
+    try:
+        return root.resolve() == here and (here / "cockpit" / "ui" / "app.py").is_file()
+    except OSError:
+        return False
 
 
 def open_session_id(host: CockpitHost) -> str | None:
