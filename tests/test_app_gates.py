@@ -163,3 +163,36 @@ async def test_a_gate_command_that_cannot_start_is_an_error_row(ws, session, arg
         await pilot.pause()
         row = app.gates.rows()[0]
         assert row.state == "error" and "cannot start 'no-such-tool-xyz'" in row.summary
+
+
+async def test_a_running_gate_shows_what_it_does_not_its_command_line(ws, session) -> None:
+    app = app_with(ws, session, "import time; print('checking', flush=True); time.sleep(30)")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await pilot.pause()
+        head = str(app.query_one("#gate-head").render())
+        assert head.startswith("RUNNING env gate") and sys.executable not in head and "time.sleep" not in head
+        app.gates.run.cancel()  # type: ignore[union-attr]
+        await finished(app, pilot)
+
+
+async def test_the_pane_follows_a_run_started_from_another_shell(ws, session) -> None:
+    """`cockpit gate env` in another shell while the TUI shows env: the pane switches to that run
+    and shows its result once it ends, not the run it showed before."""
+    app = app_with(ws, session, "print('ok')")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await finished(app, pilot)
+        detail = app.query_one(GateDetail)
+        assert detail.run_id == "001-env"
+        log = session.path / "logs" / "002-env.log"
+        log.write_text("headless output\n")
+        writer = JournalWriter(session.journal)
+        writer.append(ev.gate_started(app.clock.now(), "002-env", "env", ("x",), str(log), 1))
+        writer.append(ev.gate_finished(app.clock.now(), "002-env", "env", "fail", "FAILED headless",
+                                       1.0, 1, str(log), {}))
+        writer.close()
+        app.tick()
+        await pilot.pause()
+        assert detail.run_id == "002-env"
+        assert str(app.query_one("#gate-head").render()).startswith("FAIL FAILED headless")

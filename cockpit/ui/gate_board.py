@@ -40,6 +40,8 @@ class GateBoard:
         """Finished runs whose end the journal could not take yet (a full disk)."""
         self.queue: list[str] = []
         self._matches: dict[str, list[tuple[Pattern, str]]] = {}
+        self._shown: tuple[str, bool] | None = None
+        """The run the pane shows for the selected gate (its id, whether it had ended)."""
         self._trigger_budget: TriggerBudget | None = None
         """Kept for the app's life: a trigger that backtracks for ever is named once, then skipped."""
         self._config_seen = self._config_stamp()
@@ -243,13 +245,27 @@ class GateBoard:
     def refresh(self) -> None:
         self.app.gate_panel.show(self.rows())
         self.app.gate_detail.show_count()
+        self._follow_newest()
+
+    def _follow_newest(self) -> None:
+        """The pane follows the selected gate's newest run wherever it was started (a headless
+        `cockpit gate` from another shell, another cockpit), and shows it again once it ends."""
+        live, selected = self.app.live, self.app.gate_panel.selected
+        if live is None or (self.run is not None and self.run.gate.name == selected):
+            return  # our own run streams into the pane already
+        record = live.state.last_run(selected)
+        shown = (record.run_id, record.finished) if record else None
+        if shown != self._shown:
+            self.select(selected)
 
     def select(self, gate: str, live_run: bool = False) -> None:
         live = self.app.live
         detail = self.app.gate_detail
         if live_run and self.run is not None:
             run = self.run
-            head = Text.assemble(("running ", "bold cyan"), printable(" ".join(run.command.argv)),
+            # what it is doing, not its command line (that is the log's first line)
+            activity = run.activity()
+            head = Text.assemble(("RUNNING ", "bold cyan"), printable(activity.text),
                                  ("\nlog ", "dim"), self._shown_path(str(run.ctx.log_path)))
             record = live.state.last_run(gate) if live else None
             if record is None or record.run_id != run.run_id:
@@ -257,6 +273,7 @@ class GateBoard:
             detail.show_run(gate, record, None, head, live=True)
             return
         record = live.state.last_run(gate) if live else None
+        self._shown = (record.run_id, record.finished) if record else None
         if record is None:
             detail.show_run(gate, None, None, Text(f"{GATES[gate].title}: not run yet — r runs it.",
                                                    style="dim"))
