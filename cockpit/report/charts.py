@@ -3,6 +3,7 @@ speedup by shape and the roofline (`bench_charts.py`), and the GPU telemetry (`c
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from cockpit.report.bench_charts import roofline_chart, speedup_chart
@@ -27,6 +28,11 @@ def draw(report: Report) -> dict[str, Drawn]:
         except ChartUnavailable as exc:
             out[name] = Drawn(None, str(exc))
     return out
+
+
+def every_chart(by_name: Mapping[str, str | None] | None) -> dict[str, str | None]:
+    """An entry for each of NAMES (None where `by_name` has none): what the templates read."""
+    return {name: (by_name or {}).get(name) for name in NAMES}
 
 
 def _render(name: str, report: Report) -> str:

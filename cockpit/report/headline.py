@@ -19,6 +19,8 @@ class Headline:
     """The outcome's sentence (every reference, the run)."""
     validity: str | None
     """The run's validity verdict ("VALID: GPU 0 ..."); None without a bench."""
+    verdict: str | None
+    """Its first word and what it says of the configs ("SUSPECT (6 configs left out: ...)")."""
     decision: str | None
     """"KEEP: ... (done, commit abc123)"; None when no decision was taken."""
     profile: str | None
@@ -32,7 +34,8 @@ def headline(report: Report) -> Headline:
     number = (f"{o.best_speedup:.2f}x vs {o.baseline}" if o.best_speedup is not None and o.baseline
               else "no valid benchmark")
     bench = next((g for g in report.gates if g.run_id == o.run_id), None)
-    validity = None
+    validity: str | None = None
+    verdict: str | None = None
     if bench is not None:
         verdict = fact(bench, "validity") or ("VALID" if bench.valid else "SUSPECT")
         note = fact(bench, "why suspect") or fact(bench, "note")
@@ -43,7 +46,7 @@ def headline(report: Report) -> Headline:
         done = "done" if last.confirmed else "not carried out"
         decision = f"{last.summary} ({done}{f', commit {last.commit}' if last.commit else ''})"
     profile = next((g for g in reversed(report.gates) if g.gate == "profile" and g.status == "pass"), None)
-    return Headline(number, o.best_speedup is not None, o.text, validity, decision,
+    return Headline(number, o.best_speedup is not None, o.text, validity, verdict, decision,
                     (fact(profile, "verdict") or profile.summary) if profile else None,
                     fact(profile, "the one fix") if profile else None)
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 import jinja2
 from markupsafe import Markup
 
+from cockpit.report.charts import every_chart
 from cockpit.report.config_table import config_table
 from cockpit.report.formats import FILTERS
 from cockpit.report.headline import headline
@@ -34,9 +35,11 @@ def inline_svg(svg: str) -> Markup:
     return Markup(re.sub(r'\s+xmlns(?::\w+)?="[^"]*"', "", svg, count=2))
 
 
-def render_html(report: Report, charts: Mapping[str, str | None], notes: Mapping[str, str | None]) -> str:
+def render_html(report: Report, charts: Mapping[str, str | None] | None = None,
+                notes: Mapping[str, str | None] | None = None) -> str:
     """report.html's text; `charts`: each chart's SVG (checked by `chart.safe_svg`), or None with
-    the line in `notes` that says why there is none."""
+    the line in `notes` that says why there is none (neither: no chart, nothing said)."""
+    charts, notes = every_chart(charts), every_chart(notes)
     table = config_table(report.configs) if report.configs else None
     return environment().get_template("report.html.j2").render(
         r=report, h=headline(report), table=table,

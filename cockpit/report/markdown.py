@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 import jinja2
 
+from cockpit.report.charts import every_chart
 from cockpit.report.config_table import config_table
 from cockpit.report.formats import FILTERS
 from cockpit.report.headline import headline
@@ -50,10 +51,11 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def render_markdown(report: Report, charts: Mapping[str, str | None],
-                    notes: Mapping[str, str | None]) -> str:
+def render_markdown(report: Report, charts: Mapping[str, str | None] | None = None,
+                    notes: Mapping[str, str | None] | None = None) -> str:
     """REPORT.md's text; `charts`: each chart's SVG file beside it (linked relatively), or None
-    with the line in `notes` that says why there is none."""
+    with the line in `notes` that says why there is none (neither: no chart, nothing said)."""
+    charts, notes = every_chart(charts), every_chart(notes)
     table = config_table(report.configs) if report.configs else None
     return environment().get_template("report.md.j2").render(
         r=report, h=headline(report), table=table, charts=charts, notes=notes)

@@ -25,8 +25,9 @@ def render_pr(report: Report, full_report: str) -> str:
     workload = f"`{o.workload}`: " if o.workload else ""
     lines.append(f"- **Outcome** — {workload}{o.text}" if o.best_speedup is not None
                  else f"- **Outcome** — {workload}no valid benchmark in this session ({o.text})")
-    if h.validity is not None:
-        lines.append(f"- **Validity** — {_cell(h.validity)}")
+    if h.validity is not None and h.verdict is not None:
+        note = h.validity[len(h.verdict) + 2:]  # the verdict is the cockpit's own words
+        lines.append(f"- **Validity** — {h.verdict}" + (f": {_cell(note)}" if note else ""))
         if report.configs is not None and report.configs.valid:
             lines += ["", *_table(report.configs)]
     if h.decision is not None:
