@@ -182,3 +182,26 @@ def test_garbage_inside_a_result_is_left_out_never_raised_on() -> None:
     assert bench.configs is None and bench.level is None and bench.device is None
     assert bench.validity is None and not bench.valid and bench.keep is None
     assert bench.references == ("torch.softmax", "torch.compile")
+
+
+def test_the_headline_speedup_leads_the_bench_pane_in_words_of_urgency_and_says_when_it_does_not_count() -> None:
+    """The H200's recorded attention bench: 0.65x vs SDPA, SUSPECT (power cap): the number leads the
+    pane, marked not valid, and HIGH is said as what it asks (not a grade of speed)."""
+    import json
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from cockpit.ui.gate_results import headline, render_result
+
+    result = json.loads((Path(__file__).parent / "fixtures" / "gpu" / "gates" / "gate-bench.json").read_text())["result"]
+    lead = headline(result)
+    assert lead is not None
+    assert lead.plain.startswith(" 0.65x  vs SDPA  NOT VALID: a number to re-measure, not a result · behind the "
+                                 "baseline: one fix at a time · 56 configs")
+    assert "yellow" in str(lead.spans[0].style)
+    valid = {**result, "validity": {**result["validity"], "valid": True}}
+    assert "red" in str(headline(valid).spans[0].style)  # counts, and under 1.0  # type: ignore[union-attr]
+    console = Console(width=100, record=True, color_system=None)
+    console.print(render_result("bench", result))
+    assert console.export_text().lstrip().startswith("0.65x  vs SDPA")

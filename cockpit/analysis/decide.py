@@ -40,6 +40,15 @@ NEXT_STEP: dict[Level, tuple[str, str]] = {
 }
 
 
+URGENCY: dict[str, str] = {
+    "CRITICAL": "urgent: profile before changing code",
+    "HIGH": "behind the baseline: one fix at a time",
+    "MEDIUM": "ahead of the baseline",
+    "SUCCESS": "well ahead of the baseline",
+}
+"""What a level asks of the engineer, in words of urgency: "HIGH" alone reads as a grade of speed."""
+
+
 def classify(speedup: float, thresholds: SpeedupThresholds = SpeedupThresholds()) -> Level:
     if speedup < thresholds.critical:
         return "CRITICAL"

@@ -8,6 +8,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from cockpit.analysis.decide import URGENCY
 from cockpit.analysis.results.bench import read_bench_result
 from cockpit.gates.catalog import measures, view_of
 from cockpit.gates.views import Cell, Fact, GateView, Tone, ViewTable
@@ -22,9 +23,31 @@ SPARK = "▁▂▃▄▅▆▇█"
 
 def render_result(gate: str, result: object, speedups: list[float] | None = None) -> RenderableType | None:
     """The gate's result as the detail pane shows it; `speedups`: the session's bench runs, for
-    the chart under the bench's table."""
+    the chart under the bench's table. A bench's headline speedup leads, the biggest thing in it."""
     view = view_of(gate, result)
-    return render_view(view, speedups) if view is not None else None
+    if view is None:
+        return None
+    shown = render_view(view, speedups)
+    lead = headline(result) if measures(gate) else None
+    return Group(lead, shown) if lead is not None else shown
+
+
+def headline(result: object) -> Text | None:
+    """The one number a session is about, readable from across the room: the speedup over the
+    baseline, coloured by whether it counts (valid) and by which side of 1.0 it is on."""
+    bench = read_bench_result(result)
+    if bench is None or bench.speedup is None:
+        return None
+    counts = bench.decidable
+    colour = ("bold white on dark_green" if bench.speedup >= 1.0 else "bold white on red3") if counts \
+        else "bold black on yellow"
+    line = Text.assemble((f" {bench.speedup:.2f}x ", colour), " vs ",
+                         (printable(bench.baseline_label), "bold"),
+                         "  " if counts else "  NOT VALID: a number to re-measure, not a result · ",
+                         (URGENCY.get(bench.level or "", printable(bench.level or "")), "italic"))
+    if bench.configs:
+        line.append(f" · {bench.configs} configs", style="dim")
+    return line
 
 
 def render_view(view: GateView, speedups: list[float] | None = None) -> RenderableType:
