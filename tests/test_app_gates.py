@@ -196,3 +196,36 @@ async def test_the_pane_follows_a_run_started_from_another_shell(ws, session) ->
         await pilot.pause()
         assert detail.run_id == "002-env"
         assert str(app.query_one("#gate-head").render()).startswith("FAIL FAILED headless")
+
+
+async def test_a_finished_result_fills_the_pane_its_log_path_in_the_border_and_l_shows_the_raw_log(ws, session) -> None:
+    """The H200's recorded bench at 80x24: its result (headline, table) fills the pane, the log's
+    path sits in the border instead of wrapping over the head, and l shows the raw log."""
+    from pathlib import Path
+
+    report = json.loads((Path(__file__).parent / "fixtures" / "gpu" / "gates" / "gate-bench.json").read_text())
+    log = session.path / "logs" / "001-bench.log"
+    log.parent.mkdir(exist_ok=True)
+    log.write_text("the raw log\n")
+    writer = JournalWriter(session.journal)
+    from .conftest import T0
+
+    writer.append(ev.gate_started(T0 + 60, "001-bench", "bench", ("x",), str(log), 1))
+    writer.append(ev.gate_finished(T0 + 100, "001-bench", "bench", report["status"], report["summary"], 40.0, 0,
+                                   str(log), report["result"]))
+    writer.close()
+    app = app_with(ws, session, "print('ok')")
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.set_focus(app.gate_panel)
+        await pilot.press("j", "j", "j")
+        await pilot.pause()
+        detail = app.query_one(GateDetail)
+        assert app.live is not None and app.live.state.last_run("bench") is not None, [r.run_id for r in app.live.state.gate_runs]
+        assert app.gate_panel.selected == "bench" and detail.run_id == "001-bench"
+        assert str(detail.border_subtitle) == f"log sessions/{session.id}/logs/001-bench.log"
+        assert "log sessions" not in str(app.query_one("#gate-head").render())
+        assert detail.has_class("result-only") and not detail.output_log.display
+        await pilot.press("l")
+        assert detail.output_log.display and list(detail.output_log.lines) == ["the raw log"]
+        await pilot.press("l")
+        assert not detail.output_log.display

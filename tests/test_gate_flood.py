@@ -20,6 +20,12 @@ FLOOD = (f"import sys\nw = sys.stdout.write\nfor i in range({LINES}): "
          "w(f'[{i}] nvcc -O3 -arch=sm_90 -c attn_fwd.cu\\n')\nw('the end\\n')")
 
 
+def record_log(app: CockpitApp) -> str:
+    record = app.live.state.last_run("env") if app.live else None
+    assert record is not None
+    return str(Path(record.log).relative_to(app.workspace.root)) if Path(record.log).is_absolute() else record.log
+
+
 async def test_a_flood_ends_with_every_line_in_the_log_and_the_last_one_on_screen(
         ws: Workspace, session: SessionRef) -> None:
     config = Config(gates={"env": GateConfig(command=(sys.executable, "-c", FLOOD))}, status_every_s=10**6)
@@ -36,8 +42,8 @@ async def test_a_flood_ends_with_every_line_in_the_log_and_the_last_one_on_scree
         assert any(line.endswith("not shown here: the log has them all") for line in pane.lines)
         assert len(pane.lines) < LINES / 10  # only the latest lines of each look were drawn
         # Counted exactly up to a budget per look, estimated past it: "300,001 lines" or "~300,4xx lines".
-        counted = str(app.gate_detail.border_subtitle)
-        assert counted.endswith(" lines")
+        counted, log = str(app.gate_detail.border_subtitle).split(" · ")
+        assert counted.endswith(" lines") and log == f"log {record_log(app)}"
         assert abs(int(counted.strip("~").split()[0].replace(",", "")) - (LINES + 1)) < LINES / 20
         record = app.live.state.last_run("env") if app.live else None
         assert record is not None and record.status == "pass"

@@ -33,6 +33,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("run_gate", "r", "Run gate", "Run the selected gate (queued if another one runs)", writes=True),
     Command("cancel_gate", "x", "Cancel gate", "Stop the running gate and drop the queue", writes=True),
     Command("rerun_gate", "full_stop", "Rerun last", "Run the last gate again", footer=False, writes=True),
+    Command("toggle_log", "l", "Log/result", "The gate's raw log instead of its result, and back",
+            footer=False),
     Command("open_patterns", "o", "Patterns", "Browse the pattern library (fuzzy search)"),
     Command("apply_matched_pattern", "A", "Apply pattern",
             "Mark the pattern that matched the last gate run as applied", footer=False, writes=True),

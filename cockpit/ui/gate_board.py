@@ -265,8 +265,8 @@ class GateBoard:
             run = self.run
             # what it is doing, not its command line (that is the log's first line)
             activity = run.activity()
-            head = Text.assemble(("RUNNING ", "bold cyan"), printable(activity.text),
-                                 ("\nlog ", "dim"), self._shown_path(str(run.ctx.log_path)))
+            head = Text.assemble(("RUNNING ", "bold cyan"), printable(activity.text))
+            detail.show_log_path(self._shown_path(str(run.ctx.log_path)))
             record = live.state.last_run(gate) if live else None
             if record is None or record.run_id != run.run_id:
                 record = GateRunRecord(run.run_id, gate, run.started_t, None, str(run.ctx.log_path))
@@ -275,6 +275,7 @@ class GateBoard:
         record = live.state.last_run(gate) if live else None
         self._shown = (record.run_id, record.finished) if record else None
         if record is None:
+            detail.show_log_path("")
             detail.show_run(gate, None, None, Text(f"{GATES[gate].title}: not run yet — r runs it.",
                                                    style="dim"))
             return
@@ -283,8 +284,8 @@ class GateBoard:
         head = Text.assemble((status.upper(), "bold"), " ",
                              printable(record.summary) if record.finished else
                              f"in another cockpit (pid {record.owner}); its output is in the log"
-                             if elsewhere else interrupted_summary(record),
-                             ("\nlog ", "dim"), self._shown_path(record.log))
+                             if elsewhere else interrupted_summary(record))
+        detail.show_log_path(self._shown_path(record.log))
         for pattern, why in self.matches_for(record)[:2]:
             head.append(f"\n⚑ pattern {pattern.id:02d} {printable(pattern.title)}", style="bold magenta")
             head.append(f" ({printable(why)[:60]}) — o open · A applied", style="magenta")

@@ -151,6 +151,8 @@ class GateDetail(Vertical):
     GateDetail { border: round $primary; height: 2fr; padding: 0 1; }
     GateDetail > #gate-head { height: auto; }
     GateDetail > #gate-result { height: auto; max-height: 60%; overflow-y: auto; }
+    GateDetail.result-only > #gate-result { height: 1fr; max-height: 100%; }
+    GateDetail.result-only > Log { display: none; }
     GateDetail > Log { height: 1fr; min-height: 3; }
     """
 
@@ -159,6 +161,11 @@ class GateDetail(Vertical):
         self.border_title = "Gate"
         self.run_id: str | None = None
         self._count = ""
+        self._log_path = ""
+        """Where the shown run's log is, in the border (a head line wrapped it over three at 80x24)."""
+        self.raw_log = False
+        """l: the raw log instead of a finished run's result (it repeated the result's table)."""
+        self._result_only = False
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static("", id="gate-head")
@@ -175,14 +182,18 @@ class GateDetail(Vertical):
         self.border_title = f"Gate: {gate}"
         self.query_one("#gate-head", Static).update(head)
         self.query_one("#gate-result", Static).update(result or "")
+        # a finished run's result fills the pane; its raw log is one key away (l)
+        self._result_only = result is not None and not live
+        self.set_class(self._result_only and not self.raw_log, "result-only")
         run_id = run.run_id if run else None
         if run_id != self.run_id:
             self.run_id = run_id
-            self.border_subtitle = self._count = ""
+            self._count = ""
             self.output_log.clear()
             self.output_log.max_lines = LOG_LINES
             if run is not None and not live:
                 self.output_log.write_lines(tail_of_file(Path(run.log), LOG_LINES))
+        self.show_count()
 
     def append(self, run_id: str, output: GateOutput) -> None:
         if run_id != self.run_id:
@@ -201,11 +212,24 @@ class GateDetail(Vertical):
             log.write_lines(lines)
         self._count = lines_text(output.total, output.estimated)
 
+    def show_log_path(self, path: str) -> None:
+        self._log_path = path
+        self.show_count()
+
+    def toggle_raw_log(self) -> bool:
+        """The raw log, or the result again; True when the log is shown now."""
+        self.raw_log = not self.raw_log
+        self.set_class(not self.raw_log and self._result_only, "result-only")
+        return self.raw_log
+
     def show_count(self) -> None:
-        """The live run's line count in the border: once a second (the clock's frame), as a
-        border redrawn at every look would cost a flood a third of what it costs in all."""
-        if self._count != self.border_subtitle:
-            self.border_subtitle = self._count
+        """The border: the line count a run streamed (once a second, the clock's frame: a border
+        redrawn at every look would cost a flood a third of what it costs in all) and the log's
+        path."""
+        log = f"log {self._log_path}" if self._log_path else ""
+        subtitle = " · ".join(part for part in (self._count, log) if part)
+        if subtitle != self.border_subtitle:
+            self.border_subtitle = subtitle
 
 
 def tail_of_file(path: Path, lines: int) -> list[str]:

@@ -74,7 +74,8 @@ def table(view: ViewTable) -> Table:
         elif column.numeric:
             out.add_column(title, justify="right", no_wrap=True)
         else:
-            out.add_column(title, ratio=column.share or None, no_wrap=True, overflow="ellipsis")
+            # wrapped, never cut: at 120x40 a cut value hid which Python the gates ran
+            out.add_column(title, ratio=column.share or None, overflow="fold")
     for row in view.rows:
         out.add_row(*(_icon(cell) if column.status else _text(cell)
                       for column, cell in zip(view.columns, row, strict=True)))

@@ -83,6 +83,11 @@ class KeyActions:
     def action_new_session(self: KeysHost) -> None:
         session_actions.ask_new_session(self)
 
+    def action_toggle_log(self: KeysHost) -> None:
+        shown = self.gate_detail.toggle_raw_log()
+        said = "The gate's raw log; l: its result again." if shown else "The gate's result; l: its raw log."
+        self.notify(said, timeout=3)
+
     def action_export_report(self: KeysHost) -> None:
         from cockpit.ui.report_actions import export_report
 

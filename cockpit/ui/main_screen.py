@@ -207,7 +207,9 @@ class MainScreen(Screen[None]):
         if hold.action in LIST_MOVES:
             move = getattr(self.focused, "action_move", None)
             if self.guard.release(hold) and callable(move):
-                move(LIST_MOVES[hold.action])
+                # the arrow's own action, run from the app's queue as its binding is: called inside
+                # this key's handler, the panel's Selected message did not reach the app (measured)
+                self.app.call_later(move, LIST_MOVES[hold.action])
             return
         if self.guard.release(hold):
             if self.app.check_action(hold.action, ()) is not True:  # an ended session: say why not
