@@ -52,7 +52,7 @@ def gpumode_workload(folder: Path, tests: Sequence[Mapping[str, Any]],
     cockpit/workload/formula.py): the bench's GB/s and TFLOP/s, and the size order."""
     folder = Path(folder).resolve()
     search = _search_path(folder)
-    reference = _import(folder / "reference.py", "reference", search)
+    reference = import_file(folder / "reference.py", "reference", search)
     missing = [name for name in _REFERENCE_NAMES if not callable(getattr(reference, name, None))]
     if missing:
         raise AttributeError(f"{folder / 'reference.py'} defines no {', '.join(missing)}; GPU MODE's "
@@ -146,7 +146,7 @@ def _candidate(path: Path, module_name: str, search: tuple[Path, ...]) -> Callab
     # as its own candidate instead of taking the whole workload down.
     @functools.cache
     def custom_kernel() -> Callable[[Any], Any]:
-        module = _import(path, module_name, search)
+        module = import_file(path, module_name, search)
         kernel = getattr(module, "custom_kernel", None)
         if not callable(kernel):
             raise AttributeError(f"{path} defines no custom_kernel(data)")
@@ -165,7 +165,7 @@ def _search_path(folder: Path) -> tuple[Path, ...]:
     return (folder, folder.parent)
 
 
-def _import(path: Path, module_name: str, search: tuple[Path, ...]) -> ModuleType:
+def import_file(path: Path, module_name: str, search: tuple[Path, ...]) -> ModuleType:
     """`path` as module `module_name`, with its plain imports (`from task import input_t`,
     `from utils import ...`) finding the files of `search` first."""
     for place in reversed(search):

@@ -26,16 +26,14 @@ from __future__ import annotations
 
 import copy
 import functools
-import importlib.util
 import re
-import sys
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from cockpit.probes.gpumode import PROFILE_EVERY_KERNEL
+from cockpit.probes.gpumode import PROFILE_EVERY_KERNEL, import_file
 from cockpit.workload.spec import NoBuild, Profile, Reference, Workload, allclose, shape_name
 
 INIT_SEED = 42
@@ -216,20 +214,13 @@ def where(exc: BaseException, path: Path) -> str:
 
 
 def _import(path: Path, name: str) -> ModuleType:
+    """The problem's (or ModelNew's) file as a module, its helpers beside it importable (the
+    loader GPU MODE folders use); what its top level raises is one line at its file and line."""
     if not path.is_file():
         raise ProblemError(f"{path}: no such file")
-    if str(path.parent) not in sys.path:
-        sys.path.insert(0, str(path.parent))  # its own helpers beside it
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ProblemError(f"{path.name}: not a Python file")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        return import_file(path, name, (path.parent,))
     except Exception as exc:
-        del sys.modules[name]
         if isinstance(exc, ImportError) and exc.name in ("torch", "triton"):
             raise
         raise ProblemError(where(exc, path.resolve())) from exc
-    return module
