@@ -92,6 +92,9 @@ async def test_the_zoom_key_fills_the_window_with_the_focused_panel(ws, session,
         app.set_focus(app.gate_panel)
         await pilot.press("ctrl+f")
         assert app.screen.maximized is app.gate_panel
+        await pilot.pause()
+        # the header and the key bar stay: which session, the clock, and the way back
+        assert app.header.region.height > 0 and app.screen.query_one("KeyBar").region.height > 0
         await pilot.press("ctrl+f")
         assert app.screen.maximized is None
 

@@ -75,6 +75,8 @@ class MainScreen(Screen[None]):
     """The cockpit's own screen (dialogs push theirs on top)."""
 
     BLANK = True  # covered by its columns: painted as blank lines, not from its style cache
+    # A zoomed panel keeps the header (the session, the clock) and the key bar (ctrl+f: back).
+    ALLOW_IN_MAXIMIZED_VIEW = "#top, #bottom"
     BINDINGS = [
         # Tab always reaches the editor, from any panel (priority: before a widget's own tab).
         Binding("tab", "app.focus_editor", "Editor", priority=True,
