@@ -7,6 +7,8 @@ import gzip
 import json
 from pathlib import Path
 
+import pytest
+
 from cockpit.analysis.keep import BenchRecord, decide_keep, read_bench_record
 from cockpit.analysis.results.keep import KeepResult
 from cockpit.analysis.results.validity import BenchValidity
@@ -59,6 +61,20 @@ def test_a_suspect_run_never_decides_keep_or_revert() -> None:
 
 
 def test_snapshot_of_the_recorded_bench(snap_compare, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(recorded_bench_app(tmp_path), terminal_size=(160, 48), run_before=select_bench)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_of_the_recorded_bench_at_the_smaller_sizes(snap_compare, tmp_path, size) -> None:  # type: ignore[no-untyped-def]
+    """The headline and the result at 80x24 and 120x40 too, not only a status line and a log path."""
+    assert snap_compare(recorded_bench_app(tmp_path), terminal_size=size, run_before=select_bench)
+
+
+async def select_bench(pilot) -> None:  # type: ignore[no-untyped-def]
+    await pilot.press("down", "down", "down")
+
+
+def recorded_bench_app(tmp_path):  # type: ignore[no-untyped-def]
     ws = Workspace(tmp_path)
     ref = create_session(ws, Config(), "match FLASH on the H200", "optimize", T0)
     report = recorded("bench")
@@ -72,12 +88,7 @@ def test_snapshot_of_the_recorded_bench(snap_compare, tmp_path) -> None:  # type
                                    report["summary"], report["duration_s"], 0,
                                    str(ref.path / "logs" / "001-bench.log"), report["result"]))
     writer.close()
-    app = screenshot_app(ws, Config(), ref, T0 + 120)
-
-    async def select_bench(pilot) -> None:  # type: ignore[no-untyped-def]
-        await pilot.press("down", "down", "down")
-
-    assert snap_compare(app, terminal_size=(160, 48), run_before=select_bench)
+    return screenshot_app(ws, Config(), ref, T0 + 120)
 
 
 # The block-timed bench (each implementation at its own settled clock), recorded on an H200 ------

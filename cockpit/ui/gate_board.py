@@ -286,9 +286,16 @@ class GateBoard:
                              f"in another cockpit (pid {record.owner}); its output is in the log"
                              if elsewhere else interrupted_summary(record))
         detail.show_log_path(self._shown_path(record.log))
-        for pattern, why in self.matches_for(record)[:2]:
-            head.append(f"\n⚑ pattern {pattern.id:02d} {printable(pattern.title)}", style="bold magenta")
-            head.append(f" ({printable(why)[:60]}) — o open · A applied", style="magenta")
+        matches = self.matches_for(record)[:2]
+        if 0 < detail.size.height < COMPACT_BELOW:  # 80x24: the head in one line, the result below it
+            head.truncate(max(20, detail.size.width - 4), overflow="ellipsis")
+            if matches:
+                head.append("\n⚑ pattern " + ", ".join(f"{p.id:02d}" for p, _ in matches)
+                            + " — o open · A applied", style="magenta")
+        else:
+            for pattern, why in matches:
+                head.append(f"\n⚑ pattern {pattern.id:02d} {printable(pattern.title)}", style="bold magenta")
+                head.append(f" ({printable(why)[:60]}) — o open · A applied", style="magenta")
         from cockpit.ui.gate_results import render_result  # the first finished run loads it
 
         speedups = bench_speedups(live.state.gate_runs, record) if measures(gate) and live else []
@@ -331,6 +338,11 @@ class GateBoard:
         """Paths inside the workspace are shown relative to it: shorter, and what `ls` shows."""
         root = self.app.workspace.root
         return printable(os.path.relpath(path, root) if Path(path).is_relative_to(root) else path)
+
+
+COMPACT_BELOW = 16
+"""A gate pane shorter than this (80x24) gives the head one line and each matched pattern a number:
+the result (headline, table, checks) is what must show."""
 
 
 def bench_speedups(runs: Iterable[GateRunRecord], shown: GateRunRecord) -> list[float]:
