@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 MEDIUM_BELOW = 140
 NARROW_BELOW = 100
 KEPT_NOTICE_S = 120  # seconds a notice naming where replaced text was kept stays up
-LIST_KEYS = {"j": "list_down", "k": "list_up"}
-LIST_MOVES = {"list_down": 1, "list_up": -1}
+LIST_KEYS = {"j": "move(1)", "k": "move(-1)"}
+"""The focused list's own actions, as its down and up bindings name them."""
 
 
 def width_class(width: int) -> str:
@@ -206,19 +206,17 @@ class MainScreen(Screen[None]):
         return LIST_KEYS if hasattr(self.focused, "action_move") else {}
 
     def _release(self, hold: Hold) -> None:
-        if hold.action in LIST_MOVES:
-            move = getattr(self.focused, "action_move", None)
-            if self.guard.release(hold) and callable(move):
-                # the arrow's own action, run from the app's queue as its binding is: called inside
-                # this key's handler, the panel's Selected message did not reach the app (measured)
-                self.app.call_later(move, LIST_MOVES[hold.action])
+        if not self.guard.release(hold):
             return
-        if self.guard.release(hold):
-            if self.app.check_action(hold.action, ()) is not True:  # an ended session: say why not
-                from cockpit.ui.commands import READ_ONLY_SAID
+        if hold.action in LIST_KEYS.values():
+            # the list's own action, run from the app's queue as its arrow binding is: called inside
+            # this key's handler, the panel's Selected message did not reach the app (measured)
+            self.app.call_later(self.app.run_action, hold.action, self.focused)
+        elif self.app.check_action(hold.action, ()) is not True:  # an ended session: say why not
+            from cockpit.ui.commands import READ_ONLY_SAID
 
-                self.app.notify(READ_ONLY_SAID, severity="warning", markup=False)
-                return
+            self.app.notify(READ_ONLY_SAID, severity="warning", markup=False)
+        else:
             self.call_next(self.app.run_action, hold.action)
 
     def type_into_editor(self, text: str) -> None:
