@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ class Gpu:
         self.now_ms = 0.0
         self.start = start
         self.spin_covers = True
+        self.event_ms = 0.0  # the front end's own time per event record (1.28 µs on the H200)
 
     @property
     def wall(self) -> float:
@@ -70,6 +72,7 @@ def h200(monkeypatch: pytest.MonkeyPatch) -> tuple[Gpu, Watch, float]:
             self.t = 0.0
 
         def record(self) -> None:
+            gpu.now_ms += gpu.event_ms
             self.t = gpu.now_ms
 
         def elapsed_time(self, other: Event) -> float:
@@ -223,3 +226,61 @@ def test_a_group_queued_while_the_gpu_is_still_busy_needs_no_spin_and_one_it_cau
     before = len(spins)
     slow_host.before(Done(pending=True))  # busy again, but this host is slower: a spin all the same
     assert slow_host.after() is True and len(spins) == before + 1
+
+
+def test_the_events_own_cost_is_taken_out_so_a_kernel_launched_twice_reads_half(h200) -> None:  # type: ignore[no-untyped-def]
+    from cockpit.probes.timing_pieces import event_cost_ms
+
+    gpu, _, _ = h200
+    gpu.now_ms = 10_000.0
+    gpu.event_ms = 0.00128  # measured: an empty event pair reads 1.28 µs on the H200
+    assert event_cost_ms(Spin(gpu)) == pytest.approx(0.00128)
+    flush = type("Flush", (), {"zero_": lambda self: None})()
+    kernel = 0.0562  # softmax at M=4096 N=4096 fp32 on the H200
+
+    def once(k: int) -> None:
+        gpu.now_ms += kernel
+
+    def twice(k: int) -> None:
+        gpu.now_ms += 2 * kernel
+
+    ms = {"ours": 2 * kernel, "torch.softmax": kernel}
+    runs = {"ours": twice, "torch.softmax": once}
+    raw, _ = call_timing.per_call_cells(runs, flush, ms, 30, 2, 5.0, 0, 1, hold=Spin(gpu))  # type: ignore[arg-type]
+    assert raw["torch.softmax"]["median_ms"] / raw["ours"]["median_ms"] == pytest.approx(0.5057, abs=1e-4)
+    cells, _ = call_timing.per_call_cells(runs, flush, ms, 30, 2, 5.0, 0, 1, hold=Spin(gpu),  # type: ignore[arg-type]
+                                          event_ms=event_cost_ms(Spin(gpu)))
+    assert cells["torch.softmax"]["median_ms"] / cells["ours"]["median_ms"] == pytest.approx(0.5)
+    assert cells["ours"]["event_ms"] == pytest.approx(0.00128)
+    assert cells["ours"]["eager_ms"] == pytest.approx(2 * kernel)
+    batched, _ = batch_timing.batch_cells(runs, ms, {"ours": 9, "torch.softmax": 18}, 8, 5.0, 0, max_s=0.2,
+                                          hold=Spin(gpu), event_ms=0.00128)  # type: ignore[arg-type]
+    assert batched["ours"]["median_ms"] == pytest.approx(2 * kernel)
+    assert batched["torch.softmax"]["median_ms"] == pytest.approx(kernel)
+
+
+def test_a_quiet_batched_config_stops_at_two_turns_and_a_wide_one_gets_extra_time(h200, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    gpu, _, _ = h200
+    gpu.now_ms = 10_000.0
+    monkeypatch.setattr(batch_timing.time, "perf_counter", lambda: gpu.now_ms / 1e3)  # the host keeps the GPU's time
+    rng = random.Random(7)
+
+    def wide(k: int) -> None:  # ±50 % call to call: a batch of 17 calls still spreads ±7 %
+        gpu.now_ms += rng.uniform(0.030, 0.090)
+
+    def steady(k: int) -> None:
+        gpu.now_ms += 0.061
+
+    ms = {"ours": 0.061, "sdpa": 0.060}
+    cells, _ = batch_timing.batch_cells({"ours": steady, "sdpa": wide}, ms, {"ours": 17, "sdpa": 17}, 4, 5.0, 0,
+                                        max_s=0.3, hold=Spin(gpu))  # type: ignore[arg-type]
+    assert cells["ours"]["samples"] == 2 * batch_timing.BATCHES_PER_TURN and cells["ours"]["stop"].startswith("noise")
+    capped = cells["sdpa"]
+    assert capped["stop"].startswith("time cap 0.3 s reached") and capped["samples"] > cells["ours"]["samples"]
+    lo, hi = capped["ci_ms"]
+    assert hi / capped["median_ms"] - 1 > 0.01  # the cap left it wider than ±1 %
+    more, _ = batch_timing.batch_cells({"sdpa": wide}, ms, {"sdpa": 17}, 4, 5.0, 0, max_s=0.3, extra_s=3.0,
+                                       hold=Spin(gpu))  # type: ignore[arg-type]
+    lo, hi = more["sdpa"]["ci_ms"]
+    assert more["sdpa"]["samples"] > capped["samples"]
+    assert max(hi / more["sdpa"]["median_ms"] - 1, 1 - lo / more["sdpa"]["median_ms"]) <= 0.01

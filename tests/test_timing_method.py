@@ -131,12 +131,22 @@ def test_stop_at_the_noise_target_not_before_min_samples() -> None:
     assert stop and why.startswith("noise 0.") and why.endswith("≤ 0.50 %")
 
 
-def test_stop_at_the_time_cap_when_the_noise_never_settles() -> None:
+def test_spread_that_never_settles_stops_once_the_median_is_pinned() -> None:
     per_call = _bimodal_per_call_us(500)
+    assert noise(per_call) > 0.005  # stdrel alone would run it to the cap
     stop, why = enough(per_call, elapsed_s=1.0)
-    assert not stop and "> 0.50 %" in why
-    stop, why = enough(per_call, elapsed_s=2.0)
-    assert stop and why.startswith("time cap 2.0 s reached at noise") and "500 samples" in why
+    assert stop and why.startswith("median ±") and "500 samples" in why
+
+
+def test_a_median_still_wide_at_the_cap_gets_the_extra_time_then_stops() -> None:
+    wide = [1.0, 1.3] * 8  # the median sits between two modes: its interval is ±13 %
+    assert enough(wide, elapsed_s=1.0) == (False, "noise 13.47 % > 0.50 %")
+    stop, why = enough(wide, elapsed_s=2.1, extra_s=1.5)
+    assert not stop and why.startswith("median ±") and "at the cap: more samples" in why
+    stop, why = enough(wide, elapsed_s=3.6, extra_s=1.5)
+    assert stop and why.startswith("time cap 3.5 s reached")
+    stop, why = enough(wide, elapsed_s=2.0)  # no extra time given: the cap is the cap
+    assert stop and why.startswith("time cap 2.0 s reached at noise") and "16 samples" in why
 
 
 def test_a_change_counts_only_when_the_intervals_do_not_overlap() -> None:

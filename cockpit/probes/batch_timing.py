@@ -34,8 +34,10 @@ from cockpit.probes.timing_pieces import Span, TimingCell, settle_calls, timed_c
 
 Call = Callable[[int], object]
 """call(k): one call of an implementation on input set k."""
-BATCHES_PER_TURN = 5
-"""Two turns give the 10 samples the stop rule asks for before it looks at the noise."""
+BATCHES_PER_TURN = 8
+"""Two turns give the 10 samples the stop rule asks for before it looks at the noise (so every
+implementation is timed in both orders); a batch is ~1 ms of GPU time against the turn's 100 ms of
+settling, so more batches a turn pin a median for little wall time."""
 HELD_CALLS = 256
 """At most this many calls queue behind one spin: CUDA's launch queue holds about a thousand
 launches and a call may launch several kernels; a batch that overflows it makes the host wait, the
@@ -53,11 +55,13 @@ class _Batch(NamedTuple):
     """The spin was still running when the host had queued the batch: device time."""
     clean: bool = True
     """Its block was judged clean (or not yet judged)."""
+    event_ms: float = 0.0
+    """The events' own cost, taken out."""
 
     @property
     def ms_per_call(self) -> float:
         ms: float = self.start.elapsed_time(self.end)
-        return ms / self.calls
+        return max(0.0, ms - self.event_ms) / self.calls
 
 
 @dataclass
@@ -71,6 +75,7 @@ class _Impl:
     blocks: CellBlocks = field(default_factory=CellBlocks)
     halved: bool = False
     last_clean: bool | None = None
+    event_ms: float = 0.0
 
     def replan(self, most: int) -> None:
         """Calls per batch from the device time measured so far (never back up after a halving)."""
@@ -99,18 +104,22 @@ class _Turn:
 def batch_cells(calls: Mapping[str, Call], call_ms: Mapping[str, float], calls_per_batch: Mapping[str, int],
                 sets: int, settle_ms: float, config_index: int, max_s: float = MAX_SECONDS,
                 keep_times: bool = False, hold: Hold | None = None, judge: BlockJudge | None = None,
-                anchor: Any = None, anchor_t: float = 0.0) -> tuple[dict[str, TimingCell], list[Span]]:
+                anchor: Any = None, anchor_t: float = 0.0, event_ms: float = 0.0,
+                extra_s: float = 0.0) -> tuple[dict[str, TimingCell], list[Span]]:
     """Each implementation's cell (median device time per call, its interval, the samples, why it
     stopped, the host's enqueue time, the eager time, the blocks re-measured) and the clean timed
-    spans for the validity verdict. `keep_times`: each cell keeps its samples (`times_ms`, one per
-    batch: the tuner bootstraps its intervals from them)."""
+    spans for the validity verdict. `event_ms`: the events' own cost, taken out of each batch;
+    `extra_s`: time past `max_s` for an implementation whose median is still wider than ±1 %.
+    `keep_times`: each cell keeps its samples (`times_ms`, one per batch: the tuner bootstraps its
+    intervals from them)."""
     names = list(calls)
     judge = judge or BlockJudge(None)
     spin = hold if hold is not None and hold.works else None
     host_ms = {n: _host_ms(calls[n], min(HOST_PROBE_CALLS, calls_per_batch[n]), sets) for n in names}
     most = HELD_CALLS if spin else MAX_CALLS_PER_BATCH
     state = {n: _Impl(min(calls_per_batch[n], most),
-                      Cover(spin, next_hold_ms(host_ms[n] * min(calls_per_batch[n], most), False, 0.0)))
+                      Cover(spin, next_hold_ms(host_ms[n] * min(calls_per_batch[n], most), False, 0.0)),
+                      event_ms=event_ms)
              for n in names}
     pending: list[_Turn] = []
     kept: list[_Turn] = []
@@ -156,7 +165,7 @@ def batch_cells(calls: Mapping[str, Call], call_ms: Mapping[str, float], calls_p
             st = state[name]
             if name in done or st.last_clean is False:
                 continue
-            stop, why = enough(st.samples(), elapsed, max_s=max_s)
+            stop, why = enough(st.samples(), elapsed, max_s=max_s, extra_s=extra_s)
             if stop and (st.samples() or elapsed >= max_s):  # none covered by the cap: said in the cell
                 done[name] = why
     cells = {n: _cell(state[n], done[n], host_ms[n], spin is not None) for n in names}
@@ -173,7 +182,7 @@ def _held_batch(call: Call, st: _Impl, rep: int, sets: int, busy: Any) -> int:
     st.cover.before(busy)
     start, end, rep = _launch(call, st.per, rep, sets)
     covered = st.cover.after()
-    st.batches.append(_Batch(start, end, st.per, covered))
+    st.batches.append(_Batch(start, end, st.per, covered, event_ms=st.event_ms))
     if not covered and st.cover.expired % 3 == 0 and st.per > 8:
         st.per //= 2
         st.halved = True
@@ -195,7 +204,7 @@ def _eager_batch(call: Call, st: _Impl, rep: int, sets: int) -> int:
     """One batch as eager use runs it: launched straight onto an idle GPU, the host's cost in it."""
     start, end, rep = _launch(call, st.per, rep, sets)
     end.synchronize()
-    st.eager.append(start.elapsed_time(end) / st.per)
+    st.eager.append(max(0.0, start.elapsed_time(end) - st.event_ms) / st.per)
     return rep
 
 
@@ -251,4 +260,4 @@ def _cell(st: _Impl, why: str, host_ms: float, held: bool) -> TimingCell:
         samples, held = [b.ms_per_call for b in st.batches], False
     return timed_cell(samples, "batch", st.eager, held,
                       {"calls_per_batch": st.per, "stop": why, "host_ms_per_call": host_ms,
-                       "expired_holds": st.cover.expired, **st.blocks.fields()})
+                       "expired_holds": st.cover.expired, "event_ms": st.event_ms, **st.blocks.fields()})

@@ -8,7 +8,7 @@ launches several kernels (a PyTorch reference) is timed without the host's gaps 
 group the GPU reached before it was queued is timed again. Each block is judged against the watch
 once it has seen past it (probes/block_watch.py): a dirty one is dropped and timed again after the
 card's recovery wait, within the config's budget. An implementation whose median's interval is
-still wider than ±1 % after the planned blocks gets more blocks, within `EXTRA_S` (a heavy kernel
+still wider than ±1 % after the planned blocks gets more blocks, within `extra_s` (a heavy kernel
 at its power cap spreads 4–9 % call to call on an H100: 30 calls do not pin its median). Eager
 time: a few calls per implementation launched onto an idle GPU, the flush before each.
 """
@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from cockpit.analysis.timing_method import median_interval
+from cockpit.analysis.timing_method import EXTRA_SECONDS, INTERVAL_TARGET, half_width
 from cockpit.probes.block_watch import BlockJudge, CellBlocks
 from cockpit.probes.device_hold import Cover, Hold
 from cockpit.probes.timing_pieces import Span, TimingCell, block_plan, settle_calls, timed_cell
@@ -34,10 +34,6 @@ GROUP_CALLS = 32
 inside CUDA's launch queue."""
 EAGER_CALLS = 8
 COVER_TRIES = 2
-INTERVAL_TARGET = 0.01
-"""Every median's interval within ±1 % where the time allows."""
-EXTRA_S = 1.5
-"""Wall time a config may spend on extra blocks for the implementations still over the target."""
 """A group the spin did not cover is timed again at most this many times (then kept, counted)."""
 
 
@@ -59,9 +55,10 @@ class _Impl:
 def per_call_cells(runs: Mapping[str, Run], flush: Any, call_ms: Mapping[str, float], n: int, rounds: int,
                    settle_ms: float, config_index: int, input_sets: int, hold: Hold | None = None,
                    judge: BlockJudge | None = None, anchor: Any = None, anchor_t: float = 0.0,
-                   keep_times: bool = False) -> tuple[dict[str, TimingCell], list[Span]]:
-    """Each implementation's cell from its clean blocks' per-call device times, and those blocks'
-    spans for the validity verdict."""
+                   keep_times: bool = False, event_ms: float = 0.0,
+                   extra_s: float = EXTRA_SECONDS) -> tuple[dict[str, TimingCell], list[Span]]:
+    """Each implementation's cell from its clean blocks' per-call device times (`event_ms`, the
+    events' own cost, taken out of each), and those blocks' spans for the validity verdict."""
     judge = judge or BlockJudge(None)
     spin = hold if hold is not None and hold.works else None
     state = {impl: _Impl(Cover(spin)) for impl in runs}
@@ -86,16 +83,17 @@ def per_call_cells(runs: Mapping[str, Run], flush: Any, call_ms: Mapping[str, fl
         if todo:
             continue
         planned_done = planned_done or time.perf_counter()
-        if time.perf_counter() - planned_done < EXTRA_S:
+        if time.perf_counter() - planned_done < extra_s:
             todo = [_Block(impl, max(timed for i, _, timed in plan if i == impl))
-                    for impl in runs if _wide(clean, impl)]
-    eager = {impl: _eager(runs[impl], flush, input_sets, counter) for impl in runs}
+                    for impl in runs if _wide(_samples(clean, impl, event_ms))]
+    eager = {impl: _eager(runs[impl], flush, input_sets, counter, event_ms) for impl in runs}
     cells: dict[str, TimingCell] = {}
     for impl in runs:
-        samples = [s.elapsed_time(e) for b in clean if b.impl == impl for s, e in b.events]
+        samples = _samples(clean, impl, event_ms)
         st = state[impl]
         cells[impl] = timed_cell(samples, "per-call", eager[impl], spin is not None,
-                                 {"expired_holds": st.cover.expired, **st.blocks.fields()})
+                                 {"expired_holds": st.cover.expired, "event_ms": event_ms,
+                                  **st.blocks.fields()})
         if keep_times:
             cells[impl]["times_ms"] = samples
     return cells, [(b.impl, b.events[0][0], b.events[-1][1], b.timed) for b in clean]
@@ -134,13 +132,14 @@ def _run_block(run: Run, flush: Any, block: _Block, settle: int, st: _Impl, inpu
         left -= size
 
 
-def _wide(clean: list[_Block], impl: str) -> bool:
-    """Its median's interval (order statistics) is still wider than ±INTERVAL_TARGET."""
-    samples = [s.elapsed_time(e) for b in clean if b.impl == impl for s, e in b.events]
-    if len(samples) < 2:
-        return False
-    median, lo, hi = median_interval(samples)
-    return median > 0 and max(hi / median - 1, 1 - lo / median) > INTERVAL_TARGET
+def _samples(clean: list[_Block], impl: str, event_ms: float) -> list[float]:
+    """One implementation's per-call device times in its clean blocks, the events' cost out."""
+    return [max(0.0, s.elapsed_time(e) - event_ms) for b in clean if b.impl == impl for s, e in b.events]
+
+
+def _wide(samples: list[float]) -> bool:
+    """The median's interval (order statistics) is still wider than ±INTERVAL_TARGET."""
+    return len(samples) >= 2 and half_width(samples) > INTERVAL_TARGET
 
 
 def _judged(blocks: list[_Block], clean: list[_Block], state: Mapping[str, _Impl],
@@ -167,7 +166,7 @@ def _judged(blocks: list[_Block], clean: list[_Block], state: Mapping[str, _Impl
     return again
 
 
-def _eager(run: Run, flush: Any, input_sets: int, counter: list[int]) -> list[float]:
+def _eager(run: Run, flush: Any, input_sets: int, counter: list[int], event_ms: float) -> list[float]:
     """A few calls launched onto an idle GPU one at a time, the flush before each: eager use."""
     torch.cuda.synchronize()
     pairs = []
@@ -179,7 +178,7 @@ def _eager(run: Run, flush: Any, input_sets: int, counter: list[int]) -> list[fl
         end.record()
         pairs.append((start, end))
     torch.cuda.synchronize()
-    return [s.elapsed_time(e) for s, e in pairs]
+    return [max(0.0, s.elapsed_time(e) - event_ms) for s, e in pairs]
 
 
 def _next(counter: list[int], input_sets: int) -> int:

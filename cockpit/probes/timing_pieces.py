@@ -34,6 +34,8 @@ class TimingCell(TypedDict, total=False):
     """Its eager time is clearly over its device time: the host cannot keep up (a note)."""
     held: bool
     """The device time was taken behind a spin (False: this torch has no spin kernel)."""
+    event_ms: float
+    """The events' own cost, taken out of every sample (`event_cost_ms`)."""
     expired_holds: int
     remeasured: int
     remeasured_why: dict[str, int]
@@ -58,6 +60,28 @@ Span = tuple[str, Any, Any, int]
 """(implementation, the block's first start event, its last end event, timed calls)."""
 EAGER_SLOWER = 1.10
 """Eager time 10 % over device time: the host cannot keep up in eager use (`host_bound`)."""
+
+
+EVENT_PAIRS = 64
+"""Empty event pairs timed per config for `event_cost_ms`."""
+
+
+def event_cost_ms(spin: Any = None) -> float:
+    """What a pair of timing events reads with nothing between them, queued back to back behind a
+    spin as the timed calls are: the GPU front end's own time from one event to the next (1.28 µs
+    on an H200, whatever the flush before it). Every sample spans one such pair, so it is taken
+    out: left in, it reads a kernel launched twice 0.505x (not 0.500x) against once at 57 µs a
+    launch, and 0.515x at 14 µs (bench/device/flush_probe.py)."""
+    if spin is not None:
+        spin.start(0.2)
+    pairs = []
+    for _ in range(EVENT_PAIRS):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        end.record()
+        pairs.append((start, end))
+    torch.cuda.synchronize()
+    return float(statistics.median(s.elapsed_time(e) for s, e in pairs))
 
 
 def timed_cell(samples: Sequence[float], method: str, eager: Sequence[float], held: bool,

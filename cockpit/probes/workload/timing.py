@@ -25,7 +25,7 @@ from typing import Any
 
 import torch
 
-from cockpit.analysis.timing_method import MAX_SECONDS, batch_calls, plan_config
+from cockpit.analysis.timing_method import EXTRA_SECONDS, MAX_SECONDS, batch_calls, plan_config
 from cockpit.probes.batch_timing import batch_cells
 from cockpit.probes.block_watch import BlockJudge
 from cockpit.probes.call_timing import per_call_cells
@@ -35,6 +35,7 @@ from cockpit.probes.timing_pieces import (
     TimingCell,
     block_spans,
     device_memory,
+    event_cost_ms,
     flush_ms,
     set_bytes,
     speedup_intervals,
@@ -196,6 +197,7 @@ def _config(w: Workload, impls: Mapping[str, Bind], shape: Mapping[str, Any], na
         estimate_ms[impl] = start.elapsed_time(end)
         runs[impl] = running.wrap(impl, fn)
         passes.append(fn)
+    event_ms = event_cost_ms(how["hold"] if how["hold"].works else None)
     anchor = torch.cuda.Event(enable_timing=True)
     anchor.record()
     anchor.synchronize()
@@ -214,13 +216,15 @@ def _config(w: Workload, impls: Mapping[str, Bind], shape: Mapping[str, Any], na
         per = {impl: batch_calls(ms) for impl, ms in estimate_ms.items()}
         cells, spans = batch_cells(runs, estimate_ms, per, len(sets), how["settle_ms"], index,
                                    max_s=min(MAX_SECONDS, 4 * how["budget_s"]), keep_times=how["keep_times"],
-                                   hold=how["hold"], judge=how["judge"], anchor=anchor, anchor_t=anchor_t)
+                                   hold=how["hold"], judge=how["judge"], anchor=anchor, anchor_t=anchor_t,
+                                   event_ms=event_ms, extra_s=min(EXTRA_SECONDS, 3 * how["budget_s"]))
     else:
         n = max(how["reps"], min(1000, int(how["budget_s"] * 1000 / max(sum(estimate_ms.values()), 1e-3))))
         call_ms = {impl: ms + how["flush_cost"] for impl, ms in estimate_ms.items()}
         cells, spans = per_call_cells(runs, how["flush"], call_ms, n, how["rounds"], how["settle_ms"], index,
                                       input_sets, hold=how["hold"], judge=how["judge"], anchor=anchor,
-                                      anchor_t=anchor_t, keep_times=how["keep_times"])
+                                      anchor_t=anchor_t, keep_times=how["keep_times"], event_ms=event_ms,
+                                      extra_s=min(EXTRA_SECONDS, 3 * how["budget_s"]))
     return _row(w, shape, name, cells, anchor, anchor_t, spans, plan.why, plan.l2_note, mode)
 
 
