@@ -28,8 +28,8 @@ def test_the_h100_session_exports_with_its_machine_outcome_and_live_telemetry(tm
     assert track.gpus[0].name == "NVIDIA H100 80GB HBM3" and track.gpus[0].uuid.startswith("GPU-2a036aa4")
     report = build_report(ws, ref, ref_end(ref))
     written, note = export_files(report, FORMATS, ref.path)
-    assert {p.name for p in written} == {"REPORT.md", "report.svg", "report-speedup.svg", "report.html",
-                                         "report.json"}
+    assert {p.name for p in written} == {"REPORT.md", "report.svg", "report-speedup.svg", "report-roofline.svg",
+                                         "report.html", "report.json"}  # bytes: the attention workload's model
     assert note is None  # the chart was drawn from the live track
     md = (ref.path / "REPORT.md").read_text()
     assert "NVIDIA H100 80GB HBM3 × 1; driver 580.159.04" in md

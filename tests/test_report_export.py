@@ -72,8 +72,8 @@ def test_the_recorded_session_exports_as_the_golden_files(recorded: Workspace, c
     before = folder_hashes(session)
     assert main(["--workspace", str(recorded.root), "export", B_ID]) == 0
     printed = capsys.readouterr().out.split()
-    assert printed == [str(session / n) for n in ("report-speedup.svg", "report.svg", "REPORT.md", "report.html",
-                                                  "report.json")]
+    assert printed == [str(session / n) for n in ("report-speedup.svg", "report-roofline.svg", "report.svg",
+                                                  "REPORT.md", "report.html", "report.json")]
     after = folder_hashes(session)
     assert {k: v for k, v in after.items() if k in before} == before  # nothing it read was changed
     golden("REPORT.md", (session / "REPORT.md").read_text())
@@ -153,6 +153,7 @@ def test_one_format_to_a_file_of_your_choice(recorded: Workspace, tmp_path: Path
     out.parent.mkdir()
     assert main(["--workspace", str(recorded.root), "export", B_ID, "-o", str(out)]) == 0
     assert capsys.readouterr().out.split() == [str(tmp_path / "pr" / "session-speedup.svg"),
+                                               str(tmp_path / "pr" / "session-roofline.svg"),
                                                str(tmp_path / "pr" / "session.svg"), str(out)]
     assert "](session.svg)" in out.read_text()
     assert main(["--workspace", str(recorded.root), "export", B_ID, "-o", str(tmp_path / "r.txt")]) == 2

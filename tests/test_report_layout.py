@@ -5,6 +5,7 @@ sessions under examples/ and the H100 softmax recording under tests/fixtures/.""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import sys
@@ -12,9 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from cockpit.analysis.results.bench import read_bench_result
 from cockpit.cli import main
 from cockpit.report.bench_charts import roofline_chart, speedup_chart
 from cockpit.report.build import build_report
+from cockpit.report.chart import ChartUnavailable
+from cockpit.report.configs import configs_of
 from cockpit.session.workspace import Workspace, resolve_session
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,12 +94,20 @@ def test_a_roofline_from_the_workloads_flops_and_bytes_under_the_h100s_roofs(sof
     assert {"speedup vs torch.softmax (x, higher is faster)", "torch.compile"} <= set(svg_text(speedup_chart(report.configs)))
 
 
-def test_without_byte_counts_the_roofline_is_one_line(examples: Path) -> None:
-    md = (examples / "REPORT.md").read_text()
-    roofline = md.split("## Roofline\n\n", 1)[1].split("\n\n## ", 1)[0]
-    assert roofline == ("the rows of run 008-bench carry FLOP counts but no byte counts \\(the workload "
-                        "declared no model for them when it was benched\\), so there is no roofline")
-    assert not (examples / "report-roofline.svg").exists()
+def test_without_byte_counts_the_roofline_is_one_line() -> None:
+    """A run that names its workload (schema 2) and stored FLOPs but no bytes is not given any: the
+    report knows no model of another workload's bytes, so it says why there is no roofline."""
+    recorded = json.loads((EXAMPLES / "sessions" / TUNED / "results" / "008-bench.json").read_text())
+    result = read_bench_result(recorded)
+    assert result is not None and result.schema == 1
+    as_schema_2 = read_bench_result(result.to_json())
+    assert as_schema_2 is not None and as_schema_2.schema == 2
+    configs = configs_of(as_schema_2, "008-bench", True)
+    assert configs.bytes_model is None and not configs.has_roofline
+    with pytest.raises(ChartUnavailable, match=r"^the rows of run 008-bench carry FLOP counts but no byte "
+                       r"counts \(the workload declared no model for them when it was benched\), so there "
+                       r"is no roofline$"):
+        roofline_chart(configs)
 
 
 def test_the_config_table_is_worst_first_with_intervals_and_clocks(examples: Path) -> None:

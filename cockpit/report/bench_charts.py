@@ -126,7 +126,9 @@ def roofline_chart(configs: BenchConfigs) -> str:
         ax.annotate(f"ridge {ridge:.0f} FLOP/B", xy=(ridge, top), xytext=(4, -12),
                     textcoords="offset points", fontsize=8, color="#616161")
         ax.set_xlim(lo, hi)
-        ax.set_xlabel("arithmetic intensity (FLOP/byte, the workload's counts)")
+        counts = "the workload's counts" if configs.bytes_model is None else \
+            f"bytes: the {_label(configs.workload)} workload's model, not recorded with the run"
+        ax.set_xlabel(f"arithmetic intensity (FLOP/byte, {counts})")
         ax.set_ylabel("achieved TFLOP/s (log)")
         ax.set_title(_label(f"Roofline: {configs.workload}, run {configs.run_id}, {peak.gpu} "
                             f"({peak.source})"), fontsize=10)

@@ -1,7 +1,8 @@
 """The bench run a report is about, config by config: every implementation's time with its
 interval and clock, ours' speedup over the baseline with its interval, the workload's FLOP and
-byte counts, and whether the config's time is mostly the launch. The speedup-by-shape and roofline
-charts (`bench_charts.py`), the per-config table and PR.md's table are drawn from it.
+byte counts (the bytes from the workload's model where the run stored none: `byte_model.py`), and
+whether the config's time is mostly the launch. The speedup-by-shape and roofline charts
+(`bench_charts.py`), the per-config table and PR.md's table are drawn from it.
 
 The run is the session's best valid bench; with none, its last bench that measured rows, marked
 as not valid (its numbers are shown, never as the result).
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 from cockpit.analysis.results.bench import SPEEDUP_PREFIX, BenchResult, BenchRow, read_bench_result
 from cockpit.hardware.peaks import peak_for
 from cockpit.json_fields import JsonObject, obj, pair, text
+from cockpit.report.byte_model import ByteModel, byte_model
 from cockpit.report.history import bench_runs, best_valid
 from cockpit.report.model import BenchConfigs, ConfigRow, ConfigTime
 from cockpit.report.text import clean_line
@@ -50,17 +52,19 @@ def configs_of(result: BenchResult, run_id: str, valid: bool) -> BenchConfigs:
     labels = tuple(clean_line(result.label(i)) for i in impls)
     raw = [r for r in result.raw_rows if isinstance(r.get("config"), str)]  # as `rows` reads them
     several_modes = len({r.mode for r in result.rows}) > 1
-    rows = tuple(_row(result, row, stored, impls, labels, several_modes)
+    model = byte_model(result)
+    rows = tuple(_row(result, row, stored, impls, labels, several_modes, model)
                  for row, stored in zip(result.rows, raw, strict=True))
     ci_key = SPEEDUP_PREFIX + result.baseline + "_ci"
     measured_ci = any(isinstance(stored.get(ci_key), list) for stored in raw)
     return BenchConfigs(run_id, valid, clean_line(result.workload), labels[0], labels[1], labels,
                         clean_line(result.device) if result.device else None, peak_for(result.device),
-                        rows, "95 % CI" if measured_ci else "p20-p80")
+                        rows, "95 % CI" if measured_ci else "p20-p80",
+                        model.sentence(clean_line(run_id)) if model and any(r.bytes for r in rows) else None)
 
 
 def _row(result: BenchResult, row: BenchRow, stored: JsonObject, impls: tuple[str, ...],
-         labels: tuple[str, ...], several_modes: bool) -> ConfigRow:
+         labels: tuple[str, ...], several_modes: bool, model: ByteModel | None) -> ConfigRow:
     mhz = result.config_mhz(row.config)
     times = tuple(_time(label, row, stored, impl, mhz) for impl, label in zip(impls, labels, strict=True)
                   if impl in row.impl)
@@ -75,8 +79,9 @@ def _row(result: BenchResult, row: BenchRow, stored: JsonObject, impls: tuple[st
     shape = obj(stored.get("shape"))
     dtype = text(stored.get("dtype")) or text(shape.get("dtype"))
     name = f"{row.config} {row.mode}" if several_modes and row.mode not in row.config else row.config
+    nbytes = row.bytes or (model.bytes_of(stored) if model else None)
     return ConfigRow(clean_line(name), times, speedup, interval, clean_line(dtype) if dtype else None,
-                     row.flops, row.bytes, _launch_cost(stored, (result.ours, result.baseline), row))
+                     row.flops, nbytes, _launch_cost(stored, (result.ours, result.baseline), row))
 
 
 def _time(label: str, row: BenchRow, stored: JsonObject, impl: str, mhz: Mapping[str, float]) -> ConfigTime:

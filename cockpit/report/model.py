@@ -258,6 +258,9 @@ class BenchConfigs:
     """In the bench grid's order."""
     interval_kind: str
     """"95 % CI" where the bench measured its intervals, "p20-p80" where it kept the spread only."""
+    bytes_model: str | None = None
+    """Where the rows' byte counts are the workload's model and not the run's own (`byte_model.py`),
+    the sentence that says so; None where the run stored them (or no row has any)."""
 
     def worst_first(self) -> tuple[ConfigRow, ...]:
         """By ours' speedup over the baseline, slowest first; configs without one last."""
