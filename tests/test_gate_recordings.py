@@ -44,7 +44,8 @@ def test_the_bench_verdict_is_high_and_honest_about_the_power_cap() -> None:
                           BenchValidity.from_json(result["validity"]), KeepResult.from_json(result["keep"]),
                           Config().thresholds, result["record"])
     assert verdict.status == "warn"  # HIGH: slower than SDPA but within reach
-    assert verdict.summary.startswith("0.65x vs SDPA (HIGH) over 56 configs, 0.98x vs FLASH "
+    assert verdict.summary.startswith("0.65x vs SDPA (behind the baseline: one fix at a time) over 56 configs, "
+                                      "0.98x vs FLASH "
                                       "(worst 0.79x at B4 H16 S4096 D128 fp16 full); SUSPECT: ")
     assert "power cap active for 3.5 s" in verdict.summary
     assert "apply ONE fix" in verdict.result["next_step"]
@@ -132,7 +133,8 @@ def test_the_power_capped_h200_bench_is_comparable_with_the_cap_and_brief_therma
     verdict = judge_bench(data, BenchValidity.from_json(v), None, Config().thresholds, "bench.json")
     assert verdict.status == "warn"  # HIGH: slower than SDPA, and no longer for the cap's sake
     # The geomean reads as near parity; the worst config says where it is not.
-    assert verdict.summary == ("0.67x vs SDPA (HIGH) over 56 configs, 0.95x vs FLASH "
+    assert verdict.summary == ("0.67x vs SDPA (behind the baseline: one fix at a time) over 56 configs, "
+                               "0.95x vs FLASH "
                                "(worst 0.80x at B4 H16 S1024 D128 bf16 full); "
                                "comparable (power cap 32% of the window)")
 

@@ -34,7 +34,7 @@ def printer(doc: dict[str, object]) -> str:
 def test_a_replaced_bench_that_hands_back_its_times_gets_the_speedup_class_against_its_baseline(
         tmp_path: Path) -> None:
     report = gate(tmp_path, "bench", printer(BENCH))
-    assert str(report["summary"]).startswith("1.30x vs torch.softmax (MEDIUM) over 3 configs")
+    assert str(report["summary"]).startswith("1.30x vs torch.softmax (ahead of the baseline) over 3 configs")
     result = report["result"]
     assert isinstance(result, dict)
     assert result["workload"] == "my-softmax" and result["baseline"] == "torch.softmax"

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from cockpit import before_workloads
 from cockpit.analysis.bench_notes import equal_clock_speedup, host_bound_note
-from cockpit.analysis.decide import Decision, SpeedupThresholds, decide
+from cockpit.analysis.decide import URGENCY, Decision, SpeedupThresholds, decide
 from cockpit.analysis.keep import (
     BenchRecord,
     bench_history,
@@ -205,8 +205,8 @@ def judge_bench(data: JsonObject, validity: BenchValidity | None, keep: KeepResu
     at_equal = f", {equal:.2f}x at equal clocks" if equal is not None else ""
     by_mode = mode_speedups(rows, baseline)
     modes = f" ({', '.join(f'{m} {v:.2f}x' for m, v in by_mode.items())})" if by_mode else ""
-    summary = (f"{geomean:.2f}x{spread} vs {labels.get(baseline, baseline)} ({d.level}) over {configs} "
-               f"configs{modes}{at_equal}{_against_others(data, rows, baseline, vs, labels)}"
+    summary = (f"{geomean:.2f}x{spread} vs {labels.get(baseline, baseline)} ({URGENCY[d.level]}) over "
+               f"{configs} configs{modes}{at_equal}{_against_others(data, rows, baseline, vs, labels)}"
                f"{_left_out(validity, len(every) - len(rows))}{host_bound_note(every, labels)}; "
                + (validity.words() if validity is not None else "SUSPECT: no validity verdict"))
     result = replace(result, labels={i: labels.get(i, i) for i in ["ours", *timed]}, speedup=geomean,

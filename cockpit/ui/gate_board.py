@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from cockpit.analysis.decide import URGENCY
 from cockpit.config import CONFIG_NAME, ConfigError, load_config
 from cockpit.errors import CockpitError
 from cockpit.gates.catalog import GATES, measures
@@ -238,7 +239,7 @@ class GateBoard:
                 rows.append(GateRow(name, "interrupted", interrupted_summary(record),
                                     ago_s=minutes(now - record.started_t)))
             else:
-                rows.append(GateRow(name, record.status or "error", record.summary,
+                rows.append(GateRow(name, record.status or "error", summary_said(record),
                                     record.duration_s, minutes(now - (record.finished_t or now))))
         return tuple(rows)
 
@@ -282,7 +283,7 @@ class GateBoard:
         elsewhere = running_elsewhere(record)
         status = record.status or ("running" if elsewhere else "interrupted")
         head = Text.assemble((status.upper(), "bold"), " ",
-                             printable(record.summary) if record.finished else
+                             printable(summary_said(record)) if record.finished else
                              f"in another cockpit (pid {record.owner}); its output is in the log"
                              if elsewhere else interrupted_summary(record))
         detail.show_log_path(self._shown_path(record.log))
@@ -356,6 +357,15 @@ def bench_speedups(runs: Iterable[GateRunRecord], shown: GateRunRecord) -> list[
     return [b.speedup for r in runs if measures(r.gate)
             and (b := read_bench_result(r.result)) is not None and b.speedup is not None
             and b.workload == this.workload]
+
+
+def summary_said(record: GateRunRecord) -> str:
+    """A run's summary; a bench journaled before its level was said in words of urgency reads as
+    one journaled now: "(HIGH)" read as a grade of speed, not as what it asks of the engineer."""
+    level = record.result_inline.get("level") if measures(record.gate) else None
+    if isinstance(level, str) and level in URGENCY:
+        return record.summary.replace(f"({level})", f"({URGENCY[level]})", 1)
+    return record.summary
 
 
 def minutes(seconds: float) -> float:
