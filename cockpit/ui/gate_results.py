@@ -14,6 +14,7 @@ from cockpit.gates.catalog import measures, view_of
 from cockpit.gates.views import Cell, Fact, GateView, Tone, ViewTable
 from cockpit.printable import printable
 from cockpit.session.state import GateRunRecord
+from cockpit.ui.fitted_table import TEXT_AT_LEAST, FittedTable
 
 STYLE: dict[Tone, str] = {"": "", "good": "green", "warn": "yellow", "bad": "bold red", "dim": "dim",
                           "strong": "bold", "fix": "bold cyan", "quiet": "italic"}
@@ -63,23 +64,30 @@ def render_view(view: GateView, speedups: list[float] | None = None) -> Renderab
     return parts[0] if len(parts) == 1 else Group(*parts)
 
 
-def table(view: ViewTable) -> Table:
-    out = Table(box=None, padding=(0, 1), expand=True, header_style="dim",
-                caption=Text(printable("\n".join(view.notes)), style="dim italic") if view.notes else None,
+def table(view: ViewTable) -> FittedTable:
+    """The view's table where its columns fit the pane, a card per row where they do not: a number
+    is never cut (at 80x24 every one read `0.…`)."""
+    caption = Text(printable("\n".join(view.notes)), style="dim italic") if view.notes else None
+    out = Table(box=None, padding=(0, 1), expand=True, header_style="dim", caption=caption,
                 caption_justify="left")
-    for column in view.columns:
+    rows = [tuple(_icon(cell) if column.status else _text(cell)
+                  for column, cell in zip(view.columns, row, strict=True)) for row in view.rows]
+    for i, column in enumerate(view.columns):
         title = Text(printable(column.title))
+        widest = max([title.cell_len, *(row[i].cell_len for row in rows)])
         if column.status:
             out.add_column("", no_wrap=True, width=1)
         elif column.numeric:
-            out.add_column(title, justify="right", no_wrap=True)
+            out.add_column(title, justify="right", no_wrap=True, min_width=widest)
         else:
             # wrapped, never cut: at 120x40 a cut value hid which Python the gates ran
-            out.add_column(title, ratio=column.share or None, overflow="fold")
-    for row in view.rows:
-        out.add_row(*(_icon(cell) if column.status else _text(cell)
-                      for column, cell in zip(view.columns, row, strict=True)))
-    return out
+            out.add_column(title, ratio=column.share or None, overflow="fold",
+                           min_width=min(widest, TEXT_AT_LEAST))
+    for row in rows:
+        out.add_row(*row)
+    header = tuple((printable(c.title), "icon" if c.status else "number" if c.numeric else "text")
+                   for c in view.columns)
+    return FittedTable(out, header, rows, caption)
 
 
 def facts_table(facts: tuple[Fact, ...]) -> Table:
