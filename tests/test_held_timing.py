@@ -235,6 +235,10 @@ def test_the_events_own_cost_is_taken_out_so_a_kernel_launched_twice_reads_half(
     gpu.now_ms = 10_000.0
     gpu.event_ms = 0.00128  # measured: an empty event pair reads 1.28 µs on the H200
     assert event_cost_ms(Spin(gpu)) == pytest.approx(0.00128)
+    assert event_cost_ms(None) == 0.0  # no spin kernel: the pairs would read the host's gaps
+    gpu.spin_covers = False  # the GPU reached the pairs while the host was still queueing them
+    assert event_cost_ms(Spin(gpu)) == 0.0
+    gpu.spin_covers = True
     flush = type("Flush", (), {"zero_": lambda self: None})()
     kernel = 0.0562  # softmax at M=4096 N=4096 fp32 on the H200
 
