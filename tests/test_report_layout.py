@@ -15,11 +15,14 @@ import pytest
 
 from cockpit.analysis.results.bench import read_bench_result
 from cockpit.cli import main
+from cockpit.config import Config
 from cockpit.report.bench_charts import roofline_chart, speedup_chart
 from cockpit.report.build import build_report
 from cockpit.report.chart import ChartUnavailable
 from cockpit.report.configs import configs_of
-from cockpit.session.workspace import Workspace, resolve_session
+from cockpit.session import events as ev
+from cockpit.session.journal import JournalWriter
+from cockpit.session.workspace import Workspace, create_session, resolve_session
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -165,4 +168,54 @@ def test_a_session_with_no_bench_says_so_everywhere(tmp_path: Path, capsys: pyte
     assert "**no valid benchmark** — not a result" in md
     assert "no bench in this session measured a config, so there is no speedup chart" in md
     assert "No bench in this session measured a config." in md
-    assert "<span class=\"number invalid\">no valid benchmark</span>" in (session / "report.html").read_text()
+    html = (session / "report.html").read_text()
+    assert "<span class=\"number invalid\">no valid benchmark</span>" in html
+    top = html.split("<h2>Session</h2>", 1)[0]
+    assert "<figure" not in top and "<svg" not in top and "<table" not in top  # no empty frame
+    assert "no bench in this session measured a config, so there is no roofline chart" in top
+    assert "<ul>\n</ul>" not in html  # no telemetry: no empty list under the line that says so
+    assert not list(session.glob("*.svg"))
+
+
+def bench_session(ws: Workspace, result: dict[str, object], status: str) -> Path:
+    ref = create_session(ws, Config(), "a bench that came to little", "optimize", 1_795_300_000.0)
+    writer = JournalWriter(ref.journal)
+    writer.append(ev.gate_started(1_795_300_010.0, "001-bench", "bench", ("x",), "logs/001-bench.log", 1))
+    writer.append(ev.gate_finished(1_795_300_070.0, "001-bench", "bench", status, "what it came to", 60.0,
+                                   1 if status == "fail" else 0, "logs/001-bench.log", result))
+    writer.close()
+    return ref.path
+
+
+def test_a_bench_that_died_before_measuring_draws_no_chart_frame(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    ws = Workspace(tmp_path)
+    session = bench_session(ws, {"error": "CUDA error: out of memory", "rows": []}, "fail")
+    assert main(["--workspace", str(tmp_path), "export"]) == 0
+    capsys.readouterr()
+    md, html = (session / "REPORT.md").read_text(), (session / "report.html").read_text()
+    assert "**no valid benchmark** — not a result" in md
+    assert "- **Result:** no valid benchmark: 1 run\\(s\\), all suspect or failed" in md
+    for name in ("speedup", "roofline"):
+        assert f"no bench in this session measured a config, so there is no {name}" in md
+    assert "<figure" not in html.split("<h2>Session</h2>", 1)[0]
+    assert not list(session.glob("report-*.svg"))
+
+
+def test_rows_on_an_unknown_gpu_get_the_speedup_chart_and_say_why_no_roofline(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    row = {"config": "N=1024", "shape": {"N": 1024}, "flops": 2048.0, "bytes": 8192.0,
+           "impl": {"ours": {"median_ms": 0.05}, "ref": {"median_ms": 0.06}}, "speedup_vs_ref": 1.2}
+    result = {"schema": 2, "workload": "tiny", "ours": "ours", "candidates": ["ours"], "baseline": "ref",
+              "labels": {"ours": "ours", "ref": "ref"}, "rows": [row], "device": "Some Future GPU",
+              "geomean_speedup": 1.2, "configs": 1, "vs": {"ref": 1.2}}
+    ws = Workspace(tmp_path)
+    session = bench_session(ws, result, "warn")
+    assert main(["--workspace", str(tmp_path), "export"]) == 0
+    capsys.readouterr()
+    md = (session / "REPORT.md").read_text()
+    assert "](report-speedup.svg)" in md
+    roofline = md.split("## Roofline\n\n", 1)[1].split("\n\n## ", 1)[0]
+    assert roofline == ("no datasheet peak is known for Some Future GPU \\(cockpit/hardware/peaks.py\\), "
+                        "so there is no roofline")
+    assert not (session / "report-roofline.svg").exists()
