@@ -26,7 +26,7 @@ from cockpit.session.timer import TimerView
 from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.telemetry.track import TRACK_NAME, TrackWriter
 from cockpit.ui import hangup, session_actions, session_open
-from cockpit.ui.commands import COMMANDS, WRITES, key_label
+from cockpit.ui.commands import WRITES, palette_commands, pattern_provider
 from cockpit.ui.crash import CrashWithoutLocals
 from cockpit.ui.editor import SessionEditor
 from cockpit.ui.gate_board import GateBoard
@@ -47,21 +47,12 @@ from cockpit.ui.tune_panel import TunePanel
 from cockpit.ui.typing_guard import TYPING_GAP_S
 
 if TYPE_CHECKING:
-    from textual.command import Provider
-
     from cockpit.patterns.library import Pattern
     from cockpit.telemetry.history import History
     from cockpit.telemetry.sample import Snapshot
     from cockpit.telemetry.sampler import TelemetrySource
 
 ActivitySource = Callable[[], Activity | None]
-
-
-def pattern_provider() -> type[Provider]:
-    """The palette's pattern search, loaded when the palette first opens."""
-    from cockpit.ui.patterns import PatternProvider
-
-    return PatternProvider
 
 
 class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
@@ -377,6 +368,11 @@ class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
             return None
         return True
 
+    @property
+    def escape_to_minimize(self) -> bool:
+        """Escape closes the zoomed gate pane's search first; the next one leaves the zoom."""
+        return not self.gate_detail.searching and super().escape_to_minimize
+
     async def action_quit(self) -> None:
         if self._reading:  # nothing of an ended session is left open: no question to ask
             await self.quit_now()
@@ -389,9 +385,7 @@ class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
         self.exit(0)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        for command in COMMANDS:
-            yield SystemCommand(f"{command.title}  [{key_label(command.key)}]", command.help,
-                                _action_callback(self, command.action))
+        yield from palette_commands(self.run_action)
         yield from super().get_system_commands(screen)
 
     # SSH drop -----------------------------------------------------------------------------
@@ -401,6 +395,3 @@ class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
         self.gates.abandon(f"the cockpit was closed by {name} while it ran")
         self._close_session(name)
 
-
-def _action_callback(app: CockpitApp, action: str) -> Callable[[], object]:
-    return lambda: app.run_action(action)

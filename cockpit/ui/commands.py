@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from rich.markup import escape
+from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.keys import format_key
+
+if TYPE_CHECKING:
+    from textual.command import Provider
 
 
 @dataclass(frozen=True)
@@ -34,6 +41,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("cancel_gate", "x", "Cancel gate", "Stop the running gate and drop the queue", writes=True),
     Command("rerun_gate", "full_stop", "Rerun last", "Run the last gate again", footer=False, writes=True),
     Command("toggle_log", "l", "Log/result", "The gate's raw log instead of its result, and back",
+            footer=False),
+    Command("search_gate", "slash", "Search the gate pane…",
+            "Zoom the gate pane and search its result or log (Enter keeps a match, n next, N previous)",
             footer=False),
     Command("open_patterns", "o", "Patterns", "Browse the pattern library (fuzzy search)"),
     Command("apply_matched_pattern", "A", "Apply pattern",
@@ -66,3 +76,21 @@ def bindings() -> list[BindingType]:
     """The main screen's keys (the History screen and the dialogs have their own): each runs
     the app's action of that name."""
     return [Binding(c.key, f"app.{c.action}", c.title, show=c.footer) for c in COMMANDS]
+
+
+def palette_commands(run_action: Callable[[str], object]) -> Iterator[SystemCommand]:
+    """Every command in the palette, its key beside its title (`[/]` escaped: it is not markup)."""
+    for command in COMMANDS:
+        yield SystemCommand(f"{command.title}  {escape(f'[{key_label(command.key)}]')}", command.help,
+                            _runs(run_action, command.action))
+
+
+def _runs(run_action: Callable[[str], object], action: str) -> Callable[[], object]:
+    return lambda: run_action(action)
+
+
+def pattern_provider() -> type[Provider]:
+    """The palette's pattern search, loaded when the palette first opens."""
+    from cockpit.ui.patterns import PatternProvider
+
+    return PatternProvider

@@ -11,14 +11,15 @@ from typing import TYPE_CHECKING
 from rich.console import RenderableType
 from rich.text import Text
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import ScrollableContainer, Vertical
 from textual.message import Message
-from textual.widgets import Log, Static
+from textual.widgets import Input, Log, Static
 
 from cockpit.printable import printable
 from cockpit.session.state import GateRunRecord
 from cockpit.session.status import Activity, fmt_duration
 from cockpit.ui.lines import TextLines
+from cockpit.ui.pane_reader import PaneReader, SearchBar
 from cockpit.ui.phases import budget_bar
 
 if TYPE_CHECKING:
@@ -142,11 +143,19 @@ class GatePanel(TextLines, can_focus=True):
         return gate_lines(self._rows, width, self.selected, self.has_focus)
 
 
+class GateResult(Static, can_focus=True):
+    """A finished run's result: it takes focus, so the keys scroll it and ctrl+f zooms the pane."""
+
+    BINDINGS = ScrollableContainer.BINDINGS  # the arrows, PgUp and PgDn scroll it, as they do a log
+
+
 class GateDetail(Vertical):
     """The selected gate's latest run: what ran, its result, and its output. A live run's output
     comes a few times a second, in a flood only its latest lines, with a line saying how many
-    were left out; the border counts the lines."""
+    were left out; the border counts the lines. Zoomed (ctrl+f, or /), a reader shows the result
+    or the log with long lines wrapped, and searches it."""
 
+    ALLOW_MAXIMIZE = True  # ctrl+f on its result or its log zooms the whole pane, head and border too
     DEFAULT_CSS = """
     GateDetail { border: round $primary; height: 2fr; padding: 0 1; }
     GateDetail > #gate-head { height: auto; }
@@ -154,7 +163,12 @@ class GateDetail(Vertical):
     GateDetail.result-only > #gate-result { height: 1fr; max-height: 100%; }
     GateDetail.result-only > Log { display: none; }
     GateDetail > Log { height: 1fr; min-height: 3; }
+    GateDetail > PaneReader { display: none; }
+    GateDetail.-maximized > PaneReader { display: block; }
+    GateDetail.-maximized > #gate-result, GateDetail.-maximized > Log { display: none; }
     """
+    BINDINGS = [Binding("escape", "close_search", "Close search", show=False,
+                        tooltip="Zoomed: the search closes (the highlights go); esc again leaves the zoom")]
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -166,11 +180,17 @@ class GateDetail(Vertical):
         self.raw_log = False
         """l: the raw log instead of a finished run's result (it repeated the result's table)."""
         self._result_only = False
+        self._result: RenderableType | None = None
+        self.zoomed = False
+        self.reader = PaneReader(id="gate-reader")
+        self.search_bar = SearchBar(id="gate-search")
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static("", id="gate-head")
-        yield Static("", id="gate-result")
+        yield GateResult("", id="gate-result")
         yield Log(max_lines=LOG_LINES, id="gate-log", auto_scroll=True)
+        yield self.reader
+        yield self.search_bar
 
     @property
     def output_log(self) -> Log:
@@ -182,6 +202,7 @@ class GateDetail(Vertical):
         self.border_title = f"Gate: {gate}"
         self.query_one("#gate-head", Static).update(head)
         self.query_one("#gate-result", Static).update(result or "")
+        self._result = result
         # a finished run's result fills the pane; its raw log is one key away (l)
         self._result_only = result is not None and not live
         self.set_class(self._result_only and not self.raw_log, "result-only")
@@ -193,6 +214,8 @@ class GateDetail(Vertical):
             self.output_log.max_lines = LOG_LINES
             if run is not None and not live:
                 self.output_log.write_lines(tail_of_file(Path(run.log), LOG_LINES))
+        if self.zoomed:
+            self._fill_reader()
         self.show_count()
 
     def append(self, run_id: str, output: GateOutput) -> None:
@@ -210,6 +233,8 @@ class GateDetail(Vertical):
             lines = [f"… {skipped_lines(output)} not shown here: the log has them all", *lines]
         if lines:
             log.write_lines(lines)
+            if self.zoomed:
+                self.reader.append_lines(lines, log.max_lines or LOG_LINES)
         self._count = lines_text(output.total, output.estimated)
 
     def show_log_path(self, path: str) -> None:
@@ -220,7 +245,83 @@ class GateDetail(Vertical):
         """The raw log, or the result again; True when the log is shown now."""
         self.raw_log = not self.raw_log
         self.set_class(not self.raw_log and self._result_only, "result-only")
+        if self.zoomed:
+            self._fill_reader()
         return self.raw_log
+
+    # Zoom and search --------------------------------------------------------------------------
+
+    def zoom(self, on: bool) -> None:
+        """The pane fills the window (the screen maximized it) or is back in its place: zoomed, the
+        reader shows what the pane showed (the result, or the log) with long lines wrapped."""
+        if on == self.zoomed:
+            return
+        self.zoomed = on
+        if on:
+            self._fill_reader()
+            self.reader.focus()
+            return
+        self.close_search()
+        if self.has_class("result-only"):
+            self.query_one(GateResult).focus()
+        else:
+            self.output_log.focus()
+
+    def _fill_reader(self) -> None:
+        if self._result is not None and self.has_class("result-only"):
+            self.reader.show_renderable(self._result)
+        else:
+            self.reader.show_lines(self.output_log.lines)
+
+    def search_zoomed(self) -> None:
+        """/ outside the zoom: the pane zoomed, its search open."""
+        self.screen.maximize(self, container=False)
+        self.zoom(True)
+        self.open_search()
+
+    @property
+    def searching(self) -> bool:
+        return bool(self.search_bar.display)
+
+    def open_search(self) -> None:
+        self.search_bar.display = True
+        self.search_bar.term.focus()
+
+    def close_search(self) -> None:
+        """The highlights go, the bar closes; the reader keeps its place."""
+        if not self.searching:
+            return
+        self.search_bar.display = False
+        self.search_bar.term.value = ""
+        self.reader.search("")
+        if self.zoomed:
+            self.reader.focus()
+
+    def action_close_search(self) -> None:
+        self.close_search()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Escape closes the search while there is one; otherwise it is not this pane's."""
+        return action != "close_search" or self.searching
+
+    def on_pane_reader_search_asked(self, _message: PaneReader.SearchAsked) -> None:
+        self.open_search()
+
+    def on_pane_reader_stepped(self, _message: PaneReader.Stepped) -> None:
+        self._count_matches()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.reader.search(event.value)
+        self._count_matches()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter keeps the match shown; the reader takes the keys (n, N, Enter: the next)."""
+        event.stop()
+        self.reader.focus()
+
+    def _count_matches(self) -> None:
+        self.search_bar.count(self.reader.current, len(self.reader.matches), self.reader.term)
 
     def show_count(self) -> None:
         """The border: the line count a run streamed (once a second, the clock's frame: a border

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingsMap
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import ScrollableContainer, Vertical, VerticalScroll
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
@@ -24,8 +24,10 @@ def _listed(bindings: BindingsMap | None) -> list[Binding]:
     return [] if bindings is None else [b for same in bindings.key_to_bindings.values() for b in same]
 
 
-# Textual's own keys that every screen and widget inherits: listed once, with the main screen.
-_INHERITED = {b for cls in (Screen, ModalScreen, Widget) for b in _listed(cls._merged_bindings)}
+# Textual's own keys that every screen and widget inherits (and every scrolling one: the arrows, PgUp
+# PgDn): listed once, with the main screen.
+_INHERITED = {b for cls in (Screen, ModalScreen, Widget, ScrollableContainer)
+              for b in _listed(cls._merged_bindings)}
 _HELP = {c.action: c.help for c in COMMANDS}
 # Textual's keys that come without words of their own: (title, what it does).
 _WORDS = {"help_quit": ("Not quit", "ctrl+c copies a selection; q or ctrl+q quits")}
@@ -77,14 +79,18 @@ def help_sources() -> list[tuple[str, list[type[DOMNode]]]]:
         StatusDialog,
     )
     from cockpit.ui.editor import SessionEditor
-    from cockpit.ui.gate_panel import GatePanel
+    from cockpit.ui.gate_panel import GateDetail, GatePanel, GateResult
     from cockpit.ui.history_screen import HistoryScreen
     from cockpit.ui.main_screen import MainScreen
+    from cockpit.ui.pane_reader import PaneReader
     from cockpit.ui.patterns import NewPatternDialog, PatternBrowser
 
     return [("Main screen", [MainScreen]),
             ("In the editor (tab; esc leaves)", [SessionEditor]),
             ("In the gate list", [GatePanel]),
+            ("In the gate pane (shift+tab; ↑ ↓ PgUp PgDn scroll, ctrl+f zooms, / searches)",
+             [GateResult, GateDetail]),
+            ("In the zoomed gate pane", [PaneReader]),
             ("Pattern library (o)", [PatternBrowser]),
             ("New pattern (N)", [NewPatternDialog]),
             ("History (H)", [HistoryScreen]),

@@ -60,6 +60,10 @@ class KeyActions:
         elif screen.focused is not None:
             screen.maximize(screen.focused)
 
+    def action_search_gate(self: KeysHost) -> None:
+        if self.screen is self.main_screen:
+            self.gate_detail.search_zoomed()
+
     # The session --------------------------------------------------------------------------
 
     def action_next_phase(self: KeysHost) -> None:

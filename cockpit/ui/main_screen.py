@@ -9,9 +9,10 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.keys import key_to_character
+from textual.keys import format_key, key_to_character
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widget import Widget
 
 from cockpit.ui.commands import COMMANDS, bindings
 from cockpit.ui.key_bar import KeyBar
@@ -47,9 +48,18 @@ class Column(Vertical):
     BLANK = True
 
 
+def typed_character(key: str) -> str | None:
+    """The character a key types, if any: Textual's key_to_character knows no "slash" (whose
+    Unicode name is SOLIDUS), which its format_key does spell."""
+    char = key_to_character(key)
+    if char is None and "+" not in key and len(shown := format_key(key)) == 1:
+        return shown
+    return char
+
+
 def printable_actions() -> dict[str, str]:
     """The actions on keys that also type a character: the ones stray typing could fire."""
-    return {c.key: c.action for c in COMMANDS if key_to_character(c.key) is not None}
+    return {c.key: c.action for c in COMMANDS if typed_character(c.key) is not None}
 
 
 class ScreenHost(Protocol):
@@ -119,6 +129,10 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.cockpit.start()
+
+    def watch_maximized(self, maximized: Widget | None) -> None:
+        """The gate pane zoomed (ctrl+f, /) or back: its reader wraps and searches what it shows."""
+        self.cockpit.gate_detail.zoom(maximized is self.cockpit.gate_detail)
 
     def on_resize(self, event: events.Resize) -> None:
         wanted = width_class(event.size.width)
