@@ -128,8 +128,8 @@ def test_screenshot_writes_svgs_of_the_main_screens(tmp_path: Path) -> None:
     main_svg = (shots / "main.svg").read_text()  # a recorded H200 session, mid-way
     assert "<svg" in main_svg and "build-loop" in main_svg and "BASELINE" in main_svg
     assert {p.name for p in shots.iterdir()} == {
-        "main.svg", "main-80x24.svg", "bench.svg", "profile.svg", "build-running.svg", "editor.svg",
-        "patterns.svg", "history.svg", "new-session.svg"}
+        "main.svg", "main-80x24.svg", "main-120x40.svg", "main-160x48.svg", "bench.svg", "profile.svg",
+        "build-running.svg", "editor.svg", "patterns.svg", "history.svg", "new-session.svg"}
     assert "[2/3]" in (shots / "build-running.svg").read_text().replace("&#160;", " ")
     assert "History:" in (shots / "history.svg").read_text().replace("&#160;", " ")
     assert run("screenshot", "--size", "huge").returncode == 2

@@ -103,8 +103,11 @@ def test_demo_shows_the_demo_sessions_not_the_workspaces(
     assert "build-loop" in main_svg and "H200" in main_svg  # the recorded session, its GPU
     assert "Tile the softmax" not in main_svg
     assert {p.name for p in shots.iterdir()} == {
-        "main.svg", "main-80x24.svg", "bench.svg", "profile.svg", "build-running.svg", "editor.svg",
-        "patterns.svg", "history.svg", "new-session.svg"}
+        "main.svg", "main-80x24.svg", "main-120x40.svg", "main-160x48.svg", "bench.svg", "profile.svg",
+        "build-running.svg", "editor.svg", "patterns.svg", "history.svg", "new-session.svg"}
+    for size in ("80x24", "120x40", "160x48"):  # a bench result, the env result and a build running
+        busy = screen_text(shots / f"main-{size}.svg")
+        assert "0.65x" in busy and "3 warnings" in busy and "~0:26" in busy, size  # ETA: the last build
     assert folder_state(ws) == before
 
 

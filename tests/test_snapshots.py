@@ -5,9 +5,12 @@ Update after an intended change: pytest tests/test_snapshots.py --snapshot-updat
 
 from __future__ import annotations
 
+import pytest
+
 from cockpit.config import Config
 from cockpit.session.workspace import Workspace
 from cockpit.ui.screenshot import build_demo_session, screenshot_app
+from cockpit.ui.screenshot_busy import BUSY_SIZES, busy_app, start_build_show_bench, stop_build
 
 SIZE = (140, 36)
 
@@ -43,3 +46,15 @@ def test_editing_in_an_80x24_pane_gives_the_editor_the_width(snap_compare, ws) -
 
 def test_main_screen_at_160x48(snap_compare, ws) -> None:
     assert snap_compare(demo(ws), terminal_size=(160, 48))
+
+
+@pytest.mark.parametrize("size", BUSY_SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+def test_main_screen_with_a_bench_result_the_env_result_and_a_build_running(snap_compare, tmp_path, size) -> None:  # type: ignore[no-untyped-def]
+    """The recorded H200 session after its bench, a rebuild replaying the recorded build log: the
+    bench's headline and table in the pane, env's result and the running build in the list, at
+    80x24, 120x40 and 160x48 (the same screens as screenshots/main-*.svg)."""
+    app = busy_app(tmp_path)
+    try:
+        assert snap_compare(app, terminal_size=size, run_before=start_build_show_bench)
+    finally:
+        stop_build(app)

@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cockpit.clock import FakeClock
-from cockpit.config import Config, GateConfig, load_config
-from cockpit.config.gates import Gates
+from cockpit.config import Config, load_config
 from cockpit.errors import CockpitError
 from cockpit.session import events as ev
 from cockpit.session import timer
@@ -216,8 +215,6 @@ async def _shoot_running_build(app: CockpitApp, size: tuple[int, int], out: Path
 
 
 async def _render_recorded(tmp: Path, size: tuple[int, int], out: Path, replay: Path) -> list[Path]:
-    import sys
-
     sessions = sorted(p.name for p in (RECORDED / "sessions").iterdir() if p.is_dir())
     loop, bench_profile = sessions[0], sessions[-1]
     shots: list[Path] = []
@@ -239,14 +236,10 @@ async def _render_recorded(tmp: Path, size: tuple[int, int], out: Path, replay: 
                               keys=("tab", *"- BN=64 keeps 2 blocks/SM; next: profile D=64")))
     shots.append(await _shoot(app_for("patterns", loop), size, out, "patterns.svg",
                               "cockpit — the pattern library", keys=("o", *"smem")))
-    shots.append(await _shoot(app_for("main-80x24", loop), (80, 24), out, "main-80x24.svg",
-                              "cockpit in an 80x24 pane"))
-    build_script = tmp / "replay_recorded_build.py"  # the real H200 log up to its step [2/3], then waits
-    build_script.write_text("import sys, time\n"
-                      "print(*open(sys.argv[1]).read().splitlines()[2:46], sep='\\n', flush=True)\n"
-                      "time.sleep(60)\n", encoding="utf-8")
-    replayed = GateConfig(command=(sys.executable, str(build_script), str(BUILD_LOG)))
-    building = dataclasses.replace(Config(), gates=Gates({"build": replayed}))
+    from cockpit.ui.screenshot_busy import replayed_build, shoot_busy
+
+    shots += await shoot_busy(tmp, out, replay)  # main-80x24.svg, main-120x40.svg, main-160x48.svg
+    building = replayed_build(tmp)
     shots.append(await _shoot_running_build(app_for("build", loop, "gate_started", building), size, out))
     history_ws = Workspace(tmp / "history")
     shutil.copytree(RECORDED, history_ws.root)
