@@ -6,6 +6,7 @@ it is a slash."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -45,6 +46,11 @@ def make_app(ws: Workspace, ref: SessionRef) -> CockpitApp:
     return CockpitApp(ws, Config(status_every_s=10**6), ref, tick_s=3600, gpu_every_s=0, typing_gap_s=0)
 
 
+def row_text(reader: PaneReader, row: int) -> str:
+    """What `row` of the reader's text (from its top) reads, wherever it is scrolled."""
+    return reader.render_line(row - reader.scroll_offset.y).text
+
+
 def row_styles(reader: PaneReader, row: int) -> list[Style]:
     """The styles drawn on `row` of the reader's text (from its top), scrolled there."""
     strip = reader.render_line(row - reader.scroll_offset.y)
@@ -78,8 +84,9 @@ async def test_a_long_raw_log_zoomed_is_wrapped_and_searched_deep_in_it(ws, sess
         # wrapped, not cut: the 1,300-character line takes as many rows as it needs, every character drawn
         width = reader.size.width
         assert width < len(LONG) and reader.virtual_size.height >= 3000 + len(LONG) // width
+        assert in_view(reader, reader.row_of((2999, 0, 0)))  # where the pane's log was: its end
         top = reader.row_of((5, 0, 0))
-        drawn = "".join(reader.render_line(y).text for y in range(top, top + len(fold(LONG, width))))
+        drawn = "".join(row_text(reader, row) for row in range(top, top + len(fold(LONG, width))))
         assert "".join(drawn.split()) == "".join(LONG.split())
 
         await pilot.press("slash")
@@ -163,3 +170,43 @@ def test_matches_are_found_in_any_case_in_reading_order_and_long_lines_fold_at_s
     assert fold("short", 10) == [0]
     assert fold("aaaa bbbb cccc dddd", 10) == [0, 10]  # at the space near the edge
     assert fold("x" * 25, 10) == [0, 10, 20]  # a path with no space: at the edge
+
+
+async def test_a_running_gate_zoomed_streams_its_new_lines_into_the_reader_and_follows_them(ws, session, tmp_path) -> None:
+    import sys
+
+    from cockpit.clock import FakeClock
+    from cockpit.config import GateConfig
+
+    go = tmp_path / "go"
+    code = ("import os, time\nprint(*(f'configuring {i}' for i in range(100)), sep='\\n', flush=True)\n"
+            f"while not os.path.exists({str(go)!r}): time.sleep(0.02)\n"
+            f"print({LONG!r}, flush=True)\ntime.sleep(30)\n")
+    config = Config(gates={"env": GateConfig(command=(sys.executable, "-c", code))}, status_every_s=10**6)
+    app = CockpitApp(ws, config, session, clock=FakeClock(), tick_s=3600, gpu_every_s=0, typing_gap_s=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        detail, reader = app.gate_detail, app.gate_detail.reader
+        await pilot.press("r")
+
+        async def until(seen) -> None:  # type: ignore[no-untyped-def]
+            for _ in range(400):  # the runner looks at the child's log 5 times a second
+                if seen():
+                    return
+                await pilot.pause(0.05)
+            raise AssertionError("never seen")
+
+        await until(lambda: "configuring 99" in detail.output_log.lines)
+        detail.output_log.focus()
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        assert app.screen.maximized is detail and len(reader.plain) == 100 and in_view(reader, 99)
+        go.touch()
+        await until(lambda: LONG in reader.plain)
+        last = reader.row_of((100, 0, 0))
+        assert reader.virtual_size.height == 100 + len(fold(LONG, reader.scrollable_content_region.width))
+        assert in_view(reader, last) and row_text(reader, last).startswith("nvcc -O3")  # it followed
+        run = app.gates.run
+        assert run is not None
+        run.cancel()
+        assert await asyncio.to_thread(run.wait, 30)
+        await pilot.pause()

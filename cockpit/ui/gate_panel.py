@@ -271,7 +271,7 @@ class GateDetail(Vertical):
         if self._result is not None and self.has_class("result-only"):
             self.reader.show_renderable(self._result)
         else:
-            self.reader.show_lines(self.output_log.lines)
+            self.reader.show_lines(self.output_log.lines, top_line=self.output_log.scroll_offset.y)
 
     def search_zoomed(self) -> None:
         """/ outside the zoom: the pane zoomed, its search open."""

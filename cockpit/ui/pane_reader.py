@@ -101,6 +101,7 @@ class PaneReader(ScrollView, can_focus=True):
         self._starts: list[list[int]] = []
         """Per line, where each of its rows starts (characters)."""
         self._first_row: list[int] = []
+        self._top_line = 0
         self.term = ""
         self.matches: list[Match] = []
         self.current = -1
@@ -109,23 +110,30 @@ class PaneReader(ScrollView, can_focus=True):
 
     # What it shows ------------------------------------------------------------------------------
 
-    def show_lines(self, lines: Iterable[str]) -> None:
-        """A log's lines, folded to the width."""
+    def show_lines(self, lines: Iterable[str], top_line: int = 0) -> None:
+        """A log's lines, folded to the width, line `top_line` at the top (where the pane's log was)."""
         self._renderable = None
         self._texts = [Text(printable(line)) for line in lines]
+        self._top_line = top_line
         self._laid_out(force=True)
 
     def append_lines(self, lines: Iterable[str], keep: int) -> None:
-        """A live run's new lines; the last `keep` lines are kept."""
+        """A live run's new lines; the last `keep` lines are kept. Read at its end, it follows them."""
         if self._renderable is not None:
             return
+        following = self.scroll_offset.y >= self.max_scroll_y
         self._texts += [Text(printable(line)) for line in lines]
-        del self._texts[:-keep]
+        dropped = max(0, len(self._texts) - keep)
+        del self._texts[:dropped]
+        self._top_line = max(0, self._top_line - dropped)
         self._laid_out(force=True)
+        if following and not self.term:
+            self.scroll_end(animate=False, immediate=True)
 
     def show_renderable(self, renderable: RenderableType) -> None:
         """A result, laid out at the width as the pane draws it (its tables fitted, its words wrapped)."""
         self._renderable = renderable
+        self._top_line = 0
         self._laid_out(force=True)
 
     @property
@@ -137,6 +145,7 @@ class PaneReader(ScrollView, can_focus=True):
         if width == self._width and not force:
             return
         self._width = width
+        top_line = self._top_line  # before the rows change (a clamped scroll would move it)
         if self._renderable is not None:
             console = self.app.console
             rendered = console.render_lines(self._renderable, console.options.update_width(width), pad=False)
@@ -150,10 +159,18 @@ class PaneReader(ScrollView, can_focus=True):
         self.virtual_size = Size(width, rows)
         if self.term:
             self.search(self.term, keep=True)
+        elif self._first_row:  # the same line at the top, however many rows the lines above now take
+            self._top_line = min(top_line, len(self._first_row) - 1)
+            self.scroll_to(y=self._first_row[self._top_line], animate=False, immediate=True)
         self.refresh()
 
     def on_resize(self) -> None:
         self._laid_out()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self._first_row:  # the line at the top, kept when the width changes
+            self._top_line = max(0, bisect_right(self._first_row, round(new_value)) - 1)
 
     # Search -------------------------------------------------------------------------------------
 
