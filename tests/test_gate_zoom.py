@@ -210,3 +210,36 @@ async def test_a_running_gate_zoomed_streams_its_new_lines_into_the_reader_and_f
         run.cancel()
         assert await asyncio.to_thread(run.wait, 30)
         await pilot.pause()
+
+
+async def test_zoomed_in_an_80x24_pane_the_gate_s_head_is_whole_and_back_in_one_line(ws, session) -> None:
+    """At 80x24 the pane gives its head one line (the result must show); the zoom has the room."""
+    report = json.loads((Path(__file__).parent / "fixtures" / "gpu" / "gates" / "gate-bench.json").read_text())
+    log = session.path / "logs" / "001-bench.log"
+    log.parent.mkdir(exist_ok=True)
+    log.write_text("the raw log\n")
+    writer = JournalWriter(session.journal)
+    writer.append(ev.gate_started(T0 + 60, "001-bench", "bench", ("x",), str(log), 1))
+    writer.append(ev.gate_finished(T0 + 100, "001-bench", "bench", report["status"], report["summary"], 40.0, 0,
+                                   str(log), report["result"]))
+    writer.close()
+    app = make_app(ws, session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.set_focus(app.gate_panel)
+        await pilot.press("down", "down", "down")
+        await pilot.pause()
+
+        def head() -> str:
+            return str(app.screen.query_one("#gate-head").render())
+
+        assert "…" in head().splitlines()[0] and "window (36 of 149 samples)" not in head()
+        app.gate_detail.query_one("#gate-result").focus()
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        await pilot.pause()
+        assert app.screen.maximized is app.gate_detail
+        assert "window (36 of 149 samples)" in " ".join(head().split())
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        await pilot.pause()
+        assert "…" in head().splitlines()[0] and "window (36 of 149 samples)" not in head()

@@ -41,6 +41,8 @@ class KeysHost(CockpitHost, Protocol):
 
     def confirm(self, action: str, then: Callable[[], object], **words: str) -> None: ...
 
+    def show_selected_gate(self, gate: str | None = None) -> None: ...
+
 
 class KeyActions:
     """The app's `action_*` methods behind the keys and the palette, and the gate list's choice."""
@@ -142,5 +144,10 @@ class KeyActions:
             self.gates.request(self.live.state.gate_runs[-1].gate)
 
     def on_gate_panel_selected(self: KeysHost, message: GatePanel.Selected) -> None:
-        self.gates.select(message.gate, live_run=self.gates.run is not None
-                          and self.gates.run.gate.name == message.gate)
+        self.show_selected_gate(message.gate)
+
+    def show_selected_gate(self: KeysHost, gate: str | None = None) -> None:
+        """The pane shows `gate` (the selected one): also after a zoom, laid out again for its height
+        (its head whole zoomed, in one line in an 80x24 pane)."""
+        gate = gate or self.gate_panel.selected
+        self.gates.select(gate, live_run=self.gates.run is not None and self.gates.run.gate.name == gate)

@@ -80,6 +80,10 @@ class ScreenHost(Protocol):
         """The screen is up: open the session, start the clocks."""
         ...
 
+    def show_selected_gate(self, gate: str | None = None) -> None:
+        """The gate pane shows the selected gate's newest run again."""
+        ...
+
 
 class MainScreen(Screen[None]):
     """The cockpit's own screen (dialogs push theirs on top)."""
@@ -130,9 +134,13 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self.cockpit.start()
 
-    def watch_maximized(self, maximized: Widget | None) -> None:
-        """The gate pane zoomed (ctrl+f, /) or back: its reader wraps and searches what it shows."""
-        self.cockpit.gate_detail.zoom(maximized is self.cockpit.gate_detail)
+    def watch_maximized(self, previous: Widget | None, maximized: Widget | None) -> None:
+        """The gate pane zoomed (ctrl+f, /) or back: its reader wraps and searches what it shows,
+        and its head is laid out again for its height (one line in an 80x24 pane, whole zoomed)."""
+        detail = self.cockpit.gate_detail
+        detail.zoom(maximized is detail)
+        if detail in (previous, maximized):
+            self.call_after_refresh(self.cockpit.show_selected_gate)
 
     def on_resize(self, event: events.Resize) -> None:
         wanted = width_class(event.size.width)
