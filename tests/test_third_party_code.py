@@ -101,3 +101,22 @@ def test_a_script_whose_top_level_fails_is_one_line_at_its_file_and_line(tmp_pat
     (tmp_path / "wl.py").write_text("import os\nDEVICE = os.environ['NO_SUCH_GPU']\nWORKLOAD = None\n")
     with pytest.raises(WorkloadLoadError, match=r"^wl.py:2: KeyError: 'NO_SUCH_GPU'$"):
         load_workload("wl.py", tmp_path)
+
+
+def test_a_kernel_that_names_no_profile_is_profiled_whole_on_its_largest_bench_shape(tmp_path: Path) -> None:
+    # a Liger-style Triton softmax as its authors wrote it: no Profile, no kernel regex
+    (tmp_path / "wl.py").write_text(
+        "from cockpit.workload import Reference, Workload, axes\n"
+        "WORKLOAD = Workload(name='softmax', candidates={'ours': lambda x: x},\n"
+        "    references=(Reference('ref', lambda x: x, oracle=True),), make_inputs=lambda seed, M, N: (M * N,),\n"
+        "    test_grid=axes(M=[2], N=[3]), bench_grid=axes(M=[4096], N=[8192, 1024, 4096]))\n")
+    w = load_workload("wl.py", tmp_path)
+    assert w.profile is not None
+    assert (w.profile.kernel, dict(w.profile.shape), w.profile.candidate) == ("", {"M": 4096, "N": 8192}, None)
+    (tmp_path / "narrow.py").write_text(
+        "from cockpit.workload import Profile, Reference, Workload, axes\n"
+        "WORKLOAD = Workload(name='softmax', candidates={'ours': lambda x: x},\n"
+        "    references=(Reference('ref', lambda x: x, oracle=True),), make_inputs=lambda seed, M: (M,),\n"
+        "    test_grid=axes(M=[2]), bench_grid=axes(M=[4096]), profile=Profile(kernel='softmax', shape={'M': 64}))\n")
+    declared = load_workload("narrow.py", tmp_path).profile
+    assert declared is not None and (declared.kernel, dict(declared.shape)) == ("softmax", {"M": 64})

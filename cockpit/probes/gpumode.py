@@ -22,20 +22,14 @@ import importlib.util
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any, cast
 
 from cockpit.workload.formula import Formula, parse_formula
-from cockpit.workload.spec import NoBuild, Profile, Reference, Workload, custom
+from cockpit.workload.spec import NoBuild, Reference, Workload, custom
 
 _REFERENCE_NAMES = ("generate_input", "ref_kernel", "check_implementation")
-
-
-PROFILE_EVERY_KERNEL = ""
-"""The profile's kernel regex for a folder: none, so every kernel of the candidate's one call is
-profiled (the profile probe runs ncu over that call's range only)."""
 
 
 def gpumode_workload(folder: Path, tests: Sequence[Mapping[str, Any]],
@@ -111,12 +105,9 @@ def gpumode_workload(folder: Path, tests: Sequence[Mapping[str, Any]],
         bytes=_count(bytes),
         flops=_count(flops),
     )
-    if not workload.bench_grid:
-        return workload
-    # The largest shape by the workload's own size order (the byte model's, when one is given,
-    # else the product of the shape's sizes); candidate None: the first of those kept.
-    largest = workload.smallest_first(workload.bench_grid)[-1]
-    return replace(workload, profile=Profile(kernel=PROFILE_EVERY_KERNEL, shape=largest))
+    # profiled: every kernel of one call of the first submission kept, on the largest bench shape
+    # by the workload's own size order (the byte model's, when one is given)
+    return workload.or_every_kernel()
 
 
 def _count(text: str | None) -> Formula | None:

@@ -33,8 +33,16 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from cockpit.probes.gpumode import PROFILE_EVERY_KERNEL, import_file
-from cockpit.workload.spec import NoBuild, Profile, Reference, Workload, allclose, shape_name
+from cockpit.probes.gpumode import import_file
+from cockpit.workload.spec import (
+    PROFILE_EVERY_KERNEL,
+    NoBuild,
+    Profile,
+    Reference,
+    Workload,
+    allclose,
+    shape_name,
+)
 
 INIT_SEED = 42
 """The seed set before each model is made (KernelBench's default `seed_num`)."""

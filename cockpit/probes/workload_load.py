@@ -79,7 +79,7 @@ def load_workload(source: str, workspace: Path, task: Mapping[str, Any] | None =
         except Exception as exc:
             raise WorkloadLoadError(_where(exc, Path(source.removeprefix("kernelbench:")))) from exc
     else:
-        workload = _from_module(source, workspace)
+        workload = _from_module(source, workspace).or_every_kernel()
     if only:
         missing = [name for name in only if name not in workload.candidates]
         if missing:

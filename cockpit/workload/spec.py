@@ -55,6 +55,7 @@ and a test can build one without a GPU.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -155,6 +156,11 @@ def custom(fn: Callable[..., tuple[bool, str]]) -> Check:
 
 def _per_dtype(value: float | Mapping[str, float]) -> dict[str, float]:
     return dict(value) if isinstance(value, Mapping) else {"*": float(value)}
+
+
+PROFILE_EVERY_KERNEL = ""
+"""A profile's kernel regex that names none: every kernel of the candidate's one call is profiled
+(the profile probe runs ncu over that call's range only)."""
 
 
 @dataclass(frozen=True)
@@ -317,6 +323,15 @@ class Workload:
                     total *= max(1, v)
             return total
         return sorted(shapes, key=key)
+
+    def or_every_kernel(self) -> Workload:
+        """Itself, or, when it declares no Profile, one that profiles every kernel of one call of
+        its first candidate on its largest bench shape (a Triton kernel no one here wrote names
+        no kernel regex, and the profile gate has something to run all the same)."""
+        if self.profile is not None or not self.bench_grid:
+            return self
+        largest = self.smallest_first(self.bench_grid)[-1]
+        return dataclasses.replace(self, profile=Profile(kernel=PROFILE_EVERY_KERNEL, shape=largest))
 
     def correctness_grid(self) -> list[Shape]:
         """What correctness checks: the test grid, then the bench grid's smallest and largest
