@@ -4,8 +4,6 @@ variable of the user's shell, a PGPASSWORD among them), and a crash screen gets 
 
 from __future__ import annotations
 
-import rich
-from rich.traceback import Traceback
 from textual.app import App
 
 
@@ -13,6 +11,11 @@ class CrashWithoutLocals(App[int]):
     """The app's base: Textual's App with its fatal-error screen showing no locals."""
 
     def _fatal_error(self) -> None:
-        # Textual's own, less show_locals=True (textual/app.py); called inside the except block
+        # Textual's own, less show_locals=True (textual/app.py); called inside the except block.
+        # Imported here: rich.traceback pulls in pygments, importlib.metadata and attrs (28 ms and
+        # ~3 MiB resident that an idle cockpit never uses).
+        import rich
+        from rich.traceback import Traceback
+
         self.bell()
         self.panic(Traceback(show_locals=False, width=None, suppress=[rich]))
