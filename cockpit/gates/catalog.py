@@ -13,11 +13,12 @@ goes in `config/gates.py:GATE_NAMES` too, for `[gates.<name>]` (config sits unde
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import cast
 
+from cockpit.analysis.decide import URGENCY
 from cockpit.analysis.results import GateResult
 from cockpit.gates.gate import GateCode, GateContext, ProgressTracker, Verdict
 from cockpit.gates.views import GateView
@@ -129,3 +130,13 @@ def measures(gate_name: str) -> bool:
     speedup, keep/revert and the session's history are made of."""
     found = GATES.get(gate_name)
     return found is not None and found.result == BENCH_RESULT
+
+
+def summary_said(gate_name: str, summary: str, result_inline: Mapping[str, object]) -> str:
+    """A run's summary; a bench journaled before its level was said in words of urgency reads as
+    one journaled now: "(HIGH)" read as a grade of speed, not as what it asks of the engineer.
+    The TUI's gate list and pane and the report say it through this one function."""
+    level = result_inline.get("level") if measures(gate_name) else None
+    if isinstance(level, str) and level in URGENCY:
+        return summary.replace(f"({level})", f"({URGENCY[level]})", 1)
+    return summary

@@ -10,10 +10,11 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+from cockpit.analysis.decide import URGENCY
 from cockpit.analysis.results.bench import BenchResult, read_bench_result
 from cockpit.analysis.results.env import EnvResult
 from cockpit.errors import CockpitError
-from cockpit.gates.catalog import measures
+from cockpit.gates.catalog import measures, summary_said
 from cockpit.patterns.library import Pattern, load_patterns
 from cockpit.patterns.triggers import TriggerBudget
 from cockpit.report.configs import bench_configs
@@ -129,10 +130,11 @@ def outcome(state: SessionState) -> Outcome:
     run, result = best
     speedup = result.speedup or 0.0  # never 0: a run counts as valid only with a speedup
     level = clean_line(result.level or "")
+    urgency = URGENCY.get(level, level)
     vs = reference_speedups(result)
     others = "".join(f", {r.speedup:.2f}x vs {r.label}" for r in vs[1:] if r.speedup is not None)
     return Outcome(speedup, level, run.run_id, valid, len(benches) - valid,
-                   f"{speedup:.2f}x vs {vs[0].label} ({level}){_modes(result)}{others}, run {run.run_id}"
+                   f"{speedup:.2f}x vs {vs[0].label} ({urgency}){_modes(result)}{others}, run {run.run_id}"
                    + (f"; {clean_line(left)}" if (left := result.left_out_words()) else ""),
                    result.vs.get("flash"),  # report.json 2's field, kept for its readers
                    clean_line(result.workload), vs[0].label, vs)
@@ -193,7 +195,8 @@ def gate_report(ws: Workspace, state: SessionState, run: GateRunRecord, detailed
     return GateReport(
         run_id=clean_line(run.run_id), gate=clean_line(run.gate),
         status=clean_line(run.status or "interrupted"),
-        summary=clean_line(run.summary if run.finished else "no finish in the journal (the cockpit "
+        summary=clean_line(summary_said(run.gate, run.summary, run.result_inline) if run.finished
+                           else "no finish in the journal (the cockpit "
                            "that ran it went away)"),
         phase=phase_at(state, run.started_t), started_t=run.started_t,
         duration_s=run.duration_s, log=clean_line(stored_path(Path(run.log), ws.root)) if run.log else "",

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from cockpit.analysis.decide import URGENCY
 from cockpit.config import CONFIG_NAME, ConfigError, load_config
 from cockpit.errors import CockpitError
 from cockpit.gates.catalog import GATES, measures
+from cockpit.gates.catalog import summary_said as said_in_words
 from cockpit.gates.orphans import running_elsewhere
 from cockpit.printable import printable
 from cockpit.session.state import GateRunRecord
@@ -360,12 +360,8 @@ def bench_speedups(runs: Iterable[GateRunRecord], shown: GateRunRecord) -> list[
 
 
 def summary_said(record: GateRunRecord) -> str:
-    """A run's summary; a bench journaled before its level was said in words of urgency reads as
-    one journaled now: "(HIGH)" read as a grade of speed, not as what it asks of the engineer."""
-    level = record.result_inline.get("level") if measures(record.gate) else None
-    if isinstance(level, str) and level in URGENCY:
-        return record.summary.replace(f"({level})", f"({URGENCY[level]})", 1)
-    return record.summary
+    """A run's summary in today's words (gates/catalog.py's `summary_said`)."""
+    return said_in_words(record.gate, record.summary, record.result_inline)
 
 
 def minutes(seconds: float) -> float:
