@@ -1,4 +1,4 @@
-"""An idle cockpit's key reader (Textual's input thread) waits half a second at a time instead of
+"""An idle cockpit's key reader (Textual's input thread) waits two seconds at a time instead of
 a tenth; a key, or input being stopped for quit or suspend, ends the wait at once, and after a
 key Textual's own short waits come back (they tell a lone Esc from an escape sequence). The
 installed Textual's input loop still makes its selector where the quiet driver swaps it in, and
@@ -40,9 +40,11 @@ def timed_select(selector: QuietSelector) -> tuple[float, list]:  # type: ignore
     return time.monotonic() - t0, events
 
 
-def test_with_no_key_for_a_while_the_reader_waits_half_a_second(terminal, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_with_no_key_for_a_while_the_reader_waits_two_seconds(terminal, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     selector, _, _ = terminal
     monkeypatch.setattr(quiet_input, "AWAKE_S", 0.0)
+    assert quiet_input.IDLE_WAIT_S == 2.0
+    monkeypatch.setattr(quiet_input, "IDLE_WAIT_S", 0.5)  # the same path, a shorter wait for the suite
     waited, events = timed_select(selector)
     assert events == [] and waited >= 0.45
 

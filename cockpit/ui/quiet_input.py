@@ -1,11 +1,13 @@
-"""Textual's key reader, woken twice a second instead of ten times while no key comes.
+"""Textual's key reader, woken every 2 s instead of ten times a second while no key comes.
 
 Textual's Linux driver reads the terminal in a thread that waits at most 0.1 s at a time, input
 or not: its key parser needs that tick to tell a lone Esc from the start of an escape sequence.
 An idle cockpit is woken ten times a second for it, ~0.13 % of a core on a 2-core box, as much as
 its clock and GPU frame together cost above Textual's floor (bench/RESULTS.md, issue 25). Here
-the wait is Textual's own for a second after any input (so Esc is told apart as before), 0.5 s
+the wait is Textual's own for a second after any input (so Esc is told apart as before), 2 s
 otherwise; a key ends the wait at once either way, and so does stopping input (quit, suspend).
+Nothing else needs the idle reader awake: at 0.5 s its wakes were still ~0.03 % of a core, a tenth
+of the idle cockpit's whole CPU on an H100 box (0.35 %, bench/RESULTS.md, issue 36).
 
 Textual has no setting for that wait: its input loop makes its selector from the `selectors` its
 module imported, so the driver swaps that module global for as long as it takes Textual to make
@@ -23,7 +25,7 @@ from typing import Any
 from textual.drivers import linux_driver
 from textual.drivers.linux_driver import LinuxDriver
 
-IDLE_WAIT_S = 0.5
+IDLE_WAIT_S = 2.0
 AWAKE_S = 1.0
 """After input, Textual's own wait for this long."""
 
