@@ -66,7 +66,7 @@ def test_the_gate_panel_states_a_softmax_bench_against_its_own_references() -> N
     assert header == ["config", "ours", "torch.softmax", "torch.compile", "vs", "torch.softmax", "vs",
                       "torch.compile", "GB/s", "%", "peak"]  # no clocks recorded: no clock column
     assert "M=4096 N=1024 fp16" in shown and "1.25x" in shown and "SDPA" not in shown
-    assert "1.26x vs torch.softmax (geometric mean), MEDIUM" in shown and "runs: █1.26x" in shown
+    assert "1.26x vs torch.softmax (geometric mean), ahead of the baseline" in shown and "runs: █1.26x" in shown
     assert profile_question(read(softmax_result(scale=0.3))).startswith("0.38x vs torch.softmax is CRITICAL")
     log = gate_markdown(SimpleNamespace(gate="bench", status="pass", summary="s", duration_s=1.0,
                                         result=softmax_result()))
@@ -81,7 +81,7 @@ def test_the_attention_bench_reads_as_it_always_did() -> None:
     assert next(line for line in shown.splitlines() if line.split()[:1] == ["config"]).split() == ["config", "ours", "SDPA", "FLASH", "cuDNN", "vs", "SDPA", "vs",
                                              "FLASH", "TFLOP/s"]
     facts, _, (configs,) = bench_details(FIRST)
-    assert ("speedup", "0.65x vs SDPA (geometric mean), HIGH") in [(f.label, f.value) for f in facts]
+    assert ("speedup", "0.65x vs SDPA (geometric mean), behind the baseline: one fix at a time") in [(f.label, f.value) for f in facts]
     assert "workload" not in [f.label for f in facts]  # the result does not name one
     assert configs.columns == ("config", "ours", "SDPA", "FLASH", "cuDNN", "vs SDPA", "vs FLASH", "TFLOP/s")
 
@@ -90,7 +90,7 @@ def test_the_report_details_state_the_softmax_speedup_against_torch_softmax() ->
     facts, _, (configs,) = bench_details(softmax_result())
     said = {f.label: f.value for f in facts}
     assert said["workload"] == "row-softmax (workloads/softmax/softmax.py)"
-    assert said["speedup"] == "1.26x vs torch.softmax (geometric mean), MEDIUM"
+    assert said["speedup"] == "1.26x vs torch.softmax (geometric mean), ahead of the baseline"
     assert configs.columns == ("config", "ours", "torch.softmax", "torch.compile", "vs torch.softmax",
                                "vs torch.compile", "GB/s", "% peak")
     assert configs.rows[0] == ("M=4096 N=1024 fp16", "0.0200", "0.0250", "0.0180", "1.25x", "0.90x",
@@ -153,7 +153,7 @@ def test_the_softmax_report_is_compared_with_the_softmax_session_before_it(
     assert report.comparison is not None and report.comparison.previous_id == two_workloads["s1"].id
     assert report.comparison.rows[2].metric == "best valid speedup vs torch.softmax"
     md = render_markdown(report, None, None)
-    assert "**speedup:** 1.01x vs torch.softmax \\(geometric mean\\), MEDIUM" in md and "SDPA" not in md
+    assert "**speedup:** 1.01x vs torch.softmax \\(geometric mean\\), ahead of the baseline" in md and "SDPA" not in md
     attention = build_report(ws, two_workloads["a2"], now=DAY + 10 * 86400)
     assert attention.comparison is not None and attention.comparison.previous_id == two_workloads["a1"].id
     assert attention.outcome.text.startswith("0.67x vs SDPA (behind the baseline: one fix at a time), 0.95x vs FLASH")

@@ -4,6 +4,7 @@ and the SM clocks ours and the baseline ran at."""
 
 from __future__ import annotations
 
+from cockpit.analysis.decide import URGENCY
 from cockpit.analysis.results.bench import BenchResult
 from cockpit.gates.views import Cell, Column, Fact, GateView, ViewTable, fmt, present, speed_tone, unit
 from cockpit.telemetry.window_evidence import BusyClock, WindowEvidence
@@ -23,7 +24,8 @@ def bench_view(bench: BenchResult) -> GateView:
         facts.append(Fact("device", bench.device))
     if bench.speedup is not None:
         facts.append(Fact("speedup", f"{bench.speedup:.2f}x {bench.vs_label(bench.baseline)} (geometric mean)"
-                          + (f", {bench.level}" if bench.level else ""), speed_tone(bench.speedup)))
+                          + (f", {URGENCY.get(bench.level, bench.level)}" if bench.level else ""),
+                          speed_tone(bench.speedup)))
     left = bench.left_out_words() if bench.decidable and not bench.valid else ""
     facts.append(Fact("validity", "VALID" if bench.valid else f"SUSPECT ({left}; the rest decide)" if left
                       else "SUSPECT", "good" if bench.valid else "warn"))
