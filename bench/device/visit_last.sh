@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The session's last visit, one GPU, one step after another, everything under /tmp/olast archived to
+# $OUT/last.tgz every 45 s: the lean figures alone on the box first (bench/telemetry.py beside
+# nvitop and the floor; then the cockpit's CPU by thread), the whole suite in SHARDS pytest
+# processes side by side, then a Liger-style Triton softmax that declares no Profile through the
+# profile gate (every kernel of one call; the fix from ncu's estimates).
+#   OUT=... [SHARDS=8] bash bench/device/visit_last.sh
+set -u
+: "${OUT:?set OUT}"
+FINAL=$OUT; OUT=/tmp/olast; mkdir -p "$OUT"; ARCHIVE=last
+repo=$PWD
+. bench/device/lanes_common.sh
+export XDG_CACHE_HOME=/tmp/cockpit-cache
+( while sleep 45; do snap; done ) &
+snapper=$!
+nvidia-smi --query-gpu=name,driver_version,power.limit --format=csv | tee "$OUT/gpus.txt"
+export CUDA_VISIBLE_DEVICES=${uuids[0]}
+{
+  t0=$(date +%s); python3 bench/telemetry.py --seconds ${LEAN_S:-60} > "$OUT/telemetry.txt" 2>&1
+  echo "-- telemetry exit $? in $(( $(date +%s) - t0 )) s"; tail -8 "$OUT/telemetry.txt"
+  w=$(mktemp -d); python3 -m cockpit --workspace "$w" new "idle panel" > /dev/null
+  python3 bench/cpu_by_thread.py --seconds 30 -- python3 -m cockpit --workspace "$w" > "$OUT/threads-cockpit.txt" 2>&1
+  tail -7 "$OUT/threads-cockpit.txt"
+  python3 -c "import torch, sys; print('python', sys.version.split()[0], 'torch', torch.__version__)"
+  python3 -c "import sys; from importlinter.cli import lint_imports_command; sys.argv = ['lint-imports']; lint_imports_command()" 2>&1 | tail -2
+  n=${SHARDS:-8}; start=$(date +%s)
+  mapfile -t files < <(ls -S tests/test_*.py)
+  for ((k = 0; k < n; k++)); do
+    mine=(); for ((i = k; i < ${#files[@]}; i += n)); do mine+=("${files[i]}"); done
+    python3 -m pytest -q -p no:cacheprovider "${mine[@]}" > "$OUT/suite-$k.txt" 2>&1 &
+  done
+  wait
+  echo "-- the suite in $n shards: $(( $(date +%s) - start )) s"
+  for ((k = 0; k < n; k++)); do echo "shard $k: $(tail -1 "$OUT/suite-$k.txt")"; done
+  grep -h -E "^(FAILED|ERROR) " "$OUT"/suite-*.txt | head -20
+  d=$(ws liger planted/liger_softmax.py); gate "$d" liger build; gate "$d" liger profile; raw "$d" liger
+} > "$OUT/lane.txt" 2>&1
+kill $snapper 2>/dev/null
+snap
+cat "$OUT/lane.txt" | tee "$FINAL/summary.txt"
