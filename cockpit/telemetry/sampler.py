@@ -51,6 +51,7 @@ class Sampler:
         nvml: Nvml,
         clock: Clock,
         slow_every_s: float = 5.0,
+        idle_slow_every_s: float | None = None,
         pcie: bool = False,
         processes: ProcessTable | None = None,
         timer: Callable[[], float] = time.perf_counter,
@@ -58,6 +59,11 @@ class Sampler:
         self._nvml = nvml
         self._clock = clock
         self.slow_every_s = slow_every_s
+        self.idle_slow_every_s = idle_slow_every_s
+        """While every GPU was idle at the last tick (no utilisation, no compute process), the slow
+        lane is read this often instead; the tick after one that saw a GPU busy reads it at once."""
+        self._idle = False
+        self._slow_every_used: float | None = None
         self.pcie = pcie
         self._processes = processes if processes is not None else LocalProcesses()
         self._timer = timer
@@ -95,6 +101,7 @@ class Sampler:
         slow = self._slow_due(t)
         samples = tuple(self._sample(g.index, t, slow) for g in self._gpus)
         self._processes.keep_only({p.pid for s in samples for p in s.processes})
+        self._idle = all(s.util_gpu == 0 and not s.processes for s in samples)
         self.last_tick_us = (self._timer() - start) * 1e6
         return Snapshot(t, samples, self._gpus, self.last_tick_us, slow=slow,
                         problems=self._new_problems())
@@ -104,13 +111,19 @@ class Sampler:
 
     def _slow_due(self, t: float) -> bool:
         # On a grid anchored at the first tick, so ticks that land a little after the grid (timer
-        # jitter) still read every `slow_every_s`, not every slow_every_s + one tick.
-        every = self.slow_every_s
+        # jitter) still read every `slow_every_s`, not every slow_every_s + one tick. Going idle
+        # moves the next read out to the idle interval; the tick after a busy one reads at once.
+        every = self.idle_slow_every_s if self._idle and self.idle_slow_every_s else self.slow_every_s
         if every <= 0:
             return True
-        if self._slow_next is None or t < self._slow_next - every:  # first tick, or the clock stepped back
+        used, self._slow_every_used = self._slow_every_used or every, every
+        if self._slow_next is None or t < self._slow_next - max(every, used):  # first tick, or stepped back
             self._slow_next = t + every
             return True
+        if every < used:  # the GPUs got busy
+            self._slow_next = t + every
+            return True
+        self._slow_next += every - used
         if t < self._slow_next:
             return False
         self._slow_next += (math.floor((t - self._slow_next) / every) + 1) * every
