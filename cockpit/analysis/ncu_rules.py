@@ -39,11 +39,14 @@ class RuleResult:
 
     @property
     def gist(self) -> str:
-        """The first sentence, and the one that names the cause when ncu gives one ("… is limited by
-        the number of required registers"): what the engineer acts on."""
+        """The first sentence, the one that names the cause when ncu gives one ("… is limited by
+        the number of required registers") and the first that says what to do ("To reduce the
+        number of cycles waiting on L1TEX data accesses verify the memory access patterns …"):
+        what the engineer acts on."""
         first, *rest = _sentences(self.description)
         cause = next((s for s in rest if _CAUSE.search(s)), "")
-        return f"{first} {cause}".strip()
+        remedy = next((s for s in rest if _REMEDY.match(s) and s != cause), "")
+        return " ".join(part for part in (first, cause, remedy) if part)
 
     def line(self) -> str:
         """'Tail Effect: <its first sentence> [<the cause>] (25 % est., of the whole kernel)'."""
@@ -58,6 +61,7 @@ class RuleResult:
 
 
 _CAUSE = re.compile(r"\b(limited by|caused by|due to|because)\b", re.IGNORECASE)
+_REMEDY = re.compile(r"(To (reduce|improve|increase|avoid|speed)|Consider|Try|Reduce|Increase|Avoid|Use)\b")
 
 
 def _sentences(text: str) -> list[str]:
@@ -70,7 +74,7 @@ class NoRules(ValueError):
 
 
 def parse_rules(text: str) -> list[RuleResult]:
-    """Every rule result on the details page, once per launch and rule. NoRules when the page has
+    """Every rule result on the details page, once per launch, rule and finding. NoRules when the page has
     no rule columns; garbage before the header (ncu's ==PROF== lines) is skipped."""
     lines = text.splitlines()
     start = next((i for i, line in enumerate(lines) if '"Rule Name"' in line or line.startswith("Rule Name")
@@ -78,13 +82,18 @@ def parse_rules(text: str) -> list[RuleResult]:
     if start is None:
         raise NoRules("ncu's details page has no rule results (an ncu older than 2023.2, or not "
                       "--print-details all)")
-    found: dict[tuple[str, str], RuleResult] = {}
+    found: dict[tuple[str, str, str, str], RuleResult] = {}
     for row in csv.DictReader(io.StringIO("\n".join(lines[start:]))):
         name = (row.get("Rule Name") or "").strip()
         if not name:
             continue
         launch = (row.get("ID") or "").strip()
-        found.setdefault((launch, name), RuleResult(
+        # One rule may fire twice on a launch (CPIStall: a WRN that a metric is missing, then the
+        # OPT with its 38 % estimate on a Liger-style softmax): each is its own result. The page
+        # repeats every rule on each of its section's metric rows; those collapse.
+        kind, description = (row.get("Rule Type") or "").strip(), (row.get("Rule Description") or "").strip()
+        key = (launch, name, kind, description)
+        found.setdefault(key, RuleResult(
             launch, (row.get("Kernel Name") or "").strip(), name, (row.get("Rule Type") or "").strip(),
             (row.get("Rule Description") or "").strip(), (row.get("Estimated Speedup Type") or "").strip(),
             _percent(row.get("Estimated Speedup"))))
