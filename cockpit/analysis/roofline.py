@@ -73,5 +73,10 @@ def place(ms: float, flops: float | None, nbytes: float | None, dtype: str | Non
         return None
     seconds = ms * 1e-3
     gbps, tflops = nbytes / seconds / 1e9, flops / seconds / 1e12
-    return Roofline(flops / nbytes, top * 1e12 / (peak.memory_gbps * 1e9), gbps, tflops,
+    return Roofline(flops / nbytes, ridge(top, peak.memory_gbps), gbps, tflops,
                     100 * gbps / peak.memory_gbps, 100 * tflops / top, ms, top, peak.memory_gbps, dtype)
+
+
+def ridge(peak_tflops: float, peak_gbps: float) -> float:
+    """The ridge point in FLOP/byte: where the memory roof meets the compute roof."""
+    return peak_tflops * 1e12 / (peak_gbps * 1e9)

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from cockpit.analysis.roofline import place, ridge
 from cockpit.report.chart import INSTALL_HINT, ChartUnavailable, safe_svg
 from cockpit.report.configs import LAUNCH_COST_MS
 from cockpit.report.model import BenchConfigs, ConfigRow
@@ -96,8 +97,9 @@ def roofline_chart(configs: BenchConfigs) -> str:
         ax.set_xscale("log")
         ax.set_yscale("log")
         for label, marker, filled in ((configs.ours, "o", True), (configs.baseline, "s", False)):
-            points = [(r.flops / r.bytes, r.flops / t.ms / 1e9)  # type: ignore[operator]
+            placed = [place(t.ms, r.flops, r.bytes, r.dtype, peak)
                       for r in counted if (t := r.time_of(label)) is not None]
+            points = [(p.intensity, p.tflops) for p in placed if p is not None]
             if points:
                 ax.scatter([p[0] for p in points], [p[1] for p in points], s=22, marker=marker,
                            facecolors=OURS_COLOR if filled else "none",
@@ -113,8 +115,8 @@ def roofline_chart(configs: BenchConfigs) -> str:
         tops = sorted(((v, "/".join(d)) for v, d in by_top.items()), reverse=True) or \
             [(max(peak.tflops.values()), "")]
         top = tops[0][0]
-        ridge = top * 1e3 / peak.memory_gbps
-        lo, hi = min(lo, ridge / 4), max(hi, ridge * 4)
+        at = ridge(top, peak.memory_gbps)
+        lo, hi = min(lo, at / 4), max(hi, at * 4)
         grid = [lo * (hi / lo) ** (i / 200) for i in range(201)]
         ax.plot(grid, [min(x * peak.memory_gbps / 1e3, top) for x in grid], color="#424242",
                 linewidth=1.6, label=f"roof: {peak.memory_gbps:,.0f} GB/s memory, "
@@ -122,8 +124,8 @@ def roofline_chart(configs: BenchConfigs) -> str:
         for other, dtype in tops[1:]:
             ax.axhline(other, color="#757575", linestyle="--", linewidth=0.9,
                        label=f"compute roof {other:,.0f} TFLOP/s {dtype}")
-        ax.axvline(ridge, color="#9e9e9e", linestyle=":", linewidth=0.9)
-        ax.annotate(f"ridge {ridge:.0f} FLOP/B", xy=(ridge, top), xytext=(4, -12),
+        ax.axvline(at, color="#9e9e9e", linestyle=":", linewidth=0.9)
+        ax.annotate(f"ridge {at:.0f} FLOP/B", xy=(at, top), xytext=(4, -12),
                     textcoords="offset points", fontsize=8, color="#616161")
         ax.set_xlim(lo, hi)
         counts = "the workload's counts" if configs.bytes_model is None else \
