@@ -93,10 +93,10 @@ def parse_rules(text: str) -> list[RuleResult]:
         # repeats every rule on each of its section's metric rows; those collapse.
         kind, description = (row.get("Rule Type") or "").strip(), (row.get("Rule Description") or "").strip()
         key = (launch, name, kind, description)
-        found.setdefault(key, RuleResult(
-            launch, (row.get("Kernel Name") or "").strip(), name, (row.get("Rule Type") or "").strip(),
-            (row.get("Rule Description") or "").strip(), (row.get("Estimated Speedup Type") or "").strip(),
-            _percent(row.get("Estimated Speedup"))))
+        if key not in found:
+            found[key] = RuleResult(launch, (row.get("Kernel Name") or "").strip(), name, kind, description,
+                                    (row.get("Estimated Speedup Type") or "").strip(),
+                                    _percent(row.get("Estimated Speedup")))
     return list(found.values())
 
 
