@@ -117,6 +117,7 @@ def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: KnobsFo
     ordered = w.smallest_first(shapes)
     for index, shape in enumerate(ordered):
         name = w.shape_name(shape)
+        step = f"[{index + 1}/{len(ordered)}]"
         dtype = shape.get(w.dtype_key) if w.dtype_key else None
         passed: dict[str, dict[str, Any]] = {}
         passed_grads: dict[str, dict[str, Any]] = {}
@@ -137,7 +138,6 @@ def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: KnobsFo
                                          f"passing round 1 ({_words(stats)}): a result kept from an "
                                          "earlier call?")
                     stats.pop("mutated", None)
-                    step = f"[{index + 1}/{len(ordered)}]"
                     _emit(rows, cand, name, shape, {**stats, "rounds": r + 1}, step, w, say)
                     return rows, False
                 before = passed.get(cand)
@@ -149,7 +149,6 @@ def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: KnobsFo
                     continue
                 gstats = grads.check(fn, shape, dtype, knobs)
                 if not gstats["ok"]:
-                    step = f"[{index + 1}/{len(ordered)}]"
                     _emit(rows, cand, w.mode_name(shape, "backward"), shape,
                           {**gstats, "rounds": r + 1, "mode": "backward"}, step, w, say)
                     return rows, False
@@ -157,10 +156,8 @@ def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: KnobsFo
                 if before is None or (gstats["rel_l2"] or 0) > (before["rel_l2"] or 0):
                     passed_grads[cand] = gstats
         for cand in w.candidates:
-            step = f"[{index + 1}/{len(ordered)}]"
             _emit(rows, cand, name, shape, {**passed[cand], "rounds": rounds}, step, w, say)
         for cand, gstats in passed_grads.items():
-            step = f"[{index + 1}/{len(ordered)}]"
             _emit(rows, cand, w.mode_name(shape, "backward"), shape,
                   {**gstats, "rounds": rounds, "mode": "backward"}, step, w, say)
         del given
@@ -194,9 +191,7 @@ class _GradRound:
             if torch.cuda.is_available():
                 torch.cuda.synchronize()
             theirs = self._oracle(seeded)
-        except g.NoGrad as exc:
-            return _failed(str(exc))
-        except OracleGradError as exc:
+        except (g.NoGrad, OracleGradError) as exc:
             return _failed(str(exc))
         except Exception as exc:  # the kernel's backward raised: a failure of this shape, named
             return _failed(f"its backward raised {first_line(exc)}")
