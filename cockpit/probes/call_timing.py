@@ -35,11 +35,11 @@ GROUP_CALLS = 32
 inside CUDA's launch queue."""
 EAGER_CALLS = 8
 COVER_TRIES = 2
+"""A group the spin did not cover is timed again at most this many times (then kept, counted)."""
 EXTRA_BLOCK_MS = 100.0
 """An extra block times at least this much GPU work, as much as the settling before it (cuDNN at
 B2 H16 S8192 D128 on an H100 spread 4.7 % call to call: extra blocks of the planned 15 calls took
 it from 30 to 75 samples in 1.5 s and left its median at ±5.6 %)."""
-"""A group the spin did not cover is timed again at most this many times (then kept, counted)."""
 
 
 @dataclass
