@@ -8,8 +8,9 @@ a card (its text first, then `title value` pairs, wrapped between pairs, never i
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
 from rich.table import Table
@@ -31,15 +32,14 @@ class FittedTable:
         """(title, kind) per column: kind "text", "number" or "icon"."""
         self.rows = list(rows)
         self.caption = caption
+        self._needed = sum(least_widths(header, self.rows)) + 2 * len(header)
+        """The table's least width, a cell of padding either side of each column: known once, not
+        measured again at each draw."""
 
     def fits(self, width: int) -> bool:
         """The numbers at their full width and each text column at TEXT_AT_LEAST (a long path in
         it folds) fit `width`, with a cell of padding either side of each column."""
-        needed = 0
-        for i, (title, kind) in enumerate(self.header):
-            widest = max([len(title), *(row[i].cell_len for row in self.rows)])
-            needed += 1 if kind == "icon" else min(widest, TEXT_AT_LEAST) if kind == "text" else widest
-        return needed + 2 * len(self.header) <= width
+        return self._needed <= width
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width = options.max_width
@@ -53,6 +53,16 @@ class FittedTable:
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement(min(options.max_width, TEXT_AT_LEAST), options.max_width)
+
+
+def least_widths(header: tuple[tuple[str, str], ...], rows: Sequence[tuple[Text, ...]]) -> list[int]:
+    """Each column's least width in a table: an icon 1, a number its widest cell (never cut), a
+    text column its widest cell up to TEXT_AT_LEAST (longer ones fold); titles count."""
+    widths = []
+    for i, (title, kind) in enumerate(header):
+        widest = max([cell_len(title), *(row[i].cell_len for row in rows)])
+        widths.append(1 if kind == "icon" else min(widest, TEXT_AT_LEAST) if kind == "text" else widest)
+    return widths
 
 
 INDENT = 2

@@ -14,7 +14,7 @@ from cockpit.gates.catalog import measures, view_of
 from cockpit.gates.views import Cell, Fact, GateView, Tone, ViewTable
 from cockpit.printable import printable
 from cockpit.session.state import GateRunRecord
-from cockpit.ui.fitted_table import TEXT_AT_LEAST, FittedTable
+from cockpit.ui.fitted_table import FittedTable, least_widths
 
 STYLE: dict[Tone, str] = {"": "", "good": "green", "warn": "yellow", "bad": "bold red", "dim": "dim",
                           "strong": "bold", "fix": "bold cyan", "quiet": "italic"}
@@ -72,21 +72,18 @@ def table(view: ViewTable) -> FittedTable:
                 caption_justify="left")
     rows = [tuple(_icon(cell) if column.status else _text(cell)
                   for column, cell in zip(view.columns, row, strict=True)) for row in view.rows]
-    for i, column in enumerate(view.columns):
-        title = Text(printable(column.title))
-        widest = max([title.cell_len, *(row[i].cell_len for row in rows)])
+    header = tuple((printable(c.title), "icon" if c.status else "number" if c.numeric else "text")
+                   for c in view.columns)
+    for column, (title, _), least in zip(view.columns, header, least_widths(header, rows), strict=True):
         if column.status:
             out.add_column("", no_wrap=True, width=1)
         elif column.numeric:
-            out.add_column(title, justify="right", no_wrap=True, min_width=widest)
+            out.add_column(Text(title), justify="right", no_wrap=True, min_width=least)
         else:
             # wrapped, never cut: at 120x40 a cut value hid which Python the gates ran
-            out.add_column(title, ratio=column.share or None, overflow="fold",
-                           min_width=min(widest, TEXT_AT_LEAST))
+            out.add_column(Text(title), ratio=column.share or None, overflow="fold", min_width=least)
     for row in rows:
         out.add_row(*row)
-    header = tuple((printable(c.title), "icon" if c.status else "number" if c.numeric else "text")
-                   for c in view.columns)
     return FittedTable(out, header, rows, caption)
 
 
