@@ -69,15 +69,15 @@ def load_workload(source: str, workspace: Path, task: Mapping[str, Any] | None =
         from cockpit.probes.kernelbench import ProblemError, kernelbench_workload
 
         task = task or {}
+        problem = _inside(workspace, source.removeprefix("kernelbench:"))
+        model_new = [_inside(workspace, str(p)) for p in task.get("model_new", [])]
         try:
-            workload = kernelbench_workload(
-                _inside(workspace, source.removeprefix("kernelbench:")),
-                [_inside(workspace, str(p)) for p in task.get("model_new", [])],
-                test_sizes=list(task.get("test_sizes", [])), bench_sizes=list(task.get("bench_sizes", [])))
+            workload = kernelbench_workload(problem, model_new, test_sizes=list(task.get("test_sizes", [])),
+                                            bench_sizes=list(task.get("bench_sizes", [])))
         except ProblemError as exc:
             raise WorkloadLoadError(str(exc)) from exc
         except Exception as exc:
-            raise WorkloadLoadError(_where(exc, Path(source.removeprefix("kernelbench:")))) from exc
+            raise WorkloadLoadError(_where(exc, problem)) from exc
     else:
         workload = _from_module(source, workspace).or_every_kernel()
     if only:
