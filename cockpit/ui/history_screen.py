@@ -75,9 +75,6 @@ class HistoryScreen(Screen[None]):
     def on_mount(self) -> None:
         self.load()
 
-    def on_unmount(self) -> None:
-        self.workers.cancel_group(self, "history")  # the reader stops between two sessions
-
     @work(thread=True, exclusive=True, exit_on_error=False, group="history")
     def load(self) -> None:
         import time
@@ -89,7 +86,7 @@ class HistoryScreen(Screen[None]):
         batch: list[SessionSummary] = []
         drawn = time.monotonic()
         for summary in reader:
-            if worker.is_cancelled:
+            if worker.is_cancelled:  # the screen left: Textual cancels its workers as it unmounts
                 return
             batch.append(summary)
             if time.monotonic() - drawn >= BATCH_S:
