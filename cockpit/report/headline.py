@@ -17,10 +17,11 @@ class Headline:
     """A valid run stands behind `number`."""
     text: str
     """The outcome's sentence (every reference, the run)."""
-    validity: str | None
-    """The run's validity verdict ("VALID: GPU 0 ..."); None without a bench."""
     verdict: str | None
-    """Its first word and what it says of the configs ("SUSPECT (6 configs left out: ...)")."""
+    """The run's validity verdict, its first word and what it says of the configs ("SUSPECT (6
+    configs left out: ...)"); None without a bench."""
+    note: str | None
+    """Why it is suspect, or the bench's note; None when it says nothing."""
     decision: str | None
     """"KEEP: ... (done, commit abc123)"; None when no decision was taken."""
     profile: str | None
@@ -28,25 +29,31 @@ class Headline:
     fix: str | None
     """Its one fix."""
 
+    @property
+    def validity(self) -> str | None:
+        """The verdict with its note ("VALID: GPU 0 ..."); None without a bench."""
+        if self.verdict is None:
+            return None
+        return self.verdict + (f": {self.note}" if self.note else "")
+
 
 def headline(report: Report) -> Headline:
     o = report.outcome
     number = (f"{o.best_speedup:.2f}x vs {o.baseline}" if o.best_speedup is not None and o.baseline
               else "no valid benchmark")
     bench = next((g for g in report.gates if g.run_id == o.run_id), None)
-    validity: str | None = None
     verdict: str | None = None
+    note: str | None = None
     if bench is not None:
         verdict = fact(bench, "validity") or ("VALID" if bench.valid else "SUSPECT")
         note = fact(bench, "why suspect") or fact(bench, "note")
-        validity = verdict + (f": {note}" if note else "")
     decision = None
     if report.decisions:
         last = report.decisions[-1]
         done = "done" if last.confirmed else "not carried out"
         decision = f"{last.summary} ({done}{f', commit {last.commit}' if last.commit else ''})"
     profile = next((g for g in reversed(report.gates) if g.gate == "profile" and g.status == "pass"), None)
-    return Headline(number, o.best_speedup is not None, o.text, validity, verdict, decision,
+    return Headline(number, o.best_speedup is not None, o.text, verdict, note, decision,
                     (fact(profile, "verdict") or profile.summary) if profile else None,
                     fact(profile, "the one fix") if profile else None)
 

@@ -25,9 +25,8 @@ def render_pr(report: Report, full_report: str) -> str:
     workload = f"`{o.workload}`: " if o.workload else ""
     lines.append(f"- **Outcome** — {workload}{o.text}" if o.best_speedup is not None
                  else f"- **Outcome** — {workload}no valid benchmark in this session ({o.text})")
-    if h.validity is not None and h.verdict is not None:
-        note = h.validity[len(h.verdict) + 2:]  # the verdict is the cockpit's own words
-        lines.append(f"- **Validity** — {h.verdict}" + (f": {_cell(note)}" if note else ""))
+    if h.verdict is not None:  # the verdict is the cockpit's own words, the note may not be
+        lines.append(f"- **Validity** — {h.verdict}" + (f": {_cell(h.note)}" if h.note else ""))
         if report.configs is not None and report.configs.valid:
             lines += ["", *_table(report.configs)]
     if h.decision is not None:
