@@ -14,6 +14,7 @@ from cockpit.errors import CockpitError
 from cockpit.gates.interpreter import gates_python
 from cockpit.workload.describe import workload_manifest
 from cockpit.workload.manifest import GridShape, Manifest, manifest_to_json
+from cockpit.workload.spec import Check
 from cockpit.workload.tuned import TunedFileError, Winner, group_label, read_winners, tuned_path
 
 
@@ -117,11 +118,10 @@ def check_text(check: object) -> str:
     kind = str(c.get("kind", "?"))
     tol = _numbers(c.get("tolerance"))
     if kind == "allclose":
-        atol = _numbers(c.get("atol"))
-        dtypes = list(dict.fromkeys([*atol, *tol])) or ["*"]
-        per = "; ".join(("" if d == "*" else f"{d}: ")  # Check.atol_for / tolerance_for's defaults
-                        + f"atol {atol.get(d, atol.get('*', 0.0)):g}, rtol {tol.get(d, tol.get('*', 1e-2)):g}"
-                        for d in dtypes)
+        rule = Check("allclose", tol, _numbers(c.get("atol")))
+        dtypes = list(dict.fromkeys([*rule.atol, *tol])) or ["*"]
+        per = "; ".join(("" if d == "*" else f"{d}: ")
+                        + f"atol {rule.atol_for(d):g}, rtol {rule.tolerance_for(d):g}" for d in dtypes)
         return f"allclose ({per})"
     per = ", ".join(f"{v:g}" if k == "*" else f"{k} {v:g}" for k, v in tol.items())
     return kind + (f" ({per})" if per else "")
