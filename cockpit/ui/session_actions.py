@@ -132,17 +132,17 @@ def ask_new_session(host: CockpitHost, first: bool = False) -> None:
             created(None)  # as if the form was cancelled
 
     still_open = open_session_id(host)
-    if still_open is None and is_cockpit_repository(host.workspace.root):
-        from cockpit.ui.dialogs import ConfirmDialog
-
-        host.push_screen(ConfirmDialog(OWN_REPOSITORY), answered)
-    elif still_open is None:
-        form()
+    if still_open is not None:
+        question = (f"Session {still_open} is still open: start another beside it? (To end it first: "
+                    "n, then E.)")
+    elif is_cockpit_repository(host.workspace.root):
+        question = OWN_REPOSITORY
     else:
-        from cockpit.ui.dialogs import ConfirmDialog
+        form()
+        return
+    from cockpit.ui.dialogs import ConfirmDialog
 
-        host.push_screen(ConfirmDialog(f"Session {still_open} is still open: start another beside "
-                                       "it? (To end it first: n, then E.)"), answered)
+    host.push_screen(ConfirmDialog(question), answered)
 
 
 def is_cockpit_repository(root: Path) -> bool:
