@@ -25,38 +25,37 @@ def init(args: argparse.Namespace) -> int:
     config = root / CONFIG_NAME
     if config.exists() and not args.force:
         raise CockpitError(f"{config} exists already; edit it, or pass --force to write a new one")
-    kind, _, gpumode = args.workload.partition("=")
+    kind, _, target = args.workload.partition("=")
     written = []
     ready = kind in ("gpumode", "kernelbench")  # read as they are: nothing to fill in
     if kind == "kernelbench":
-        problem = (root / gpumode).resolve()
-        if not gpumode or not problem.is_relative_to(root) or not problem.is_file():
+        problem = (root / target).resolve()
+        if not target or not problem.is_relative_to(root) or not problem.is_file():
             raise CockpitError("--workload kernelbench=FILE: FILE is a KernelBench problem inside the "
                                "workspace (copy it in: the gates read only the workspace)")
         text = _starter("cockpit.toml.tmpl").substitute(module="").replace(
             'module = ""', f'kernelbench = "{problem.relative_to(root).as_posix()}"\n'
             '# model_new = "PROBLEM_new.py"   # your class ModelNew (default: the one file beside it)')
     elif kind == "gpumode":
-        folder = (root / gpumode).resolve()
-        if not gpumode or not folder.is_relative_to(root):
+        folder = (root / target).resolve()
+        if not target or not folder.is_relative_to(root):
             raise CockpitError("--workload gpumode=DIR: DIR is a problem folder inside the workspace "
                                "(copy it in: the gates read only the workspace)")
         read_task(folder)  # a folder that is not a GPU MODE problem is said now, not at the first gate
         text = _starter("cockpit.toml.tmpl").substitute(module="").replace(
             'module = ""', f'gpumode = "{folder.relative_to(root).as_posix()}"')
     elif kind in KINDS:
-        name = _name(args.name) if getattr(args, "name", None) else _name(root.name)
+        name = _name(args.name or root.name)  # an identifier already: the extension's name too
         module = root / "workloads" / f"{name}.py"
         relative = module.relative_to(root).as_posix()
-        extension = name.replace("-", "_")
         starters = [(module, f"{kind}.py.tmpl")]
         if kind == "cuda":  # the sources the module builds: a kernel that runs, to replace with yours
-            starters += [(root / "csrc" / f"{extension}.cu", "cuda_kernel.cu.tmpl"),
-                         (root / "csrc" / f"{extension}_binding.cpp", "cuda_binding.cpp.tmpl")]
+            starters += [(root / "csrc" / f"{name}.cu", "cuda_kernel.cu.tmpl"),
+                         (root / "csrc" / f"{name}_binding.cpp", "cuda_binding.cpp.tmpl")]
         for path, starter in starters:
             if not path.exists():
                 path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(_starter(starter).substitute(name=name, module=relative, extension=extension),
+                path.write_text(_starter(starter).substitute(name=name, module=relative, extension=name),
                                 encoding="utf-8")
                 written.append(path)
         text = _starter("cockpit.toml.tmpl").substitute(module=relative)
@@ -67,8 +66,8 @@ def init(args: argparse.Namespace) -> int:
     written.insert(0, config)
     for path in written:
         print(path)
-    if kind in KINDS and not getattr(args, "name", None):
-        print(f"(the kernel is named after the folder: {_name(root.name)}; `--name NAME` names it)")
+    if kind in KINDS and not args.name:
+        print(f"(the kernel is named after the folder: {name}; `--name NAME` names it)")
     print(("next: " if ready else "next: fill in the workload, then ") + "`cockpit workload show` (no GPU "
           "needed) and `cockpit` (Enter starts the first session)")
     return 0
