@@ -64,14 +64,14 @@ def compare(out: Any, ref: Any, check: Check, dtype: str | None, shape: Mapping[
     if tuple(out.shape) != tuple(ref.shape):
         return {"ok": False, "max_abs": None, "rel_l2": None, "nonfinite": 0, "tolerance": None,
                 "what": f"shape {tuple(out.shape)}, the oracle's is {tuple(ref.shape)}"}
-    max_abs, rel, nonfinite = distance(out, ref)
+    o, r, diff = _apart(out, ref)
+    max_abs, rel, nonfinite = _distance(o, r, diff)
     tol = check.tolerance_for(dtype)
     if check.kind == "exact":
         ok, tol = nonfinite == 0 and max_abs == 0.0, 0.0
     elif check.kind == "allclose":
-        o, r = out.double(), ref.double()
         bound = check.atol_for(dtype) + tol * r.abs()
-        ok = nonfinite == 0 and bool(((o - r).nan_to_num(nan=float("inf")).abs() <= bound).all().item())
+        ok = nonfinite == 0 and bool((diff.abs() <= bound).all().item())
     else:
         ok = nonfinite == 0 and rel <= tol
     what = ""
@@ -89,10 +89,18 @@ class CheckRaised(RuntimeError):
 def distance(out: torch.Tensor, ref: torch.Tensor) -> tuple[float, float, int]:
     """(max |Δ|, rel L2, non-finite) of an output against a reference of its shape, in float64 (a
     NaN in the output counts as an infinite difference)."""
+    return _distance(*_apart(out, ref))
+
+
+def _apart(out: torch.Tensor, ref: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Both in float64, and their difference (NaN read as infinite): what compare and distance share."""
     o, r = out.double(), ref.double()
+    return o, r, (o - r).nan_to_num(nan=float("inf"))
+
+
+def _distance(o: torch.Tensor, r: torch.Tensor, diff: torch.Tensor) -> tuple[float, float, int]:
     if not o.numel():
         return 0.0, 0.0, 0
-    diff = (o - r).nan_to_num(nan=float("inf"))
     return (float(diff.abs().max().item()), float(diff.norm().item() / max(r.norm().item(), 1e-30)),
             int((~torch.isfinite(o)).sum().item()))
 
