@@ -203,9 +203,8 @@ class GateDetail(Vertical):
         self.query_one("#gate-head", Static).update(head)
         self.query_one("#gate-result", Static).update(result or "")
         self._result = result
-        # a finished run's result fills the pane; its raw log is one key away (l)
         self._result_only = result is not None and not live
-        self.set_class(self._result_only and not self.raw_log, "result-only")
+        self._show_result_only()
         run_id = run.run_id if run else None
         if run_id != self.run_id:
             self.run_id = run_id
@@ -244,10 +243,14 @@ class GateDetail(Vertical):
     def toggle_raw_log(self) -> bool:
         """The raw log, or the result again; True when the log is shown now."""
         self.raw_log = not self.raw_log
-        self.set_class(not self.raw_log and self._result_only, "result-only")
+        self._show_result_only()
         if self.zoomed:
             self._fill_reader()
         return self.raw_log
+
+    def _show_result_only(self) -> None:
+        """A finished run's result fills the pane; its raw log is one key away (l)."""
+        self.set_class(self._result_only and not self.raw_log, "result-only")
 
     # Zoom and search --------------------------------------------------------------------------
 
@@ -275,8 +278,7 @@ class GateDetail(Vertical):
 
     def search_zoomed(self) -> None:
         """/ outside the zoom: the pane zoomed, its search open."""
-        self.screen.maximize(self, container=False)
-        self.zoom(True)
+        self.screen.maximize(self, container=False)  # the screen's watch_maximized zooms it
         self.open_search()
 
     @property
