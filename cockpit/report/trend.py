@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from cockpit.analysis.keep import geomean_speedup
+from cockpit.analysis.stats import geomean
 from cockpit.report.history import REGRESSION_MARGIN, SessionSummary, resolve_workloads
 from cockpit.report.model import CompareRow, Comparison
 
@@ -188,7 +189,7 @@ class RegressionWatch:
             if shared and slower_beyond_noise(earlier, s, speedup) and (worst is None or speedup < worst[0]):
                 worst = (speedup, shared, earlier)
         configs = frozenset(c for c, _ in s.best_ms)
-        mean = math.exp(sum(math.log(ms) for _, ms in s.best_ms if ms > 0) / len(s.best_ms))
+        mean = geomean([ms for _, ms in s.best_ms])  # medians are > 0 (results/bench.py reads them so)
         if configs not in runs or mean < runs[configs][0]:
             runs[configs] = (mean, s)
         if worst is None:
@@ -219,7 +220,7 @@ def overall(sessions: Sequence[SessionSummary]) -> tuple[str, ...]:
     durations = [s.duration_s for s in sessions if s.ended_t is not None and s.duration_s > 0]
     if len(durations) >= 2:
         ratios = [b / a for a, b in pairwise(durations)]
-        mean = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) - 1
+        mean = geomean(ratios) - 1
         lines.append(f"duration: each ended session {abs(mean):.0%} "
                      f"{'shorter' if mean < 0 else 'longer'} than the one before, on average "
                      f"({minutes(durations[0])} → {minutes(durations[-1])})")
