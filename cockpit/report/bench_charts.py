@@ -47,10 +47,8 @@ def speedup_chart(configs: BenchConfigs) -> str:
             ax.plot(xs, ys, marker=".", markersize=4, linewidth=0.8, alpha=0.85,
                     color=REFERENCE_COLORS[i % len(REFERENCE_COLORS)], label=_label(label))
         ours = [r.speedup if r.speedup else float("nan") for r in rows]
-        below = [s - lo if r.interval and s == s else 0.0 for r, s, lo in
-                 zip(rows, ours, (r.interval[0] if r.interval else 0.0 for r in rows), strict=True)]
-        above = [hi - s if r.interval and s == s else 0.0 for r, s, hi in
-                 zip(rows, ours, (r.interval[1] if r.interval else 0.0 for r in rows), strict=True)]
+        below = [s - r.interval[0] if r.interval and s == s else 0.0 for r, s in zip(rows, ours, strict=True)]
+        above = [r.interval[1] - s if r.interval and s == s else 0.0 for r, s in zip(rows, ours, strict=True)]
         ax.errorbar(xs, ours, yerr=[below, above], color=OURS_COLOR, marker="o", markersize=4,
                     linewidth=1.8, elinewidth=0.8, capsize=1.5, zorder=3,
                     label=_label(configs.ours if configs.ours == "ours" else f"{configs.ours} (ours)")
