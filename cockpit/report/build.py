@@ -110,8 +110,8 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
         repeated_mistakes=this.mistakes,
         comparison=_comparison(ws, ref, refs, this, patterns, births, as_of),
         problems=tuple(clean_line(p) for p in problems),
+        configs=bench_configs(state),
     ))
-    report = replace(report, configs=bench_configs(state))
     if report.gpu_phases:
         return report
     return replace(report, gpu_phases_note=why_no_gpu_phases(read.events, [r.t for r in track.rows], as_of))
