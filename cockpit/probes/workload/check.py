@@ -64,14 +64,14 @@ def compare(out: Any, ref: Any, check: Check, dtype: str | None, shape: Mapping[
     if tuple(out.shape) != tuple(ref.shape):
         return {"ok": False, "max_abs": None, "rel_l2": None, "nonfinite": 0, "tolerance": None,
                 "what": f"shape {tuple(out.shape)}, the oracle's is {tuple(ref.shape)}"}
-    o, r, diff = _apart(out, ref)
-    max_abs, rel, nonfinite = _distance(o, r, diff)
+    max_abs, rel, nonfinite = distance(out, ref)
     tol = check.tolerance_for(dtype)
     if check.kind == "exact":
         ok, tol = nonfinite == 0 and max_abs == 0.0, 0.0
     elif check.kind == "allclose":
+        o, r = out.double(), ref.double()
         bound = check.atol_for(dtype) + tol * r.abs()
-        ok = nonfinite == 0 and bool((diff.abs() <= bound).all().item())
+        ok = nonfinite == 0 and bool(((o - r).nan_to_num(nan=float("inf")).abs() <= bound).all().item())
     else:
         ok = nonfinite == 0 and rel <= tol
     what = ""
@@ -89,18 +89,10 @@ class CheckRaised(RuntimeError):
 def distance(out: torch.Tensor, ref: torch.Tensor) -> tuple[float, float, int]:
     """(max |Δ|, rel L2, non-finite) of an output against a reference of its shape, in float64 (a
     NaN in the output counts as an infinite difference)."""
-    return _distance(*_apart(out, ref))
-
-
-def _apart(out: torch.Tensor, ref: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Both in float64, and their difference (NaN read as infinite): what compare and distance share."""
     o, r = out.double(), ref.double()
-    return o, r, (o - r).nan_to_num(nan=float("inf"))
-
-
-def _distance(o: torch.Tensor, r: torch.Tensor, diff: torch.Tensor) -> tuple[float, float, int]:
     if not o.numel():
         return 0.0, 0.0, 0
+    diff = (o - r).nan_to_num(nan=float("inf"))
     return (float(diff.abs().max().item()), float(diff.norm().item() / max(r.norm().item(), 1e-30)),
             int((~torch.isfinite(o)).sum().item()))
 
@@ -125,7 +117,6 @@ def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: KnobsFo
     ordered = w.smallest_first(shapes)
     for index, shape in enumerate(ordered):
         name = w.shape_name(shape)
-        step = f"[{index + 1}/{len(ordered)}]"
         dtype = shape.get(w.dtype_key) if w.dtype_key else None
         passed: dict[str, dict[str, Any]] = {}
         passed_grads: dict[str, dict[str, Any]] = {}
@@ -146,6 +137,7 @@ def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: KnobsFo
                                          f"passing round 1 ({_words(stats)}): a result kept from an "
                                          "earlier call?")
                     stats.pop("mutated", None)
+                    step = f"[{index + 1}/{len(ordered)}]"
                     _emit(rows, cand, name, shape, {**stats, "rounds": r + 1}, step, w, say)
                     return rows, False
                 before = passed.get(cand)
@@ -157,6 +149,7 @@ def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: KnobsFo
                     continue
                 gstats = grads.check(fn, shape, dtype, knobs)
                 if not gstats["ok"]:
+                    step = f"[{index + 1}/{len(ordered)}]"
                     _emit(rows, cand, w.mode_name(shape, "backward"), shape,
                           {**gstats, "rounds": r + 1, "mode": "backward"}, step, w, say)
                     return rows, False
@@ -164,8 +157,10 @@ def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: KnobsFo
                 if before is None or (gstats["rel_l2"] or 0) > (before["rel_l2"] or 0):
                     passed_grads[cand] = gstats
         for cand in w.candidates:
+            step = f"[{index + 1}/{len(ordered)}]"
             _emit(rows, cand, name, shape, {**passed[cand], "rounds": rounds}, step, w, say)
         for cand, gstats in passed_grads.items():
+            step = f"[{index + 1}/{len(ordered)}]"
             _emit(rows, cand, w.mode_name(shape, "backward"), shape,
                   {**gstats, "rounds": rounds, "mode": "backward"}, step, w, say)
         del given
@@ -199,7 +194,9 @@ class _GradRound:
             if torch.cuda.is_available():
                 torch.cuda.synchronize()
             theirs = self._oracle(seeded)
-        except (g.NoGrad, OracleGradError) as exc:
+        except g.NoGrad as exc:
+            return _failed(str(exc))
+        except OracleGradError as exc:
             return _failed(str(exc))
         except Exception as exc:  # the kernel's backward raised: a failure of this shape, named
             return _failed(f"its backward raised {first_line(exc)}")
