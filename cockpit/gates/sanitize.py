@@ -193,8 +193,10 @@ def _unjudged(log: SanitizerLog, run: SanitizeRun, w: str, stopped: str) -> str:
 def describe(findings: Sequence[Finding], workspace: Path | None = None) -> str:
     """The first finding in full, how many more like it, and the other kinds found; CUDA API calls
     that failed after a kernel's fault (the sticky cudaErrorLaunchFailure) are counted, not spelled."""
-    api = [f for f in findings if f.kernel is None and f.kind.startswith("Program hit ")]
-    in_kernels = [f for f in findings if f not in api]
+    api: list[Finding] = []
+    in_kernels: list[Finding] = []
+    for f in findings:  # one pass: a faulting kernel can leave thousands of findings
+        (api if f.kernel is None and f.kind.startswith("Program hit ") else in_kernels).append(f)
     then = ""
     if api and in_kernels:
         errors = ", ".join(dict.fromkeys(m.group(1) for f in api if (m := _API_ERROR.match(f.kind))))
