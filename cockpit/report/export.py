@@ -25,8 +25,7 @@ from cockpit.session.workspace import SessionRef, Workspace, list_sessions, reso
 FORMATS = ("md", "html", "json")
 DEFAULT_NAMES = {"md": "REPORT.md", "html": "report.html", "json": "report.json", "pr": "PR.md"}
 CHART_NAME = "report.svg"
-CHART_NAMES = {"telemetry": CHART_NAME, "speedup": "report-speedup.svg", "roofline": "report-roofline.svg"}
-"""Each chart's file beside REPORT.md (beside `-o NAME.md`: NAME.svg, NAME-speedup.svg, ...)."""
+"""The telemetry chart's file beside REPORT.md; the others are report-speedup.svg, ... (`_chart_file`)."""
 
 
 def pick_session(ws: Workspace, spec: str | None) -> SessionRef:
@@ -56,13 +55,12 @@ def export_files(report: Report, formats: Iterable[str], folder: Path,
     for fmt in formats:
         path = out if out is not None else folder / DEFAULT_NAMES[fmt]
         if fmt == "md":
-            files: dict[str, str | None] = {}
-            for name in NAMES:
-                svg = charts[name].svg
-                file = _chart_file(name, path) if out is not None else CHART_NAMES[name]
-                if svg is not None:
-                    written.append(_write(path.parent / file, svg))
-                files[name] = file if svg is not None else None
+            files: dict[str, str | None] = dict.fromkeys(NAMES)
+            for name, chart in charts.items():
+                if chart.svg is not None:
+                    file = _chart_file(name, path if out is not None else Path(CHART_NAME))
+                    written.append(_write(path.parent / file, chart.svg))
+                    files[name] = file
             written.append(_write(path, render_markdown(report, files, _notes(charts))))
         elif fmt == "html":
             written.append(_write(path, render_html(report, {n: c.svg for n, c in charts.items()},
@@ -77,6 +75,7 @@ def export_files(report: Report, formats: Iterable[str], folder: Path,
 
 
 def _chart_file(name: str, path: Path) -> str:
+    """Chart `name`'s file beside `path`: NAME.svg for the telemetry, NAME-speedup.svg, ..."""
     return path.with_suffix(".svg").name if name == "telemetry" else f"{path.stem}-{name}.svg"
 
 
