@@ -30,7 +30,7 @@ import torch
 from cockpit.analysis.timing_method import MAX_CALLS_PER_BATCH, MAX_SECONDS, batch_calls, enough
 from cockpit.probes.block_watch import BlockJudge, CellBlocks
 from cockpit.probes.device_hold import Cover, Hold, next_hold_ms
-from cockpit.probes.timing_pieces import Span, TimingCell, settle_calls, timed_cell
+from cockpit.probes.timing_pieces import Span, TimingCell, net_ms, settle_calls, timed_cell
 
 Call = Callable[[int], object]
 """call(k): one call of an implementation on input set k."""
@@ -55,13 +55,10 @@ class _Batch(NamedTuple):
     """The spin was still running when the host had queued the batch: device time."""
     clean: bool = True
     """Its block was judged clean (or not yet judged)."""
-    event_ms: float = 0.0
-    """The events' own cost, taken out."""
 
-    @property
-    def ms_per_call(self) -> float:
-        ms: float = self.start.elapsed_time(self.end)
-        return max(0.0, ms - self.event_ms) / self.calls
+    def ms_per_call(self, event_ms: float) -> float:
+        """Device time per call, the events' own cost taken out."""
+        return net_ms(self.start, self.end, event_ms) / self.calls
 
 
 @dataclass
@@ -84,7 +81,7 @@ class _Impl:
             self.per = max(self.per, min(most, batch_calls(sorted(times)[len(times) // 2])))
 
     def samples(self) -> list[float]:
-        return [b.ms_per_call for b in self.batches if b.covered and b.clean]
+        return [b.ms_per_call(self.event_ms) for b in self.batches if b.covered and b.clean]
 
 
 @dataclass
@@ -182,7 +179,7 @@ def _held_batch(call: Call, st: _Impl, rep: int, sets: int, busy: Any) -> int:
     st.cover.before(busy)
     start, end, rep = _launch(call, st.per, rep, sets)
     covered = st.cover.after()
-    st.batches.append(_Batch(start, end, st.per, covered, event_ms=st.event_ms))
+    st.batches.append(_Batch(start, end, st.per, covered))
     if not covered and st.cover.expired % 3 == 0 and st.per > 8:
         st.per //= 2
         st.halved = True
@@ -204,7 +201,7 @@ def _eager_batch(call: Call, st: _Impl, rep: int, sets: int) -> int:
     """One batch as eager use runs it: launched straight onto an idle GPU, the host's cost in it."""
     start, end, rep = _launch(call, st.per, rep, sets)
     end.synchronize()
-    st.eager.append(max(0.0, start.elapsed_time(end) - st.event_ms) / st.per)
+    st.eager.append(net_ms(start, end, st.event_ms) / st.per)
     return rep
 
 
@@ -255,9 +252,9 @@ def _cell(st: _Impl, why: str, host_ms: float, held: bool) -> TimingCell:
     """The cell from the clean, covered batches; when the budget ran out before one was clean, from
     the covered ones all the same, the cell marked unclean (the verdict names it); when the spin
     covered none by the time cap, from the uncovered ones, `held` false (host gaps may be in them)."""
-    samples = st.samples() or [b.ms_per_call for b in st.batches if b.covered]
+    samples = st.samples() or [b.ms_per_call(st.event_ms) for b in st.batches if b.covered]
     if not samples:
-        samples, held = [b.ms_per_call for b in st.batches], False
+        samples, held = [b.ms_per_call(st.event_ms) for b in st.batches], False
     return timed_cell(samples, "batch", st.eager, held,
                       {"calls_per_batch": st.per, "stop": why, "host_ms_per_call": host_ms,
                        "expired_holds": st.cover.expired, "event_ms": st.event_ms, **st.blocks.fields()})

@@ -26,7 +26,7 @@ import torch
 from cockpit.analysis.timing_method import EXTRA_SECONDS, INTERVAL_TARGET, half_width
 from cockpit.probes.block_watch import BlockJudge, CellBlocks
 from cockpit.probes.device_hold import Cover, Hold
-from cockpit.probes.timing_pieces import Span, TimingCell, block_plan, settle_calls, timed_cell
+from cockpit.probes.timing_pieces import Span, TimingCell, block_plan, net_ms, settle_calls, timed_cell
 
 Run = Callable[[int], object]
 """run(k): one call of an implementation on input set k."""
@@ -140,7 +140,7 @@ def _run_block(run: Run, flush: Any, block: _Block, settle: int, st: _Impl, inpu
 
 def _samples(clean: list[_Block], impl: str, event_ms: float) -> list[float]:
     """One implementation's per-call device times in its clean blocks, the events' cost out."""
-    return [max(0.0, s.elapsed_time(e) - event_ms) for b in clean if b.impl == impl for s, e in b.events]
+    return [net_ms(s, e, event_ms) for b in clean if b.impl == impl for s, e in b.events]
 
 
 def _wide(samples: list[float]) -> bool:
@@ -184,7 +184,7 @@ def _eager(run: Run, flush: Any, input_sets: int, counter: list[int], event_ms: 
         end.record()
         pairs.append((start, end))
     torch.cuda.synchronize()
-    return [max(0.0, s.elapsed_time(e) - event_ms) for s, e in pairs]
+    return [net_ms(s, e, event_ms) for s, e in pairs]
 
 
 def _next(counter: list[int], input_sets: int) -> int:

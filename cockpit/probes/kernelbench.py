@@ -34,15 +34,7 @@ from types import ModuleType
 from typing import Any
 
 from cockpit.probes.gpumode import import_file
-from cockpit.workload.spec import (
-    PROFILE_EVERY_KERNEL,
-    NoBuild,
-    Profile,
-    Reference,
-    Workload,
-    allclose,
-    shape_name,
-)
+from cockpit.workload.spec import NoBuild, Reference, Workload, allclose, shape_name
 
 INIT_SEED = 42
 """The seed set before each model is made (KernelBench's default `seed_num`)."""
@@ -144,6 +136,8 @@ def kernelbench_workload(problem: Path, model_new: Sequence[Path], device: str =
     bench = [dict(own, **s) for s in bench_sizes] or [dict(own)]
     tests = [dict(own, **s) for s in test_sizes] or scaled_down(own)
     counted = functools.partial(moved_bytes, module, set_globals)
+    # profiled: every kernel of one call of the first ModelNew on the largest timed shape (a GEMM
+    # and its epilogue are two kernels: the verdict names the longest and its share)
     return Workload(
         name=problem.stem,
         candidates={path.stem: runner(path.stem) for path in model_new},
@@ -157,10 +151,7 @@ def kernelbench_workload(problem: Path, model_new: Sequence[Path], device: str =
         bytes=counted if counted(**bench[0]) > 0 else None,  # no GB/s rather than a made-up one
         dtype_key=None,  # KernelBench's problems carry no dtype axis: the dtype is get_inputs()'s
         size=size,
-        # every kernel of one call of the first ModelNew on the largest timed shape (a GEMM and its
-        # epilogue are two kernels: the verdict names the longest and its share)
-        profile=Profile(kernel=PROFILE_EVERY_KERNEL, shape=max(bench, key=lambda s: size(**s))),
-    )
+    ).or_every_kernel()
 
 
 def is_size(name: str, value: Any) -> bool:

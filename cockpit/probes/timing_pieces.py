@@ -101,6 +101,11 @@ def event_cost_ms(spin: Any = None) -> float:
     return 0.0
 
 
+def net_ms(start: Any, end: Any, event_ms: float) -> float:
+    """The device time between two recorded events, the events' own cost (`event_cost_ms`) taken out."""
+    return max(0.0, float(start.elapsed_time(end)) - event_ms)
+
+
 def timed_cell(samples: Sequence[float], method: str, eager: Sequence[float], held: bool,
                extra: Mapping[str, Any]) -> TimingCell:
     """A cell from device-time samples (ms per call): median, its interval (at least the ±0.5 %

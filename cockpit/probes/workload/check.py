@@ -29,9 +29,20 @@ from typing import Any
 import torch
 
 from cockpit.probes.workload import grads as g
+from cockpit.probes.workload.compare import (
+    CheckRaised,
+    alike,
+    changed_input,
+    compare,
+    constant_output,
+    distance,
+    refill,
+    same_bits,
+    storages,
+)
 from cockpit.probes.workload.copies import clone
 from cockpit.probes.workload_load import first_line
-from cockpit.workload.spec import Check, Workload, rel_l2
+from cockpit.workload.spec import Workload, rel_l2
 
 Say = Callable[[str], None]
 
@@ -42,59 +53,6 @@ def call(fn: Callable[..., Any], inputs: Sequence[Any], out: Any, knobs: Mapping
         return fn(*inputs, **knobs)
     result = fn(*inputs, out, **knobs)
     return out if result is None else result
-
-
-def compare(out: Any, ref: Any, check: Check, dtype: str | None, shape: Mapping[str, Any],
-            inputs: Sequence[Any]) -> dict[str, Any]:
-    """{ok, max_abs, rel_l2, nonfinite, tolerance, what} of one output against the oracle's (a
-    custom check's verdict, with max |Δ| and rel L2 beside it when both are tensors alike)."""
-    if check.kind == "custom":
-        assert check.fn is not None
-        try:
-            ok, what = check.fn(out, ref, dict(shape), tuple(inputs))
-        except Exception as exc:  # the workload's own check, not the kernel: said as such
-            raise CheckRaised(first_line(exc)) from exc
-        numbers = distance(out, ref) if _alike(out, ref) else None
-        return {"ok": bool(ok), "max_abs": numbers[0] if numbers else None,
-                "rel_l2": numbers[1] if numbers else None, "nonfinite": numbers[2] if numbers else 0,
-                "tolerance": None, "what": str(what)}
-    if not isinstance(out, torch.Tensor) or not isinstance(ref, torch.Tensor):
-        return {"ok": False, "max_abs": None, "rel_l2": None, "nonfinite": 0, "tolerance": None,
-                "what": f"returned {type(out).__name__}, expected a tensor like the oracle's"}
-    if tuple(out.shape) != tuple(ref.shape):
-        return {"ok": False, "max_abs": None, "rel_l2": None, "nonfinite": 0, "tolerance": None,
-                "what": f"shape {tuple(out.shape)}, the oracle's is {tuple(ref.shape)}"}
-    max_abs, rel, nonfinite = distance(out, ref)
-    tol = check.tolerance_for(dtype)
-    if check.kind == "exact":
-        ok, tol = nonfinite == 0 and max_abs == 0.0, 0.0
-    elif check.kind == "allclose":
-        o, r = out.double(), ref.double()
-        bound = check.atol_for(dtype) + tol * r.abs()
-        ok = nonfinite == 0 and bool(((o - r).nan_to_num(nan=float("inf")).abs() <= bound).all().item())
-    else:
-        ok = nonfinite == 0 and rel <= tol
-    what = ""
-    if not ok and nonfinite == 0 and check.kind != "rel_l2":
-        what = ("not equal" if check.kind == "exact" else
-                f"outside atol {check.atol_for(dtype):g} + rtol {tol:g}·|ref| (max |Δ| {max_abs:.2e})")
-    return {"ok": ok, "max_abs": max_abs, "rel_l2": rel, "nonfinite": nonfinite, "tolerance": tol,
-            "what": what}
-
-
-class CheckRaised(RuntimeError):
-    """The workload's custom check raised (its fault, not the candidate's)."""
-
-
-def distance(out: torch.Tensor, ref: torch.Tensor) -> tuple[float, float, int]:
-    """(max |Δ|, rel L2, non-finite) of an output against a reference of its shape, in float64 (a
-    NaN in the output counts as an infinite difference)."""
-    o, r = out.double(), ref.double()
-    if not o.numel():
-        return 0.0, 0.0, 0
-    diff = (o - r).nan_to_num(nan=float("inf"))
-    return (float(diff.abs().max().item()), float(diff.norm().item() / max(r.norm().item(), 1e-30)),
-            int((~torch.isfinite(o)).sum().item()))
 
 
 KnobsFor = Callable[[Mapping[str, Any]], Mapping[str, Any]]
@@ -117,6 +75,7 @@ def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: KnobsFo
     ordered = w.smallest_first(shapes)
     for index, shape in enumerate(ordered):
         name = w.shape_name(shape)
+        step = f"[{index + 1}/{len(ordered)}]"
         dtype = shape.get(w.dtype_key) if w.dtype_key else None
         passed: dict[str, dict[str, Any]] = {}
         passed_grads: dict[str, dict[str, Any]] = {}
@@ -137,7 +96,6 @@ def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: KnobsFo
                                          f"passing round 1 ({_words(stats)}): a result kept from an "
                                          "earlier call?")
                     stats.pop("mutated", None)
-                    step = f"[{index + 1}/{len(ordered)}]"
                     _emit(rows, cand, name, shape, {**stats, "rounds": r + 1}, step, w, say)
                     return rows, False
                 before = passed.get(cand)
@@ -149,7 +107,6 @@ def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: KnobsFo
                     continue
                 gstats = grads.check(fn, shape, dtype, knobs)
                 if not gstats["ok"]:
-                    step = f"[{index + 1}/{len(ordered)}]"
                     _emit(rows, cand, w.mode_name(shape, "backward"), shape,
                           {**gstats, "rounds": r + 1, "mode": "backward"}, step, w, say)
                     return rows, False
@@ -157,10 +114,8 @@ def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: KnobsFo
                 if before is None or (gstats["rel_l2"] or 0) > (before["rel_l2"] or 0):
                     passed_grads[cand] = gstats
         for cand in w.candidates:
-            step = f"[{index + 1}/{len(ordered)}]"
             _emit(rows, cand, name, shape, {**passed[cand], "rounds": rounds}, step, w, say)
         for cand, gstats in passed_grads.items():
-            step = f"[{index + 1}/{len(ordered)}]"
             _emit(rows, cand, w.mode_name(shape, "backward"), shape,
                   {**gstats, "rounds": rounds, "mode": "backward"}, step, w, say)
         del given
@@ -194,9 +149,7 @@ class _GradRound:
             if torch.cuda.is_available():
                 torch.cuda.synchronize()
             theirs = self._oracle(seeded)
-        except g.NoGrad as exc:
-            return _failed(str(exc))
-        except OracleGradError as exc:
+        except (g.NoGrad, OracleGradError) as exc:
             return _failed(str(exc))
         except Exception as exc:  # the kernel's backward raised: a failure of this shape, named
             return _failed(f"its backward raised {first_line(exc)}")
@@ -282,7 +235,7 @@ def _round(w: Workload, fn: Callable[..., Any], mine: Any, inputs: Any, ref: Any
         result = _call_once(w, fn, mine, shape, knobs)
         stats = compare(result, ref, w.check, dtype, shape, mine)
         changed = changed_input(mine, inputs,
-                                returned=_storages(result) if w.output_in_inputs else frozenset())
+                                returned=storages(result) if w.output_in_inputs else frozenset())
         if changed is not None:
             return {**stats, "ok": False, "mutated": True,
                     "what": f"changed its input {changed} in place (each call must leave its inputs as they "
@@ -323,7 +276,7 @@ def _repeat(w: Workload, fn: Callable[..., Any], inputs: Any, first: Any, shape:
     again = _call_once(w, fn, clone(inputs), shape, knobs)
     if same_bits(again, first):
         return {"deterministic": True, "repeat_max_abs": 0.0}
-    apart = distance(again, first) if _alike(again, first) else None
+    apart = distance(again, first) if alike(again, first) else None
     words = f"max |Δ| {apart[0]:.2e}" if apart else "a different answer"
     if w.atomics:
         within = compare(again, first, w.check, dtype, shape, inputs)
@@ -334,108 +287,6 @@ def _repeat(w: Workload, fn: Callable[..., Any], inputs: Any, first: Any, shape:
     return {"ok": False, "deterministic": False, "repeat_max_abs": apart[0] if apart else None,
             "what": f"differs from itself on the same inputs by {words} (a race? if the order of a sum "
                     "is free, declare atomics=True and the repeat is held to the tolerance)"}
-
-
-def _alike(a: Any, b: Any) -> bool:
-    """Two real tensors of one shape: a distance between them means something."""
-    return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape
-            and not (a.is_complex() or b.is_complex()))
-
-
-def refill(mine: Any, inputs: Any) -> bool:
-    """Write `inputs`' values into the tensors of `mine` (same structure and shapes); False, and
-    nothing written, when they do not match."""
-    def fits(a: Any, b: Any) -> bool:
-        if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-            return bool(a.shape == b.shape and a.dtype == b.dtype and a.device == b.device)
-        if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
-            return len(a) == len(b) and all(fits(x, y) for x, y in zip(a, b, strict=True))
-        if isinstance(a, dict) and isinstance(b, dict):
-            return a.keys() == b.keys() and all(fits(a[k], b[k]) for k in a)
-        return bool(a == b)
-
-    def write(a: Any, b: Any) -> None:
-        if isinstance(a, torch.Tensor):
-            a.copy_(b)
-        elif isinstance(a, (tuple, list)):
-            for x, y in zip(a, b, strict=True):
-                write(x, y)
-        elif isinstance(a, dict):
-            for k in a:
-                write(a[k], b[k])
-
-    if not fits(mine, inputs):
-        return False
-    write(mine, inputs)
-    return True
-
-
-def same_bits(a: Any, b: Any) -> bool:
-    """Bit for bit equal: tensors by their bytes (NaN equal to the same NaN), the rest by ==."""
-    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-        return bool(a.shape == b.shape and a.dtype == b.dtype and torch.equal(_bytes(a), _bytes(b)))
-    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
-        return len(a) == len(b) and all(same_bits(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same_bits(a[k], b[k]) for k in a)
-    return bool(a == b)
-
-
-def _bytes(t: torch.Tensor) -> torch.Tensor:
-    return t.detach().contiguous().reshape(-1).view(torch.uint8)
-
-
-def changed_input(mine: Any, pristine: Any, where: str = "", returned: frozenset[int] = frozenset()
-                  ) -> str | None:
-    """Which input the call changed ("#0", "#1[2]", "#0['x']"), or None. An input the call returns
-    (its storage is the output's: GPU MODE hands the output buffer in with the inputs) is the
-    output, and may change."""
-    if isinstance(mine, (tuple, list)) and isinstance(pristine, (tuple, list)):
-        for i, (m, p) in enumerate(zip(mine, pristine, strict=False)):
-            found = changed_input(m, p, f"{where}[{i}]" if where else f"#{i}", returned)
-            if found is not None:
-                return found
-        return None
-    if isinstance(mine, dict) and isinstance(pristine, dict):
-        for k in mine:
-            found = changed_input(mine[k], pristine.get(k), f"{where}[{k!r}]", returned)
-            if found is not None:
-                return found
-        return None
-    if isinstance(mine, torch.Tensor) and isinstance(pristine, torch.Tensor):
-        if mine.untyped_storage().data_ptr() in returned:
-            return None
-        return None if same_bits(mine, pristine) else (where or "#0")
-    return None
-
-
-def _storages(value: Any) -> frozenset[int]:
-    """The storages of the tensors in a call's result (nested tuples, lists and dicts walked)."""
-    if isinstance(value, torch.Tensor):
-        return frozenset({value.untyped_storage().data_ptr()})
-    if isinstance(value, (tuple, list)):
-        return frozenset().union(*(_storages(v) for v in value)) if value else frozenset()
-    if isinstance(value, dict):
-        return frozenset().union(*(_storages(v) for v in value.values())) if value else frozenset()
-    return frozenset()
-
-
-def constant_output(out: Any, ref: Any) -> str | None:
-    """Why an output that is one value everywhere fails against a reference that is not: "returned
-    all zeros (the reference is not constant)"; None otherwise."""
-    if not (isinstance(out, torch.Tensor) and isinstance(ref, torch.Tensor)) or out.numel() < 2:
-        return None
-    if not (out.is_floating_point() or out.is_complex()) or ref.numel() < 2:
-        return None
-    r = ref.detach().reshape(-1)
-    if bool((r == r[0]).all().item()):
-        return None  # a constant reference: a constant answer may be right
-    o = out.detach().reshape(-1)
-    if not bool((o == o[0]).all().item()):
-        return None
-    value = o[0].item()
-    return ("returned all zeros" if value == 0 else f"returned {value:g} everywhere") + (
-        " where the reference is not constant (the tolerance alone would have passed it)")
 
 
 def _words(stats: Mapping[str, Any]) -> str:

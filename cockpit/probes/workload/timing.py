@@ -169,8 +169,7 @@ def _config(w: Workload, impls: Mapping[str, Bind], shape: Mapping[str, Any], na
     planned, then timed."""
     mode = how["mode"]
     sets = [_input_set(w, 2000 + 10 * index + i, shape, mode) for i in range(input_sets)]
-    bufs = [w.make_output(*s, **shape) if w.make_output is not None and mode == "forward" else None
-            for s in sets]
+    bufs = [_buffer(w, s, shape, mode) for s in sets]
     runs: dict[str, Callable[[int], object]] = {}
     passes: list[Pass] = []
     estimate_ms: dict[str, float] = {}
@@ -205,26 +204,26 @@ def _config(w: Workload, impls: Mapping[str, Bind], shape: Mapping[str, Any], na
     l2_bytes, free_bytes = how["memory"]
     footprint = set_bytes(sets[0]) + set_bytes(bufs[0]) + sum(p.kept_bytes(0) for p in passes)
     plan = plan_config(min(estimate_ms.values(), default=1.0), l2_bytes, max(1, footprint), free_bytes)
+    extra_s = min(EXTRA_SECONDS, 3 * how["budget_s"])
     spans: list[Span]
     if plan.method == "batch":  # short calls: batches between two events, inputs rotated past L2
         for i in range(len(sets), plan.input_sets):
             sets.append(_input_set(w, 2000 + 10 * index + i, shape, mode))
-            bufs.append(w.make_output(*sets[-1], **shape) if w.make_output is not None and mode == "forward"
-                        else None)
+            bufs.append(_buffer(w, sets[-1], shape, mode))
         for p in passes:
             p.prime_all()  # the backward's forwards of the new sets, untimed, before any timing
         per = {impl: batch_calls(ms) for impl, ms in estimate_ms.items()}
         cells, spans = batch_cells(runs, estimate_ms, per, len(sets), how["settle_ms"], index,
                                    max_s=min(MAX_SECONDS, 4 * how["budget_s"]), keep_times=how["keep_times"],
                                    hold=how["hold"], judge=how["judge"], anchor=anchor, anchor_t=anchor_t,
-                                   event_ms=event_ms, extra_s=min(EXTRA_SECONDS, 3 * how["budget_s"]))
+                                   event_ms=event_ms, extra_s=extra_s)
     else:
         n = max(how["reps"], min(1000, int(how["budget_s"] * 1000 / max(sum(estimate_ms.values()), 1e-3))))
         call_ms = {impl: ms + how["flush_cost"] for impl, ms in estimate_ms.items()}
         cells, spans = per_call_cells(runs, how["flush"], call_ms, n, how["rounds"], how["settle_ms"], index,
                                       input_sets, hold=how["hold"], judge=how["judge"], anchor=anchor,
                                       anchor_t=anchor_t, keep_times=how["keep_times"], event_ms=event_ms,
-                                      extra_s=min(EXTRA_SECONDS, 3 * how["budget_s"]))
+                                      extra_s=extra_s)
     return _row(w, shape, name, cells, anchor, anchor_t, spans, plan.why, plan.l2_note, mode)
 
 
@@ -235,6 +234,11 @@ def _input_set(w: Workload, seed: int, shape: Mapping[str, Any], mode: str) -> A
     if mode == "forward":
         return inputs
     return g.grad_leaves(inputs, g.grad_indices(w, inputs))
+
+
+def _buffer(w: Workload, inputs: Any, shape: Mapping[str, Any], mode: str) -> Any:
+    """One input set's output buffer: the forward's alone (backward modes call without one)."""
+    return w.make_output(*inputs, **shape) if w.make_output is not None and mode == "forward" else None
 
 
 class Pass:
