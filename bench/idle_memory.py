@@ -3,11 +3,11 @@
 floor did not, the cockpit and the floor each idling in its own 160x48 pseudo-terminal, as
 bench/telemetry.py runs them (the same floor program).
 
-    python3 bench/idle_memory.py [--at 15] [--replay FILE.jsonl]
+    python3 bench/idle_memory.py [--at 15] [--replay FILE.jsonl] [--trace]
 
-Each program reports on itself `--at` seconds after it started (a timer thread reads
-/proc/self/smaps and sys.modules, then the process exits). Bytecode is cached by an unmeasured
-first round, as in bench/telemetry.py. Prints: RSS of both and the share; the mappings whose
+Both run side by side; each reports on itself `--at` seconds after it started (a timer thread
+reads /proc/self/smaps and sys.modules, then the process exits). Bytecode is cached by an
+unmeasured first round, as in bench/telemetry.py. Prints: RSS of both and the share; the mappings whose
 resident size differs most; the modules beyond the floor, grouped (cockpit, textual, the rest),
 with their count and the size of their cached bytecode (a code object in memory is ~3x that).
 """
@@ -28,13 +28,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from telemetry import CHILD_ENV, FLOOR, drain, spawn  # noqa: E402
+from telemetry import CHILD_ENV, FLOOR, drain, spawn
 
 REPO = Path(__file__).resolve().parent.parent
 
 REPORT = r"""
-import json, os, sys, threading
+import json, os, sys, threading, tracemalloc
+if os.environ.get("IDLE_MEMORY_TRACE"):
+    tracemalloc.start()
 def _report():
+    traced = {}
+    if tracemalloc.is_tracing():
+        for stat in tracemalloc.take_snapshot().statistics("filename"):
+            traced[stat.traceback[0].filename] = stat.size
     rss, name = {}, "[anon]"
     with open("/proc/self/smaps") as f:
         for line in f:
@@ -44,7 +50,7 @@ def _report():
             elif line.startswith("Rss:"):
                 rss[name] = rss.get(name, 0) + int(head[1])
     with open(os.environ["IDLE_MEMORY_OUT"], "w") as f:
-        json.dump({"rss_kib": rss, "modules": sorted(sys.modules),
+        json.dump({"rss_kib": rss, "modules": sorted(sys.modules), "traced": traced,
                    "files": {m: getattr(mod, "__file__", None) for m, mod in list(sys.modules.items())}}, f)
     os._exit(0)
 threading.Timer(float(os.environ["IDLE_MEMORY_AT"]), _report).start()
@@ -52,19 +58,27 @@ threading.Timer(float(os.environ["IDLE_MEMORY_AT"]), _report).start()
 COCKPIT = REPORT + "from cockpit.cli import main\nsys.exit(main(sys.argv[1:]))\n"
 
 
-def run(argv: list[str], at: float, out: Path) -> dict:
-    CHILD_ENV.update(IDLE_MEMORY_OUT=str(out), IDLE_MEMORY_AT=str(at))  # spawn's environment
-    proc, master = spawn(argv)
+def run_side_by_side(programs: dict[str, list[str]], at: float, ws: Path) -> dict[str, dict]:
+    """Start every program at once, each in its own pty; each reports on itself at `at` s and exits."""
+    running = {}
+    for name, argv in programs.items():
+        CHILD_ENV.update(IDLE_MEMORY_OUT=str(ws / f"{name}.json"), IDLE_MEMORY_AT=str(at))  # spawn's env
+        (ws / f"{name}.json").unlink(missing_ok=True)
+        running[name] = spawn(argv)
     deadline = time.monotonic() + at + 30
-    while proc.poll() is None and time.monotonic() < deadline:
-        drain([master])
-    if proc.poll() is None:
-        proc.kill()
-    proc.wait()
-    os.close(master)
-    if not out.exists():
-        sys.exit(f"idle memory: {argv[2]!r} wrote no report (run it by hand to see why)")
-    return json.loads(out.read_text())
+    while any(p.poll() is None for p, _ in running.values()) and time.monotonic() < deadline:
+        drain([m for _, m in running.values()])
+    got = {}
+    for name, (proc, master) in running.items():
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        os.close(master)
+        out = ws / f"{name}.json"
+        if not out.exists():
+            sys.exit(f"idle memory: the {name} wrote no report (run it by hand to see why)")
+        got[name] = json.loads(out.read_text())
+    return got
 
 
 def pyc_kib(path: str | None) -> float:
@@ -86,7 +100,12 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--at", type=float, default=15.0)
     p.add_argument("--replay", type=Path, help="drive the cockpit's panel from a recording (no GPU)")
+    p.add_argument("--trace", action="store_true",
+                   help="also Python's allocations by source file, cockpit minus floor (tracemalloc on in "
+                        "both: the RSS figures then include its own cost)")
     args = p.parse_args()
+    if args.trace:
+        CHILD_ENV["IDLE_MEMORY_TRACE"] = "1"
     py = sys.executable
     ws = Path(tempfile.mkdtemp(prefix="idle-memory-"))
     CHILD_ENV["PYTHONPYCACHEPREFIX"] = str(ws / "pycache")
@@ -96,9 +115,8 @@ def main() -> None:
     if args.replay:
         cockpit += ["--replay", str(args.replay.resolve())]
     floor = [py, "-c", REPORT + FLOOR, "textual" if args.replay else "nvml"]
-    for _ in range(2):  # the first round fills the bytecode cache
-        got = {name: run(argv, args.at, ws / f"{name}.json")
-               for name, argv in (("cockpit", cockpit), ("floor", floor))}
+    run_side_by_side({"cockpit": cockpit, "floor": floor}, 3.0, ws)  # fills the bytecode cache
+    got = run_side_by_side({"cockpit": cockpit, "floor": floor}, args.at, ws)
     kib = {n: got[n]["rss_kib"] for n in got}
     total = {n: sum(kib[n].values()) / 1024 for n in kib}
     print(f"# at {args.at:.0f} s, pty 160x48; floor = "
@@ -111,6 +129,13 @@ def main() -> None:
     for d, k in reversed(diff):
         if abs(d) >= 0.05:
             print(f"{d:8.2f}  {re.sub(r'^.*/(site-packages|lib-dynload|lib)/', '', k)}")
+    if args.trace:
+        mine, base = got["cockpit"]["traced"], got["floor"]["traced"]
+        apart = sorted(((mine.get(f, 0) - base.get(f, 0)) / 1024, f) for f in set(mine) | set(base))
+        print(f"\nPython's allocations by file, KiB above the floor's (all: "
+              f"{(sum(mine.values()) - sum(base.values())) / 1024:.0f})")
+        for d, f in reversed(apart[-30:]):
+            print(f"{d:8.1f}  {re.sub(r'^.*/(site-packages|python3[.0-9]*)/', '', f)}")
     floor_mods = set(got["floor"]["modules"])
     extra = [m for m in got["cockpit"]["modules"] if m not in floor_mods]
     files = got["cockpit"]["files"]

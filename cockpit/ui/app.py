@@ -25,7 +25,7 @@ from cockpit.session.status import Activity, compose_status, fmt_duration, next_
 from cockpit.session.timer import TimerView
 from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.telemetry.track import TRACK_NAME, TrackWriter
-from cockpit.ui import hangup, session_actions, session_open
+from cockpit.ui import hangup, session_open
 from cockpit.ui.commands import WRITES, palette_commands, pattern_provider
 from cockpit.ui.crash import CrashWithoutLocals
 from cockpit.ui.editor import SessionEditor
@@ -132,6 +132,8 @@ class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
         if self._initial is not None:
             self.open_session(self._initial)
         else:
+            from cockpit.ui import session_actions
+
             session_actions.say_unreadable(self)
             session_actions.ask_new_session(self, first=True)
         self.pacer.start(self._handle_exception)

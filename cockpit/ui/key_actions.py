@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
-from cockpit.ui import session_actions
 from cockpit.ui.host import CockpitHost
 
 if TYPE_CHECKING:
@@ -18,7 +17,8 @@ if TYPE_CHECKING:
     from cockpit.ui.gate_panel import GatePanel
     from cockpit.ui.pattern_desk import PatternDesk
 
-# Besides the phase moves (session_actions), these ask first: a key pressed by mistake must not
+# The session's moves (ui/session_actions.py) load at the first key that makes one: an idle cockpit
+# never needs them. Besides those moves, these ask first: a key pressed by mistake must not
 # kill a build or close the cockpit.
 CONFIRM = {
     "cancel_gate": "Cancel {gate} (its process group is stopped) and drop the queue?",
@@ -49,6 +49,7 @@ class KeyActions:
 
     def confirm(self: KeysHost, action: str, then: Callable[[], object], **words: str) -> None:
         """Ask the CONFIRM question of `action` (its {words} filled in); run `then` on y."""
+        from cockpit.ui import session_actions
         session_actions.confirm(self, CONFIRM[action].format(**words), then)
 
     def action_focus_editor(self: KeysHost) -> None:
@@ -69,24 +70,31 @@ class KeyActions:
     # The session --------------------------------------------------------------------------
 
     def action_next_phase(self: KeysHost) -> None:
+        from cockpit.ui import session_actions
         session_actions.next_phase(self)
 
     def action_skip_phase(self: KeysHost) -> None:
+        from cockpit.ui import session_actions
         session_actions.skip_phase(self)
 
     def action_toggle_pause(self: KeysHost) -> None:
+        from cockpit.ui import session_actions
         session_actions.toggle_pause(self)
 
     def action_goto_phase(self: KeysHost) -> None:
+        from cockpit.ui import session_actions
         session_actions.goto_phase(self)
 
     def action_post_status(self: KeysHost) -> None:
+        from cockpit.ui import session_actions
         session_actions.ask_status(self)
 
     def action_end_session(self: KeysHost) -> None:
+        from cockpit.ui import session_actions
         session_actions.end_session(self)
 
     def action_new_session(self: KeysHost) -> None:
+        from cockpit.ui import session_actions
         session_actions.ask_new_session(self)
 
     def action_toggle_log(self: KeysHost) -> None:
