@@ -19,11 +19,11 @@ from cockpit.printable import printable
 from cockpit.session.state import GateRunRecord
 from cockpit.session.status import Activity, fmt_duration
 from cockpit.ui.lines import TextLines
-from cockpit.ui.pane_reader import PaneReader, SearchBar
 from cockpit.ui.phases import budget_bar
 
 if TYPE_CHECKING:
     from cockpit.gates.log_follow import GateOutput
+    from cockpit.ui.pane_reader import PaneReader, SearchBar
 
 ICON = {"pass": ("✓", "green"), "warn": ("!", "yellow"), "fail": ("✗", "red"),
         "error": ("✗", "red"), "cancelled": ("■", "dim"), "timeout": ("⧖", "red"),
@@ -182,15 +182,31 @@ class GateDetail(Vertical):
         self._result_only = False
         self._result: RenderableType | None = None
         self.zoomed = False
-        self.reader = PaneReader(id="gate-reader")
-        self.search_bar = SearchBar(id="gate-search")
+        self._reader: PaneReader | None = None
+        self._search_bar: SearchBar | None = None
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static("", id="gate-head")
         yield GateResult("", id="gate-result")
         yield Log(max_lines=LOG_LINES, id="gate-log", auto_scroll=True)
-        yield self.reader
-        yield self.search_bar
+
+    @property
+    def reader(self) -> PaneReader:
+        """The zoom's reader, mounted with its search bar at the first zoom (an idle cockpit, and
+        most sessions, never need them)."""
+        if self._reader is None:
+            from cockpit.ui.pane_reader import PaneReader, SearchBar
+
+            self._reader, self._search_bar = PaneReader(id="gate-reader"), SearchBar(id="gate-search")
+            self.mount(self._reader, self._search_bar)
+        return self._reader
+
+    @property
+    def search_bar(self) -> SearchBar:
+        if self._search_bar is None:
+            self.reader  # noqa: B018 (mounts both)
+        assert self._search_bar is not None
+        return self._search_bar
 
     @property
     def output_log(self) -> Log:
@@ -283,7 +299,7 @@ class GateDetail(Vertical):
 
     @property
     def searching(self) -> bool:
-        return bool(self.search_bar.display)
+        return self._search_bar is not None and bool(self._search_bar.display)
 
     def open_search(self) -> None:
         self.search_bar.display = True

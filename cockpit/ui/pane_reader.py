@@ -249,15 +249,18 @@ class SearchBar(Horizontal):
     SearchBar > Static { width: auto; color: $text-muted; padding: 0 1; }
     """
 
-    def compose(self) -> ComposeResult:
-        yield Input(placeholder="search: Enter keeps it, then n next, N previous; esc closes",
-                    id="search-term")
-        yield Static("", id="search-count")
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        # Made here, not in compose: the bar is mounted at the first zoom, and its term is focused
+        # in the same breath, before the bar has composed its children.
+        self.term = Input(placeholder="search: Enter keeps it, then n next, N previous; esc closes",
+                          id="search-term")
+        self._count = Static("", id="search-count")
 
-    @property
-    def term(self) -> Input:
-        return self.query_one(Input)
+    def compose(self) -> ComposeResult:
+        yield self.term
+        yield self._count
 
     def count(self, current: int, found: int, term: str) -> None:
         said = f"{current + 1}/{found}" if found else "no match" if term else ""
-        self.query_one("#search-count", Static).update(said)
+        self._count.update(said)
