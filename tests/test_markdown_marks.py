@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from textual.document._document import Document
+from textual.widgets.text_area import Document
 
 from cockpit.ui.markdown_marks import MarkdownMarks, highlight_map
 
