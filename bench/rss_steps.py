@@ -39,7 +39,7 @@ COCKPIT_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
                                "cockpit.session.timer", "cockpit.session.workspace",
                                "cockpit.telemetry.track")),
     ("gates (parsers, hardware)", ("cockpit.gates.catalog",)),
-    ("TextArea + tree-sitter", ("textual.widgets._text_area", "textual._tree_sitter")),
+    ("TextArea + markdown marks", ("textual.widgets._text_area", "cockpit.ui.markdown_marks")),
     ("ui panels + editor", ("cockpit.ui.editor", "cockpit.ui.gate_board", "cockpit.ui.gpu_panel",
                             "cockpit.ui.header", "cockpit.ui.main_screen", "cockpit.ui.status_history",
                             "cockpit.ui.gpu_feed")),

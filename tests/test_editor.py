@@ -145,13 +145,67 @@ async def test_a_five_megabyte_log_opens_plain_and_takes_keys(ws, session) -> No
     app = make_app(ws, session)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert app.editor.area.language is None  # no highlighting above 1 MB characters
+        assert not app.editor.area._highlights  # no highlighting above 1 MB characters
         app.editor.area.focus()
         await pilot.pause()
         await pilot.press("ctrl+t")
         await pilot.pause()
         assert app.editor.area.text.count("\n") > 100_000
         assert app.editor.dirty
+        assert not app.editor.area._highlights  # nor after an edit
+
+
+async def test_a_log_just_under_a_megabyte_is_highlighted_and_stays_so_while_typing(ws, session) -> None:
+    session.log_md.write_text("- 12:00 a line of notes about tiling and registers\n" * 19_000)
+    app = make_app(ws, session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        area = app.editor.area
+        assert len(area.text) < 1_000_000
+        assert area._highlights[0] == area._highlights[18_999] == [(0, 2, "list.marker")]
+        area.focus()
+        await pilot.press("ctrl+t", *"BN=64")
+        assert area._highlights[area.document.line_count - 1] == [(0, 2, "list.marker")]
+
+
+def style_of(area, row: int, text: str):  # type: ignore[no-untyped-def]
+    """The style `text` is drawn in on the editor's `row` (the document's line, unscrolled)."""
+    for segment in area.render_line(row):
+        if text in segment.text:
+            return segment.style
+    raise AssertionError(f"{text!r} is not drawn on row {row}")
+
+
+async def test_a_heading_a_list_and_a_fenced_block_are_drawn_in_the_themes_styles(ws, session) -> None:
+    session.log_md.write_text("# Session\n- 12:00 tried BN=64\n```\n# ptxas: 128 registers\n```\n")
+    app = make_app(ws, session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        area = app.editor.area
+        syntax = area._theme.syntax_styles
+        heading = style_of(area, 0, "Session")
+        assert heading.color == syntax["heading"].color and heading.bold
+        assert style_of(area, 1, "-").color == syntax["list.marker"].color
+        assert style_of(area, 2, "```").color == syntax["punctuation.delimiter"].color
+        assert style_of(area, 3, "# ptxas").color != syntax["heading.marker"].color  # code, not a heading
+        assert [name for _, _, name in area._highlights[3]] == ["text.literal", "punctuation.special", "none"]
+
+
+async def test_typing_a_fence_turns_the_lines_below_into_code(ws, session) -> None:
+    session.log_md.write_text("## Log\n- 12:00 tried BN=64\n# ptxas output\n")
+    app = make_app(ws, session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        area = app.editor.area
+        assert {name for _, _, name in area._highlights[2]} == {"heading.marker", "heading"}
+        area.focus()
+        area.move_cursor((1, 0))
+        await pilot.press(*"```", "enter")
+        assert area.document.lines[1:4] == ["```", "- 12:00 tried BN=64", "# ptxas output"]
+        for row in (2, 3):  # inside the fence now: neither a list item nor a heading
+            assert {name for _, _, name in area._highlights[row]} == {"text.literal", "punctuation.special", "none"}
+        await pilot.press("backspace", "backspace", "backspace", "backspace")
+        assert {name for _, _, name in area._highlights[2]} == {"heading.marker", "heading"}
 
 
 async def test_ctrl_keys_insert_a_note_the_status_and_the_last_gate(ws, session) -> None:

@@ -6,6 +6,7 @@ text is replaced is kept beside SESSION.md (`.mine`, `.theirs`) and named to its
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,10 +19,34 @@ from textual.widgets import TextArea
 from cockpit.errors import CockpitError
 from cockpit.printable import printable
 from cockpit.session import logfile
+from cockpit.ui.markdown_marks import MarkdownMarks
 
 SAVE_AFTER_IDLE_S = 1.5  # after the last keystroke ...
 SAVE_AT_MOST_S = 1.5  # ... or this long after the first unsaved one: a kill -9 loses < 2 s
-HIGHLIGHT_UP_TO = 1_000_000  # characters; above this plain text keeps a 5 MB log responsive
+# characters; above this, plain text: highlighting reads ~0.1 s per MB when a log opens, and again
+# after an edit that changes every line below it (an opened fence); a keystroke is < 1 ms
+HIGHLIGHT_UP_TO = 1_000_000
+
+
+class MarkdownArea(TextArea):
+    """A TextArea that highlights markdown with cockpit.ui.markdown_marks instead of tree-sitter
+    (its grammar alone kept ~0.6 MiB resident in the idle TUI): the same names and ranges, so the
+    theme colours it as before. An edit re-reads only the lines it changed."""
+
+    def __init__(self, text: str = "", **kwargs: object) -> None:
+        self.highlighting = True
+        self._marks = MarkdownMarks()
+        super().__init__(text, **kwargs)  # type: ignore[arg-type]
+
+    def load_markdown(self, text: str, highlight: bool) -> None:
+        """Show `text`, highlighted or (a log too big to re-highlight at every key) plain."""
+        self.highlighting, self._marks = highlight, MarkdownMarks()
+        self.load_text(text)
+
+    def _build_highlight_map(self) -> None:
+        """Textual calls this after every edit (TextArea._build_highlight_map, Textual 8.2)."""
+        self._line_cache.clear()
+        self._highlights = self._marks.update(self.document.lines) if self.highlighting else defaultdict(list)
 
 
 class SessionEditor(Vertical):
@@ -46,7 +71,7 @@ class SessionEditor(Vertical):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.border_title = "SESSION.md"
         self.path: Path | None = None
-        self.area = TextArea("", soft_wrap=True, id="session-md")
+        self.area = MarkdownArea("", soft_wrap=True, id="session-md")
         self._stamp: logfile.Stamp | None = None
         self._first_unsaved: float | None = None
         self._last_edit = 0.0
@@ -72,8 +97,8 @@ class SessionEditor(Vertical):
             self.app.notify(loaded.problem, severity="warning", markup=False, timeout=15)
 
     def _show(self, loaded: logfile.Loaded) -> None:
-        self.area.language = "markdown" if len(loaded.text) <= HIGHLIGHT_UP_TO else None
-        self.area.load_text(printable(loaded.text))  # shown through the door: no escape reaches the screen
+        # shown through the door: no escape reaches the screen
+        self.area.load_markdown(printable(loaded.text), highlight=len(loaded.text) <= HIGHLIGHT_UP_TO)
         self.area.move_cursor(self.area.document.end)  # a log grows at its end: type there
         self.area.read_only = not loaded.editable
         self._stamp = loaded.stamp
