@@ -11,7 +11,6 @@ from cockpit.clock import SystemClock
 from cockpit.config import load_config
 from cockpit.memory import limit_malloc_arenas
 from cockpit.session.workspace import resolve_session
-from cockpit.telemetry.recording import ReplaySampler
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.quiet_input import quiet_driver
 
@@ -34,6 +33,8 @@ def tui_app(args: argparse.Namespace) -> CockpitApp:
     clock = SystemClock()
     telemetry = None
     if getattr(args, "replay", None) is not None:
+        from cockpit.telemetry.recording import ReplaySampler  # a live cockpit never loads it
+
         telemetry = ReplaySampler.from_path(args.replay, clock)
         for problem in telemetry.recording.problems[:3]:
             print(f"cockpit: {problem}", file=sys.stderr)
