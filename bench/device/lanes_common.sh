@@ -1,6 +1,7 @@
-# Sourced by the two-lane visit scripts (visit_issue32.sh, visit_next.sh) after they set $OUT (a work
-# folder under /tmp), $FINAL (the call's $OUT) and $repo: the box's setup and the helpers that make a
-# scratch workspace, run one gate headless, keep the probe's raw results, and archive the work folder.
+# Sourced by the visit scripts (visit_numbers.sh, visit_final.sh, visit_lean_final.sh, ...) after they
+# set $OUT (a work folder under /tmp), $FINAL (the call's $OUT) and $repo: the box's setup and the helpers
+# that make a scratch workspace, run one gate headless, keep the probe's raw results, run the suite in
+# shards, and archive the work folder.
 . tests/fixtures/gpu/capture_common.sh
 export PATH=/usr/local/cuda/bin:$PATH
 mapfile -t uuids < <(nvidia-smi --query-gpu=uuid --format=csv,noheader)
@@ -22,3 +23,20 @@ gate() {
 }
 # raw WS NAME: the probe's results (NVML samples included) and ncu's pages, gzipped
 raw() { mkdir -p "$OUT/raw-$2"; cp "$1"/sessions/*/results/*.json "$1"/sessions/*/results/*.csv "$OUT/raw-$2/" 2>/dev/null; gzip -f "$OUT/raw-$2"/* 2>/dev/null; }
+# suite N: the whole suite in N pytest processes side by side (the test files dealt out by size), each
+# shard's last line and the failures; each shard's output in $OUT/suite-K.txt. It waits for its own
+# shards only: a snapper loop runs beside it.
+suite() {
+  local n=$1 k i start files mine pids=()
+  start=$(date +%s)
+  mapfile -t files < <(ls -S tests/test_*.py)
+  for ((k = 0; k < n; k++)); do
+    mine=(); for ((i = k; i < ${#files[@]}; i += n)); do mine+=("${files[i]}"); done
+    python3 -m pytest -q -p no:cacheprovider "${mine[@]}" > "$OUT/suite-$k.txt" 2>&1 &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+  echo "-- the suite in $n shards: $(( $(date +%s) - start )) s"
+  for ((k = 0; k < n; k++)); do echo "shard $k: $(tail -1 "$OUT/suite-$k.txt")"; done
+  grep -h -E "^(FAILED|ERROR) " "$OUT"/suite-*.txt | head -20
+}

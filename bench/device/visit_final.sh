@@ -20,16 +20,7 @@ lane_a() {
   export CUDA_VISIBLE_DEVICES=${uuids[0]}
   python3 -c "import torch, sys; print('python', sys.version.split()[0], 'torch', torch.__version__)"
   python3 -c "import sys; from importlinter.cli import lint_imports_command; sys.argv = ['lint-imports']; lint_imports_command()" 2>&1 | tail -2
-  local n=${SHARDS:-6} k start; start=$(date +%s)
-  mapfile -t files < <(ls -S tests/test_*.py)
-  for ((k = 0; k < n; k++)); do
-    local mine=(); for ((i = k; i < ${#files[@]}; i += n)); do mine+=("${files[i]}"); done
-    python3 -m pytest -q -p no:cacheprovider "${mine[@]}" > "$OUT/suite-$k.txt" 2>&1 &
-  done
-  wait
-  echo "-- the suite in $n shards: $(( $(date +%s) - start )) s"
-  for ((k = 0; k < n; k++)); do echo "shard $k: $(tail -1 "$OUT/suite-$k.txt")"; done
-  grep -h -E "^(FAILED|ERROR) " "$OUT"/suite-*.txt | head -20
+  suite "${SHARDS:-6}"
 }
 
 lane_b() {

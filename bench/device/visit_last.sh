@@ -25,16 +25,7 @@ export CUDA_VISIBLE_DEVICES=${uuids[0]}
   tail -7 "$OUT/threads-cockpit.txt"
   python3 -c "import torch, sys; print('python', sys.version.split()[0], 'torch', torch.__version__)"
   python3 -c "import sys; from importlinter.cli import lint_imports_command; sys.argv = ['lint-imports']; lint_imports_command()" 2>&1 | tail -2
-  n=${SHARDS:-8}; start=$(date +%s)
-  mapfile -t files < <(ls -S tests/test_*.py)
-  for ((k = 0; k < n; k++)); do
-    mine=(); for ((i = k; i < ${#files[@]}; i += n)); do mine+=("${files[i]}"); done
-    python3 -m pytest -q -p no:cacheprovider "${mine[@]}" > "$OUT/suite-$k.txt" 2>&1 &
-  done
-  wait $(jobs -p | grep -v "^$snapper$")
-  echo "-- the suite in $n shards: $(( $(date +%s) - start )) s"
-  for ((k = 0; k < n; k++)); do echo "shard $k: $(tail -1 "$OUT/suite-$k.txt")"; done
-  grep -h -E "^(FAILED|ERROR) " "$OUT"/suite-*.txt | head -20
+  suite "${SHARDS:-8}"
   d=$(ws liger planted/liger_softmax.py); gate "$d" liger build; gate "$d" liger profile; raw "$d" liger
   d=$(ws layernorm workloads/layernorm_triton/layernorm.py); gate "$d" layernorm build; gate "$d" layernorm profile
   raw "$d" layernorm

@@ -23,16 +23,7 @@ export CUDA_VISIBLE_DEVICES=${uuids[0]}
 {
   python3 bench/idle_memory.py --at 15 > "$OUT/idle-memory.txt" 2>&1; echo "-- idle memory exit $?"
   cat "$OUT/idle-memory.txt"
-  n=${SHARDS:-8}; start=$(date +%s)
-  mapfile -t files < <(ls -S tests/test_*.py)
-  for ((k = 0; k < n; k++)); do
-    mine=(); for ((i = k; i < ${#files[@]}; i += n)); do mine+=("${files[i]}"); done
-    python3 -m pytest -q -p no:cacheprovider "${mine[@]}" > "$OUT/suite-$k.txt" 2>&1 &
-  done
-  wait $(jobs -p | grep -v "^$snapper$")
-  echo "-- the suite in $n shards: $(( $(date +%s) - start )) s"
-  for ((k = 0; k < n; k++)); do echo "shard $k: $(tail -1 "$OUT/suite-$k.txt")"; done
-  grep -h -E "^(FAILED|ERROR) " "$OUT"/suite-*.txt | head -20
+  suite "${SHARDS:-8}"
   for f in honest cached scales_input racy zeros; do
     d=$(ws "fault-$f" planted/faults.py); PLANTED=$f gate "$d" "fault-$f" correctness
   done
