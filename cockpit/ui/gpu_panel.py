@@ -135,6 +135,7 @@ class GpuPanel(TextLines):
         self._ticks = 0
         self._gate_device: GateDevice | None = None
         self._blocks: dict[int, tuple[object, list[Text]]] = {}
+        self._choice: tuple[object, GpuChoice] | None = None
 
     def watch_gate(self, device: GateDevice | None) -> None:
         """Mark the GPU the gates run on (`gates.device.gate_device`, `GateRun.device`,
@@ -153,9 +154,14 @@ class GpuPanel(TextLines):
 
         if self._snapshot is None:
             return None
-        pci_order = os.environ.get("CUDA_DEVICE_ORDER") == "PCI_BUS_ID"
-        device = self._gate_device or GateDevice(os.environ.get("CUDA_VISIBLE_DEVICES"), pci_order=pci_order)
-        return device.choose(self._snapshot.gpus)
+        # Asked every tick, the same answer until the GPUs, the gate's device or the environment
+        # change: chosen again only then.
+        order, visible = os.environ.get("CUDA_DEVICE_ORDER"), os.environ.get("CUDA_VISIBLE_DEVICES")
+        key = (self._snapshot.gpus, self._gate_device, order, visible)
+        if self._choice is None or self._choice[0] != key:
+            device = self._gate_device or GateDevice(visible, pci_order=order == "PCI_BUS_ID")
+            self._choice = (key, device.choose(self._snapshot.gpus))
+        return self._choice[1]
 
     def show(self, snapshot: Snapshot, history: History | None) -> None:
         self._snapshot, self._history = snapshot, history

@@ -57,7 +57,8 @@ class TextLines(Widget):
         return "\n".join(line.plain for line in self.lines)
 
     def _width(self) -> int:
-        return self.size.width if self.is_mounted and self.size.width else 80
+        width = self.size.width if self.is_mounted else 0  # one look: each is a compositor lookup
+        return width or 80
 
     def rebuild(self) -> None:
         """Build the lines again; repaint the rows that differ, re-lay out if the count changed."""
