@@ -81,6 +81,9 @@ def test_the_speedup_chart_shows_ours_and_every_reference_labelled(examples: Pat
     assert {"FLASH", "cuDNN", "EFFICIENT", "ours, p20-p80 interval", "SDPA (baseline) = 1.0",
             "launch cost (a call under 15 µs)"} <= set(text)
     assert "B4 S8192 D128 bf16 causal".replace("B4", "B2") in text  # every config named on x
+    # the baseline's line is named in the legend: a label on the line covered cuDNN, which runs along it
+    legend = svg.split('<g id="legend_1">', 1)[1]
+    assert "SDPA (baseline) = 1.0" in svg_text(legend)
     assert "<script" not in svg.lower() and not re.search(r"(?:href|src)\s*=\s*\"(?!#)", svg)
 
 

@@ -38,10 +38,10 @@ def speedup_chart(configs: BenchConfigs) -> str:
     with _figure(max(4.8, 3.4 + 0.055 * max(map(len, names)))) as (fig, out):  # rotated ticks
         ax = fig.subplots()
         xs = list(range(len(rows)))
-        ax.axhline(1.0, color="#424242", linewidth=1.2, zorder=1)
-        ax.annotate(f"{_label(configs.baseline)} (baseline) = 1.0", xy=(1.0, 1.0),
-                    xycoords=("axes fraction", "data"), xytext=(-4, 3), textcoords="offset points",
-                    ha="right", va="bottom", fontsize=8, color="#424242")
+        # Named in the legend, not over the plot: a reference as fast as the baseline (cuDNN under
+        # SDPA) runs along this line, and a label on it covered that reference's points.
+        ax.axhline(1.0, color="#424242", linewidth=1.2, zorder=1,
+                   label=f"{_label(configs.baseline)} (baseline) = 1.0")
         for i, label in enumerate(configs.labels[2:]):
             ys = [_over_baseline(r, label, configs.baseline) for r in rows]
             ax.plot(xs, ys, marker=".", markersize=4, linewidth=0.8, alpha=0.85,
