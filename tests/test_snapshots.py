@@ -58,3 +58,18 @@ def test_main_screen_with_a_bench_result_the_env_result_and_a_build_running(snap
         assert snap_compare(app, terminal_size=size, run_before=start_build_show_bench)
     finally:
         stop_build(app)
+
+
+async def test_keys_typed_into_a_capture_stay_unsaved_however_slowly_they_come(ws, monkeypatch) -> None:
+    """The capture's clock stands still for the editor's autosave too: on a loaded CI box the keys
+    of the 80x24 editing capture once took longer than the autosave's 1.5 s, and the border read
+    "saved 05:16:59" instead of "unsaved"."""
+    from cockpit.ui import editor
+
+    monkeypatch.setattr(editor, "SAVE_AT_MOST_S", 1e-9)  # any time at all between keys is "too long"
+    monkeypatch.setattr(editor, "SAVE_AFTER_IDLE_S", 1e-9)
+    app = demo(ws)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("tab", *"BN=64")
+        app.editor._autosave()  # what its timer does when it fires
+        assert app.editor.border_subtitle == "unsaved"

@@ -116,8 +116,12 @@ def screenshot_app(ws: Workspace, config: Config, ref: SessionRef, now: float,
         gpu = (snapshots, history)
     clock.set(now)
     app_class = _read_only_cockpit() if read_only else CockpitApp
-    return app_class(ws, quiet, ref, clock=clock, tick_s=3600, gpu_every_s=0, initial_gpu=gpu,
-                     typing_gap_s=0)  # keys are scripted, one at a time
+    app = app_class(ws, quiet, ref, clock=clock, tick_s=3600, gpu_every_s=0, initial_gpu=gpu,
+                    typing_gap_s=0)  # keys are scripted, one at a time
+    # The editor's autosave clock stands still too: keys typed into a capture stay "unsaved"
+    # however slowly a loaded machine delivers them (it read "saved 05:16:59" once on 2 cores).
+    app.editor.now = lambda: 0.0
+    return app
 
 
 def _read_only_cockpit() -> type[CockpitApp]:
