@@ -190,23 +190,23 @@ class GateDetail(Vertical):
         yield GateResult("", id="gate-result")
         yield Log(max_lines=LOG_LINES, id="gate-log", auto_scroll=True)
 
-    @property
-    def reader(self) -> PaneReader:
-        """The zoom's reader, mounted with its search bar at the first zoom (an idle cockpit, and
-        most sessions, never need them)."""
-        if self._reader is None:
+    def _zoom_parts(self) -> tuple[PaneReader, SearchBar]:
+        """The zoom's reader and its search bar, mounted together at the first zoom (an idle
+        cockpit, and most sessions, never need them)."""
+        if self._reader is None or self._search_bar is None:
             from cockpit.ui.pane_reader import PaneReader, SearchBar
 
             self._reader, self._search_bar = PaneReader(id="gate-reader"), SearchBar(id="gate-search")
             self.mount(self._reader, self._search_bar)
-        return self._reader
+        return self._reader, self._search_bar
+
+    @property
+    def reader(self) -> PaneReader:
+        return self._zoom_parts()[0]
 
     @property
     def search_bar(self) -> SearchBar:
-        if self._search_bar is None:
-            self.reader  # noqa: B018 (mounts both)
-        assert self._search_bar is not None
-        return self._search_bar
+        return self._zoom_parts()[1]
 
     @property
     def output_log(self) -> Log:

@@ -255,12 +255,12 @@ class SearchBar(Horizontal):
         # in the same breath, before the bar has composed its children.
         self.term = Input(placeholder="search: Enter keeps it, then n next, N previous; esc closes",
                           id="search-term")
-        self._count = Static("", id="search-count")
+        self._found = Static("", id="search-count")
 
     def compose(self) -> ComposeResult:
         yield self.term
-        yield self._count
+        yield self._found
 
     def count(self, current: int, found: int, term: str) -> None:
         said = f"{current + 1}/{found}" if found else "no match" if term else ""
-        self._count.update(said)
+        self._found.update(said)

@@ -120,7 +120,7 @@ def screenshot_app(ws: Workspace, config: Config, ref: SessionRef, now: float,
                     typing_gap_s=0)  # keys are scripted, one at a time
     # The editor's autosave clock stands still too: keys typed into a capture stay "unsaved"
     # however slowly a loaded machine delivers them (it read "saved 05:16:59" once on 2 cores).
-    app.editor.now = lambda: 0.0
+    app.editor.now = clock.now
     return app
 
 
