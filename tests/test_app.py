@@ -300,8 +300,9 @@ async def test_an_ended_session_opens_for_reading_without_a_journal_write(ws, se
 
 
 async def test_an_ended_session_offers_reading_only_and_says_so(ws, session, clock) -> None:
-    """r, n, s and the rest would change a session that has ended: they are dimmed and do nothing
-    but say why; history, patterns and the report stay; quit asks nothing (nothing is left open)."""
+    """r, n, s and the rest would change a session that has ended: they are off the key bar and do
+    nothing but say why; history, patterns, the report and a new session stay; quit asks nothing
+    (nothing is left open)."""
     writer = JournalWriter(session.journal)
     writer.append(ev.session_ended(clock.now() + 60, "done"))
     writer.close()
@@ -313,11 +314,11 @@ async def test_an_ended_session_offers_reading_only_and_says_so(ws, session, clo
             await pilot.press(key)
             await pilot.pause()
             assert app.screen is app.main_screen and app.gates.run is None, key
-        assert app.toasts.count("This session has ended: it opens for reading (H history, o patterns, R its "
-                          "report). ctrl+n starts a new one.") == 6
+        assert app.toasts.count("This session has ended: it is read-only (H history, o patterns, R its "
+                                "report). ctrl+n starts a new one.") == 6
         enabled = {b.action: on for _, b, on, _ in app.screen.active_bindings.values()}
-        assert enabled["app.run_gate"] is False and enabled["app.next_phase"] is False
-        assert enabled["app.open_patterns"] is True
+        assert "app.run_gate" not in enabled and "app.next_phase" not in enabled
+        assert enabled["app.open_patterns"] and enabled["app.export_report"] and enabled["app.new_session"]
         await pilot.press("H")
         assert type(app.screen).__name__ == "HistoryScreen"
         await pilot.press("escape")

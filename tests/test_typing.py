@@ -1,4 +1,5 @@
-"""Typing is safe: words typed anywhere land in SESSION.md, never in the single-letter actions."""
+"""Typing is safe: words typed in the editor land in SESSION.md; words typed anywhere else fire no
+single-letter action and land nowhere (the screen says where text goes)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 from cockpit.config import Config
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.dialogs import ConfirmDialog
-from cockpit.ui.typing_guard import Hold, KeyGuard, Type
+from cockpit.ui.typing_guard import Hold, KeyGuard, Typing, Unused
 
 SENTENCE = "next: keep BN=64, quick x-check of the smem budget"
 
@@ -35,15 +36,19 @@ async def test_one_tab_from_the_start_screen_then_a_sentence_lands_in_session_md
     assert "phase_ended" not in journal_types(session)
 
 
-async def test_typing_before_any_tab_goes_to_the_editor_and_fires_nothing(ws, session, clock) -> None:
+async def test_typing_before_any_tab_fires_nothing_and_says_where_text_goes(ws, session, clock) -> None:
     app = make_app(ws, session, clock, typing_gap_s=5.0)
+    before = session.log_md.read_text()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press(*SENTENCE)  # starts with n (next phase), holds k, x, q, s, p ...
-        app.editor.flush()  # (an autosave may already have written it)
-        assert app.focused is app.editor.area
-        assert app.gates.run is None
-    assert session.log_md.read_text().endswith(SENTENCE)
+        await pilot.pause()
+        app.editor.flush()
+        assert app.focused is not app.editor.area
+        assert app.gates.run is None and not isinstance(app.screen, ConfirmDialog)
+        said = [n.message for n in app._notifications]
+        assert said == ["Typing goes into SESSION.md in the editor: tab, then type or paste (esc leaves it)."]
+    assert session.log_md.read_text() == before  # nothing typed outside the editor lands in it
     types = journal_types(session)
     assert "phase_ended" not in types and "status" not in types and "gate_started" not in types
 
@@ -103,9 +108,9 @@ def test_a_held_action_key_followed_by_another_key_is_typing() -> None:
     guard = KeyGuard({"n": "next_phase", "k": "skip_phase"})
     held = guard.press("n", "n")
     assert held == Hold("next_phase", "n")
-    assert guard.press("e", "e") == Type("ne")
+    assert guard.press("e", "e") == Typing()
     assert not guard.release(held)  # its gap ended after the typing: it never runs
-    assert guard.press("t", "t") == Type("t")
+    assert guard.press("t", "t") == Unused()  # alone again, and no action uses it: ignored
 
 
 def test_an_action_key_pressed_alone_runs_when_its_gap_ends() -> None:
@@ -115,30 +120,65 @@ def test_an_action_key_pressed_alone_runs_when_its_gap_ends() -> None:
     assert guard.held is None
 
 
-def test_the_last_letter_of_a_burst_is_text_and_a_letter_alone_still_acts() -> None:
+def test_the_last_letter_of_a_burst_is_typing_and_a_letter_alone_still_acts() -> None:
     """Keys that arrived together (a paste without bracketed paste, a laggy SSH link): each comes
-    within the gap after the one before, so each is text, the last ("r", run the gate) too."""
+    within the gap after the one before, so each is typing, the last ("r", run the gate) too."""
     guard = KeyGuard({"r": "run_gate", "s": "post_status"}, gap_s=0.25)
     t = 100.0
     decisions = [guard.press(c, c, t + i * 1e-5) for i, c in enumerate("check the timer")]
-    assert all(isinstance(d, Type) for d in decisions) and guard.held is None
-    assert "".join(d.text for d in decisions if isinstance(d, Type)) == "check the timer"
+    assert decisions[0] == Unused() and all(d == Typing() for d in decisions[1:])
+    assert guard.held is None
     held = guard.press("r", "r", t + 5.0)  # seconds later, alone: an action again
     assert held == Hold("run_gate", "r") and guard.release(held)
 
 
-async def test_a_bracketed_paste_outside_the_editor_lands_whole_and_fires_nothing(ws, session, clock) -> None:
+async def test_a_bracketed_paste_outside_the_editor_is_refused_in_one_line_and_fires_nothing(
+        ws, session, clock) -> None:
     from textual import events
 
     app = make_app(ws, session, clock, typing_gap_s=0)  # even with no typing gap at all
+    before = session.log_md.read_text()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         app.screen.post_message(events.Paste("next: try stages\x1b]52;c;Y3VybA==\x07 and run"))
         await pilot.pause()
         app.editor.flush()
         assert app.gates.run is None and not isinstance(app.screen, ConfirmDialog)
-    assert session.log_md.read_text().endswith("next: try stages and run")
+        assert [n.message for n in app._notifications] == [
+            "A paste goes into SESSION.md in the editor: tab, then type or paste (esc leaves it)."]
+    assert session.log_md.read_text() == before
     assert "gate_started" not in journal_types(session) and "status" not in journal_types(session)
+
+
+async def test_a_bracketed_paste_in_the_editor_lands_once_with_its_line_breaks(ws, session, clock) -> None:
+    """tmux's paste-buffer -p, CR or LF line breaks: once, whole, the breaks kept as lines."""
+    from textual import events
+
+    app = make_app(ws, session, clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("tab")
+        for text in ("PASTE-A\nPASTE-B", "\rPASTE-C\r\nPASTE-D\x1b[31m!"):
+            app.editor.area.post_message(events.Paste(text))
+            await pilot.pause()
+        app.editor.flush()
+    assert session.log_md.read_text().endswith("PASTE-A\nPASTE-B\nPASTE-C\nPASTE-D!")
+
+
+async def test_escape_then_a_key_at_once_leaves_the_editor_and_the_key_moves_the_gates(
+        ws, session, clock) -> None:
+    """Escape and a key inside the terminal's escape delay reach Textual as alt+key: it is still an
+    Escape (the editor is left at once) and the key (j) goes to the gate list, typed nowhere."""
+    app = make_app(ws, session, clock, typing_gap_s=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("tab", *"check the timer")
+        await pilot.press("alt+j")  # what "\x1bj" becomes in Textual's parser
+        for _ in range(200):
+            if app.gate_panel.selected == "build":
+                break
+            await pilot.pause()
+        assert app.focused is app.gate_panel and app.gate_panel.selected == "build"
+        app.editor.flush()
+    assert session.log_md.read_text().endswith("check the timer")
 
 
 async def test_j_and_k_move_through_the_gates_like_the_arrows_and_skip_no_phase(ws, session, clock) -> None:

@@ -20,6 +20,7 @@ from typing import cast
 
 from cockpit.analysis.decide import URGENCY
 from cockpit.analysis.results import GateResult
+from cockpit.config import Config
 from cockpit.gates.gate import GateCode, GateContext, ProgressTracker, Verdict
 from cockpit.gates.views import GateView
 
@@ -37,6 +38,8 @@ class CatalogGate:
     code: str
     result: str
     view: str
+    needs_workload: bool = True
+    """Its probe reads the workspace's workload (env checks the box with or without one)."""
 
     def argv(self, ctx: GateContext) -> tuple[str, ...]:
         return _code(self.code).argv(ctx)
@@ -93,7 +96,8 @@ GATES: dict[str, CatalogGate] = {
     g.name: g
     for g in (
         CatalogGate("env", "Environment", 120.0, "cockpit.gates.env:EnvGate",
-                    "cockpit.analysis.results.env:EnvResult", "cockpit.gates.views.env:env_view"),
+                    "cockpit.analysis.results.env:EnvResult", "cockpit.gates.views.env:env_view",
+                    needs_workload=False),
         CatalogGate("build", "Build", 1800.0, "cockpit.gates.build:BuildGate",
                     "cockpit.analysis.results.build:BuildResult", "cockpit.gates.views.build:build_view"),
         CatalogGate("correctness", "Correctness", 1800.0, "cockpit.gates.correctness:CorrectnessGate",
@@ -123,6 +127,15 @@ def view_of(gate_name: str, raw: object) -> GateView | None:
     found = GATES.get(gate_name)
     shown = found.show(raw) if found is not None else None
     return shown if shown is not None and not shown.empty else None
+
+
+def wanting_workload(config: Config) -> frozenset[str]:
+    """The gates that cannot run in this workspace for want of a workload: cockpit.toml names none,
+    and the gate reads one (its own probe; a `[gates.<name>] command` of the user's reads none)."""
+    if config.workload.named:
+        return frozenset()
+    return frozenset(name for name, gate in GATES.items()
+                     if gate.needs_workload and config.gate(name).command is None)
 
 
 def measures(gate_name: str) -> bool:

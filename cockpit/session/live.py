@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from cockpit.errors import CockpitError
+from cockpit.session import events as ev
 from cockpit.session import saved_state
 from cockpit.session.inside import confine_session_path
 from cockpit.session.journal import Event, JournalProblem, JournalWriter, read_journal
@@ -50,8 +51,13 @@ class LiveSession:
         """Write `events` durably, then fold everything new in the journal into the state.
 
         On a write error the events are kept and retried on the next append; the error is
-        re-raised so the caller can say so.
+        re-raised so the caller can say so. An ended session takes nothing but a cockpit's own
+        opening and closing (`after_the_end`): the refusal is said, and nothing is written.
         """
+        refused = after_the_end(self.state.is_open, events)
+        if refused:
+            raise CockpitError(f"session {self.state.id} has ended: it takes no {refused} (ctrl+n or "
+                               "`cockpit new` starts the next session)")
         self._pending.extend(events)
         if self.vanished():  # appends would go to the deleted file: write the journal again first
             self._healed = self.recreate(time.time())
@@ -144,6 +150,19 @@ class LiveSession:
         if self._writer is not None:
             self._writer.close()
             self._writer = None
+
+
+def after_the_end(is_open: bool, events: list[Event]) -> str | None:
+    """The type of the first of `events` that would land after the session's end (its journal's
+    `session_ended`, or one earlier in `events`); None when all may be written. After the end a
+    journal takes only the `app_*` events of a cockpit opening and closing it."""
+    ended = not is_open
+    for event in events:
+        kind = str(event.get("type"))
+        if ended and not kind.startswith("app_"):
+            return kind
+        ended = ended or kind == ev.SESSION_ENDED
+    return None
 
 
 def _inode(path: Path) -> int | None:

@@ -6,9 +6,10 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
+from textual.dom import DOMNode
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
@@ -26,7 +27,7 @@ from cockpit.session.timer import TimerView
 from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.telemetry.track import TRACK_NAME, TrackWriter
 from cockpit.ui import hangup, session_open
-from cockpit.ui.commands import WRITES, palette_commands, pattern_provider
+from cockpit.ui.commands import palette_commands, pattern_provider
 from cockpit.ui.crash import CrashWithoutLocals
 from cockpit.ui.editor import SessionEditor
 from cockpit.ui.gate_board import GateBoard
@@ -35,6 +36,7 @@ from cockpit.ui.gpu_feed import GpuFeed
 from cockpit.ui.gpu_panel import GpuPanel
 from cockpit.ui.header import SessionHeader
 from cockpit.ui.key_actions import KeyActions
+from cockpit.ui.key_states import KeyState
 from cockpit.ui.main_screen import MainScreen
 from cockpit.ui.pattern_desk import PatternDesk
 from cockpit.ui.phases import PhasePanel
@@ -99,6 +101,7 @@ class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
                            self._gpu_frame)
         self.track: TrackWriter | None = None  # the session's telemetry.jsonl
         self._reading = False  # an ended session: shown, never written to
+        self._keys_for: KeyState | None = None  # the state the key bar was last drawn for
         # What runs now, for the status line; the first source that reports something wins.
         self.activity_sources: list[ActivitySource] = [self.gates.activity, self.tune.activity]
 
@@ -178,6 +181,7 @@ class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
         self._reading = not state.is_open
         self.track = None if self._reading else TrackWriter(ref.path / TRACK_NAME)
         self._attached_t = self.clock.now()
+        self.drop_toasts("no-session", "ended", "refused", "typing")  # said of the state before
         session_open.say_what_was_found(self, live, self._reading)
         if not self._reading:
             self.append([ev.app_opened(self.clock.now(), os.getpid())])
@@ -249,6 +253,7 @@ class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
         self._render(self.clock.now())
 
     def _render(self, now: float) -> None:
+        self.follow_state()
         if self.live is None or not self.header.is_mounted:
             return
         state = self.live.state
@@ -258,6 +263,16 @@ class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
         self.status_history.show(state.statuses, state.status_count)
         self.tune.show(state, now)
         self.gates.refresh()
+
+    def follow_state(self) -> None:
+        """The keys on offer and the editor follow the session's state at once: an end makes both
+        read-only in the cockpit that ended it, as reopening it later would."""
+        state = self.key_state()
+        if state != self._keys_for:
+            self._keys_for = state
+            self.refresh_bindings()
+        if self.editor.is_mounted:
+            self.editor.follow(session=self.live is not None, ended=self.read_only)
 
     def current_activity(self) -> Activity | None:
         for source in self.activity_sources:
@@ -314,26 +329,32 @@ class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
         if self.live is None:
             self.notify("No session is open: ctrl+n starts one.", severity="warning")
             return False
-        run = self.live.state.current_run
         try:
             events = make(self.live.state, self.clock.now())
         except CockpitError as exc:
             self.notify(str(exc), severity="warning", markup=False)
             return False
-        ok = self.append(events)
         ended = next((e for e in events if e["type"] == ev.PHASE_ENDED), None)
         if ended:
             self.editor.flush()  # a phase change is a natural checkpoint for the log
-        if ok and ended and run is not None and self.gpu.history and self.gpu.history.indices:
-            from cockpit.gates.device import gate_device, phase_gpu_uuids
-
-            # The GPUs this phase's gates ran on, by UUID (every GPU when none is known).
-            uuids = phase_gpu_uuids(self.live.state.gate_runs, run.started_t, ended["t"],
-                                    gate_device(self.config, "bench", os.environ), self.gpu_panel.gpus)
-            self.append([ev.gpu_summary(ended["t"], run.phase, self.gpu.history.phase_summary(
-                run.started_t, ended["t"], uuids))])
+            summary = self._phase_gpu_summary(ended)
+            if summary is not None:  # beside the phase's end: before a session_ended after it
+                events.insert(events.index(ended) + 1, summary)
+        ok = self.append(events)
         self._render(self.clock.now())
         return ok
+
+    def _phase_gpu_summary(self, ended: Event) -> Event | None:
+        """The GPUs the ending phase's gates ran on, by UUID (every GPU when none is known)."""
+        run = self.live.state.current_run if self.live else None
+        history = self.gpu.history
+        if self.live is None or run is None or not history or not history.indices:
+            return None
+        from cockpit.gates.device import gate_device, phase_gpu_uuids
+
+        uuids = phase_gpu_uuids(self.live.state.gate_runs, run.started_t, ended["t"],
+                                gate_device(self.config, "bench", os.environ), self.gpu_panel.gpus)
+        return ev.gpu_summary(ended["t"], run.phase, history.phase_summary(run.started_t, ended["t"], uuids))
 
     # The editor ------------------------------------------------------------------------------
 
@@ -363,12 +384,24 @@ class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
     def patterns(self) -> tuple[Pattern, ...]:
         return self.pattern_desk.patterns
 
+    @property
+    def read_only(self) -> bool:
+        """The session shown has ended (here, or before it was opened): nothing changes it."""
+        return self._reading or (self.live is not None and not self.live.state.is_open)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """An ended session opens for reading: what would change it is shown dimmed and does
-        nothing (a key pressed for it says why: main_screen)."""
-        if self._reading and action in WRITES:
-            return None
-        return True
+        """Only what can act now is offered (the key bar shows it): a key pressed for anything else
+        says why not (main_screen), and so does the palette (try_action)."""
+        return self.why_not(action) is None
+
+    async def _dispatch_action(self, namespace: DOMNode, action_name: str, params: Any) -> bool:
+        """Every key, click and palette command comes through here: what the cockpit refuses in
+        words (a CockpitError) is said in a toast, never the crash screen."""
+        try:
+            return await super()._dispatch_action(namespace, action_name, params)
+        except CockpitError as exc:
+            self.notify(str(exc), severity="error", markup=False, timeout=15)
+            return True
 
     @property
     def escape_to_minimize(self) -> bool:
@@ -376,7 +409,7 @@ class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
         return not self.gate_detail.searching and super().escape_to_minimize
 
     async def action_quit(self) -> None:
-        if self._reading:  # nothing of an ended session is left open: no question to ask
+        if self.read_only:  # nothing of an ended session is left open: no question to ask
             await self.quit_now()
             return
         self.confirm("quit", lambda: self.run_worker(self.quit_now(), exclusive=True))
@@ -387,7 +420,7 @@ class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
         self.exit(0)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        yield from palette_commands(self.run_action)
+        yield from palette_commands(self.try_action)
         yield from super().get_system_commands(screen)
 
     # SSH drop -----------------------------------------------------------------------------

@@ -22,24 +22,17 @@ class Command:
     title: str
     help: str
     footer: bool = True
-    writes: bool = False
-    """It changes the session (its phases, statuses, gates): off in an ended session, which
-    opens for reading."""
 
 
 COMMANDS: tuple[Command, ...] = (
-    Command("next_phase", "n", "Next phase", "End the current phase as done and start the next",
-            writes=True),
-    Command("skip_phase", "K", "Skip phase", "End the current phase as skipped and start the next",
-            writes=True),
-    Command("goto_phase", "g", "Go to phase…", "Leave the current phase and enter any other one",
-            writes=True),
-    Command("toggle_pause", "p", "Pause/resume", "Stop the clock; paused time is not counted", writes=True),
-    Command("post_status", "s", "Post status", "Post a status line now, saying what you are doing",
-            writes=True),
-    Command("run_gate", "r", "Run gate", "Run the selected gate (queued if another one runs)", writes=True),
-    Command("cancel_gate", "x", "Cancel gate", "Stop the running gate and drop the queue", writes=True),
-    Command("rerun_gate", "full_stop", "Rerun last", "Run the last gate again", footer=False, writes=True),
+    Command("next_phase", "n", "Next phase", "End the current phase as done and start the next"),
+    Command("skip_phase", "K", "Skip phase", "End the current phase as skipped and start the next"),
+    Command("goto_phase", "g", "Go to phase…", "Leave the current phase and enter any other one"),
+    Command("toggle_pause", "p", "Pause/resume", "Stop the clock; paused time is not counted"),
+    Command("post_status", "s", "Post status", "Post a status line now, saying what you are doing"),
+    Command("run_gate", "r", "Run gate", "Run the selected gate (queued if another one runs)"),
+    Command("cancel_gate", "x", "Cancel gate", "Stop the running gate and drop the queue"),
+    Command("rerun_gate", "full_stop", "Rerun last", "Run the last gate again", footer=False),
     Command("toggle_log", "l", "Log/result", "The gate's raw log instead of its result, and back",
             footer=False),
     Command("search_gate", "slash", "Search the gate pane…",
@@ -47,24 +40,18 @@ COMMANDS: tuple[Command, ...] = (
             footer=False),
     Command("open_patterns", "o", "Patterns", "Browse the pattern library (fuzzy search)"),
     Command("apply_matched_pattern", "A", "Apply pattern",
-            "Mark the pattern that matched the last gate run as applied", footer=False, writes=True),
+            "Mark the pattern that matched the last gate run as applied", footer=False),
     Command("new_pattern", "N", "New pattern…", "Write down a lesson as a pattern", footer=False),
     Command("end_session", "E", "End session",
-            "Close the session for good (asks first) and write its report", writes=True),
-    Command("export_report", "R", "Write report", "REPORT.md, report.html and report.json now",
-            footer=False),
+            "Close the session for good (asks first) and write its report"),
+    Command("export_report", "R", "Report", "Write REPORT.md, report.html and report.json now"),
     Command("open_history", "H", "History", "Every session side by side, with the trend",
             footer=False),
-    Command("new_session", "ctrl+n", "New session…", "Start a new session with an objective",
-            footer=False),
+    Command("new_session", "ctrl+n", "New session…", "Start a new session with an objective"),
     Command("quit", "q", "Quit", "Leave the cockpit; an open session stays open for next time"),
     Command("help", "question_mark", "Help", "Every key of every screen, and what it does"),
 )
 
-
-WRITES = frozenset(c.action for c in COMMANDS if c.writes)
-READ_ONLY_SAID = ("This session has ended: it opens for reading (H history, o patterns, R its "
-                  "report). ctrl+n starts a new one.")
 
 
 def key_label(key: str) -> str:
@@ -79,7 +66,8 @@ def bindings() -> list[BindingType]:
 
 
 def palette_commands(run_action: Callable[[str], object]) -> Iterator[SystemCommand]:
-    """Every command in the palette, its key beside its title (`[/]` escaped: it is not markup)."""
+    """Every command in the palette, its key beside its title (`[/]` escaped: it is not markup);
+    `run_action` runs one, or says why it cannot act now."""
     for command in COMMANDS:
         yield SystemCommand(f"{command.title}  {escape(f'[{key_label(command.key)}]')}", command.help,
                             _runs(run_action, command.action))

@@ -10,7 +10,9 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
+from textual import events
 from textual.binding import Binding
+from textual.keys import key_to_character
 from textual.containers import Vertical
 from textual.message import Message
 from textual.timer import Timer
@@ -38,6 +40,30 @@ class MarkdownArea(TextArea):
         self._marks = MarkdownMarks()
         super().__init__(text, **kwargs)  # type: ignore[arg-type]
 
+    def _on_key(self, event: events.Key) -> None:  # type: ignore[override]
+        """Escape followed within the terminal's escape delay (~0.1 s) by a key reaches Textual as
+        alt+key: it was Escape, then the key. The editor is left at once and the key goes on to
+        the panels, as if the two had come apart (nothing in the editor uses alt+letter)."""
+        then = after_escape(event.key, event.character)
+        if then is None:
+            return  # TextArea's own handler is next (Textual calls each class's, down the MRO)
+        event.stop()
+        event.prevent_default()
+        self.post_message(SessionEditor.Left(then))
+
+    def _on_paste(self, event: events.Paste) -> None:  # type: ignore[override]
+        """A bracketed paste lands once, whole, its line breaks (CR, LF or CRLF) kept as lines and
+        any escape sequence in it left out; the screen around never sees it again."""
+        event.stop()
+        event.prevent_default()
+        if self.read_only:
+            self.app.notify("SESSION.md is read-only here: the paste was not taken.", severity="warning",
+                            markup=False)
+            return
+        text = printable(event.text.replace("\r\n", "\n").replace("\r", "\n"))
+        if text and (result := self._replace_via_keyboard(text, *self.selection)):
+            self.move_cursor(result.end_location)
+
     def load_markdown(self, text: str, highlight: bool) -> None:
         """Show `text`, highlighted or (a log too big to re-highlight at every key) plain."""
         self.highlighting, self._marks = highlight, MarkdownMarks()
@@ -58,14 +84,21 @@ class SessionEditor(Vertical):
         Binding("ctrl+t", "insert_note", "Note", tooltip="Insert a timestamped note line"),
         Binding("ctrl+l", "insert_status", "Status line", tooltip="Insert the last status line"),
         Binding("ctrl+g", "insert_gate", "Gate result", tooltip="Insert the last gate result"),
-        Binding("escape", "leave", "Leave editor", show=False),
+        Binding("escape", "leave", "Leave editor"),
+        # Tab stays in the editor (Textual's own Tab would move focus on, out of it).
+        Binding("tab", "stay", "Editor", show=False),
     ]
 
     class ChangedOnDisk(Message):
         """SESSION.md was changed by someone else while we had it open."""
 
     class Left(Message):
-        """The engineer pressed escape: focus goes back to the panels."""
+        """The engineer pressed escape: focus goes back to the panels (and `then`, a key pressed
+        right after the escape, goes to them)."""
+
+        def __init__(self, then: events.Key | None = None) -> None:
+            super().__init__()
+            self.then = then
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -76,6 +109,7 @@ class SessionEditor(Vertical):
         self._first_unsaved: float | None = None
         self._last_edit = 0.0
         self._asked = False
+        self._ended = False
         self._save_timer: Timer | None = None
         self.now: Callable[[], float] = time.monotonic  # the autosave clock (tests move it)
 
@@ -104,7 +138,23 @@ class SessionEditor(Vertical):
         self._stamp = loaded.stamp
         self._first_unsaved = None
         self._asked = False
+        self._ended = False
         self.border_subtitle = "read-only: not UTF-8" if not loaded.editable else "saved"
+
+    def follow(self, session: bool, ended: bool) -> None:
+        """The session's state: with none open there is no SESSION.md to type into (the editor
+        takes no focus); once it has ended, SESSION.md is read-only here, what was typed saved
+        first (its report was written from it: an edit after the end would not be in it)."""
+        if self.area.disabled == session:
+            self.area.disabled = not session
+        if ended and not self._ended:
+            if not self.flush() and self.dirty and self.path is not None:  # a question still open
+                kept = keep_aside(self.path, "mine", self.area.text)
+                self.app.notify(f"The session ended with unsaved text in the editor: it is in {kept}",
+                                severity="warning", markup=False, timeout=60)
+            self._ended = True
+            self.area.read_only = True
+            self.border_subtitle = "read-only: the session has ended"
 
     @property
     def dirty(self) -> bool:
@@ -202,7 +252,7 @@ class SessionEditor(Vertical):
 
     def insert(self, text: str) -> None:
         if self.area.read_only:
-            self.app.notify("SESSION.md is read-only here (not UTF-8).", severity="warning")
+            self.app.notify(f"SESSION.md is {self.border_subtitle}.", severity="warning", markup=False)
             return
         self.area.insert(printable(text))  # a status or a gate's summary: text from the journal
         self.area.focus()
@@ -240,8 +290,28 @@ class SessionEditor(Vertical):
         else:
             self.app.notify("No gate has finished in this session yet.", severity="warning")
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The inserting keys are offered only where SESSION.md takes text."""
+        return not (action.startswith("insert_") and self.area.read_only)
+
     def action_leave(self) -> None:
         self.post_message(self.Left())
+
+    def action_stay(self) -> None:
+        """Tab in the editor: already here."""
+
+
+def after_escape(key: str, character: str | None) -> events.Key | None:
+    """The key that followed an Escape, when Textual read the two as one alt+key; None otherwise."""
+    if not key.startswith("alt+"):
+        return None
+    rest = key.removeprefix("alt+")
+    if rest.startswith("shift+") and len(rest) == 7 and rest[-1].isalpha():
+        rest = rest[-1].upper()
+    character = character or key_to_character(rest)
+    if character is None or len(character) != 1 or not character.isprintable():
+        return None  # alt with a key that types nothing (an arrow): not an Escape's doing
+    return events.Key(rest, character)
 
 
 def drops_lines(ours: str, theirs: str) -> bool:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from cockpit.config import CONFIG_NAME, ConfigError, load_config
+from cockpit.config import CONFIG_NAME, Config, ConfigError, load_config
 from cockpit.errors import CockpitError
 from cockpit.gates.catalog import GATES, measures
 from cockpit.gates.catalog import summary_said as said_in_words
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from cockpit.gates.run import GateRun
     from cockpit.patterns.library import Pattern
     from cockpit.patterns.triggers import TriggerBudget
+    from cockpit.session.live import LiveSession
 
 
 class GateBoard:
@@ -108,6 +109,11 @@ class GateBoard:
         name = self.queue.pop(0)
         gate = GATES[name]
         self._reread_config(name)
+        refused = _refused(name, live, self.app.config)
+        if refused is not None:  # the keys say so first; a queued run meets a changed state here
+            self.app.notify(refused, severity="warning", markup=False)
+            self._start_next()
+            return
         config = self.app.config.gate(name)
         python, how = sys.executable, ""
         if config.command is None:  # the gate's own probe: in the Python with the CUDA torch
@@ -124,8 +130,14 @@ class GateBoard:
             return
         ctx = GateContext(self.app.workspace.root, live.ref.path, run_id, config=self.app.config,
                           objective=live.state.objective, python=python, python_how=how)
-        run = GateRun(gate, gate_command(gate, ctx, config), ctx, live, self.app.clock, self,
-                      self._post, custom_command=config.command is not None)
+        try:  # the workload's arguments are read here: a cockpit.toml edited since can refuse them
+            argv = gate_command(gate, ctx, config)
+        except CockpitError as exc:
+            self.app.notify(f"{name}: {exc}", severity="error", markup=False, timeout=15)
+            self._start_next()
+            return
+        run = GateRun(gate, argv, ctx, live, self.app.clock, self, self._post,
+                      custom_command=config.command is not None)
         self.run = run
         self.select(name, live_run=True)
         try:
@@ -185,7 +197,8 @@ class GateBoard:
     def gate_stalled(self, run: GateRun, silent_s: float) -> None:
         self.app.notify(
             f"{run.gate.name}: no output for {silent_s:.0f} s — stuck, or the box was preempted? "
-            "x cancels it.", title="Silent gate", severity="warning", timeout=15, markup=False)
+            "x cancels it.", title="Silent gate", severity="warning", timeout=15, markup=False,
+            about=f"silent:{run.run_id}")
         self.refresh()
 
     def gate_finished(self, run: GateRun, verdict: Verdict) -> None:
@@ -193,6 +206,7 @@ class GateBoard:
 
         self.app.gpu_panel.watch_gate(result_device(verdict.result, run.gate.name)
                                       or gate_device(self.app.config, "bench", os.environ))
+        self.app.drop_toasts(f"silent:{run.run_id}")  # it has ended: no longer silent
         severity = {"pass": "information", "warn": "warning"}.get(verdict.status, "error")
         self.app.notify(f"{run.gate.name}: {verdict.status.upper()} — {verdict.summary}",
                         severity=severity, markup=False)  # type: ignore[arg-type]
@@ -220,8 +234,11 @@ class GateBoard:
     # Rendering ----------------------------------------------------------------------------
 
     def rows(self) -> tuple[GateRow, ...]:
+        from cockpit.gates.catalog import wanting_workload
+
         live = self.app.live
         now = self.app.clock.now()
+        wanting = wanting_workload(self.app.config)
         rows = []
         for name in GATES:
             record = live.state.last_run(name) if live else None
@@ -230,6 +247,8 @@ class GateBoard:
                                     elapsed_s=now - self.run.started_t))
             elif name in self.queue:
                 rows.append(GateRow(name, "queued", f"queued #{self.queue.index(name) + 1}"))
+            elif record is None and name in wanting:
+                rows.append(GateRow(name, "no_workload", "no workload here: cockpit init"))
             elif record is None:
                 rows.append(GateRow(name, "never", "not run yet"))
             elif not record.finished and running_elsewhere(record):
@@ -244,6 +263,7 @@ class GateBoard:
         return tuple(rows)
 
     def refresh(self) -> None:
+        self.app.follow_state()
         self.app.gate_panel.show(self.rows())
         self.app.gate_detail.show_count()
         self._follow_newest()
@@ -276,9 +296,14 @@ class GateBoard:
         record = live.state.last_run(gate) if live else None
         self._shown = (record.run_id, record.finished) if record else None
         if record is None:
+            from cockpit.gates.catalog import wanting_workload
+            from cockpit.ui.key_states import NO_WORKLOAD
+
             detail.show_log_path("")
-            detail.show_run(gate, None, None, Text(f"{GATES[gate].title}: not run yet — r runs it.",
-                                                   style="dim"))
+            said = (f"{GATES[gate].title} needs a workload. {NO_WORKLOAD}"
+                    if gate in wanting_workload(self.app.config) else
+                    f"{GATES[gate].title}: not run yet — r runs it.")
+            detail.show_run(gate, None, None, Text(said, style="dim"))
             return
         elsewhere = running_elsewhere(record)
         status = record.status or ("running" if elsewhere else "interrupted")
@@ -339,6 +364,17 @@ class GateBoard:
         """Paths inside the workspace are shown relative to it: shorter, and what `ls` shows."""
         root = self.app.workspace.root
         return printable(os.path.relpath(path, root) if Path(path).is_relative_to(root) else path)
+
+
+def _refused(gate: str, live: LiveSession, config: Config) -> str | None:
+    """Why `gate` cannot start in this state (the keys refuse it first; a queued run is checked
+    again when its turn comes): an ended session, or a workspace with no workload for it."""
+    from cockpit.gates.catalog import wanting_workload
+    from cockpit.ui.key_states import ENDED, NO_WORKLOAD
+
+    if not live.state.is_open:
+        return ENDED
+    return f"{gate}: {NO_WORKLOAD}" if gate in wanting_workload(config) else None
 
 
 COMPACT_BELOW = 16

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 ICON = {"pass": ("✓", "green"), "warn": ("!", "yellow"), "fail": ("✗", "red"),
         "error": ("✗", "red"), "cancelled": ("■", "dim"), "timeout": ("⧖", "red"),
         "interrupted": ("?", "yellow"), "running": ("▶", "bold cyan"),
-        "queued": ("…", "cyan"), "never": ("·", "dim")}
+        "queued": ("…", "cyan"), "never": ("·", "dim"), "no_workload": ("–", "dim")}
 LOG_LINES = 10_000
 FLOOD_LINES = 1_000
 """What the pane keeps while a gate floods: its latest lines of the last few looks."""

@@ -4,13 +4,15 @@ app, typed by what it uses of the app (`KeysHost`), so it never imports the app 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol
 
 from cockpit.ui.host import CockpitHost
+from cockpit.ui.key_states import KeyState, why_not
 
 if TYPE_CHECKING:
     from textual.screen import Screen
+    from textual.widget import Widget
 
     from cockpit.ui.editor import SessionEditor
     from cockpit.ui.gate_board import GateBoard
@@ -39,13 +41,50 @@ class KeysHost(CockpitHost, Protocol):
     @property
     def main_screen(self) -> Screen[object]: ...
 
+    @property
+    def focused(self) -> Widget | None: ...
+
+    @property
+    def read_only(self) -> bool: ...
+
+    def run_action(self, action: str) -> Awaitable[bool]: ...
+
     def confirm(self, action: str, then: Callable[[], object], **words: str) -> None: ...
 
     def show_selected_gate(self, gate: str | None = None) -> None: ...
 
+    def key_state(self) -> KeyState: ...
+
+    def why_not(self, action: str) -> str | None: ...
+
 
 class KeyActions:
     """The app's `action_*` methods behind the keys and the palette, and the gate list's choice."""
+
+    def key_state(self: KeysHost) -> KeyState:
+        """What the keys depend on now (key_states.py decides what each can do)."""
+        from cockpit.gates.catalog import wanting_workload
+
+        live, run = self.live, self.gates.run
+        runs = live.state.gate_runs if live is not None else ()
+        focused = self.focused
+        return KeyState(session=live is not None, ended=self.read_only,
+                        editing=focused is not None and self.editor in focused.ancestors_with_self,
+                        running=run.gate.name if run is not None else None, queued=bool(self.gates.queue),
+                        selected=self.gate_panel.selected, needs_workload=wanting_workload(self.config),
+                        last_run=runs[-1].gate if runs else None)
+
+    def why_not(self: KeysHost, action: str) -> str | None:
+        """Why the key or command `action` cannot act now, in one line; None when it can."""
+        return why_not(action, self.key_state())
+
+    def try_action(self: KeysHost, action: str) -> Awaitable[bool] | None:
+        """Run `action` (the palette's way in), or say in a toast why it cannot act now."""
+        said = self.why_not(action)
+        if said is not None:
+            self.notify(said, severity="warning", markup=False, about="refused")
+            return None
+        return self.run_action(action)
 
     def confirm(self: KeysHost, action: str, then: Callable[[], object], **words: str) -> None:
         """Ask the CONFIRM question of `action` (its {words} filled in); run `then` on y."""
@@ -137,8 +176,7 @@ class KeyActions:
     # Gates --------------------------------------------------------------------------------
 
     def action_run_gate(self: KeysHost) -> None:
-        if self.live is not None:
-            self.gates.request(self.gate_panel.selected)
+        self.gates.request(self.gate_panel.selected)
 
     def action_cancel_gate(self: KeysHost) -> None:
         run = self.gates.run

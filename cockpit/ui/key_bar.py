@@ -21,7 +21,8 @@ from textual.widget import Widget
 # The main screen's keys by how often a kernel engineer reaches for them. Keys not named here (a
 # focused panel's or a dialog's own) rank after help and before these; `?` help ranks first.
 PRIORITY = ("help", "run_gate", "goto_phase", "post_status", "quit", "next_phase", "cancel_gate",
-            "focus_editor", "toggle_pause", "open_patterns", "end_session", "skip_phase", "zoom")
+            "focus_editor", "toggle_pause", "open_patterns", "end_session", "skip_phase", "zoom",
+            "export_report", "new_session")
 
 
 def rank(action: str, order: int) -> tuple[int, int]:

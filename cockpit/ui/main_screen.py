@@ -1,5 +1,5 @@
-"""The main screen: its columns, a layout that follows the window's width, and typing that lands
-in the editor instead of firing the single-letter actions."""
+"""The main screen: its columns, a layout that follows the window's width, and typing outside the
+editor that never fires the single-letter actions."""
 
 from __future__ import annotations
 
@@ -10,13 +10,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.keys import format_key, key_to_character
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 
 from cockpit.ui.commands import COMMANDS, bindings
 from cockpit.ui.key_bar import KeyBar
-from cockpit.ui.typing_guard import TYPING_GAP_S, Hold, KeyGuard, Type
+from cockpit.ui.typing_guard import TYPING_GAP_S, Hold, KeyGuard, Typing
 
 if TYPE_CHECKING:
     from cockpit.session.live import LiveSession
@@ -83,6 +84,13 @@ class ScreenHost(Protocol):
     def show_selected_gate(self, gate: str | None = None) -> None:
         """The gate pane shows the selected gate's newest run again."""
         ...
+
+    def why_not(self, action: str) -> str | None:
+        """Why the key's action cannot act now; None when it can."""
+        ...
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True, about: str | None = None) -> None: ...
 
 
 class MainScreen(Screen[None]):
@@ -154,9 +162,11 @@ class MainScreen(Screen[None]):
         if self.focused is None or self.cockpit.editor not in self.focused.ancestors_with_self:
             self.remove_class("editing")
 
-    def on_session_editor_left(self, _message: object) -> None:
+    def on_session_editor_left(self, message: SessionEditor.Left) -> None:
         self.remove_class("editing")  # shows the left column again, so the gates can take focus
         self.call_after_refresh(self.cockpit.gate_panel.focus)
+        if message.then is not None:  # a key right after the escape: the panels', once they have focus
+            self.call_after_refresh(self.app.post_message, message.then)
 
     def on_session_editor_changed_on_disk(self, _message: object) -> None:
         from cockpit.errors import CockpitError
@@ -191,40 +201,50 @@ class MainScreen(Screen[None]):
     # Typing ---------------------------------------------------------------------------------
 
     def on_key(self, event: events.Key) -> None:
-        """A printable key the focused widget did not take (the editor takes its own): held
-        if it is an action, typed into the editor if it is not (see typing_guard)."""
+        """A printable key the focused widget did not take (the editor takes its own): held if it
+        is an action; typing outside the editor is refused with a hint, never typed as keys and
+        never into SESSION.md (see typing_guard); a key nothing uses is ignored."""
         char = event.character
         if not event.is_printable or char is None or len(char) != 1:
             return
         event.stop()
         event.prevent_default()
         decision = self.guard.press(event.key, char, event.time, self._list_keys())
-        if isinstance(decision, Type):
+        if isinstance(decision, Typing):
             if self._hold_timer is not None:
                 self._hold_timer.stop()
-            self.type_into_editor(decision.text)
-        elif self.typing_gap_s <= 0:
-            self._release(decision)
-        else:
-            self._hold_timer = self.set_timer(self.typing_gap_s, lambda: self._release(decision))
+            self.refuse_text("Typing")
+        elif isinstance(decision, Hold):
+            if self.typing_gap_s <= 0:
+                self._release(decision)
+            else:
+                self._hold_timer = self.set_timer(self.typing_gap_s, lambda: self._release(decision))
 
     def on_paste(self, event: events.Paste) -> None:
-        """A bracketed paste the focused widget did not take: all of it is text, into the editor
-        whole (no letter of it is a key), its escape sequences and control characters left out."""
-        from cockpit.printable import printable
-
+        """A bracketed paste the focused widget did not take: refused in one line (no letter of it
+        is a key; a letter held just before it was the start of it)."""
         event.stop()
         event.prevent_default()
-        if self._hold_timer is not None:  # a held letter just before the paste was typing too
+        if self._hold_timer is not None:
             self._hold_timer.stop()
-        held, self.guard.held = self.guard.held, None
-        text = (held.char if held else "") + printable(event.text)
-        if text:
-            self.type_into_editor(text)
+        self.guard.held = None
+        if event.text:
+            self.refuse_text("A paste")
+
+    def refuse_text(self, what: str) -> None:
+        """Text arrived outside the editor: say where text goes (one toast for a whole burst)."""
+        editor = self.cockpit.editor
+        if self.cockpit.live is None:
+            said = f"{what} was not taken: no session is open, so there is no SESSION.md (ctrl+n starts one)."
+        elif self.focused is not None and editor in self.focused.ancestors_with_self:
+            said = f"{what} was not taken: SESSION.md is {editor.border_subtitle}."  # read-only
+        else:
+            said = f"{what} goes into SESSION.md in the editor: tab, then type or paste (esc leaves it)."
+        self.cockpit.notify(said, severity="warning", markup=False, about="typing")
 
     def _list_keys(self) -> dict[str, str]:
         """j and k move like the arrows where a list has focus (the gates), a vim habit; held and
-        judged like every letter, so a word typed there still lands in the editor."""
+        judged like every letter, so a word typed there moves nothing."""
         return LIST_KEYS if hasattr(self.focused, "action_move") else {}
 
     def _release(self, hold: Hold) -> None:
@@ -234,15 +254,7 @@ class MainScreen(Screen[None]):
             # the list's own action, run from the app's queue as its arrow binding is: called inside
             # this key's handler, the panel's Selected message did not reach the app (measured)
             self.app.call_later(self.app.run_action, hold.action, self.focused)
-        elif self.app.check_action(hold.action, ()) is not True:  # an ended session: say why not
-            from cockpit.ui.commands import READ_ONLY_SAID
-
-            self.app.notify(READ_ONLY_SAID, severity="warning", markup=False)
+        elif (said := self.cockpit.why_not(hold.action)) is not None:  # it cannot act now: say why
+            self.cockpit.notify(said, severity="warning", markup=False, about="refused")
         else:
             self.call_next(self.app.run_action, hold.action)
-
-    def type_into_editor(self, text: str) -> None:
-        editor = self.cockpit.editor
-        if self.cockpit.live is None:
-            return
-        editor.insert(text)

@@ -108,7 +108,8 @@ def ask_new_session(host: CockpitHost, first: bool = False) -> None:
     def created(answer: tuple[str, str] | None) -> None:
         if answer is None:
             if first and host.live is None:  # the app stays up for browsing, and says what it offers
-                host.notify(NO_SESSION_SAID, severity="information", timeout=30, markup=False)
+                host.notify(NO_SESSION_SAID, severity="information", timeout=30, markup=False,
+                            about="no-session")
             return
         objective, template = answer
         try:
@@ -176,7 +177,8 @@ def end_session(host: CockpitHost) -> None:
         if host.intent(timer.end_session):
             from cockpit.ui.report_actions import export_report
 
-            host.notify("Session ended. ctrl+n starts the next one.")
+            host.notify("Session ended: it is read-only now (R its report). ctrl+n starts the next one.",
+                        about="ended")
             export_report(host, "Session ended")
 
     confirm(host, f"End session {live.state.id} for good?", end)
