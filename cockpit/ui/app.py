@@ -419,6 +419,15 @@ class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
         self._close_session("quit")
         self.exit(0)
 
+    def action_command_palette(self) -> None:
+        """Textual's, but never a second palette: one still in the stack under a dialog it opened
+        made Textual's own raise DuplicateIds (found by the key fuzzer)."""
+        if any(screen.has_class("--textual-command-palette") for screen in self.screen_stack):
+            self.notify("The command palette is open already: esc closes what covers it.",
+                        severity="warning", about="refused")
+            return
+        super().action_command_palette()
+
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from palette_commands(self.try_action)
         yield from super().get_system_commands(screen)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from textual import events
 from textual.binding import Binding
-from textual.keys import key_to_character
 from textual.containers import Vertical
+from textual.keys import key_to_character
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import TextArea

@@ -163,6 +163,7 @@ class MainScreen(Screen[None]):
             self.remove_class("editing")
 
     def on_session_editor_left(self, message: SessionEditor.Left) -> None:
+        self.set_focus(None)  # at once: a key that comes before the refresh types nothing
         self.remove_class("editing")  # shows the left column again, so the gates can take focus
         self.call_after_refresh(self.cockpit.gate_panel.focus)
         if message.then is not None:  # a key right after the escape: the panels', once they have focus
