@@ -93,17 +93,25 @@ REPLAY_TICKS = 18  # into the recording: the load has ramped up, the card is on 
 NO_GPU_DRAWN = "not drawn (see --replay)"  # the panel says "No GPU telemetry: " first
 
 
+DEMO_WORKLOAD = "workloads/attention/attention.py"
+"""The example workload the demo and recorded sessions ran (cockpit.toml at the clone's root)."""
+
+
 def screenshot_app(ws: Workspace, config: Config, ref: SessionRef, now: float,
-                   replay: Path | None = DEFAULT_REPLAY, read_only: bool = False) -> CockpitApp:
+                   replay: Path | None = DEFAULT_REPLAY, read_only: bool = False,
+                   example_workload: bool = True) -> CockpitApp:
     """The app frozen at `now`: its clock never moves, no status of its own is posted, and the
     GPU panel shows `replay` after REPLAY_TICKS seconds (no NVML is touched; without a recording
-    it says that it draws none). `read_only`: the session is opened as an ended one is, open or not."""
+    it says that it draws none). `read_only`: the session is opened as an ended one is, open or not.
+    `example_workload`: a config that names no workload names the example's."""
     from cockpit.telemetry.history import History
     from cockpit.telemetry.recording import ReplaySampler, read_recording
     from cockpit.telemetry.sample import Snapshot
     from cockpit.ui.app import CockpitApp
 
     quiet = dataclasses.replace(config, status_every_s=10**9)
+    if example_workload and not quiet.workload.named:  # the recorded sessions are the example's
+        quiet = dataclasses.replace(quiet, workload=dataclasses.replace(quiet.workload, module=DEMO_WORKLOAD))
     clock = FakeClock(now - REPLAY_TICKS)
     gpu: tuple[list[Any], History] = ([Snapshot(now, available=False, reason=NO_GPU_DRAWN)], History())
     if replay is not None and replay.exists():
