@@ -164,6 +164,21 @@ async def test_a_bracketed_paste_in_the_editor_lands_once_with_its_line_breaks(w
     assert session.log_md.read_text().endswith("PASTE-A\nPASTE-B\nPASTE-C\nPASTE-D!")
 
 
+async def test_a_100_kb_paste_lands_once_whole_and_the_next_key_is_typed_after_it(ws, session, clock) -> None:
+    from textual import events
+
+    big = "".join(f"{i:05d} ncu: L1TEX scoreboard stalls 33 %, partial wave 25 %\n" for i in range(1800))
+    assert len(big) > 100_000
+    app = make_app(ws, session, clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("tab")
+        app.post_message(events.Paste(big))  # as the driver hands a paste: to the focused widget
+        await pilot.press("z")
+        app.editor.flush()
+    text = session.log_md.read_text()
+    assert text.endswith(big + "z") and text.count("00042 ncu:") == 1
+
+
 async def test_escape_then_a_key_at_once_leaves_the_editor_and_the_key_moves_the_gates(
         ws, session, clock) -> None:
     """Escape and a key inside the terminal's escape delay reach Textual as alt+key: it is still an

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Issue 43 on the GPU box: the key fuzzer with the live NVML panel (every state, every size), then the
+# whole suite in SHARDS pytest processes side by side. Outputs under $OUT (summary.txt, keys.tgz).
+#   OUT=... [SEEDS=1] [STEPS=150] [SHARDS=8] bash bench/device/visit_keys.sh
+set -u
+: "${OUT:?set OUT}"
+FINAL=$OUT; OUT=/tmp/okeys; mkdir -p "$OUT"; ARCHIVE=keys
+repo=$PWD
+. bench/device/lanes_common.sh
+export XDG_CACHE_HOME=/tmp/cockpit-cache
+( while sleep 45; do snap; done ) &
+snapper=$!
+{
+  nvidia-smi --query-gpu=name,driver_version,power.limit --format=csv,noheader
+  python3 -c "import torch, sys, textual; print('python', sys.version.split()[0], 'torch', torch.__version__, 'textual', textual.__version__)"
+  python3 -c "import pynvml; pynvml.nvmlInit(); print('NVML', pynvml.nvmlSystemGetDriverVersion(), pynvml.nvmlDeviceGetCount(), 'GPU(s)')"
+  t0=$(date +%s)
+  python3 bench/key_fuzzer.py --live-gpu --seeds "${SEEDS:-1}" --steps "${STEPS:-150}" > "$OUT/key-fuzzer.txt" 2>&1
+  echo "-- key fuzzer (live NVML) exit $? in $(( $(date +%s) - t0 )) s"; tail -3 "$OUT/key-fuzzer.txt"
+  suite "${SHARDS:-8}"
+} > "$OUT/lane.txt" 2>&1
+kill $snapper 2>/dev/null
+snap
+cat "$OUT/lane.txt" | tee "$FINAL/summary.txt"
