@@ -11,15 +11,11 @@ from pathlib import Path
 import pytest
 
 from cockpit.cli import main
-from cockpit.clock import FakeClock
-from cockpit.config import Config
 from cockpit.report.history_columns import HistoryColumn, cell_width, cut, fit_columns, history_columns
-from cockpit.session.workspace import Workspace, list_sessions
-from cockpit.ui.app import CockpitApp
 from cockpit.ui.history_screen import HistoryScreen
+from tests.test_history_screen import fixture_app
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-FIXTURE = Path(__file__).parent / "fixtures" / "sessions" / "ws"
 CLI_ORDER = ["OUTCOME", "DATE", "DURATION", "1ST VALID", "MISTAKES", "PATTERNS", "WORKLOAD", "SESSION",
              "OBJECTIVE"]
 
@@ -100,11 +96,7 @@ def test_a_cell_is_cut_to_its_columns_cells_with_an_ellipsis() -> None:
 
 
 async def test_the_history_screen_shows_the_outcome_and_speedups_at_80_120_and_160_columns(tmp_path: Path) -> None:
-    ws = Workspace(tmp_path / "ws")
-    shutil.copytree(FIXTURE, ws.root)
-    ref = list_sessions(ws)[-1]
-    app = CockpitApp(ws, Config(status_every_s=10**6), ref, clock=FakeClock(1_795_400_000.0),
-                     tick_s=3600, gpu_every_s=0, typing_gap_s=0)
+    app, _ = fixture_app(tmp_path)
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.press("H")
         await app.workers.wait_for_complete()
