@@ -45,8 +45,10 @@ def history_columns(id_width: int, references: Sequence[tuple[str, str]] = (),
     """Every column, in the order shown. `id_width`: the longest session id; `references`: (id,
     label) of the workload's references, each a column of its own (the History screen's per-workload
     view); `workload` False: one workload's sessions, its name said once above them."""
-    versus = [HistoryColumn(f"vs:{ref}", f"vs {printable(label)}", n := max(5, cell_width(f"vs {label}")),
-                            n, 90 - i) for i, (ref, label) in enumerate(references)]
+    titles = [(ref, f"vs {printable(label)}") for ref, label in references]
+    versus = [HistoryColumn(f"vs:{ref}", title, width := max(len("0.00x"), cell_width(title)), width, 90 - i)
+              for i, (ref, title) in enumerate(titles)]
+    # Left out last: the outcome, the speedups, the duration, the id, the objective, the date.
     columns = [
         HistoryColumn("outcome", "outcome", 26, 16, 100), *versus,
         HistoryColumn("date", "date", 16, 16, 60),
