@@ -139,7 +139,7 @@ def history_cli(root: Path, *extra: str) -> dict[str, float]:
     first = None
     assert child.stdout is not None
     for line in child.stdout:
-        if first is None and re.match(rb"\s*\d{8}-\d{4}-", line):
+        if first is None and re.search(rb"\d{8}-\d{4}-", line):  # the id, cut to its stem at the least
             first = time.perf_counter() - t0
     _, status, usage = os.wait4(child.pid, 0)
     end = time.perf_counter() - t0

@@ -98,3 +98,16 @@ def test_a_short_objective_keeps_the_whole_id_at_140_columns(ws) -> None:
     text = line(parts(ws, "vectorize K loads"), 140)
     assert "20261118-1106-c0de-vectorize-k-loads vectorize K loads │ ENVIRONMENT" in text
     assert text.endswith("patterns 0/14")
+
+
+def test_a_phase_budget_in_hours_puts_hours_on_both_sides(ws) -> None:
+    from cockpit.session.live import LiveSession
+
+    ref = create_session(ws, Config(), "Vectorize K loads", "optimize", T)
+    live = LiveSession(ref)
+    for i in range(3):  # Environment, Baseline and Profile done: Fix (90 min) runs
+        live.append(timer.advance(live.state, T + i))
+    live.close()
+    state = load_state(ref)
+    p = header_parts(state, timer.timer_view(state, T + 2 + 300, 0.8), T + 2 + 300)
+    assert p.phase.plain == "FIX 0 h 05/1 h 30"  # not "5 min/1 h 30"

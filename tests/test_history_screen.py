@@ -15,12 +15,17 @@ from cockpit.ui.history_screen import HistoryScreen
 FIXTURE = Path(__file__).parent / "fixtures" / "sessions" / "ws"
 
 
-async def test_the_history_screen_lists_every_session_and_the_trend(tmp_path: Path) -> None:
+def fixture_app(tmp_path: Path) -> tuple[CockpitApp, Workspace]:
+    """The cockpit on a copy of the fixture workspace, its latest session open."""
     ws = Workspace(tmp_path / "ws")
     shutil.copytree(FIXTURE, ws.root)
     ref = list_sessions(ws)[-1]
-    app = CockpitApp(ws, Config(status_every_s=10**6), ref, clock=FakeClock(1_795_400_000.0),
-                     tick_s=3600, gpu_every_s=0, typing_gap_s=0)
+    return CockpitApp(ws, Config(status_every_s=10**6), ref, clock=FakeClock(1_795_400_000.0),
+                      tick_s=3600, gpu_every_s=0, typing_gap_s=0), ws
+
+
+async def test_the_history_screen_lists_every_session_and_the_trend(tmp_path: Path) -> None:
+    app, ws = fixture_app(tmp_path)
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.press("H")
         assert isinstance(app.screen, HistoryScreen)

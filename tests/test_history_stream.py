@@ -40,8 +40,8 @@ def test_each_row_is_printed_before_the_next_session_is_read(
         return read(ref)
 
     monkeypatch.setattr(history_reader, "read_session", reading)
-    assert main(["--workspace", str(ws.root), "history"]) == 0
-    assert printed_before[0].startswith("SESSION")  # the header before the first journal is opened
+    assert main(["--workspace", str(ws.root), "history", "--wide"]) == 0
+    assert printed_before[0].startswith("OUTCOME")  # the header before the first journal is opened
     for i in range(1, 5):
         assert five[i - 1].id in printed_before[i] and five[i].id not in printed_before[i]
 
@@ -59,7 +59,7 @@ def test_ctrl_c_stops_the_reading_and_prints_the_trend_of_the_sessions_read(
         return read(ref)
 
     monkeypatch.setattr(history_reader, "read_session", reading)
-    assert main(["--workspace", str(ws.root), "history"]) == 0
+    assert main(["--workspace", str(ws.root), "history", "--wide"]) == 0
     out = capsys.readouterr().out
     assert five[1].id in out and five[2].id not in out
     assert "(stopped after 2 of 5 sessions: the trend is theirs)" in out

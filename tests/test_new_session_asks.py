@@ -1,10 +1,12 @@
 """ctrl+n with a session still open asks first, as `cockpit new` refuses without --force: `n`
 (or escape) keeps the open session as the only one, `y` goes on to the new-session form and the
-new session starts beside the open one. Letters typed into the question answer nothing."""
+new session starts beside the open one. Letters typed into the question answer nothing. The form's
+suggested objective shows its start, all of it selected: typing replaces it, End or → edits it."""
 
 from __future__ import annotations
 
-from textual.widgets import Label
+from textual.widgets import Input, Label
+from textual.widgets.input import Selection
 
 from cockpit.clock import FakeClock
 from cockpit.config import Config
@@ -12,6 +14,7 @@ from cockpit.session import timer
 from cockpit.session.live import LiveSession
 from cockpit.session.workspace import SessionRef, Workspace, create_session, has_ended, list_sessions
 from cockpit.ui.dialogs import ConfirmDialog, NewSessionDialog
+from tests.screen_rows import screen_rows
 from tests.test_app import SIZE, header, make_app
 
 
@@ -88,3 +91,49 @@ async def test_an_ended_session_on_screen_still_asks_about_one_open_elsewhere(
         await pilot.press("n")
         assert app.screen is app.main_screen
     assert [r.id for r in list_sessions(ws)] == [session.id, elsewhere.id]
+
+
+async def suggested(app, pilot) -> Input:  # type: ignore[no-untyped-def]
+    """ctrl+n on an ended session: the form, its objective field focused."""
+    await pilot.press("ctrl+n")
+    assert isinstance(app.screen, NewSessionDialog)
+    field = app.screen.query_one("#objective", Input)
+    for _ in range(600):
+        if field.has_focus:
+            break
+        await pilot.pause(0.05)
+    return field
+
+
+def ended(session: SessionRef, clock: FakeClock) -> None:
+    live = LiveSession(session)
+    live.append(timer.end_session(live.state, clock.now()))
+    live.close()
+
+
+async def test_the_suggested_objective_shows_its_start_and_typing_replaces_it(
+        ws: Workspace, session: SessionRef, clock: FakeClock) -> None:
+    ended(session, clock)
+    app = make_app(ws, session, clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        field = await suggested(app, pilot)
+        value = field.value
+        assert value.startswith("Measure ") and value.endswith(" and find its bottleneck")
+        assert field.selection == Selection(len(value), 0)  # all of it, the cursor at home
+        assert field.scroll_x == 0
+        assert any("Measure " in row for row in screen_rows(app))  # its start on screen, not its end
+        await pilot.press(*"Tile the softmax")
+        assert field.value == "Tile the softmax"
+
+
+async def test_end_keeps_the_suggested_objective_to_add_to_it(
+        ws: Workspace, session: SessionRef, clock: FakeClock) -> None:
+    ended(session, clock)
+    app = make_app(ws, session, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        field = await suggested(app, pilot)
+        value = field.value
+        await pilot.press("end", *" on the H100")
+        assert field.value == value + " on the H100"
+        await pilot.press("home", "right", "right")  # still editable anywhere
+        assert field.cursor_position == 2

@@ -188,7 +188,7 @@ def test_cockpit_history_prints_the_table_or_one_json_object(ws: Workspace, caps
     session(ws, "second", DAY + 86400, 45)
     assert main(["--workspace", str(ws.root), "history"]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0].split()[:5] == ["SESSION", "DATE", "WORKLOAD", "DURATION", "1ST"]
+    assert out.splitlines()[0].split()[:4] == ["OUTCOME", "DATE", "DURATION", "1ST"]
     assert "0.65x HIGH" in out and "first <b>" in out and "trend: duration: each ended session 25% shorter" in out
     assert main(["--workspace", str(ws.root), "history", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

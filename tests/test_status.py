@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from cockpit.config import Config
+from cockpit.config import Config, PhaseSpec
 from cockpit.session import events as ev
 from cockpit.session import timer
 from cockpit.session.state import fold
 from cockpit.session.status import (
     Activity,
     compose_status,
+    fmt_against,
     fmt_duration,
+    minutes_against,
     next_status_due,
     terminal_title,
 )
@@ -26,6 +28,22 @@ def _state(*extra):  # type: ignore[no-untyped-def]
 def test_durations_read_like_a_clock() -> None:
     assert [fmt_duration(s) for s in (0, 5, 65, 751, 3600, 3723, -3)] == [
         "0:00", "0:05", "1:05", "12:31", "1:00:00", "1:02:03", "0:00"]
+
+
+def test_a_time_against_a_budget_has_one_format_on_both_sides() -> None:
+    assert fmt_against(196, 11400) == "0:03:16/3:10:00"  # not 3:16/3:10:00, nearly all of it
+    assert fmt_against(751, 1800) == "12:31/30:00"
+    assert fmt_against(3723, 1800) == "1:02:03/0:30:00"
+    assert minutes_against(300, 5400) == "0 h 05/1 h 30"  # the header's: not "5 min/1 h 30"
+    assert minutes_against(720, 1800) == "12/30 min"
+    assert minutes_against(3900, 3000) == "1 h 05/0 h 50"
+
+
+def test_a_status_in_a_phase_of_hours_says_hours_on_both_sides() -> None:
+    state = fold([ev.session_started(T0, "007-vectorize", "x", "optimize", (PhaseSpec("Fix", 5400),), 0.0),
+                  ev.phase_started(T0, "Fix")])
+    line = compose_status(state, timer.timer_view(state, T0 + 720, WARN))
+    assert line == "12:00 elapsed · FIX 0:12:00/1:30:00 · 1:18:00 left in phase"
 
 
 def test_status_names_elapsed_phase_budget_and_time_left() -> None:

@@ -123,12 +123,13 @@ def test_history_keeps_each_workload_apart(ws: Workspace, two_workloads: dict[st
 
 def test_cockpit_history_prints_every_session_then_each_workloads_trend(
         ws: Workspace, two_workloads: dict[str, SessionRef], capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--workspace", str(ws.root), "history"]) == 0
+    assert main(["--workspace", str(ws.root), "history", "--wide"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].split()[:4] == ["SESSION", "DATE", "WORKLOAD", "DURATION"]
+    assert out[0].split()[:3] == ["OUTCOME", "DATE", "DURATION"]
     rows = out[1:6]  # oldest first, each workload's sessions as they came, each naming its workload
-    assert [r.split()[0] for r in rows] == [two_workloads[k].id for k in ("a1", "s1", "a2", "s2", "n")]
-    assert [r.split()[3] for r in rows] == ["attention", "row-softmax", "attention", "row-softmax", "—"]
+    session, workload = out[0].index("SESSION"), out[0].index("WORKLOAD")
+    assert [r[session:].split()[0] for r in rows] == [two_workloads[k].id for k in ("a1", "s1", "a2", "s2", "n")]
+    assert [r[workload:].split()[0] for r in rows] == ["attention", "row-softmax", "attention", "row-softmax", "—"]
     attention, softmax = out.index("WORKLOAD attention: 2 sessions"), out.index("WORKLOAD row-softmax: 3 sessions")
     assert attention < softmax  # the workload worked on last nearest the prompt
     assert any(line.startswith("trend: best valid run vs torch.compile:") for line in out[softmax:])
@@ -212,9 +213,9 @@ async def test_the_history_screen_shows_one_workload_at_a_time(ws: Workspace,
 
         title = str(screen.query_one("#title").render())
         assert "3 sessions of workload row-softmax (2/2, w: next)" in title
-        assert columns()[5:7] == ["vs torch.softmax", "vs torch.compile"] and grid.row_count == 3
+        assert columns()[1:3] == ["vs torch.softmax", "vs torch.compile"] and grid.row_count == 3
         assert "REGRESSION" in str(screen.query_one("#regressions").render())
         await pilot.press("w")
         assert "2 sessions of workload attention (1/2, w: next)" in str(screen.query_one("#title").render())
-        assert columns()[5:7] == ["vs SDPA", "vs FLASH"] and grid.row_count == 2
+        assert columns()[1:3] == ["vs SDPA", "vs FLASH"] and grid.row_count == 2
         assert "REGRESSION" not in str(screen.query_one("#regressions").render())

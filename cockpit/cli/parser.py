@@ -109,6 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     his = sub.add_parser("history", parents=[common], help="every session side by side, and the trend")
     his.add_argument("--json", action="store_true", help="print one JSON object")
+    his.add_argument("--wide", action="store_true",
+                     help="every column whole, whatever the terminal's width (default: the table fits "
+                          "the terminal, COLUMNS, or 100 columns where the output is no terminal)")
     tune = sub.add_parser("tune", parents=[common],
                           help="search the kernel's configurations within the GPU's limits ([tune])")
     tune.add_argument("--dry-run", action="store_true",

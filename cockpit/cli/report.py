@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -15,10 +17,10 @@ from cockpit.cli.parser import workspace_of
 from cockpit.errors import CockpitError
 from cockpit.report.build import build_report
 from cockpit.report.export import FORMATS, export_files, pick_session
-from cockpit.report.formats import utc
+from cockpit.report.history_columns import cell_width, fit_columns, history_columns, history_row, table_line
 from cockpit.report.history_reader import HistoryReader
 from cockpit.report.jsonio import to_json
-from cockpit.report.trend import HistoryTable, minutes, pattern_ids
+from cockpit.report.trend import HistoryTable
 from cockpit.session.workspace import Workspace
 
 
@@ -46,8 +48,9 @@ def export_session(ws: Workspace, spec: str | None, fmt: str | None, out: Path |
 
 
 def history(args: argparse.Namespace) -> int:
-    """`cockpit history`: every session as it is read, oldest first, then each workload's trend.
-    --json: one object once all are read. Ctrl+C stops the reading and prints the trend so far."""
+    """`cockpit history`: every session as it is read, oldest first, in a table that fits the
+    terminal (--wide: every column whole), then each workload's trend. --json: one object once all
+    are read. Ctrl+C stops the reading and prints the trend so far."""
     reader = HistoryReader(workspace_of(args), time.time())
     stopped = False
     try:
@@ -55,7 +58,7 @@ def history(args: argparse.Namespace) -> int:
             for _ in reader:
                 pass
         else:
-            print_rows(reader)
+            print_rows(reader, table_room(args.wide))
     except KeyboardInterrupt:
         stopped = True
     table = reader.table()
@@ -72,30 +75,33 @@ def history(args: argparse.Namespace) -> int:
     return 0
 
 
-COLUMNS = (("SESSION", 0), ("DATE", 16), ("WORKLOAD", 14), ("DURATION", 8), ("1ST VALID", 9),
-           ("PATTERNS", 11), ("MISTAKES", 12), ("OUTCOME", 30), ("OBJECTIVE", 0))
-"""The streamed table's columns and widths: every width is known before the first session is read
-(the session's is the longest folder name; a longer cell is cut with …), so each row prints as
-soon as its session is read."""
+PIPED_WIDTH = 100
+"""The table's width where stdout is no terminal (a file, a pipe) and COLUMNS is not set."""
 
 
-def print_rows(reader: HistoryReader) -> None:
-    """The header, then one row per session, each flushed as it is read."""
+def table_room(wide: bool) -> int | None:
+    """The cells a line of the table may take: the terminal's width (COLUMNS first, as a shell
+    sets it), PIPED_WIDTH when printing to no terminal; None with --wide: every column whole."""
+    if wide:
+        return None
+    if not os.environ.get("COLUMNS", "").strip() and not sys.stdout.isatty():
+        return PIPED_WIDTH
+    return shutil.get_terminal_size((PIPED_WIDTH, 24)).columns
+
+
+def print_rows(reader: HistoryReader, room: int | None) -> None:
+    """The header, then one row per session, each flushed as it is read. Every width is known
+    before the first session is read (the session's is the longest folder name; a longer cell is
+    cut with …), so each row prints as soon as its session is read."""
     if not len(reader):
         return
-    widths = [w or max([len(COLUMNS[0][0]), *(len(r.id) for r in reader.refs)]) for _, w in COLUMNS[:-1]]
-    print(_row([name for name, _ in COLUMNS], widths), flush=True)
+    fitted = fit_columns(history_columns(max(cell_width(r.id) for r in reader.refs)), room)
+    columns, widths = [c for c, _ in fitted], [w for _, w in fitted]
+    if room is None:
+        widths[-1] = sys.maxsize  # --wide: the objective whole
+    print(table_line([c.title.upper() for c in columns], widths), flush=True)
     for s in reader:
-        mistakes = f"{len(s.mistakes)} ({pattern_ids(m.id for m in s.mistakes)})" if s.mistakes else "0"
-        print(_row([s.id, utc(s.started_t)[:16], s.workload or "—", minutes(s.duration_s),
-                    minutes(s.first_valid_s), pattern_ids(s.patterns_applied), mistakes,
-                    s.outcome + ("" if s.ended_t is not None else " (open)"), s.objective[:50]], widths),
-              flush=True)
-
-
-def _row(cells: list[str], widths: list[int]) -> str:
-    fitted = [c if len(c) <= w else c[:w - 1] + "…" for c, w in zip(cells, widths, strict=False)]
-    return "  ".join([*(c.ljust(w) for c, w in zip(fitted, widths, strict=False)), cells[-1]]).rstrip()
+        print(table_line(history_row(s, columns), widths), flush=True)
 
 
 def trend_text(table: HistoryTable) -> str:

@@ -20,18 +20,42 @@ class Activity:
     fraction: float | None = None
 
 
-def fmt_duration(seconds: float) -> str:
-    """1:05, 12:31, 1:02:03 — the clock format used everywhere on screen."""
+HOUR_S = 3600
+
+
+def fmt_duration(seconds: float, hours: bool = False) -> str:
+    """1:05, 12:31, 1:02:03 — the clock format used everywhere on screen; `hours`: with its hours
+    even under one (0:12:31), beside a time that has them."""
     s = int(max(0.0, seconds))
-    h, rem = divmod(s, 3600)
+    h, rem = divmod(s, HOUR_S)
     m, sec = divmod(rem, 60)
-    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+    return f"{h}:{m:02d}:{sec:02d}" if h or hours else f"{m}:{sec:02d}"
 
 
-def fmt_minutes(seconds: float) -> str:
-    """12 min, 1 h 05 — the header's clock: it moves once a minute (the phase panel has seconds)."""
+def _has_hours(*seconds: float) -> bool:
+    return any(int(max(0.0, s)) >= HOUR_S for s in seconds)
+
+
+def fmt_against(elapsed_s: float, budget_s: float) -> str:
+    """Time spent against a budget, both sides in one format: `12:31/30:00`, and where either needs
+    hours `0:03:16/3:10:00` (`3:16/3:10:00` read as nearly three hours of it spent)."""
+    hours = _has_hours(elapsed_s, budget_s)
+    return f"{fmt_duration(elapsed_s, hours)}/{fmt_duration(budget_s, hours)}"
+
+
+def fmt_minutes(seconds: float, hours: bool = False) -> str:
+    """12 min, 1 h 05 — the header's clock: it moves once a minute (the phase panel has seconds);
+    `hours`: 0 h 12, beside a time that has hours."""
     m = int(max(0.0, seconds)) // 60
-    return f"{m // 60} h {m % 60:02d}" if m >= 60 else f"{m} min"
+    return f"{m // 60} h {m % 60:02d}" if m >= 60 or hours else f"{m} min"
+
+
+def minutes_against(elapsed_s: float, budget_s: float) -> str:
+    """The header's time spent against a budget, both sides in one format: `12/30 min`, and where
+    either needs hours `0 h 05/1 h 30`."""
+    if not _has_hours(elapsed_s, budget_s):
+        return f"{int(max(0.0, elapsed_s)) // 60}/{int(max(0.0, budget_s)) // 60} min"
+    return f"{fmt_minutes(elapsed_s, hours=True)}/{fmt_minutes(budget_s, hours=True)}"
 
 
 def compose_status(
@@ -43,9 +67,9 @@ def compose_status(
     if not state.is_open:
         parts.append("session ended")
     elif current is not None:
-        budget = (f"/{fmt_duration(current.budget_s)}" if current.budget_s > 0
-                  else " (no budget: not in the template)")
-        phase = f"{current.name.upper()} {fmt_duration(current.elapsed_s)}{budget}"
+        spent = (fmt_against(current.elapsed_s, current.budget_s) if current.budget_s > 0
+                 else f"{fmt_duration(current.elapsed_s)} (no budget: not in the template)")
+        phase = f"{current.name.upper()} {spent}"
         parts.append(phase + (" PAUSED" if view.paused else ""))
     elif view.finished:
         parts.append("all phases done")

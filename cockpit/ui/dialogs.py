@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Select
+from textual.widgets.input import Selection
 from textual.widgets.option_list import Option
 
 from cockpit.printable import printable
@@ -33,6 +34,20 @@ def suggested_objective(workload_source: str) -> str:
     return f"Measure {kernel} against its baseline and find its bottleneck"
 
 
+class PrefilledInput(Input):
+    """An input holding a suggestion, shown from its start: on focus all of it is selected with
+    the cursor at home, so typing replaces it, → or End keeps it to edit, and Enter takes it as it
+    is. (Textual's own select-on-focus leaves the cursor at the end, the view scrolled there: a
+    long suggestion showed only its last words.)"""
+
+    def __init__(self, value: str, **kwargs: object) -> None:
+        super().__init__(value, select_on_focus=False, **kwargs)  # type: ignore[arg-type]
+
+    def on_focus(self, event: events.Focus) -> None:
+        if not event.from_app_focus:  # back from another window: the cursor stays where it was
+            self.selection = Selection(len(self.value), 0)
+
+
 class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
     """Ask for the objective and template of a new session."""
 
@@ -49,11 +64,11 @@ class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
         with Vertical():
             yield Label("[b]New session[/b] — what is this session for?")
             # Pre-filled, so a first run is one Enter away from a session (edit it, or keep it).
-            yield Input(self._objective, placeholder="e.g. vectorize K loads in the QK^T loop",
-                        id="objective")
+            yield PrefilledInput(self._objective, placeholder="e.g. vectorize K loads in the QK^T loop",
+                                 id="objective")
             yield Select([(Text(printable(t)), t) for t in self._templates], value=self._default,
                          allow_blank=False, id="template")
-            yield Label("enter: start the session   escape: cancel", classes="hint")
+            yield Label("enter: start   typing replaces it, → edits it   escape: cancel", classes="hint")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         objective = event.value.strip()

@@ -21,7 +21,7 @@ from rich.text import Text
 
 from cockpit.printable import printable
 from cockpit.session.state import SessionState
-from cockpit.session.status import fmt_minutes
+from cockpit.session.status import fmt_minutes, minutes_against
 from cockpit.session.timer import TimerView, cost_so_far
 from cockpit.ui.lines import TextLines
 
@@ -123,13 +123,6 @@ def fit_header(parts: HeaderParts, width: int) -> HeaderParts:
     return parts
 
 
-def _minutes_of(elapsed_s: float, budget_s: float) -> str:
-    """`12/30 min` under an hour, `1 h 05/1 h 30` from there."""
-    if max(elapsed_s, budget_s) < 3600:
-        return f"{int(max(0.0, elapsed_s)) // 60}/{int(budget_s) // 60} min"
-    return f"{fmt_minutes(elapsed_s)}/{fmt_minutes(budget_s)}"
-
-
 def header_parts(state: SessionState, view: TimerView, now: float, patterns: int = 0) -> HeaderParts:
     """Everything the header could say about the session now."""
     current = view.current
@@ -141,7 +134,7 @@ def header_parts(state: SessionState, view: TimerView, now: float, patterns: int
         name = printable(current.name).upper()
         if current.budget_s > 0:
             phase = Text.assemble(
-                (f"{name} {_minutes_of(current.elapsed_s, current.budget_s)}", style))
+                (f"{name} {minutes_against(current.elapsed_s, current.budget_s)}", style))
             over = current.remaining_s < 0
             # Whole minutes rounded up, so that the minutes shown and the minutes left add up.
             words = (f"{fmt_minutes(-current.remaining_s)} over" if over

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -25,6 +25,7 @@ from cockpit.ui.key_bar import KeyBar
 
 if TYPE_CHECKING:
     from cockpit.report.history import SessionSummary
+    from cockpit.report.history_columns import HistoryColumn
     from cockpit.report.trend import HistoryTable, WorkloadHistory
 
 REFERENCE_COLUMNS = 3
@@ -55,6 +56,14 @@ class HistoryScreen(Screen[None]):
         self.table: HistoryTable | None = None
         self.shown = 0
         """Which of the table's workloads is on screen."""
+        self.rows: list[SessionSummary] = []
+        """The sessions in the table: every one read so far, then those of the workload shown."""
+        self.references: tuple[tuple[str, str], ...] = ()
+        self.by_workload = False
+        self.id_width = 0
+        self.fitted: list[tuple[HistoryColumn, int]] = []
+        self.laid_for: int | None = None
+        """The room the columns were fitted to; None before the first row."""
 
     def compose(self) -> ComposeResult:
         yield Static("History: reading the sessions…", id="title")
@@ -79,18 +88,20 @@ class HistoryScreen(Screen[None]):
     def load(self) -> None:
         import time
 
+        from cockpit.report.history_columns import cell_width
         from cockpit.report.history_reader import HistoryReader
 
         worker = get_current_worker()
         reader = HistoryReader(self.workspace, self.now)
+        id_width = max((cell_width(r.id) for r in reader.refs), default=0)
         batch: list[SessionSummary] = []
         drawn = time.monotonic()
-        for summary in reader:
+        for _ in reader:
             if worker.is_cancelled:  # the screen left: Textual cancels its workers as it unmounts
                 return
-            batch.append(summary)
+            batch.append(reader.rows[-1])  # the row as the reader keeps it, without per-config medians
             if time.monotonic() - drawn >= BATCH_S:
-                self._from_thread(self.add_read, batch, len(reader.rows), len(reader))
+                self._from_thread(self.add_read, batch, len(reader.rows), len(reader), id_width)
                 batch, drawn = [], time.monotonic()
         if not worker.is_cancelled:
             self._from_thread(self.show, reader.table())
@@ -102,21 +113,49 @@ class HistoryScreen(Screen[None]):
         except RuntimeError:  # the app is gone: the reading ends with it
             get_current_worker().cancel()
 
-    def add_read(self, batch: list[SessionSummary], read: int, total: int) -> None:
-        """Rows of every workload as they are read, in the order they come."""
-        from cockpit.report.formats import utc
-        from cockpit.report.trend import minutes
-
-        grid = self.query_one(DataTable)
-        if not grid.columns:
-            grid.add_columns("session", "date", "workload", "objective", "duration", "1st valid", "mistakes",
-                             "outcome")
-        grid.add_rows([(Text(printable(s.id)), utc(s.started_t)[:16], Text(printable(s.workload or "—")),
-                        Text(printable(s.objective)[:40]), minutes(s.duration_s), minutes(s.first_valid_s),
-                        Text(str(len(s.mistakes)), style="bold red" if s.mistakes else ""),
-                        Text(printable(s.outcome))) for s in batch])
+    def add_read(self, batch: list[SessionSummary], read: int, total: int, id_width: int) -> None:
+        """Rows of every workload as they are read, in the order they come; `id_width`: the longest
+        session id of the workspace (the columns are fitted once, before the first row)."""
+        self.id_width, self.references, self.by_workload = id_width, (), False
+        self.rows += batch
+        if self.laid_for is None:
+            self.lay_out()
+        else:
+            self.query_one(DataTable).add_rows(self.cells(s) for s in batch)
         self.query_one("#title", Static).update(
             Text(f"History: reading {read:,} of {total:,} sessions, oldest first · esc: back"))
+
+    def room(self) -> int:
+        """The cells the table's columns may take: the screen less the table's border, a cell of
+        padding at either end and the vertical scrollbar."""
+        return max(1, self.size.width - 6)
+
+    def lay_out(self) -> None:
+        """The table again at the screen's width: the columns that fit (history_columns decides,
+        as for `cockpit history`), every row cut to them."""
+        from cockpit.report.history_columns import fit_columns, history_columns
+
+        self.laid_for = self.room()
+        self.fitted = fit_columns(history_columns(self.id_width, self.references, not self.by_workload),
+                                  self.laid_for)
+        grid = self.query_one(DataTable)
+        grid.clear(columns=True)
+        for column, width in self.fitted:
+            grid.add_column(Text(column.title), width=width, key=column.key)
+        grid.add_rows(self.cells(s) for s in self.rows)
+
+    def cells(self, s: SessionSummary) -> list[Text]:
+        """One session's row, each cell cut to its column with "…" (Texts, not strings: a table
+        parses a string cell as markup); a repeated mistake in red."""
+        from cockpit.report.history_columns import cut, history_row
+
+        row = history_row(s, [c for c, _ in self.fitted])
+        return [Text(cut(cell, width), style="bold red" if column.key == "mistakes" and s.mistakes else "")
+                for (column, width), cell in zip(self.fitted, row, strict=True)]
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.laid_for is not None and self.room() != self.laid_for:
+            self.lay_out()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "next_workload":
@@ -162,8 +201,8 @@ class HistoryScreen(Screen[None]):
                     f"{shown(measured[0])} in one session: the line starts with the next one")
 
     def show_workload(self, table: HistoryTable, group: WorkloadHistory) -> None:
-        from cockpit.report.formats import utc
-        from cockpit.report.trend import minutes, pattern_ids, times
+        from cockpit.report.history_columns import cell_width
+        from cockpit.report.trend import minutes, times
 
         n = len(group.sessions)
         several = len(table.workloads) > 1
@@ -171,25 +210,16 @@ class HistoryScreen(Screen[None]):
                  "w: next)" if several else "")
         self.query_one("#title", Static).update(
             Text(f"History: {n} session{'s' if n != 1 else ''}{which}, oldest first · esc: back"))
-        references = group.references[:REFERENCE_COLUMNS]
-        grid = self.query_one(DataTable)
-        grid.clear(columns=True)
-        grid.add_columns("session", "date", "objective", "duration", "1st valid",
-                         *(Text(f"vs {printable(label)}") for _, label in references),
-                         "patterns", "mistakes", "outcome")
+        self.references = group.references[:REFERENCE_COLUMNS]
         summaries = {s.id: s for s in table.sessions}
-        for s in (summaries[i] for i in group.sessions):
-            # Texts, not strings: a table parses a string cell as markup; every word through the door.
-            grid.add_row(Text(printable(s.id)), utc(s.started_t)[:16], Text(printable(s.objective)[:40]),
-                         minutes(s.duration_s),
-                         minutes(s.first_valid_s), *(times(s.vs(ref)) for ref, _ in references),
-                         pattern_ids(s.patterns_applied),
-                         Text(str(len(s.mistakes)), style="bold red" if s.mistakes else ""),
-                         Text(printable(s.outcome) + ("" if s.ended_t is not None else " (open)")))
+        self.rows = [summaries[i] for i in group.sessions]
+        self.id_width, self.by_workload = max((cell_width(s.id) for s in self.rows), default=0), True
+        self.lay_out()
         self.spark("durations", [summaries[i].duration_s / 60 for i in group.sessions],
                    "no session has a duration yet", lambda m: minutes(m * 60))
         self.query_one("#speedup-label", Label).update(
-            Text(f"best valid vs {printable(references[0][1])}" if references else "best valid speedup"))
+            Text(f"best valid vs {printable(self.references[0][1])}" if self.references
+                 else "best valid speedup"))
         self.spark("speedups", group.best_speedups, "no valid bench in these sessions yet", times)
         lines: list[str] = []
         if group.vs_previous is not None:

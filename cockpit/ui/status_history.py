@@ -21,25 +21,51 @@ SHOWN = 100
 """Status lines drawn (the latest; the rest are counted above them): a day of statuses
 scrolls back far enough, and a frame never waits on a week of them."""
 TIME_WIDTH = len("00:00:00")
+TEXT_AT_LEAST = 24
+"""Cells the text column keeps beside the time and who; in a narrower pane (80 columns) a long
+line wraps under the time instead, so a status takes fewer rows."""
 
 
 def status_lines(statuses: tuple[StatusEntry, ...], width: int, console: Console) -> list[Text]:
     """Time, who posted it, and the line, one column each; a long line wraps under its own
-    column (a word longer than the column is folded)."""
+    column (a word longer than the column is folded), or under the time where that column would be
+    narrower than TEXT_AT_LEAST."""
+    return [line for lines in each_status(statuses, width, console) for line in lines]
+
+
+def each_status(statuses: tuple[StatusEntry, ...], width: int, console: Console) -> list[list[Text]]:
+    """`status_lines`, each status's lines apart."""
     who_width = 4 if any(entry.auto for entry in statuses) else 3
     indent = TIME_WIDTH + 1 + who_width + 1
-    room = max(1, width - indent)
-    lines: list[Text] = []
+    under_time = width - indent < TEXT_AT_LEAST
+    blank = Text.assemble((" " * (TIME_WIDTH + 1), "dim"), " " * (who_width + 1))
+    out = []
     for entry in statuses:
         # Styled as Rich's grid drew it: the time column's gap is dim, "you" is padded in its
         # own style, the gap before the text is plain.
         who = Text("auto".ljust(who_width), style="dim") if entry.auto else \
             Text("you".ljust(who_width), style="bold cyan")
-        stamp = Text(time.strftime("%H:%M:%S ", time.localtime(entry.t)), style="dim")
-        blank = Text.assemble((" " * (TIME_WIDTH + 1), "dim"), " " * (who_width + 1))
-        for i, part in enumerate(wrap(Text(printable(entry.text)), room, console)):  # never markup
-            lines.append((Text.assemble(stamp, who, " ") if i == 0 else blank) + part)
-    return lines
+        posted = Text(time.strftime("%H:%M:%S ", time.localtime(entry.t)), style="dim")
+        stamp = Text.assemble(posted, who, " ")
+        text = Text(printable(entry.text))  # never markup
+        if under_time:
+            out.append(wrap(stamp + text, width, console))
+        else:
+            out.append([(stamp if i == 0 else blank) + part
+                        for i, part in enumerate(wrap(text, max(1, width - indent), console))])
+    return out
+
+
+def cut_to_rows(lines: list[Text], rows: int, width: int) -> list[Text]:
+    """A status's lines cut to `rows`, the last ending in "…": a pane shorter than the newest
+    status shows its start, the time it was posted, rather than its end alone."""
+    if rows <= 0 or len(lines) <= rows:
+        return lines
+    end = lines[rows - 1].copy()
+    if end.cell_len > width - 2:
+        end.truncate(max(0, width - 2))
+    end.append(" …", style="dim")
+    return [*lines[:rows - 1], end]
 
 
 def wrap(text: Text, width: int, console: Console) -> list[Text]:
@@ -56,6 +82,8 @@ class StatusLines(TextLines):
         super().__init__(**kwargs)
         self.statuses: tuple[StatusEntry, ...] = ()
         self.total = 0
+        self.rows = 0
+        """The rows in view (the pane's height): the latest status is cut to them."""
 
     def build(self, width: int) -> list[Text]:
         if not self.statuses:
@@ -64,7 +92,9 @@ class StatusLines(TextLines):
         earlier = max(self.total, len(self.statuses)) - min(SHOWN, len(self.statuses))
         lines = [Text(f"{earlier} earlier: in the journal and the report (R)", style="dim")
                  ] if earlier > 0 else []
-        return lines + status_lines(self.statuses[-SHOWN:], width, self.app.console)
+        statuses = each_status(self.statuses[-SHOWN:], width, self.app.console)
+        statuses[-1] = cut_to_rows(statuses[-1], self.rows, width)
+        return lines + [line for status in statuses for line in status]
 
 
 class StatusHistory(VerticalScroll):
@@ -81,6 +111,11 @@ class StatusHistory(VerticalScroll):
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield self._lines
+
+    def on_resize(self) -> None:
+        if self.size.height != self._lines.rows:
+            self._lines.rows = self.size.height
+            self._lines.rebuild()
 
     def show(self, statuses: tuple[StatusEntry, ...], total: int | None = None) -> None:
         """`statuses`: the latest ones (a bounded fold's); `total`: how many the journal holds."""
