@@ -54,11 +54,14 @@ class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
     DEFAULT_CSS = DIALOG_CSS.format(name="NewSessionDialog")
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, templates: list[str], default: str, objective: str = "") -> None:
+    def __init__(self, templates: list[str], default: str, objective: str = "",
+                 no_workload: str = "") -> None:
         super().__init__()
         self._templates = templates
         self._default = default
         self._objective = printable(objective or suggested_objective(""))  # a name from cockpit.toml
+        self._no_workload = no_workload
+        """Said on the first screen when the workspace names no workload (what `cockpit init` writes)."""
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -69,6 +72,10 @@ class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
             yield Select([(Text(printable(t)), t) for t in self._templates], value=self._default,
                          allow_blank=False, id="template")
             yield Label("enter: start   typing replaces it, → edits it   escape: cancel", classes="hint")
+            if self._no_workload:
+                said = Label(self._no_workload, classes="hint", markup=False, id="no-workload")
+                said.styles.width = "100%"  # wrapped at the dialog's edge, not cut
+                yield said
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         objective = event.value.strip()

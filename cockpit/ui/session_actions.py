@@ -122,9 +122,12 @@ def ask_new_session(host: CockpitHost, first: bool = False) -> None:
 
     def form() -> None:
         from cockpit.ui.dialogs import NewSessionDialog, suggested_objective  # loaded on first use
+        from cockpit.ui.key_states import NO_WORKLOAD
 
+        no_workload = "" if host.config.workload.named else NO_WORKLOAD
         host.push_screen(NewSessionDialog(sorted(host.config.templates), host.config.default_template,
-                                          suggested_objective(host.config.workload.source)), created)
+                                          suggested_objective(host.config.workload.source), no_workload),
+                         created)
 
     def answered(yes: bool | None) -> None:
         if yes:
