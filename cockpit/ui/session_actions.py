@@ -106,8 +106,8 @@ ASKED_FIRST = {"repository": OWN_REPOSITORY, "examples": EXAMPLE_SESSIONS}
 def ask_new_session(host: CockpitHost, first: bool = False) -> None:
     """The new-session form. With a session still open it asks first, as `cockpit new` refuses
     without --force: a second session beside an open one is a choice, not a slip of ctrl+n. In the
-    cockpit's own repository (a fresh clone) or its example sessions it asks first too. `first`: the dialog the app opens
-    on, whose escape leaves the app up for browsing."""
+    cockpit's own repository (a fresh clone) or its example sessions it asks first too. `first`:
+    the dialog the app opens on, whose escape leaves the app up for browsing."""
     def created(answer: tuple[str, str] | None) -> None:
         if answer is None:
             if first and host.live is None:  # the app stays up for browsing, and says what it offers

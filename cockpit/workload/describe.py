@@ -87,6 +87,19 @@ def model_new_files(workspace: Path, config: Config) -> list[str]:
             if not path.is_file():
                 raise CockpitError(f"[workload] model_new = {m!r}: no such file in {workspace}")
         return [path.relative_to(workspace.resolve()).as_posix() for path in named]
+    found = answers_beside(problem)
+    if len(found) != 1:
+        which = (f"several files beside it define ModelNew ({', '.join(p.name for p in found)})" if found
+                 else "no file beside it defines class ModelNew")
+        suggested = problem.with_name(f"{problem.stem}_new.py").relative_to(workspace.resolve()).as_posix()
+        raise CockpitError(f"[workload] kernelbench = {w.kernelbench!r}: {which}; name yours with "
+                           f'model_new = "{suggested}"')
+    return [found[0].relative_to(workspace.resolve()).as_posix()]
+
+
+def answers_beside(problem: Path) -> list[Path]:
+    """The files beside a KernelBench problem that define `class ModelNew`: PROBLEM_new.py alone
+    when it does, else every one."""
     beside = []
     for path in sorted(problem.parent.glob("*.py")):
         try:
@@ -96,14 +109,7 @@ def model_new_files(workspace: Path, config: Config) -> list[str]:
         except OSError:
             continue
     preferred = [p for p in beside if p.stem == f"{problem.stem}_new"]
-    found = preferred or beside
-    if len(found) != 1:
-        which = (f"several files beside it define ModelNew ({', '.join(p.name for p in found)})" if found
-                 else "no file beside it defines class ModelNew")
-        suggested = problem.with_name(f"{problem.stem}_new.py").relative_to(workspace.resolve()).as_posix()
-        raise CockpitError(f"[workload] kernelbench = {w.kernelbench!r}: {which}; name yours with "
-                           f'model_new = "{suggested}"')
-    return [found[0].relative_to(workspace.resolve()).as_posix()]
+    return preferred or beside
 
 
 def _task_file(workspace: Path, task: GpuModeTask | dict[str, object]) -> str:
