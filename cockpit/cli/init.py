@@ -15,7 +15,7 @@ from string import Template
 
 from cockpit.config import CONFIG_NAME
 from cockpit.errors import CockpitError
-from cockpit.workload.describe import answers_beside
+from cockpit.workload.describe import MAX_SCANNED, answers_beside
 from cockpit.workload.gpumode_task import read_task
 from cockpit.workload.model_new import NotAProblem, model_new_starter
 
@@ -71,14 +71,15 @@ def init(args: argparse.Namespace) -> int:
                            "kernelbench=FILE")
     config.write_text(text, encoding="utf-8")
     written.insert(0, config)
-    if answer is not None and answer.write():
+    wrote = answer is not None and answer.write()
+    if answer is not None and wrote:
         written.append(answer.path)
     for path in written:
         print(path)
     if kind in KINDS and not args.name:
         print(f"(the kernel is named after the folder: {name}; `--name NAME` names it)")
     if answer is not None:
-        print(answer.said(root))
+        print(answer.said(root, wrote))
     print(("next: " if ready else "next: fill in the workload, then ") + "`cockpit workload show` (no GPU "
           "needed) and `cockpit` (Enter starts the first session)"
           + (f"; your kernel goes in {answer.path.relative_to(root)}" if answer is not None else ""))
@@ -87,13 +88,14 @@ def init(args: argparse.Namespace) -> int:
 
 @dataclass(frozen=True)
 class Answer:
-    """PROBLEM_new.py, where the engineer's ModelNew goes: its starter text, or None when a file
-    is there already (never overwritten)."""
+    """PROBLEM_new.py, where the engineer's ModelNew goes, and its starter (None when a file is
+    there already: never overwritten)."""
 
     path: Path
     text: str | None
 
     def write(self) -> bool:
+        """The starter written; False when a file is there (one made since, too: kept)."""
         if self.text is None:
             return False
         try:
@@ -101,13 +103,16 @@ class Answer:
                 f.write(self.text)
         except FileExistsError:
             return False
+        except OSError as exc:
+            raise CockpitError(f"{self.path}: cannot write the ModelNew to start from ({exc.strerror}); "
+                               "make the problem's folder writable, or write your ModelNew there") from exc
         return True
 
-    def said(self, root: Path) -> str:
+    def said(self, root: Path, wrote: bool) -> str:
         shown = self.path.relative_to(root)
-        if self.text is None:
-            return (f"({shown} is there already and defines no class ModelNew: left as it is; write your "
-                    "ModelNew in it)")
+        if not wrote:
+            return (f"({shown} is there already and defines no class ModelNew: left as it is; your ModelNew "
+                    "goes in it)")
         return (f"({shown}: class ModelNew, a copy of Model to start from: it runs and passes correctness "
                 "as it is; replace the torch ops in its forward, marked YOUR KERNEL GOES HERE, with your "
                 "kernel: a load_inline or Triton launch, sketched at its top)")
@@ -120,15 +125,19 @@ def _answer(root: Path, problem: Path) -> Answer | None:
     path = problem.with_name(f"{problem.stem}_new.py")
     if path.exists():
         return Answer(path, None)
+    shown = problem.relative_to(root)
     try:
-        text = problem.read_text(encoding="utf-8")
+        with problem.open("rb") as f:
+            data = f.read(MAX_SCANNED + 1)
+        if len(data) > MAX_SCANNED:
+            raise CockpitError(f"{shown}: over {MAX_SCANNED >> 20} MiB: not a KernelBench problem (a class "
+                               "Model, get_inputs() and get_init_inputs())")
+        return Answer(path, model_new_starter(data.decode("utf-8"), problem.name))
     except (OSError, UnicodeDecodeError) as exc:
-        raise CockpitError(f"{problem.relative_to(root)}: cannot read it ({exc}); a KernelBench problem "
-                           "is a Python file") from exc
-    try:
-        return Answer(path, model_new_starter(text, problem.name))
+        raise CockpitError(f"{shown}: cannot read it ({exc}); a KernelBench problem is a Python "
+                           "file") from exc
     except NotAProblem as exc:
-        raise CockpitError(str(exc)) from exc
+        raise CockpitError(str(exc).replace(problem.name, str(shown), 1)) from exc
 
 
 def _name(given: str) -> str:
