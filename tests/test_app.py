@@ -204,7 +204,7 @@ async def test_a_session_in_the_cockpits_own_repository_is_asked_about_first(clo
     from cockpit.ui import session_actions
     from cockpit.ui.dialogs import ConfirmDialog
 
-    monkeypatch.setattr(session_actions, "is_cockpit_repository", lambda root: True)
+    monkeypatch.setattr(session_actions, "shipped_with_the_cockpit", lambda root: "repository")
     with tempfile.TemporaryDirectory() as tmp:
         ws = Workspace(Path(tmp))
         app = make_app(ws, None, clock)
@@ -218,10 +218,12 @@ async def test_a_session_in_the_cockpits_own_repository_is_asked_about_first(clo
 
 def test_the_cockpits_own_checkout_is_known_and_a_kernel_repository_is_not(tmp_path) -> None:
     import cockpit
-    from cockpit.ui.session_actions import is_cockpit_repository
+    from cockpit.session.workspace import shipped_with_the_cockpit
 
-    assert is_cockpit_repository(Path(cockpit.__file__).resolve().parents[1])
-    assert not is_cockpit_repository(tmp_path)
+    checkout = Path(cockpit.__file__).resolve().parents[1]
+    assert shipped_with_the_cockpit(checkout) == "repository"
+    assert shipped_with_the_cockpit(checkout / "examples") == "examples"
+    assert shipped_with_the_cockpit(tmp_path) is None
 
 
 async def test_the_command_palette_lists_and_runs_every_action(ws, session, clock) -> None:

@@ -14,6 +14,7 @@ from cockpit.errors import CockpitError
 from cockpit.gates.gate import GateContext
 from cockpit.gates.interpreter import candidates, forget, gates_python
 from cockpit.gates.run import python_env
+from cockpit.session.saved_state import user_cache
 
 
 def interpreter(folder: Path, name: str = "python3") -> Path:
@@ -68,9 +69,10 @@ def test_each_interpreter_is_asked_once_until_it_changes(tmp_path: Path) -> None
     own = interpreter(tmp_path / "own" / "bin", "python")
     asker = Asker({own: "2.11.0+cu130 (CUDA 13.0)"})
     gates_python(Gates(), tmp_path, {"PATH": ""}, str(own), asker)
-    forget()  # a new cockpit process: the answer is read from build/cockpit/pythons.json
+    forget()  # a new cockpit process: the answer is read from the user's cache
     gates_python(Gates(), tmp_path, {"PATH": ""}, str(own), asker)
-    assert len(asker.asked) == 1 and (tmp_path / "build" / "cockpit" / "pythons.json").exists()
+    assert len(asker.asked) == 1 and (user_cache("pythons", tmp_path) / "pythons.json").exists()
+    assert not (tmp_path / "build").exists()  # never in the workspace: looking writes nothing there
     forget()
     os.utime(own, ns=(1, 1))  # the venv was rebuilt
     gates_python(Gates(), tmp_path, {"PATH": ""}, str(own), asker)

@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import torch
 
 from cockpit.cli.init import init
 from cockpit.config import load_config
@@ -134,7 +133,7 @@ def test_the_cockpit_finds_modelnew_beside_the_problem_or_says_what_to_write(ws:
     (ws / "kb" / "mine.py").write_text(SOFTMAX_NEW)
     assert model_new_files(ws, load_config(ws)) == ["kb/mine.py"]
     (ws / "cockpit.toml").write_text('[workload]\nkernelbench = "kb/row_softmax.py"\nmodel_new = "kb/x.py"\n')
-    with pytest.raises(CockpitError, match="model_new = 'kb/x.py': no such file"):
+    with pytest.raises(CockpitError, match=r"model_new = 'kb/x\.py': no such file"):
         model_new_files(ws, load_config(ws))
 
 
@@ -163,3 +162,128 @@ def test_cockpit_init_reads_the_problem_as_it_is(ws: Path, capsys: pytest.Captur
     assert "fill in" not in out and "cockpit workload show" in out
     with pytest.raises(CockpitError, match="kernelbench=FILE: FILE is a KernelBench problem inside the workspace"):
         init(argparse.Namespace(dir=ws, force=True, workload="kernelbench=../elsewhere.py", name=None))
+
+
+# `cockpit init` on a problem with no answer beside it: PROBLEM_new.py, its Model as a ModelNew -------
+
+NETWORK = '''
+import torch
+import torch.nn as nn
+open(__file__ + ".ran", "w").close()  # run, not read: the cockpit must never do this
+
+EPS = 1e-5
+dim = 96
+
+
+def scaled(x, by):
+    return x * by
+
+
+class Block(nn.Module):
+    def __init__(self, dim):  # a parameter named like the global: no read of it
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        return torch.relu(scaled(self.proj(x), 0.5)) + EPS
+
+
+class Model(nn.Module):
+\tdef __init__(self, dim, depth):
+\t\tsuper(Model, self).__init__()
+\t\tself.blocks = nn.Sequential(*[Block(dim) for _ in range(depth)])
+
+\tdef forward(self, x):
+\t\t"""A stack of blocks."""
+\t\treturn self.blocks(x)
+
+
+batch_size = 64
+
+
+def get_inputs():
+    return [torch.rand(batch_size, dim)]
+
+
+def get_init_inputs():
+    return [dim, 3]
+'''
+
+
+def bare(ws: Path) -> Path:
+    """The shipped problems without their answers."""
+    for answer in (ws / "kb").glob("*_new.py"):
+        answer.unlink()
+    return ws
+
+
+def test_init_without_an_answer_writes_a_model_new_that_runs_and_passes_at_once(
+        ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from cockpit.cli import main
+
+    bare(ws)
+    assert main(["init", str(ws), "--workload", "kernelbench=kb/gemm_scale_gelu.py"]) == 0
+    out = capsys.readouterr().out
+    answer = ws / "kb" / "gemm_scale_gelu_new.py"
+    assert f"{answer}\n" in out and "(kb/gemm_scale_gelu_new.py: class ModelNew, a copy of Model" in out
+    assert "your kernel goes in kb/gemm_scale_gelu_new.py" in out
+    text = answer.read_text()
+    assert "class ModelNew(nn.Module):" in text and "class Model(" not in text
+    assert "def __init__(self, in_features, out_features, scale):" in text  # Model's constructor
+    forward = text[text.index("    def forward(self, x):"):]
+    assert forward.splitlines()[1] == "        # YOUR KERNEL GOES HERE. This forward is Model's: ModelNew passes correctness as it is."
+    assert "load_inline(" in text and "triton.cdiv" in text  # where a kernel goes, sketched
+    assert "get_inputs" not in text and "batch_size" not in text  # the problem's, not the answer's
+    problem = ws / "kb" / "gemm_scale_gelu.py"
+    honest = [{"batch_size": 8, "in_features": 64, "out_features": 32}]
+    ok, summary = checked(kernelbench_workload(problem, [answer], device="cpu", test_sizes=honest), honest)
+    assert ok, summary  # a copy of the reference: correct before the engineer changes a line
+    assert main(["--workspace", str(ws), "workload", "show"]) == 0  # accepted as written
+    assert "candidates gemm_scale_gelu_new" in capsys.readouterr().out
+    answer.write_text(GEMM_NEW.format(drift=""))  # the engineer's kernel
+    assert main(["init", str(ws), "--force", "--workload", "kernelbench=kb/gemm_scale_gelu.py"]) == 0
+    assert answer.read_text() == GEMM_NEW.format(drift="")  # never overwritten
+
+
+def test_the_starter_reads_the_problem_never_runs_it_and_copies_what_model_uses(ws: Path) -> None:
+    from cockpit.workload.model_new import model_new_starter
+
+    problem = ws / "kb" / "network.py"
+    problem.write_text(NETWORK)
+    answer = problem.with_name("network_new.py")
+    answer.write_text(model_new_starter(problem.read_text(), problem.name))
+    assert not problem.with_name("network.py.ran").exists()  # read with ast: nothing of it ran
+    text = answer.read_text()
+    assert "super(ModelNew, self).__init__()" in text  # every Model the class names, renamed
+    assert "class Block(nn.Module):" in text and "def scaled(" in text and "EPS = 1e-5" in text
+    assert "dim = 96" not in text and "batch_size" not in text  # read by get_inputs only
+    assert '\t\t"""A stack of blocks."""\n\t\t# YOUR KERNEL GOES HERE.' in text  # its own tabs
+    w = kernelbench_workload(problem, [answer], device="cpu", test_sizes=[{"batch_size": 5, "dim": 24}])
+    ok, summary = checked(w, list(w.test_grid))
+    assert ok, summary
+
+
+@pytest.mark.parametrize("body,said", [
+    ("import torch\ndef get_inputs():\n    return []\n",
+     "kb/bad.py: defines no class Model; a KernelBench problem has class Model"),
+    ("class Model(:\n    pass\n", "kb/bad.py:1: does not parse"),
+])
+def test_a_problem_with_no_model_to_start_from_stops_init_before_it_writes(
+        ws: Path, capsys: pytest.CaptureFixture[str], body: str, said: str) -> None:
+    from cockpit.cli import main
+
+    (bare(ws) / "kb" / "bad.py").write_text(body)
+    assert main(["init", str(ws), "--workload", "kernelbench=kb/bad.py"]) == 2
+    assert capsys.readouterr().err.startswith(f"cockpit: {said}")
+    assert not (ws / "cockpit.toml").exists() and not (ws / "kb" / "bad_new.py").exists()
+
+
+def test_a_problem_new_file_without_model_new_is_left_as_it_is_and_said(
+        ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bare(ws)
+    mine = ws / "kb" / "row_softmax_new.py"
+    mine.write_text("# started on a plane, nothing yet\n")
+    assert init(argparse.Namespace(dir=ws, force=False, workload="kernelbench=kb/row_softmax.py", name=None)) == 0
+    assert mine.read_text() == "# started on a plane, nothing yet\n"
+    assert ("(kb/row_softmax_new.py is there already and defines no class ModelNew: left as it is; your "
+            "ModelNew goes in it)") in capsys.readouterr().out

@@ -1,18 +1,23 @@
 """`cockpit init [DIR] [--workload cuda|triton|callable|gpumode=DIR|kernelbench=FILE]`: a workspace
 in your kernel's repository: a commented cockpit.toml and a workload module to fill in (a GPU MODE
-folder or a KernelBench problem is read as it is), nothing of the shipped example. Never
-overwrites a file without --force (the module never)."""
+folder or a KernelBench problem is read as it is; a problem with no answer beside it gets
+PROBLEM_new.py, its Model as a ModelNew to start from), nothing of the shipped example. Never
+overwrites a file without --force (the module and the answer never)."""
 
 from __future__ import annotations
 
 import argparse
 import re
+from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from string import Template
 
 from cockpit.config import CONFIG_NAME
 from cockpit.errors import CockpitError
+from cockpit.workload.describe import MAX_SCANNED, answers_beside
 from cockpit.workload.gpumode_task import read_task
+from cockpit.workload.model_new import NotAProblem, model_new_starter
 
 KINDS = ("cuda", "triton", "callable")
 
@@ -28,11 +33,13 @@ def init(args: argparse.Namespace) -> int:
     kind, _, target = args.workload.partition("=")
     written = []
     ready = kind in ("gpumode", "kernelbench")  # read as they are: nothing to fill in
+    answer: Answer | None = None
     if kind == "kernelbench":
         problem = (root / target).resolve()
         if not target or not problem.is_relative_to(root) or not problem.is_file():
             raise CockpitError("--workload kernelbench=FILE: FILE is a KernelBench problem inside the "
                                "workspace (copy it in: the gates read only the workspace)")
+        answer = _answer(root, problem)  # before anything is written: a problem that does not read stops it
         text = _starter("cockpit.toml.tmpl").substitute(module="").replace(
             'module = ""', f'kernelbench = "{problem.relative_to(root).as_posix()}"\n'
             '# model_new = "PROBLEM_new.py"   # your class ModelNew (default: the one file beside it)')
@@ -64,13 +71,73 @@ def init(args: argparse.Namespace) -> int:
                            "kernelbench=FILE")
     config.write_text(text, encoding="utf-8")
     written.insert(0, config)
+    wrote = answer is not None and answer.write()
+    if answer is not None and wrote:
+        written.append(answer.path)
     for path in written:
         print(path)
     if kind in KINDS and not args.name:
         print(f"(the kernel is named after the folder: {name}; `--name NAME` names it)")
+    if answer is not None:
+        print(answer.said(root, wrote))
     print(("next: " if ready else "next: fill in the workload, then ") + "`cockpit workload show` (no GPU "
-          "needed) and `cockpit` (Enter starts the first session)")
+          "needed) and `cockpit` (Enter starts the first session)"
+          + (f"; your kernel goes in {answer.path.relative_to(root)}" if answer is not None else ""))
     return 0
+
+
+@dataclass(frozen=True)
+class Answer:
+    """PROBLEM_new.py, where the engineer's ModelNew goes, and its starter (None when a file is
+    there already: never overwritten)."""
+
+    path: Path
+    text: str | None
+
+    def write(self) -> bool:
+        """The starter written; False when a file is there (one made since, too: kept)."""
+        if self.text is None:
+            return False
+        try:
+            with self.path.open("x", encoding="utf-8") as f:  # "x": a file made since is kept, not replaced
+                f.write(self.text)
+        except FileExistsError:
+            return False
+        except OSError as exc:
+            raise CockpitError(f"{self.path}: cannot write the ModelNew to start from ({exc.strerror}); "
+                               "make the problem's folder writable, or write your ModelNew there") from exc
+        return True
+
+    def said(self, root: Path, wrote: bool) -> str:
+        shown = self.path.relative_to(root)
+        if not wrote:
+            return (f"({shown} is there already and defines no class ModelNew: left as it is; your ModelNew "
+                    "goes in it)")
+        return (f"({shown}: class ModelNew, a copy of Model to start from: it runs and passes correctness "
+                "as it is; replace the torch ops in its forward, marked YOUR KERNEL GOES HERE, with your "
+                "kernel: a load_inline or Triton launch, sketched at its top)")
+
+
+def _answer(root: Path, problem: Path) -> Answer | None:
+    """Where the engineer's ModelNew goes, when no file beside the problem defines one yet."""
+    if answers_beside(problem):
+        return None
+    path = problem.with_name(f"{problem.stem}_new.py")
+    if path.exists():
+        return Answer(path, None)
+    shown = problem.relative_to(root)
+    try:
+        with problem.open("rb") as f:
+            data = f.read(MAX_SCANNED + 1)
+        if len(data) > MAX_SCANNED:
+            raise CockpitError(f"{shown}: over {MAX_SCANNED >> 20} MiB: not a KernelBench problem (a class "
+                               "Model, get_inputs() and get_init_inputs())")
+        return Answer(path, model_new_starter(data.decode("utf-8"), problem.name))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CockpitError(f"{shown}: cannot read it ({exc}); a KernelBench problem is a Python "
+                           "file") from exc
+    except NotAProblem as exc:
+        raise CockpitError(str(exc).replace(problem.name, str(shown), 1)) from exc
 
 
 def _name(given: str) -> str:

@@ -1,5 +1,7 @@
 """`cockpit workload show [--json]`: what the workspace's workload declares, asked of the gates'
-child Python (no GPU needed): build, candidates, references, grids, FLOP/byte model, knobs."""
+child Python (no GPU needed): build, candidates, references, grids, FLOP/byte model, knobs. The
+first time on a box that child waits on a torch import (15-40 s): stderr says at once what it does
+and in which Python, then the time so far; stdout holds the answer alone."""
 
 from __future__ import annotations
 
@@ -9,9 +11,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cockpit.cli.parser import workspace_of
+from cockpit.cli.waiting import said_while
 from cockpit.config import load_config
 from cockpit.errors import CockpitError
-from cockpit.gates.interpreter import gates_python
+from cockpit.gates.interpreter import ask_torch, gates_python
 from cockpit.workload.describe import workload_manifest
 from cockpit.workload.manifest import GridShape, Manifest, manifest_to_json
 from cockpit.workload.spec import Check
@@ -22,8 +25,11 @@ def workload(args: argparse.Namespace) -> int:
     """`cockpit workload show`."""
     ws = workspace_of(args)
     config = load_config(ws.root)
-    python = gates_python(config.gates, ws.root).path
-    manifest = workload_manifest(ws.root, config, python, use_cache=not args.fresh)
+    python = gates_python(config.gates, ws.root, asker=asked_aloud)
+    child = (f" in {python.describe()}: a child that imports torch and the workload, 15-40 s the first "
+             "time, then kept until a file it reads changes")
+    manifest = workload_manifest(ws.root, config, python.path, use_cache=not args.fresh,
+                                 watch=lambda doing: said_while(doing, child))
     path = tuned_path(ws.root, manifest.source)
     try:
         winners = read_winners(path)
@@ -34,6 +40,14 @@ def workload(args: argparse.Namespace) -> int:
     else:
         print("\n".join(describe_lines(manifest) + tuned_lines(winners, path, ws.root)))
     return 0
+
+
+def asked_aloud(python: str) -> str | None:
+    """The gates' question to one interpreter (does torch import there?), said while it waits:
+    each is asked once, then its answer is kept."""
+    with said_while(f"finding the gates' Python: asking {python} whether torch imports",
+                    " (once: the answer is kept in your cache)"):
+        return ask_torch(python)
 
 
 def tuned_lines(winners: Sequence[Winner], path: Path | None, root: Path) -> list[str]:

@@ -10,9 +10,11 @@ system Python. In order, the first whose torch is a CUDA build (else the first w
 4. every `python3`, then `python`, on PATH.
 None importing torch: the cockpit's own (the env gate says what to install).
 
-Asking an interpreter costs a child and a torch import (1-3 s), so each answer is kept in
-`build/cockpit/pythons.json` by the interpreter's real path and modification time: a rebuilt
-venv is asked again. The UI warms this in a background thread; the first gate finds it ready.
+Asking an interpreter costs a child and a torch import (1-3 s), so each answer is kept by the
+interpreter's real path and modification time (a rebuilt venv is asked again) in the user's
+cache, `$XDG_CACHE_HOME/cockpit/pythons/<hash of the workspace's real path>/pythons.json`, never
+in the workspace: opening the cockpit on a workspace writes nothing into it. The UI warms this
+in a background thread; the first gate finds it ready.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pathlib import Path
 
 from cockpit.config.gates import Gates
 from cockpit.errors import CockpitError
+from cockpit.session.saved_state import user_cache
 
 ASK_TIMEOUT_S = 60.0
 ASK = "import sys, torch; print(torch.__version__, torch.version.cuda or 'cpu', sys.version.split()[0])"
@@ -89,10 +92,10 @@ def candidates(env: Mapping[str, str], own: str) -> list[tuple[str, str]]:
 
 
 class PythonCache:
-    """`build/cockpit/pythons.json`: each interpreter's answer by real path and mtime."""
+    """Each interpreter's answer by real path and mtime, in the user's cache for this workspace."""
 
     def __init__(self, workspace: Path) -> None:
-        self.path = workspace / "build" / "cockpit" / "pythons.json"
+        self.path = user_cache("pythons", workspace) / "pythons.json"
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             self.known: dict[str, list[object]] = data if isinstance(data, dict) else {}
@@ -117,7 +120,7 @@ class PythonCache:
             tmp.write_text(json.dumps(self.known), encoding="utf-8")
             os.replace(tmp, self.path)
         except OSError:
-            pass  # a read-only workspace asks again next time
+            pass  # a read-only cache asks again next time
         return answer
 
 

@@ -52,9 +52,15 @@ SAMPLE = 4096
 
 
 def cache_dir(journal: Path) -> Path:
+    return user_cache("state", journal)
+
+
+def user_cache(kind: str, of: Path) -> Path:
+    """`$XDG_CACHE_HOME/cockpit/KIND/<hash of OF's real path>/` (~/.cache without the variable):
+    what the cockpit keeps about a file or a workspace, outside it (looking writes nothing there)."""
     root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    key = blake2b(str(journal.resolve()).encode(), digest_size=12).hexdigest()
-    return root / "cockpit" / "state" / key
+    key = blake2b(str(of.resolve()).encode(), digest_size=12).hexdigest()
+    return root / "cockpit" / kind / key
 
 
 def fingerprint(journal: Path, offset: int) -> str:

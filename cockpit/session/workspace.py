@@ -18,6 +18,7 @@ import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Literal
 
 from cockpit.config import CONFIG_NAME, Config, PhaseSpec
 from cockpit.errors import CockpitError
@@ -88,6 +89,22 @@ def find_workspace(explicit: Path | None = None, cwd: Path | None = None) -> Wor
         if (folder / CONFIG_NAME).is_file():
             return Workspace(folder)
     return Workspace(here)
+
+
+def shipped_with_the_cockpit(root: Path) -> Literal["repository", "examples"] | None:
+    """What of the checkout this cockpit runs from `root` is: the repository itself (a fresh
+    clone) or its example sessions (`examples/`, the team's, committed with it); None for a
+    workspace of the user's own. A new session in either asks first."""
+    here = Path(__file__).resolve().parents[2]
+    try:
+        if not (here / "cockpit" / "ui" / "app.py").is_file():  # an installed cockpit: no checkout
+            return None
+        real = root.resolve()
+    except OSError:
+        return None
+    if real == here:
+        return "repository"
+    return "examples" if real == here / "examples" else None
 
 
 def list_sessions(ws: Workspace) -> list[SessionRef]:

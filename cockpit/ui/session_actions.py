@@ -5,11 +5,10 @@ first (a key pressed by mistake must not move the timer)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from cockpit.errors import CockpitError
 from cockpit.session import timer
-from cockpit.session.workspace import create_session, latest_open_session
+from cockpit.session.workspace import create_session, latest_open_session, shipped_with_the_cockpit
 from cockpit.ui.host import CockpitHost
 
 
@@ -98,13 +97,17 @@ NO_SESSION_SAID = ("No session open: H shows every session, o the pattern librar
 OWN_REPOSITORY = ("This folder is the cockpit's own repository: a session here is about its example "
                   "kernel and lands in its sessions/. Start it anyway? (For your kernel: cockpit init "
                   "DIR in your repository, then cockpit --workspace DIR.)")
+EXAMPLE_SESSIONS = ("This folder is the cockpit's example sessions (the team's, committed with it): a "
+                    "session here lands among them in examples/sessions/. Start it anyway? (For your "
+                    "kernel: cockpit init DIR in your repository, then cockpit --workspace DIR.)")
+ASKED_FIRST = {"repository": OWN_REPOSITORY, "examples": EXAMPLE_SESSIONS}
 
 
 def ask_new_session(host: CockpitHost, first: bool = False) -> None:
     """The new-session form. With a session still open it asks first, as `cockpit new` refuses
     without --force: a second session beside an open one is a choice, not a slip of ctrl+n. In the
-    cockpit's own repository (a fresh clone) it asks first too. `first`: the dialog the app opens
-    on, whose escape leaves the app up for browsing."""
+    cockpit's own repository (a fresh clone) or its example sessions it asks first too. `first`:
+    the dialog the app opens on, whose escape leaves the app up for browsing."""
     def created(answer: tuple[str, str] | None) -> None:
         if answer is None:
             if first and host.live is None:  # the app stays up for browsing, and says what it offers
@@ -139,23 +142,14 @@ def ask_new_session(host: CockpitHost, first: bool = False) -> None:
     if still_open is not None:
         question = (f"Session {still_open} is still open: start another beside it? (To end it first: "
                     "n, then E.)")
-    elif is_cockpit_repository(host.workspace.root):
-        question = OWN_REPOSITORY
+    elif (shipped := shipped_with_the_cockpit(host.workspace.root)) is not None:
+        question = ASKED_FIRST[shipped]
     else:
         form()
         return
     from cockpit.ui.dialogs import ConfirmDialog
 
     host.push_screen(ConfirmDialog(question), answered)
-
-
-def is_cockpit_repository(root: Path) -> bool:
-    """The workspace is the checkout this cockpit runs from (a clone of the cockpit itself)."""
-    here = Path(__file__).resolve().parents[2]
-    try:
-        return root.resolve() == here and (here / "cockpit" / "ui" / "app.py").is_file()
-    except OSError:
-        return False
 
 
 def open_session_id(host: CockpitHost) -> str | None:

@@ -3,7 +3,8 @@
 The workload module may import torch at its top, so the cockpit never imports it: a child runs
 `probes/workload_probe.py describe` and prints the manifest. The answer is cached under
 `build/cockpit/` keyed on the files that declare it, so `cockpit workload show` and the gates
-pay for the child (a torch import, ~2 s) once per edit.
+pay for the child (a torch import: ~2 s warm, 15-40 s the first time on a box) once per edit; the
+caller's `watch` says so while it waits.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import json
 import os
 import re
 import subprocess
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +27,9 @@ from cockpit.workload.manifest import Manifest, ManifestError, manifest_from_jso
 PROBE = Path(__file__).resolve().parent.parent / "probes" / "workload_probe.py"
 MANIFEST_LINE = "MANIFEST "
 DESCRIBE_TIMEOUT_S = 180.0
+Watch = Callable[[str], AbstractContextManager[object]]
+"""Around a child the caller waits on, given what it is doing ("describing the workload"): how a
+verb says so and counts the time (cockpit/cli/waiting.py); the core prints nothing itself."""
 NO_WORKLOAD = ('no workload named: add [workload] module = "workloads/NAME.py" (or gpumode = "DIR", or '
                'kernelbench = "PROBLEM.py") to cockpit.toml; `cockpit init` writes one to fill in')
 
@@ -87,6 +93,19 @@ def model_new_files(workspace: Path, config: Config) -> list[str]:
             if not path.is_file():
                 raise CockpitError(f"[workload] model_new = {m!r}: no such file in {workspace}")
         return [path.relative_to(workspace.resolve()).as_posix() for path in named]
+    found = answers_beside(problem)
+    if len(found) != 1:
+        which = (f"several files beside it define ModelNew ({', '.join(p.name for p in found)})" if found
+                 else "no file beside it defines class ModelNew")
+        suggested = problem.with_name(f"{problem.stem}_new.py").relative_to(workspace.resolve()).as_posix()
+        raise CockpitError(f"[workload] kernelbench = {w.kernelbench!r}: {which}; name yours with "
+                           f'model_new = "{suggested}"')
+    return [found[0].relative_to(workspace.resolve()).as_posix()]
+
+
+def answers_beside(problem: Path) -> list[Path]:
+    """The files beside a KernelBench problem that define `class ModelNew`: PROBLEM_new.py alone
+    when it does, else every one."""
     beside = []
     for path in sorted(problem.parent.glob("*.py")):
         try:
@@ -96,14 +115,7 @@ def model_new_files(workspace: Path, config: Config) -> list[str]:
         except OSError:
             continue
     preferred = [p for p in beside if p.stem == f"{problem.stem}_new"]
-    found = preferred or beside
-    if len(found) != 1:
-        which = (f"several files beside it define ModelNew ({', '.join(p.name for p in found)})" if found
-                 else "no file beside it defines class ModelNew")
-        suggested = problem.with_name(f"{problem.stem}_new.py").relative_to(workspace.resolve()).as_posix()
-        raise CockpitError(f"[workload] kernelbench = {w.kernelbench!r}: {which}; name yours with "
-                           f'model_new = "{suggested}"')
-    return [found[0].relative_to(workspace.resolve()).as_posix()]
+    return preferred or beside
 
 
 def _task_file(workspace: Path, task: GpuModeTask | dict[str, object]) -> str:
@@ -176,14 +188,15 @@ def cached(workspace: Path, config: Config, python: str) -> Manifest | None:
     return None
 
 
-def workload_manifest(workspace: Path, config: Config, python: str, use_cache: bool = True) -> Manifest:
-    """The manifest of the workspace's workload, from the cache or a child."""
+def workload_manifest(workspace: Path, config: Config, python: str, use_cache: bool = True,
+                      watch: Watch | None = None) -> Manifest:
+    """The manifest of the workspace's workload, from the cache or a child (`watch` around it)."""
     args = workload_args(workspace, config)
     cache = cache_path(workspace)
     key = cache_key(workspace, config, python)
     if use_cache and (known := cached(workspace, config, python)) is not None:
         return known
-    data = run_describe(workspace, python, args)
+    data = run_describe(workspace, python, args, watch)
     try:
         manifest = manifest_from_json(data)
     except ManifestError as exc:
@@ -198,20 +211,22 @@ def workload_manifest(workspace: Path, config: Config, python: str, use_cache: b
     return manifest
 
 
-def run_describe(workspace: Path, python: str, args: WorkloadArgs) -> dict[str, object]:
+def run_describe(workspace: Path, python: str, args: WorkloadArgs,
+                 watch: Watch | None = None) -> dict[str, object]:
     """Run the child and return the manifest it prints; its last line is the error otherwise."""
-    return ask(workspace, python, args, "describe", MANIFEST_LINE, "describing the workload")
+    return ask(workspace, python, args, "describe", MANIFEST_LINE, "describing the workload", watch=watch)
 
 
 def ask(workspace: Path, python: str, args: WorkloadArgs, mode: str, prefix: str, doing: str,
-        extra: list[str] | None = None) -> dict[str, object]:
+        extra: list[str] | None = None, watch: Watch | None = None) -> dict[str, object]:
     """One question to the workload probe that needs no GPU (`describe`, `space`): the JSON it
     prints after `prefix`; its last line is the error otherwise."""
     argv = [python, str(PROBE), mode, "--workspace", str(workspace), *args.argv(), *(extra or [])]
     env = dict(os.environ, COCKPIT_WORKSPACE=str(workspace))
     try:
-        out = subprocess.run(argv, cwd=workspace, capture_output=True, text=True, timeout=DESCRIBE_TIMEOUT_S,
-                             env=env)
+        with watch(doing) if watch is not None else nullcontext():
+            out = subprocess.run(argv, cwd=workspace, capture_output=True, text=True,
+                                 timeout=DESCRIBE_TIMEOUT_S, env=env)
     except subprocess.TimeoutExpired as exc:
         raise CockpitError(f"{args.source}: {doing} took over {DESCRIBE_TIMEOUT_S:g} s "
                            "(does importing it run work?)") from exc
