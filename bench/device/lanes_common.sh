@@ -40,3 +40,12 @@ suite() {
   for ((k = 0; k < n; k++)); do echo "shard $k: $(tail -1 "$OUT/suite-$k.txt")"; done
   grep -h -E "^(FAILED|ERROR) " "$OUT"/suite-*.txt | head -20
 }
+# begin_visit NAME: the call's $OUT kept as $FINAL, the work folder /tmp/o-NAME archived to $FINAL/NAME.tgz
+# every 45 s (a call cut at its limit still returns the last archive); end_visit: the last archive
+begin_visit() {
+  FINAL=$OUT; OUT=/tmp/o-$1; ARCHIVE=$1; mkdir -p "$OUT"
+  export XDG_CACHE_HOME=/tmp/cockpit-cache
+  ( while sleep 45; do snap; done ) &
+  snapper=$!
+}
+end_visit() { kill "$snapper" 2>/dev/null; snap; }

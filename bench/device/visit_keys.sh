@@ -4,12 +4,9 @@
 #   OUT=... [SEEDS=1] [STEPS=150] [SHARDS=8] bash bench/device/visit_keys.sh
 set -u
 : "${OUT:?set OUT}"
-FINAL=$OUT; OUT=/tmp/okeys; mkdir -p "$OUT"; ARCHIVE=keys
 repo=$PWD
 . bench/device/lanes_common.sh
-export XDG_CACHE_HOME=/tmp/cockpit-cache
-( while sleep 45; do snap; done ) &
-snapper=$!
+begin_visit keys
 {
   nvidia-smi --query-gpu=name,driver_version,power.limit --format=csv,noheader
   python3 -c "import torch, sys, textual; print('python', sys.version.split()[0], 'torch', torch.__version__, 'textual', textual.__version__)"
@@ -19,6 +16,5 @@ snapper=$!
   echo "-- key fuzzer (live NVML) exit $? in $(( $(date +%s) - t0 )) s"; tail -3 "$OUT/key-fuzzer.txt"
   suite "${SHARDS:-8}"
 } > "$OUT/lane.txt" 2>&1
-kill $snapper 2>/dev/null
-snap
+end_visit
 cat "$OUT/lane.txt" | tee "$FINAL/summary.txt"
