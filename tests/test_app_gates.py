@@ -195,7 +195,7 @@ async def test_the_pane_follows_a_run_started_from_another_shell(ws, session) ->
         app.tick()
         await pilot.pause()
         assert detail.run_id == "002-env"
-        assert str(app.query_one("#gate-head").render()).startswith("FAIL FAILED headless")
+        assert str(app.query_one("#gate-head").render()).startswith("✗ FAIL FAILED headless")
 
 
 async def test_a_finished_result_fills_the_pane_its_log_path_in_the_border_and_l_shows_the_raw_log(ws, session) -> None:

@@ -177,7 +177,7 @@ async def test_a_gate_start_the_journal_refuses_leaves_no_phantom_run(
         assert (row.name, row.state) == ("env", "pass")  # not "running"
         assert "env gate" not in app.status_line()
         head = str(app.gate_detail.query_one("#gate-head").render())
-        assert app.gate_detail.run_id == "001-env" and head.startswith("PASS") and "running" not in head
+        assert app.gate_detail.run_id == "001-env" and head.startswith("✓ PASS") and "running" not in head
         [refused] = [t for t in app.toasts if "ENOSPC" in t]
         assert "journal write failed" in refused and "\n" not in refused
         assert await asyncio.to_thread(children[-1].wait, 10) == -signal.SIGTERM  # killed, not left running

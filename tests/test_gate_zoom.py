@@ -172,6 +172,62 @@ def test_matches_are_found_in_any_case_in_reading_order_and_long_lines_fold_at_s
     assert fold("x" * 25, 10) == [0, 10, 20]  # a path with no space: at the edge
 
 
+def test_a_word_that_fits_a_row_is_never_cut_wherever_its_space_is() -> None:
+    assert fold("hello wonderful world", 12) == [0, 6, 16]  # was cut at 12: "hello wonder|ful"
+    assert fold("ab    cd", 3) == [0, 6]  # the spaces a row ends with are not drawn on the next
+    assert fold("see /a/path/longer/than/a/row here", 10) == [0, 4, 14, 24]  # a long path: at the edge
+    assert fold("héllo wönderful wörld", 12) == [0, 6, 16]  # not ASCII: counted in cells, the same rule
+    assert fold("日本語 日本語日本語", 8) == [0, 4, 8]  # wide characters: a word wider than a row is cut
+
+
+def words_cut(line: str, rows: list[str], width: int) -> list[str]:
+    """The words of `line` no wider than a row that its drawn `rows` show in two pieces."""
+    pieces = iter(piece for row in rows for piece in row.split())
+    cut = []
+    for word in line.split():
+        shown = next(pieces)
+        parts = 1
+        while shown != word:
+            shown += next(pieces)
+            parts += 1
+        if parts > 1 and len(word) <= width:
+            cut.append(word)
+    return cut
+
+
+async def test_l_then_the_zoom_at_80x24_wraps_the_raw_log_at_words(ws, session) -> None:
+    """The recorded H200 env log, raw (l) and zoomed (ctrl+f) in an 80x24 pane: a word that fits a
+    row is never cut at the edge (they were: "LD_LIB|RARY_PATH", "th|e", "doe|s"); only a path
+    longer than a row is."""
+    gpu = Path(__file__).parent / "fixtures" / "gpu"
+    log = session.path / "logs" / "001-env.log"
+    log.parent.mkdir(exist_ok=True)
+    lines = (gpu / "env-run-h200.log").read_text().splitlines()
+    log.write_text("\n".join(lines) + "\n")
+    writer = JournalWriter(session.journal)
+    writer.append(ev.gate_started(T0 + 60, "001-env", "env", ("x",), str(log), 1))
+    writer.append(ev.gate_finished(T0 + 65, "001-env", "env", "warn", "3 warnings, 13 passed", 5.2, 0, str(log),
+                                   json.loads((gpu / "env-result-h200.json").read_text())))
+    writer.close()
+    app = make_app(ws, session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        detail = app.gate_detail
+        detail.query_one("#gate-result").focus()
+        await pilot.press("l", "ctrl+f")
+        await pilot.pause()
+        reader = detail.reader
+        assert detail.raw_log and app.screen.maximized is detail and reader.plain == lines
+        width = reader.size.width
+        cut = {}
+        for i, line in enumerate(lines):
+            top, bottom = reader.row_of((i, 0, 0)), reader.row_of((i + 1, 0, 0)) if i + 1 < len(lines) else None
+            rows = [row_text(reader, row) for row in range(top, bottom or reader.virtual_size.height)]
+            cut.update(dict.fromkeys(words_cut(line, rows, width)))
+        assert list(cut) == []
+        assert any(len(line) > width and " " in line for line in lines)  # lines that wrap, words in them
+
+
 async def test_a_running_gate_zoomed_streams_its_new_lines_into_the_reader_and_follows_them(ws, session, tmp_path) -> None:
     import sys
 

@@ -57,6 +57,15 @@ async def test_history_and_shift_tab_are_in_the_help_with_what_they_do(ws, sessi
         assert any(line.startswith("  ? ") and "Help" in line for line in text)
 
 
+async def test_the_help_says_what_each_mark_of_the_gate_list_means(ws, session, clock) -> None:
+    app = app_for(ws, session, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        text = (await open_help(app, pilot)).plain.splitlines()
+        marks = text[text.index("Marks in the gate list") + 1:]
+        assert any(line.startswith("  ⊘  could not run  no verdict on the kernel: no GPU") for line in marks)
+        assert any(line.startswith("  ✗  fail  a check failed: the kernel") for line in marks)
+
+
 @pytest.mark.parametrize("key", ["escape", "q", "question_mark"])
 async def test_escape_q_or_question_mark_closes_the_help(ws, session, clock, key: str) -> None:
     app = app_for(ws, session, clock)

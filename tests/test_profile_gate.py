@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cockpit.analysis.results.profile import ProfileResult
 from cockpit.config import Config, load_config
-from cockpit.gates.gate import GateContext
+from cockpit.gates.gate import COULD_NOT_RUN, GateContext
 from cockpit.gates.profile import CLOCK_NOTE, ProfileGate, judge_profile
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
@@ -52,6 +52,15 @@ def test_no_kernel_matched_lists_the_kernels_that_ran(tmp_path: Path) -> None:
     verdict = ProfileGate().verdict(ctx, 1, [])
     assert verdict.status == "fail"
     assert verdict.summary.endswith("kernels that ran: vectorized_elementwise_kernel")
+
+
+def test_ncu_refused_the_counters_is_a_profile_that_could_not_run_not_a_failed_kernel(tmp_path: Path) -> None:
+    ctx = GateContext(tmp_path, tmp_path, "001-profile")
+    ctx.result_path.parent.mkdir(parents=True)
+    ctx.result_path.write_text(json.dumps({"error": "permission", "clock_control": "base"}))
+    said = "cockpit-profile: error: ERR_NVGPUCTRPERM: ncu may not read the GPU's performance counters"
+    verdict = ProfileGate().verdict(ctx, 1, [said])
+    assert verdict.status == COULD_NOT_RUN and verdict.summary == said.removeprefix("cockpit-profile: ")
 
 
 def test_snapshot_of_the_recorded_profile(snap_compare, tmp_path) -> None:  # type: ignore[no-untyped-def]

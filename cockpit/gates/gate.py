@@ -11,6 +11,23 @@ from typing import Any, Literal, Protocol
 from cockpit.config import Config
 
 GateStatus = Literal["pass", "warn", "fail", "error", "cancelled", "timeout", "interrupted"]
+"""How a run ended, as the journal keeps it. `fail`: the gate judged, and what it checks is wrong
+(the kernel, its build, the box the env gate looked at). `error`: the gate COULD NOT RUN to a
+verdict (no GPU, no torch, no ncu, no workload, a missing tool, a result it could not read):
+nothing was said about the kernel, and what to fix is the setup the summary names."""
+
+COULD_NOT_RUN: GateStatus = "error"
+"""The journal's word for a run that reached no verdict (old journals read as they always did)."""
+
+STATUS_MARKS: dict[str, str] = {"pass": "✓", "warn": "!", "fail": "✗", COULD_NOT_RUN: "⊘",
+                                "cancelled": "■", "timeout": "⧖", "interrupted": "?"}
+"""Each status's mark wherever a run is listed: a run that could not run is never a failure's ✗."""
+
+
+def said_status(status: str) -> str:
+    """A status as a reader is told it: "COULD NOT RUN" for `error` (read as ERROR, it was taken
+    for the kernel's), any other in capitals."""
+    return "COULD NOT RUN" if status == COULD_NOT_RUN else status.upper()
 
 
 @dataclass(frozen=True)

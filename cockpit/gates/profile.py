@@ -13,7 +13,7 @@ from cockpit.analysis.results.profile import KernelVerdict, ProfiledKernel, Prof
 from cockpit.analysis.roofline import Roofline, place
 from cockpit.errors import CockpitError
 from cockpit.gates.catalog import measures
-from cockpit.gates.gate import GateContext, NoProgress, ProgressTracker, Verdict
+from cockpit.gates.gate import COULD_NOT_RUN, GateContext, NoProgress, ProgressTracker, Verdict
 from cockpit.hardware.peaks import peak_for
 from cockpit.json_fields import as_number, obj, strings, text
 from cockpit.session.journal import JOURNAL_NAME
@@ -62,8 +62,8 @@ class ProfileGate:
         base = ProfileResult(report=_stored(probe.get("report"), ctx.workspace),
                              csv=_stored(probe.get("csv"), ctx.workspace),
                              clock_note=CLOCK_NOTE.get(str(probe.get("clock_control")), ""))
-        if probe.get("error") == "permission":
-            return Verdict("fail", last.removeprefix("cockpit-profile: "), base.to_json())
+        if probe.get("error") == "permission":  # ncu was refused the counters: the kernel was never profiled
+            return Verdict(COULD_NOT_RUN, last.removeprefix("cockpit-profile: "), base.to_json())
         if probe.get("error") == "no match" and probe.get("every_kernel"):
             return Verdict("fail", last.removeprefix("cockpit-profile: ")
                            or "no kernel ran in the candidate's profiled call", base.to_json())

@@ -17,6 +17,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from cockpit.errors import CockpitError
+from cockpit.gates.gate import COULD_NOT_RUN
 from cockpit.report.chart_labels import FONT_PT, OFFSET_PT, place_labels
 from cockpit.report.model import Report, Span
 
@@ -27,7 +28,8 @@ INSTALL_HINT = "the chart needs matplotlib: pip install -e '.[report]'"
 PANELS = (("util", "util %", (0.0, 105.0)), ("power_w", "power W", None),
           ("temp_c", "temp °C", None), ("sm_clock_mhz", "SM MHz", None))
 MAX_POINTS = 1200
-GATE_COLORS = {"pass": "#2e7d32", "warn": "#ef6c00", "fail": "#c62828"}
+GATE_COLORS = {"pass": "#2e7d32", "warn": "#ef6c00", "fail": "#c62828", COULD_NOT_RUN: "#8e24aa"}
+"""A run that could not run in a colour of its own: not a failure's red, not a cancel's grey."""
 _UNSAFE = re.compile(r"<script|javascript:|\bon[a-z]+\s*=|(?:href|src)\s*=\s*[\"'](?!#)", re.I)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
+from cockpit.gates.gate import said_status
 from cockpit.report.model import Machine
 
 RUN_ENV = "run the env gate (cockpit gate env)"
@@ -61,4 +62,4 @@ def machine(m: Machine | None) -> str:
 
 
 FILTERS = {"utc": utc, "duration": duration, "offset": offset, "number": formatted_number, "money": money,
-           "machine": machine}
+           "machine": machine, "status": said_status}

@@ -132,6 +132,7 @@ class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
         from cockpit.gates.device import gate_device
 
         self.gpu_panel.watch_gate(gate_device(self.config, "bench", os.environ))
+        self.gates.refresh()  # the gates' rows with no session too: what a new workspace lacks shows
         if self._initial is not None:
             self.open_session(self._initial)
         else:

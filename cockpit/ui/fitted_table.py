@@ -26,13 +26,14 @@ class FittedTable:
     number or an icon; `caption`: the table's notes, under the cards too."""
 
     def __init__(self, table: Table, header: tuple[tuple[str, str], ...],
-                 rows: Iterable[tuple[Text, ...]], caption: Text | None = None) -> None:
+                 rows: Iterable[tuple[Text, ...]], caption: Text | None = None,
+                 at_least: Sequence[int] = ()) -> None:
         self.table = table
         self.header = header
         """(title, kind) per column: kind "text", "number" or "icon"."""
         self.rows = list(rows)
         self.caption = caption
-        self._needed = sum(least_widths(header, self.rows)) + 2 * len(header)
+        self._needed = sum(least_widths(header, self.rows, at_least)) + 2 * len(header)
         """The table's least width, a cell of padding either side of each column: known once, not
         measured again at each draw."""
 
@@ -55,13 +56,16 @@ class FittedTable:
         return Measurement(min(options.max_width, TEXT_AT_LEAST), options.max_width)
 
 
-def least_widths(header: tuple[tuple[str, str], ...], rows: Sequence[tuple[Text, ...]]) -> list[int]:
+def least_widths(header: tuple[tuple[str, str], ...], rows: Sequence[tuple[Text, ...]],
+                 at_least: Sequence[int] = ()) -> list[int]:
     """Each column's least width in a table: an icon 1, a number its widest cell (never cut), a
-    text column its widest cell up to TEXT_AT_LEAST (longer ones fold); titles count."""
+    text column its widest cell up to TEXT_AT_LEAST, or up to its own `at_least` where it gives
+    one (a path, a command: folded narrower, it read in pieces); titles count."""
     widths = []
     for i, (title, kind) in enumerate(header):
         widest = max([cell_len(title), *(row[i].cell_len for row in rows)])
-        widths.append(1 if kind == "icon" else min(widest, TEXT_AT_LEAST) if kind == "text" else widest)
+        least = at_least[i] if i < len(at_least) and at_least[i] else TEXT_AT_LEAST
+        widths.append(1 if kind == "icon" else min(widest, least) if kind == "text" else widest)
     return widths
 
 

@@ -20,6 +20,7 @@ from cockpit.gates.orphans import running_elsewhere
 from cockpit.printable import printable
 from cockpit.session.state import GateRunRecord
 from cockpit.session.status import Activity
+from cockpit.ui.gate_marks import status_head, verdict_toast
 from cockpit.ui.gate_panel import GateRow
 from cockpit.ui.host import CockpitHost
 
@@ -207,9 +208,8 @@ class GateBoard:
         self.app.gpu_panel.watch_gate(result_device(verdict.result, run.gate.name)
                                       or gate_device(self.app.config, "bench", os.environ))
         self.app.drop_toasts(f"silent:{run.run_id}")  # it has ended: no longer silent
-        severity = {"pass": "information", "warn": "warning"}.get(verdict.status, "error")
-        self.app.notify(f"{run.gate.name}: {verdict.status.upper()} — {verdict.summary}",
-                        severity=severity, markup=False)  # type: ignore[arg-type]
+        said, severity = verdict_toast(run.gate.name, verdict.status, verdict.summary)
+        self.app.notify(said, severity=severity, markup=False)
         if self.run is run:
             self.run = None
         if run.unjournaled:  # a full disk refused its end: the app's tick journals it when it can
@@ -300,21 +300,21 @@ class GateBoard:
             from cockpit.ui.key_states import NO_WORKLOAD
 
             detail.show_log_path("")
-            said = (f"{GATES[gate].title} needs a workload. {NO_WORKLOAD}"
-                    if gate in wanting_workload(self.app.config) else
-                    f"{GATES[gate].title}: not run yet — r runs it.")
+            title = GATES[gate].title
+            said = (f"{title}: not run in this session (it has ended)." if live is not None
+                    and not live.state.is_open else f"{title} needs a workload. {NO_WORKLOAD}"
+                    if gate in wanting_workload(self.app.config) else f"{title}: not run yet — r runs it.")
             detail.show_run(gate, None, None, Text(said, style="dim"))
             return
         elsewhere = running_elsewhere(record)
         status = record.status or ("running" if elsewhere else "interrupted")
-        head = Text.assemble((status.upper(), "bold"), " ",
+        head = Text.assemble(status_head(status), " ",
                              printable(summary_said(record)) if record.finished else
                              f"in another cockpit (pid {record.owner}); its output is in the log"
                              if elsewhere else interrupted_summary(record))
         detail.show_log_path(self._shown_path(record.log))
         matches = self.matches_for(record)[:2]
-        if 0 < detail.size.height < COMPACT_BELOW:  # 80x24: the head in one line, the result below it
-            head.truncate(max(20, detail.size.width - 4), overflow="ellipsis")
+        if 0 < detail.size.height < COMPACT_BELOW:  # 80x24: each matched pattern by its number
             if matches:
                 head.append("\n⚑ pattern " + ", ".join(f"{p.id:02d}" for p, _ in matches)
                             + " — o open · A applied", style="magenta")
@@ -378,8 +378,8 @@ def _refused(gate: str, live: LiveSession, config: Config) -> str | None:
 
 
 COMPACT_BELOW = 16
-"""A gate pane shorter than this (80x24) gives the head one line and each matched pattern a number:
-the result (headline, table, checks) is what must show."""
+"""A gate pane shorter than this (80x24) gives each matched pattern a number: the result (headline,
+table, checks) is what must show."""
 
 
 def bench_speedups(runs: Iterable[GateRunRecord], shown: GateRunRecord) -> list[float]:

@@ -18,6 +18,8 @@ from textual.widgets import Input, Log, Static
 from cockpit.printable import printable
 from cockpit.session.state import GateRunRecord
 from cockpit.session.status import Activity, fmt_duration
+from cockpit.ui.fix_line import FixLine
+from cockpit.ui.gate_marks import ICON
 from cockpit.ui.lines import TextLines
 from cockpit.ui.phases import budget_bar
 
@@ -25,10 +27,6 @@ if TYPE_CHECKING:
     from cockpit.gates.log_follow import GateOutput
     from cockpit.ui.pane_reader import PaneReader, SearchBar
 
-ICON = {"pass": ("✓", "green"), "warn": ("!", "yellow"), "fail": ("✗", "red"),
-        "error": ("✗", "red"), "cancelled": ("■", "dim"), "timeout": ("⧖", "red"),
-        "interrupted": ("?", "yellow"), "running": ("▶", "bold cyan"),
-        "queued": ("…", "cyan"), "never": ("·", "dim"), "no_workload": ("–", "dim")}
 LOG_LINES = 10_000
 FLOOD_LINES = 1_000
 """What the pane keeps while a gate floods: its latest lines of the last few looks."""
@@ -150,10 +148,11 @@ class GateResult(Static, can_focus=True):
 
 
 class GateDetail(Vertical):
-    """The selected gate's latest run: what ran, its result, and its output. A live run's output
-    comes a few times a second, in a flood only its latest lines, with a line saying how many
-    were left out; the border counts the lines. Zoomed (ctrl+f, or /), a reader shows the result
-    or the log with long lines wrapped, and searches it."""
+    """The selected gate's latest run: what ran, the fix it names first (a row of its own, copied
+    whole), its result, and its output. A live run's output comes a few times a second, in a flood
+    only its latest lines, with a line saying how many were left out; the border counts the lines.
+    Zoomed (ctrl+f, or /), a reader shows the result or the log with long lines wrapped at words,
+    and searches it."""
 
     ALLOW_MAXIMIZE = True  # ctrl+f on its result or its log zooms the whole pane, head and border too
     DEFAULT_CSS = """
@@ -187,6 +186,7 @@ class GateDetail(Vertical):
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static("", id="gate-head")
+        yield FixLine(id="gate-fix")
         yield GateResult("", id="gate-result")
         yield Log(max_lines=LOG_LINES, id="gate-log", auto_scroll=True)
 
@@ -216,7 +216,13 @@ class GateDetail(Vertical):
                  head: Text, live: bool = False) -> None:
         """Switch to `run`: a finished run's log is read from its file; a live one streams in."""
         self.border_title = f"Gate: {gate}"
-        self.query_one("#gate-head", Static).update(head)
+        self.query_one("#gate-head", Static).update(self._head_to_show(head, result is not None))
+        fix = None
+        if run is not None and result is not None:
+            from cockpit.ui.gate_results import fix_of  # loaded with the result it draws
+
+            fix = fix_of(gate, run.result)
+        self.query_one(FixLine).show(fix)
         self.query_one("#gate-result", Static).update(result or "")
         self._result = result
         self._result_only = result is not None and not live
@@ -232,6 +238,17 @@ class GateDetail(Vertical):
         if self.zoomed:
             self._fill_reader()
         self.show_count()
+
+    def _head_to_show(self, head: Text, result_follows: bool) -> Text:
+        """The head whole, wrapped at words; above a result, one that would take more than a third
+        of the pane (a bench's or a build's summary at 80x24) keeps its first line to one row: the
+        result says it in full, and it must show."""
+        width, rows = self.content_region.width, self.content_region.height
+        first, *rest = head.split("\n", allow_blank=True) or [head]
+        if not result_follows or width <= 0 or len(first.wrap(self.app.console, width)) * 3 <= rows:
+            return head
+        first.truncate(width, overflow="ellipsis")
+        return Text("\n").join([first, *rest])
 
     def append(self, run_id: str, output: GateOutput) -> None:
         if run_id != self.run_id:

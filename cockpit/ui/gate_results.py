@@ -11,7 +11,7 @@ from rich.text import Text
 from cockpit.analysis.decide import URGENCY
 from cockpit.analysis.results.bench import read_bench_result
 from cockpit.gates.catalog import measures, view_of
-from cockpit.gates.views import Cell, Fact, GateView, Tone, ViewTable
+from cockpit.gates.views import Cell, Fact, Fix, GateView, Tone, ViewTable
 from cockpit.printable import printable
 from cockpit.session.state import GateRunRecord
 from cockpit.ui.fitted_table import FittedTable, least_widths
@@ -31,6 +31,12 @@ def render_result(gate: str, result: object, speedups: list[float] | None = None
     shown = render_view(view, speedups)
     lead = headline(result) if measures(gate) else None
     return Group(lead, shown) if lead is not None else shown
+
+
+def fix_of(gate: str, result: object) -> Fix | None:
+    """What a run's view says to do first, a line to copy whole; None when it says nothing."""
+    view = view_of(gate, result)
+    return view.fix if view is not None else None
 
 
 def headline(result: object) -> Text | None:
@@ -74,7 +80,9 @@ def table(view: ViewTable) -> FittedTable:
                   for column, cell in zip(view.columns, row, strict=True)) for row in view.rows]
     header = tuple((printable(c.title), "icon" if c.status else "number" if c.numeric else "text")
                    for c in view.columns)
-    for column, (title, _), least in zip(view.columns, header, least_widths(header, rows), strict=True):
+    at_least = tuple(c.least for c in view.columns)
+    for column, (title, _), least in zip(view.columns, header, least_widths(header, rows, at_least),
+                                         strict=True):
         if column.status:
             out.add_column("", no_wrap=True, width=1)
         elif column.numeric:
@@ -84,7 +92,7 @@ def table(view: ViewTable) -> FittedTable:
             out.add_column(Text(title), ratio=column.share or None, overflow="fold", min_width=least)
     for row in rows:
         out.add_row(*row)
-    return FittedTable(out, header, rows, caption)
+    return FittedTable(out, header, rows, caption, at_least)
 
 
 def facts_table(facts: tuple[Fact, ...]) -> Table:

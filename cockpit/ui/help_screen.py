@@ -102,13 +102,25 @@ def help_sources() -> list[tuple[str, list[type[DOMNode]]]]:
 
 def help_sections(app: App[object]) -> list[tuple[str, list[KeyHelp]]]:
     """What the help lists: the main screen's keys with the Textual ones it inherits, the app's,
-    then each panel's, screen's and dialog's own."""
+    then each panel's, screen's and dialog's own, the gate list's marks after its keys."""
+    from cockpit.ui.gate_panel import GatePanel
+
     (main_title, (main,)), *rest = help_sources()
     sections = [(main_title, key_helps(all_bindings(main))), ("Everywhere", key_helps(all_bindings(app)))]
     for title, classes in rest:  # per class: the same action means another thing in each
         lines = [line for cls in classes for line in key_helps(own_bindings(cls))]
         sections.append((title, list(dict.fromkeys(lines))))
+        if classes == [GatePanel]:
+            sections.append(marks_section())
     return sections
+
+
+def marks_section() -> tuple[str, list[KeyHelp]]:
+    """What each mark of the gate list says, read from the marks the list draws."""
+    from cockpit.ui.gate_marks import ICON, MEANS, said_state
+
+    return "Marks in the gate list", [KeyHelp(mark, said_state(state), MEANS[state])
+                                      for state, (mark, _) in ICON.items()]
 
 
 def help_renderable(sections: list[tuple[str, list[KeyHelp]]]) -> RenderableType:

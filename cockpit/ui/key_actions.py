@@ -57,6 +57,8 @@ class KeysHost(CockpitHost, Protocol):
 
     def why_not(self, action: str) -> str | None: ...
 
+    def follow_state(self) -> None: ...
+
 
 class KeyActions:
     """The app's `action_*` methods behind the keys and the palette, and the gate list's choice."""
@@ -197,3 +199,4 @@ class KeyActions:
         (its head whole zoomed, in one line in an 80x24 pane)."""
         gate = gate or self.gate_panel.selected
         self.gates.select(gate, live_run=self.gates.run is not None and self.gates.run.gate.name == gate)
+        self.follow_state()  # r is offered on a gate that can run, not on one that needs a workload

@@ -23,15 +23,18 @@ from textual.widget import Widget
 PRIORITY = ("help", "run_gate", "goto_phase", "post_status", "quit", "next_phase", "cancel_gate",
             "focus_editor", "toggle_pause", "open_patterns", "end_session", "skip_phase", "zoom",
             "export_report", "new_session")
+ENDED_PRIORITY = ("help", "export_report", "new_session", "quit", "open_patterns", "focus_editor", "zoom")
+"""An ended session's keys by use: its report and the next session first (nothing else acts on it)."""
 
 
-def rank(action: str, order: int) -> tuple[int, int]:
-    """Where a key stands when the line is short (lower stays longer); `order`: its place on the line."""
+def rank(action: str, order: int, priority: tuple[str, ...] = PRIORITY) -> tuple[int, int]:
+    """Where a key stands when the line is short (lower stays longer); `order`: its place on the line;
+    `priority`: the screen's keys by use (an ended session has its own)."""
     name = action.removeprefix("app.")
-    if name == PRIORITY[0]:
+    if name == priority[0]:
         return (0, 0)
-    if name in PRIORITY:
-        return (2, PRIORITY.index(name))
+    if name in priority:
+        return (2, priority.index(name))
     return (1, order)
 
 
@@ -125,8 +128,9 @@ class KeyBar(Widget, can_focus=False):
                                   (f" {palette[0].description}", text_style),
                                   (" ", self.get_component_rich_style("key-bar--item")))
         room = max(0, width - right.cell_len)
+        priority = ENDED_PRIORITY if getattr(self.app, "read_only", False) else PRIORITY
         fit = keys_that_fit([item.cell_len for item, *_ in items],
-                            [rank(b.action, i) for i, (_, b, _, _) in enumerate(items)], room)
+                            [rank(b.action, i, priority) for i, (_, b, _, _) in enumerate(items)], room)
         keys = Text(no_wrap=True, overflow="crop")
         for i, (item, binding, enabled, tooltip) in enumerate(items):
             if i in fit:

@@ -4,8 +4,8 @@ the one before), the search bar under it.
 
 The pane's Log cuts a line at the pane's edge (it scrolls sideways, a line at a time): a compiler
 error or a path is read in the zoom. The log's lines are folded to the width as they are drawn
-(a row per width, breaking at a space where one is near the edge), so a 10,000-line log costs one
-pass to count its rows, not a Rich layout of every line.
+(a row per width, breaking after the last space that fits: a word is cut only where it is longer
+than a row), so a 10,000-line log costs one pass to count its rows, not a Rich layout of every line.
 """
 
 from __future__ import annotations
@@ -45,28 +45,39 @@ def find_matches(lines: Sequence[str], term: str) -> list[Match]:
 
 
 def fold(line: str, width: int) -> list[int]:
-    """Where each row of `line` starts when it is wrapped to `width` cells: at a space in the last
-    third of a row where there is one (words stay whole), else at the edge (a long path)."""
+    """Where each row of `line` starts when it is wrapped to `width` cells: after the last space
+    that fits in the row (words stay whole; the spaces a row ends with are not drawn), at the edge
+    only where a word is longer than a row (a long path)."""
     width = max(1, width)
     if line.isascii():
         if len(line) <= width:
             return [0]
         starts, start = [0], 0
         while len(line) - start > width:
-            space = line.rfind(" ", start + width * 2 // 3, start + width)
-            start = space + 1 if space >= 0 else start + width
-            starts.append(start)
+            space = line.rfind(" ", start + 1, start + width + 1)  # one just past the edge ends the row too
+            start = _past_spaces(line, space + 1) if space > start else start + width
+            if start < len(line):
+                starts.append(start)
         return starts
     if cell_len(line) <= width:
         return [0]
-    starts, used = [0], 0
+    starts, used, space = [0], 0, -1
     for i, char in enumerate(line):
         cells = get_character_cell_size(char)
-        if used + cells > width and used:
-            starts.append(i)
-            used = 0
+        if char == " ":
+            space = i
+        elif used + cells > width and used:
+            # the word since the row's last space goes on the next row, a longer one is cut
+            starts.append(space + 1 if space > starts[-1] else i)
+            used = cell_len(line[starts[-1]:i])
         used += cells
-    return starts
+    return starts if starts[-1] < len(line) else starts[:-1]
+
+
+def _past_spaces(line: str, at: int) -> int:
+    while at < len(line) and line[at] == " ":
+        at += 1
+    return at
 
 
 class PaneReader(ScrollView, can_focus=True):

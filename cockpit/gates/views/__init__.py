@@ -28,6 +28,9 @@ class Column:
     """A status word (PASS, WARN, FAIL): the TUI draws it as an icon in its tone."""
     share: int = 0
     """A text column's share of the width the others leave (cut with "…"); 0: its text's width."""
+    least: int = 0
+    """Cells a text column (a path, a command) needs to be read in a table, where its widest cell
+    is wider; narrower, each row is a card. 0: the TUI's own least (16)."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,15 @@ class Fact:
 
 
 @dataclass(frozen=True)
+class Fix:
+    """The one thing to do first, as a line to copy and paste as it is (a command, a URL): the TUI
+    draws it on a row of its own, never broken; `what` names what it fixes."""
+
+    line: str
+    what: str
+
+
+@dataclass(frozen=True)
 class GateView:
     """What one finished gate run shows: facts, warnings, tables; `problems` first (what failed)."""
 
@@ -60,6 +72,8 @@ class GateView:
     tables: tuple[ViewTable, ...] = ()
     problems: tuple[Cell, ...] = ()
     """What failed or warns, one line each, said above everything else."""
+    fix: Fix | None = None
+    """What to do first, above the result (the report has it in its table's row)."""
 
     @property
     def empty(self) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cockpit.analysis.results.env import EnvResult
-from cockpit.gates.views import Cell, Column, GateView, Tone, ViewTable, present
+from cockpit.gates.views import Cell, Column, Fix, GateView, Tone, ViewTable, present
 
 STATUS_TONE: dict[str, Tone] = {"pass": "good", "warn": "warn", "fail": "bad"}
 
@@ -14,6 +14,9 @@ def env_view(result: EnvResult) -> GateView:
                  for c in result.worst_first)
     warnings = tuple(present(c.name, c.value, sep=": ") for c in result.checks
                      if c.status in ("warn", "fail") and (c.name or c.value))
-    columns = (Column("status", status=True), Column("check"), Column("value", share=2),
-               Column("fix", share=3))
-    return GateView(warnings=warnings, tables=(ViewTable("checks", columns, rows),) if rows else ())
+    # a path or a command folded into a column 16 cells wide read in pieces: narrower, a card per check
+    columns = (Column("status", status=True), Column("check"), Column("value", share=2, least=24),
+               Column("fix", share=3, least=32))
+    first = next((c for c in result.worst_first if c.status in ("fail", "warn") and c.fix), None)
+    return GateView(warnings=warnings, tables=(ViewTable("checks", columns, rows),) if rows else (),
+                    fix=Fix(first.fix, first.name or "?") if first is not None else None)
