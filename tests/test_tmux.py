@@ -290,7 +290,8 @@ def test_a_burst_of_keys_is_text_even_its_last_letter(
 ) -> None:
     """`tmux send-keys -l` writes a sentence to the pty at once, as a paste without bracketed paste
     or a laggy SSH link does: every letter is text, the last one too ("...timer" ends on r, run the
-    gate; "...stages" on s, post a status)."""
+    gate; "...stages" on s, post a status). Outside the editor that text lands nowhere and a hint
+    says where text goes; after Tab it lands in SESSION.md."""
     ws, session_id, journal = workspace
     status_file = ws.parent / "exit-status"
     tmux.start(_cockpit_command(ws, status_file))
@@ -298,11 +299,12 @@ def test_a_burst_of_keys_is_text_even_its_last_letter(
     left = "╭─ SESSION.md"  # the editor's border once it no longer has focus (┏━ while it has)
     tmux.wait_for(left)
     tmux.send("try stages", literal=True)
-    tmux.wait_until(lambda s: "try stages" in s and "┏━ SESSION.md" in s, "'try stages' in the editor")
-    tmux.send("Escape")  # out of the editor: the next burst meets the single-letter keys again
-    tmux.wait_for(left)
+    screen = tmux.wait_until(lambda s: "Typing goes into SESSION.md" in s, "the hint for typing outside")
+    assert "Post a status" not in screen and "try stages" not in screen
+    tmux.send("Tab")
+    tmux.wait_for("┏━ SESSION.md")
     tmux.send(" check the timer", literal=True)
-    screen = tmux.wait_until(lambda s: "check the timer" in s and "┏━ SESSION.md" in s, "the second burst")
+    screen = tmux.wait_until(lambda s: "check the timer" in s and "┏━ SESSION.md" in s, "the burst in the editor")
     assert "Post a status" not in screen
     tmux.send("Escape")
     tmux.wait_for(left)
@@ -313,4 +315,4 @@ def test_a_burst_of_keys_is_text_even_its_last_letter(
     types = [e["type"] for e in _read_journal(journal)]
     assert "gate_started" not in types and "status" not in types, types
     log = (journal.parent / "SESSION.md").read_text()
-    assert "try stages" in log and "check the timer" in log, log
+    assert "try stages" not in log and "check the timer" in log, log
