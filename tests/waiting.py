@@ -1,0 +1,24 @@
+"""Waiting in Pilot tests for the state a test asserts, never for a fixed time: the suite must
+pass on a 2-core box with both cores busy (CI runs it beside scripts/cpu-hog.sh), where a
+worker's rows, a gate's next line or a render come whenever the scheduler lets them."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from textual.pilot import Pilot
+
+DEADLINE_S = 30.0
+"""Generous: on an idle box every wait here ends in well under a second."""
+
+
+async def until(pilot: Pilot[object], condition: Callable[[], object], what: str,
+                deadline_s: float = DEADLINE_S) -> None:
+    """Let the app run (`pilot.pause()`: its pending messages, then idle) until `condition()`
+    holds; fail saying `what` was waited for once `deadline_s` have gone by without it."""
+    deadline = time.monotonic() + deadline_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {deadline_s:g} s for {what}, in vain")
+        await pilot.pause()
