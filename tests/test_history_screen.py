@@ -12,6 +12,8 @@ from cockpit.session.workspace import Workspace, list_sessions
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.history_screen import HistoryScreen
 
+from .waiting import until
+
 FIXTURE = Path(__file__).parent / "fixtures" / "sessions" / "ws"
 
 
@@ -23,11 +25,10 @@ async def test_the_history_screen_lists_every_session_and_the_trend(tmp_path: Pa
                      tick_s=3600, gpu_every_s=0, typing_gap_s=0)
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.press("H")
-        assert isinstance(app.screen, HistoryScreen)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
         screen = app.screen
-        assert screen.table is not None
+        assert isinstance(screen, HistoryScreen)
+        await until(pilot, lambda: screen.table is not None, "the History screen's sessions, read")
+        await pilot.pause()
         assert [s.id for s in screen.table.sessions] == [r.id for r in list_sessions(ws)]
         grid = screen.query_one("DataTable")
         assert grid.row_count == 2
