@@ -82,10 +82,12 @@ async def test_a_silent_gate_is_flagged_but_left_running(ws, session, tmp_path) 
         await pilot.press("r")
         run = app.gates.run
         assert run is not None
-        await until(pilot, lambda: run.progress.last_line == "a" and "(silent)" in app.status_line(),
-                    "the status line to flag the gate silent since its line 'a'")
-        assert any("no output for" in t and "preempted" in t for t in app.toasts)
-        go.touch()
+        try:
+            await until(pilot, lambda: run.progress.last_line == "a" and "(silent)" in app.status_line(),
+                        "the status line to flag the gate silent since its line 'a'")
+            assert any("no output for" in t and "preempted" in t for t in app.toasts)
+        finally:
+            go.touch()  # its next line, and its end: also when the flag never came
         await finished(app, pilot)
         assert list(app.query_one(GateDetail).output_log.lines)[-2:] == ["a", "b"]  # left running
     types = [e["type"] for e in gate_events(session)]

@@ -53,8 +53,8 @@ async def test_ending_the_session_writes_its_report_and_says_where(tmp_path: Pat
             await pilot.press("R")
         else:
             await pilot.press("E", "y")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await until(pilot, lambda: any("report written to" in t for t in toasts),
+                    "the toast saying where the report went")  # written by a worker
     for name in ("REPORT.md", "report.html", "report.json"):
         assert (ref.path / name).is_file(), name
     assert any("report written to sessions/" in t and "REPORT.md" in t for t in toasts), toasts
