@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Keep N cores busy (default: all of them, `nproc`) until killed: the test suite must pass on a
 # loaded box, so CI runs it beside this. Each spinner is a shell busy loop (no Python, no
-# extra packages); killing this script (TERM, INT or HUP) ends every spinner it started, and a
-# spinner whose hog is gone (killed with -9) stops by itself within a second.
+# extra packages); killing this script (TERM, INT or HUP) ends every spinner it started, and the
+# spinners stop by themselves within a second once this script or whatever started it is gone
+# (killed with -9: no trap runs), so no hog outlives its run.
 #   scripts/cpu-hog.sh [N] & hog=$!; trap 'kill "$hog"' EXIT
 set -euo pipefail
 n=${1:-$(nproc)}
@@ -12,7 +13,8 @@ if ! [[ $n =~ ^[1-9][0-9]*$ ]]; then
 fi
 spinners=()
 for _ in $(seq "$n"); do
-  (trap - TERM INT HUP; while kill -0 "$$" 2>/dev/null; do for _ in {1..20000}; do :; done; done) &
+  (trap - TERM INT HUP
+   while kill -0 "$$" 2>/dev/null && kill -0 "$PPID" 2>/dev/null; do for _ in {1..20000}; do :; done; done) &
   spinners+=("$!")
 done
 stop() { kill "${spinners[@]}" 2>/dev/null || true; }
