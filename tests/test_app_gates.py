@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -25,8 +26,12 @@ from .waiting import until
 SIZE = (150, 44)
 
 
-def app_with(ws: Workspace, ref: SessionRef, code: str, **gate: object) -> CockpitApp:
-    config = Config(gates={"env": GateConfig(command=(sys.executable, "-c", code), **gate)},
+def app_with(ws: Workspace, ref: SessionRef, code: str, *, also: dict[str, str] | None = None,
+             **gate: object) -> CockpitApp:
+    """The env gate runs `code` (and each gate in `also` its own), never the real probe: that one
+    first asks every Python here whether torch imports, for many seconds on a loaded box."""
+    commands = {name: GateConfig(command=(sys.executable, "-c", c)) for name, c in (also or {}).items()}
+    config = Config(gates={"env": GateConfig(command=(sys.executable, "-c", code), **gate), **commands},
                     status_every_s=10**6)
     app = CockpitApp(ws, config, ref, clock=FakeClock(), tick_s=3600, typing_gap_s=0)
     app.toasts = []  # type: ignore[attr-defined]
@@ -105,14 +110,19 @@ async def test_gates_queue_behind_the_running_one(ws, session, tmp_path) -> None
     try:
         await _queue_behind_the_running_one(ws, session, tmp_path)
     finally:
+        for go in ("go", "go2"):  # a step that failed leaves no child waiting for ever
+            (tmp_path / go).touch()
         catalog.GATES.clear()
         catalog.GATES.update(saved)
 
 
 async def _queue_behind_the_running_one(ws, session, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    go = tmp_path / "go"  # the first run holds until the test has queued the second
-    app = app_with(ws, session, f"import os, time\nwhile not os.path.exists({str(go)!r}): "
-                   "time.sleep(0.01)\nprint('done')")
+    go, go2 = tmp_path / "go", tmp_path / "go2"  # each run holds until the test lets it end
+
+    def held(until: Path) -> str:
+        return f"import os, time\nwhile not os.path.exists({str(until)!r}): time.sleep(0.01)\nprint('done')"
+
+    app = app_with(ws, session, held(go), also={"second": held(go2)})
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")  # env runs
         await pilot.press("r")  # env again: refused, it is running
@@ -123,6 +133,7 @@ async def _queue_behind_the_running_one(ws, session, tmp_path) -> None:  # type:
         go.touch()
         await finished(app, pilot)  # env ends, second starts
         assert app.gates.run is not None and app.gates.run.gate.name == "second"
+        go2.touch()
         await finished(app, pilot)
     assert [(e["type"], e["gate"]) for e in gate_events(session)] == [
         ("gate_started", "env"), ("gate_finished", "env"),
