@@ -1,6 +1,6 @@
-"""Waiting in Pilot tests for the state a test asserts, never for a fixed time: the suite must
-pass on a 2-core box with both cores busy (CI runs it beside scripts/cpu-hog.sh), where a
-worker's rows, a gate's next line or a render come whenever the scheduler lets them."""
+"""Waiting for the state a test asserts, never for a fixed time: the suite must pass on a 2-core
+box with both cores busy (CI runs it beside scripts/cpu-hog.sh), where a worker's rows, a gate's
+next line or a render come whenever the scheduler lets them."""
 
 from __future__ import annotations
 
@@ -22,3 +22,13 @@ async def until(pilot: Pilot[object], condition: Callable[[], object], what: str
         if time.monotonic() > deadline:
             raise AssertionError(f"waited {deadline_s:g} s for {what}, in vain")
         await pilot.pause()
+
+
+def wait_until(condition: Callable[[], object], what: str, deadline_s: float = DEADLINE_S) -> None:
+    """`until` without an app: look again every 10 ms (a runner thread's callbacks, a child's
+    file) until `condition()` holds; fail saying `what` was waited for after `deadline_s`."""
+    deadline = time.monotonic() + deadline_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {deadline_s:g} s for {what}, in vain")
+        time.sleep(0.01)
