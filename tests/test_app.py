@@ -21,6 +21,8 @@ from cockpit.ui.app import CockpitApp
 from cockpit.ui.commands import COMMANDS
 from cockpit.ui.dialogs import NewSessionDialog
 
+from .waiting import until
+
 SIZE = (140, 40)
 
 
@@ -255,10 +257,12 @@ async def test_the_palette_finds_a_pattern_by_title_and_reads_the_library_only_t
         assert "patterns 0/14" in header(app)  # the header counts the files
         await pilot.press("ctrl+p")
         await pilot.press(*"decision tree")
-        await app.workers.wait_for_complete()  # the palette searches in a worker
-        await pilot.pause()
-        found = [str(o.prompt) for o in app.screen.query_one(CommandList).options]
-        assert any(f.startswith("Pattern 10: Let the profiling decision tree") for f in found), found
+
+        def found() -> list[str]:  # the palette searches in a worker, as the keys come
+            return [str(o.prompt) for o in app.screen.query_one(CommandList).options]
+
+        await until(pilot, lambda: any(f.startswith("Pattern 10: Let the profiling decision tree")
+                                       for f in found()), "pattern 10 among the palette's finds")
         assert len(app.pattern_desk.patterns) == 14
 
 

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -20,11 +21,17 @@ from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.gate_panel import GateDetail, GatePanel
 
+from .waiting import until
+
 SIZE = (150, 44)
 
 
-def app_with(ws: Workspace, ref: SessionRef, code: str, **gate: object) -> CockpitApp:
-    config = Config(gates={"env": GateConfig(command=(sys.executable, "-c", code), **gate)},
+def app_with(ws: Workspace, ref: SessionRef, code: str, *, also: dict[str, str] | None = None,
+             **gate: object) -> CockpitApp:
+    """The env gate runs `code` (and each gate in `also` its own), never the real probe: that one
+    first asks every Python here whether torch imports, for many seconds on a loaded box."""
+    commands = {name: GateConfig(command=(sys.executable, "-c", c)) for name, c in (also or {}).items()}
+    config = Config(gates={"env": GateConfig(command=(sys.executable, "-c", code), **gate), **commands},
                     status_every_s=10**6)
     app = CockpitApp(ws, config, ref, clock=FakeClock(), tick_s=3600, typing_gap_s=0)
     app.toasts = []  # type: ignore[attr-defined]
@@ -71,15 +78,28 @@ async def test_x_cancels_a_hung_gate(ws, session) -> None:
     assert gate_events(session)[-1]["status"] == "cancelled"
 
 
-async def test_a_silent_gate_is_flagged_but_left_running(ws, session) -> None:
-    code = "import time; print('a', flush=True); time.sleep(1.0); print('b', flush=True)"
+async def test_a_silent_gate_is_flagged_but_left_running(ws, session, tmp_path) -> None:
+    go = tmp_path / "go"  # the gate stays silent after its first line until the test has seen the flag
+    code = (f"import os, time\nprint('a', flush=True)\nwhile not os.path.exists({str(go)!r}): "
+            "time.sleep(0.01)\nprint('b', flush=True)")
     app = app_with(ws, session, code, stall_after_s=0.3)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")
+        run = app.gates.run
+        assert run is not None
+        try:
+            await until(pilot, lambda: run.progress.last_line == "a" and "(silent)" in app.status_line(),
+                        "the status line to flag the gate silent since its line 'a'")
+            assert any("no output for" in t and "preempted" in t for t in app.toasts)
+        finally:
+            go.touch()  # its next line, and its end: also when the flag never came
         await finished(app, pilot)
-        assert any("no output for" in t and "preempted" in t for t in app.toasts)
+        assert list(app.query_one(GateDetail).output_log.lines)[-2:] == ["a", "b"]  # left running
     types = [e["type"] for e in gate_events(session)]
-    assert types == ["gate_started", "gate_stalled", "gate_finished"]
+    # one flag for each silence: after 'a', and before it too where a busy box took over 0.3 s to
+    # start the child's Python
+    assert types[0] == "gate_started" and types[-1] == "gate_finished"
+    assert types[1:-1] in (["gate_stalled"], ["gate_stalled"] * 2)
     assert gate_events(session)[-1]["status"] == "pass"
 
 
@@ -90,14 +110,19 @@ async def test_gates_queue_behind_the_running_one(ws, session, tmp_path) -> None
     try:
         await _queue_behind_the_running_one(ws, session, tmp_path)
     finally:
+        for go in ("go", "go2"):  # a step that failed leaves no child waiting for ever
+            (tmp_path / go).touch()
         catalog.GATES.clear()
         catalog.GATES.update(saved)
 
 
 async def _queue_behind_the_running_one(ws, session, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    go = tmp_path / "go"  # the first run holds until the test has queued the second
-    app = app_with(ws, session, f"import os, time\nwhile not os.path.exists({str(go)!r}): "
-                   "time.sleep(0.01)\nprint('done')")
+    go, go2 = tmp_path / "go", tmp_path / "go2"  # each run holds until the test lets it end
+
+    def held(until: Path) -> str:
+        return f"import os, time\nwhile not os.path.exists({str(until)!r}): time.sleep(0.01)\nprint('done')"
+
+    app = app_with(ws, session, held(go), also={"second": held(go2)})
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")  # env runs
         await pilot.press("r")  # env again: refused, it is running
@@ -108,6 +133,7 @@ async def _queue_behind_the_running_one(ws, session, tmp_path) -> None:  # type:
         go.touch()
         await finished(app, pilot)  # env ends, second starts
         assert app.gates.run is not None and app.gates.run.gate.name == "second"
+        go2.touch()
         await finished(app, pilot)
     assert [(e["type"], e["gate"]) for e in gate_events(session)] == [
         ("gate_started", "env"), ("gate_finished", "env"),

@@ -17,12 +17,16 @@ from cockpit.gates.output import MAX_LINE_CHARS, LineSplitter, terminal_line
 from cockpit.gates.process import GateCommand, GateProcess, ProcessOutcome, pid_alive
 from cockpit.ui.gate_panel import tail_of_file
 
+from .waiting import wait_until
+
 
 class Recorder:
     def __init__(self) -> None:
         self.batches: list[list[str]] = []
         self.outputs: list[GateOutput] = []
         self.stalls: list[float] = []
+        self.stalled_after: list[int] = []
+        """How many lines had come at each stall warning."""
         self.outcome: ProcessOutcome | None = None
         self.exited = threading.Event()
 
@@ -36,6 +40,7 @@ class Recorder:
 
     def on_stall(self, silent_s: float) -> None:
         self.stalls.append(silent_s)
+        self.stalled_after.append(len(self.lines))
 
     def on_exit(self, outcome: ProcessOutcome) -> None:
         self.outcome = outcome
@@ -54,11 +59,22 @@ def run(command: GateCommand, tmp_path: Path, **kwargs) -> tuple[Recorder, GateP
 
 
 def test_output_streams_in_time_batches_and_lands_in_the_log(tmp_path: Path) -> None:
-    rec, proc = run(python("import time\nfor i in range(5):\n    print(i, flush=True); time.sleep(0.15)"),
-                    tmp_path)
+    # each line waits for the test to have seen the one before: a runner that kept the output
+    # until the end would never show line 0, however fast or loaded the box
+    code = ("import os, time\nfor i in range(5):\n    print(i, flush=True)\n"
+            f"    while i < 4 and not os.path.exists(os.path.join({str(tmp_path)!r}, f'seen{{i}}')): "
+            "time.sleep(0.01)")
+    rec, proc = run(python(code), tmp_path)
+    try:
+        for i in range(4):
+            wait_until(lambda i=i: str(i) in rec.lines, f"line {i} streamed while the child runs")
+            (tmp_path / f"seen{i}").touch()
+    except AssertionError:
+        proc.cancel()  # no child left waiting
+        raise
     assert proc.wait(20)
     assert rec.lines == ["0", "1", "2", "3", "4"]
-    assert len(rec.batches) >= 3  # arrived as it was printed, not all at the end
+    assert len(rec.batches) == 5  # arrived as it was printed, not all at the end
     assert rec.outcome == ProcessOutcome("exited", 0, rec.outcome.duration_s, 5)
     log = (tmp_path / "run.log").read_text().splitlines()
     assert log[2:7] == ["0", "1", "2", "3", "4"]
@@ -151,10 +167,18 @@ def test_an_overall_timeout_stops_the_run(tmp_path: Path) -> None:
 
 
 def test_silence_raises_one_stall_warning_and_does_not_kill(tmp_path: Path) -> None:
-    code = "import time\nprint('a', flush=True)\ntime.sleep(1.2)\nprint('b', flush=True)"
+    go = tmp_path / "go"  # silent after 'a' until the test has seen the warning
+    code = (f"import os, time\nprint('a', flush=True)\nwhile not os.path.exists({str(go)!r}): "
+            "time.sleep(0.01)\nprint('b', flush=True)")
     rec, proc = run(python(code, stall_after_s=0.4), tmp_path)
+    try:
+        wait_until(lambda: 1 in rec.stalled_after, "a stall warning after the child's 'a'")
+        time.sleep(1.2)  # the silence goes on: still the one warning (a wait for none to come)
+    finally:
+        go.touch()
     assert proc.wait(20)
-    assert len(rec.stalls) == 1 and rec.stalls[0] >= 0.4
+    # a busy box may take over 0.4 s to start the child's Python: a warning before 'a' then too
+    assert rec.stalled_after in ([1], [0, 1]) and all(s >= 0.4 for s in rec.stalls)
     assert rec.lines == ["a", "b"]
     assert rec.outcome is not None and rec.outcome.exit_code == 0
 

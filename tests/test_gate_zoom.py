@@ -21,6 +21,7 @@ from cockpit.ui.key_bar import KeyBar
 from cockpit.ui.pane_reader import CURRENT, MATCH, PaneReader, find_matches, fold
 
 from .conftest import T0
+from .waiting import until
 
 FAR = "RuntimeError: CUDA error: an illegal memory access was encountered"
 LONG = "nvcc -O3 " + " ".join(f"-I/opt/deps/include/tree{i:03d}" for i in range(40)) + " -c attention.cu"
@@ -243,21 +244,14 @@ async def test_a_running_gate_zoomed_streams_its_new_lines_into_the_reader_and_f
     async with app.run_test(size=(100, 30)) as pilot:
         detail, reader = app.gate_detail, app.gate_detail.reader
         await pilot.press("r")
-
-        async def until(seen) -> None:  # type: ignore[no-untyped-def]
-            for _ in range(400):  # the runner looks at the child's log 5 times a second
-                if seen():
-                    return
-                await pilot.pause(0.05)
-            raise AssertionError("never seen")
-
-        await until(lambda: "configuring 99" in detail.output_log.lines)
+        await until(pilot, lambda: "configuring 99" in detail.output_log.lines,
+                    "the gate's first 100 lines in its detail")
         detail.output_log.focus()
         await pilot.press("ctrl+f")
         await pilot.pause()
         assert app.screen.maximized is detail and len(reader.plain) == 100 and in_view(reader, 99)
         go.touch()
-        await until(lambda: LONG in reader.plain)
+        await until(pilot, lambda: LONG in reader.plain, "the gate's line after them in the zoomed reader")
         last = reader.row_of((100, 0, 0))
         assert reader.virtual_size.height == 100 + len(fold(LONG, reader.scrollable_content_region.width))
         assert in_view(reader, last) and row_text(reader, last).startswith("nvcc -O3")  # it followed

@@ -15,6 +15,8 @@ from cockpit.session.workspace import SessionRef, Workspace, list_sessions
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.history_screen import HistoryScreen
 
+from .waiting import until
+
 FIXTURE = Path(__file__).parent / "fixtures" / "sessions" / "ws"
 
 
@@ -30,10 +32,10 @@ def test_short_durations_are_shown_to_the_second_and_compared_as_shown() -> None
 async def open_history(app: CockpitApp) -> HistoryScreen:
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.press("H")
-        assert isinstance(app.screen, HistoryScreen)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
         screen = app.screen
+        assert isinstance(screen, HistoryScreen)
+        await until(pilot, lambda: screen.table is not None, "the History screen's sessions, read")
+        await pilot.pause()
         screen.notes = {  # type: ignore[attr-defined]
             name: (screen.query_one(f"#{name}").display, str(screen.query_one(f"#{name}-note").render()),
                    screen.query_one(f"#{name}-note").display, list(screen.query_one(f"#{name}").data or []))

@@ -12,6 +12,8 @@ from cockpit.session.workspace import Workspace, list_sessions
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.history_screen import HistoryScreen
 
+from .waiting import until
+
 FIXTURE = Path(__file__).parent / "fixtures" / "sessions" / "ws"
 
 
@@ -28,11 +30,10 @@ async def test_the_history_screen_lists_every_session_and_the_trend(tmp_path: Pa
     app, ws = fixture_app(tmp_path)
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.press("H")
-        assert isinstance(app.screen, HistoryScreen)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
         screen = app.screen
-        assert screen.table is not None
+        assert isinstance(screen, HistoryScreen)
+        await until(pilot, lambda: screen.table is not None, "the History screen's sessions, read")
+        await pilot.pause()
         assert [s.id for s in screen.table.sessions] == [r.id for r in list_sessions(ws)]
         grid = screen.query_one("DataTable")
         assert grid.row_count == 2
@@ -57,8 +58,8 @@ async def test_ending_the_session_writes_its_report_and_says_where(tmp_path: Pat
             await pilot.press("R")
         else:
             await pilot.press("E", "y")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await until(pilot, lambda: any("report written to" in t for t in toasts),
+                    "the toast saying where the report went")  # written by a worker
     for name in ("REPORT.md", "report.html", "report.json"):
         assert (ref.path / name).is_file(), name
     assert any("report written to sessions/" in t and "REPORT.md" in t for t in toasts), toasts

@@ -21,6 +21,7 @@ from cockpit.ui.history_screen import HistoryScreen
 from cockpit.ui.patterns import PatternBrowser
 
 from .conftest import T0
+from .waiting import until
 
 ESCAPES = {
     "OSC 52 (the clipboard)": "\x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07",
@@ -120,8 +121,9 @@ async def test_the_history_screen_shows_a_hostile_objective_as_plain_text(ws: Wo
     app = app_on(ws, ref)
     async with app.run_test(size=(200, 50), notifications=True) as pilot:
         await pilot.press("H")
-        assert isinstance(app.screen, HistoryScreen)
-        await app.workers.wait_for_complete()
+        history = app.screen
+        assert isinstance(history, HistoryScreen)
+        await until(pilot, lambda: history.table is not None, "the History screen's sessions, read")
         await pilot.pause()
         screen = app.export_screenshot()
     assert_shown_clean(screen)

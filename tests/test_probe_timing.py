@@ -11,6 +11,8 @@ import torch
 from cockpit.probes.gpu_watch import GpuWatch, device_identity, nvml_handle
 from cockpit.probes.timing_pieces import block_plan, block_spans, percentile
 
+from .waiting import wait_until
+
 H200_0 = "GPU-bb9154e7-4d32-33d5-30c4-d6bc4498ea20"
 H200_1 = "GPU-5f0e2c71-9a8b-4c3d-8e2f-1a2b3c4d5e6f"
 
@@ -68,12 +70,11 @@ def cuda_device(uuid: str | None, bus: int):  # type: ignore[no-untyped-def]
 
 def test_with_cuda_visible_devices_1_the_watch_samples_nvmls_gpu_1(monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
-    import time
 
     monkeypatch.setitem(sys.modules, "pynvml", two_h200s())
     monkeypatch.setattr(torch.cuda, "get_device_properties", cuda_device(H200_1[4:], 0x43))
     with GpuWatch(0, every_s=0.01) as watch:
-        time.sleep(0.1)
+        wait_until(lambda: watch.samples or watch.error, "the watch's first sample")
     assert watch.error is None and watch.gpu["nvml_index"] == 1 and watch.gpu["nvml_uuid"] == H200_1
     sample = watch.samples[0]
     assert (sample["util"], sample["sm_clock"], sample["throttle"]) == (100, 1755, 0x4)
@@ -113,15 +114,14 @@ def test_each_timed_block_is_placed_in_wall_clock_time_from_the_gpus_events() ->
 
 def test_a_gpu_that_falls_off_the_bus_ends_the_watch_with_a_lost_sample(monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
-    import time
 
     nv = two_h200s()
     monkeypatch.setitem(sys.modules, "pynvml", nv)
     monkeypatch.setattr(torch.cuda, "get_device_properties", cuda_device(H200_1[4:], 0x43))
     with GpuWatch(0, every_s=0.01) as watch:
-        time.sleep(0.05)
+        wait_until(lambda: watch.samples or watch.error, "the watch's first sample")
         nv.gpus[1].lost = True
-        time.sleep(0.05)
+        wait_until(lambda: watch.error, "the watch to see the GPU lost")
     assert watch.samples[0]["sm_clock"] == 1755
     assert watch.samples[-1]["lost"] is True and watch.samples[-1]["sm_clock"] is None
     assert sum(1 for s in watch.samples if s.get("lost")) == 1  # the watch stops there

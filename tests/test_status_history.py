@@ -16,6 +16,8 @@ from cockpit.ui.app import CockpitApp
 from cockpit.ui.status_history import SHOWN, StatusHistory, cut_to_rows, each_status, status_lines
 from tests.screen_rows import screen_rows
 
+from .waiting import until
+
 T0 = 1_795_000_000.0  # 11:06:40 UTC
 
 
@@ -35,13 +37,13 @@ async def test_a_day_of_statuses_shows_the_newest_and_says_where_the_rest_are(ws
     live.close()
     app = CockpitApp(ws, Config(status_every_s=10**6), session, clock=clock, tick_s=3600, typing_gap_s=0)
     async with app.run_test(size=(140, 36)) as pilot:
-        await pilot.pause()
         pane = app.query_one(StatusHistory)
+        lines = pane.query_one("#status-lines")
         # the lines get their height in a layout after the first: wait for it, and for the
         # anchored scroll it triggers (a fast box asked before it and read 88 of 91)
-        await pilot.wait_for_scheduled_animations()
-        await pilot.pause()
-        text = pane.query_one("#status-lines").plain  # type: ignore[attr-defined]
+        await until(pilot, lambda: lines.size.height == len(lines.plain.splitlines())  # type: ignore[attr-defined]
+                    and pane.scroll_y == pane.max_scroll_y, "the status lines laid out, scrolled to their end")
+        text = lines.plain  # type: ignore[attr-defined]
         assert pane.border_subtitle == f"{SHOWN + 50} posted"
         assert text.startswith("50 earlier: in the journal and the report (R)\n")
         assert "status 49\n" not in text and text.endswith(f"status {SHOWN + 49}")

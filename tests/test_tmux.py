@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 
+from .waiting import DEADLINE_S
+
 COLS, ROWS = 140, 40
 SESSION = "cockpit"
 OBJECTIVE = "vectorize K loads"
@@ -118,7 +120,7 @@ class Tmux:
         self.run("send-keys", "-t", SESSION, *(["-l"] if literal else []), *keys)
 
     def wait_until(
-        self, ok: Callable[[str], bool], what: str, timeout: float = 15
+        self, ok: Callable[[str], bool], what: str, timeout: float = DEADLINE_S
     ) -> str:
         deadline = time.monotonic() + timeout
         while True:
@@ -130,14 +132,14 @@ class Tmux:
                             f"{screen}", pytrace=False)
             time.sleep(0.1)
 
-    def wait_for(self, text: str, timeout: float = 15) -> str:
+    def wait_for(self, text: str, timeout: float = DEADLINE_S) -> str:
         return self.wait_until(lambda screen: text in screen, repr(text), timeout)
 
-    def wait_header(self, ok: Callable[[str], bool], what: str, timeout: float = 15) -> str:
+    def wait_header(self, ok: Callable[[str], bool], what: str, timeout: float = DEADLINE_S) -> str:
         screen = self.wait_until(lambda s: ok(_header(s)), f"header {what}", timeout)
         return _header(screen)
 
-    def wait_exited(self, status_file: Path, timeout: float = 15) -> int:
+    def wait_exited(self, status_file: Path, timeout: float = DEADLINE_S) -> int:
         """Wait until the cockpit has exited (its shell wrote `status_file`); return its status.
 
         (tmux's own #{pane_dead_status} is not used: tmux 3.3 sometimes never fills it in.)
@@ -259,11 +261,11 @@ def test_sighup_closes_the_session_in_the_journal(
 
     tmux.kill_server()  # hangs up the pane's pty: the cockpit gets SIGHUP
 
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + DEADLINE_S
     events = _read_journal(journal)
     while not (events and events[-1]["type"] == "app_closed"):
         if time.monotonic() > deadline:
-            pytest.fail(f"no app_closed at the end of the journal 10s after SIGHUP "
+            pytest.fail(f"no app_closed at the end of the journal {DEADLINE_S:g}s after SIGHUP "
                         f"(pid {pid} {'exited' if _process_gone(pid) else 'still running'}):\n"
                         f"{_dump(events)}", pytrace=False)
         time.sleep(0.1)
@@ -275,12 +277,12 @@ def test_sighup_closes_the_session_in_the_journal(
     assert sum(e["type"] == "app_closed" for e in events) == 1, _dump(events)
 
     # An SSH drop must not leave a cockpit behind (it would still count as attached).
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + DEADLINE_S
     while not _process_gone(pid):
         if time.monotonic() > deadline:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)  # leave no orphan behind in CI
-            pytest.fail(f"cockpit pid {pid} still running 10s after SIGHUP (killed it now); "
+            pytest.fail(f"cockpit pid {pid} still running {DEADLINE_S:g}s after SIGHUP (killed it now); "
                         f"journal:\n{_dump(_read_journal(journal))}", pytrace=False)
         time.sleep(0.1)
 

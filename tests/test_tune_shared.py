@@ -226,7 +226,9 @@ def test_a_resumed_run_fails_its_own_trials_and_stale_ones_never_another_boxs_li
     ws = tmp_path / "a"
     plan, _ = start(ws, db)
     [group] = plan.groups
-    quick = replace(store_of(ws, plan), heartbeat_s=1, grace_s=2)
+    # a beat a second, stale after 4 s: a busy box may hold the live box's beat, or the resume's
+    # look, back a second or two without either mistaking a live trial for a dead one
+    quick = replace(store_of(ws, plan), heartbeat_s=1, grace_s=4)
     offered = choices(plan, group)
 
     def worker(owner: str) -> tuple[optuna.Study, optuna.Trial]:

@@ -28,6 +28,7 @@ from cockpit.ui.gate_results import gate_markdown, render_result
 from cockpit.ui.history_screen import HistoryScreen
 from tests.test_bench_result import softmax_result
 from tests.test_report_history import BLOCKS, DAY, FIRST, bench, session, table
+from tests.waiting import until
 
 
 def bench_details(result: dict) -> tuple:
@@ -202,10 +203,10 @@ async def test_the_history_screen_shows_one_workload_at_a_time(ws: Workspace,
                      tick_s=3600, gpu_every_s=0, typing_gap_s=0)
     async with app.run_test(size=(180, 48)) as pilot:
         await pilot.press("H")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
         screen = app.screen
         assert isinstance(screen, HistoryScreen)
+        await until(pilot, lambda: screen.table is not None, "the History screen's sessions, read")
+        await pilot.pause()
         grid = screen.query_one("DataTable")
 
         def columns() -> list[str]:
