@@ -139,3 +139,19 @@ async def test_an_idle_gpu_redraws_only_what_changed_and_its_sparklines_every_tw
         clock.advance(1)  # into the next 2 s: the sparklines move on
         await polled(app, pilot, times=2)
         assert app.gpu_panel.lines[3] is not spark
+
+
+def test_a_busy_gpus_processes_take_two_lines_the_foreign_first_and_the_rest_counted() -> None:
+    """A shared box lists dozens of processes: two lines at most (an 80x24 pane keeps its status
+    history on screen), those not ours first, the rest counted with where to see them all."""
+    from cockpit.telemetry.sample import GpuProcess
+    from cockpit.ui.gpu_panel import process_lines
+
+    own = 4242
+    procs = (GpuProcess(4243, "python3", 518, (own,)), GpuProcess(725, "python3", 518),
+             GpuProcess(731, "torchrun", 2048), GpuProcess(4244, "ncu", 12, (own,)))
+    lines = [t.plain for t in process_lines(procs, own, gate_gpu=True)]
+    assert lines == ["⚠ pid 725 python3 518 MiB: not ours, bench suspect",
+                     "⚠ +3 more processes (1 not ours): cockpit gpu lists them"]
+    two = [t.plain for t in process_lines(procs[:2], own, gate_gpu=True)]
+    assert two == ["⚠ pid 725 python3 518 MiB: not ours, bench suspect", "  pid 4243 python3 518 MiB (ours)"]

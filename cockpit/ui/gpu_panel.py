@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from cockpit.gates.device import GateDevice
     from cockpit.telemetry.history import History
     from cockpit.telemetry.identity import GpuChoice
-    from cockpit.telemetry.sample import GpuSample, GpuStatic, Snapshot
+    from cockpit.telemetry.sample import GpuProcess, GpuSample, GpuStatic, Snapshot
 
 SPARK = "▁▂▃▄▅▆▇█"
 SPARK_EVERY_S = 2.0
@@ -96,7 +96,21 @@ def gpu_block(static: GpuStatic | None, sample: GpuSample, history: History | No
             (" W", "dim"), (sparkline(list(power), w, sample.power_limit_w), "magenta"),
             (" mem", "dim"), (sparkline(list(mem), w, float(mem_total) if mem_total else None), "blue"),
         ))
-    for proc in sample.processes:
+    return lines + process_lines(sample.processes, own_pid, gate_gpu)
+
+
+MAX_PROCESS_LINES = 2
+"""A GPU's processes take at most this many lines (a busy box lists dozens): the ones not ours
+first, the rest counted in the last line, so an 80x24 pane keeps its status history on screen."""
+
+
+def process_lines(processes: Sequence[GpuProcess], own_pid: int, gate_gpu: bool | None) -> list[Text]:
+    """The GPU's processes, each one line, those not ours first; over MAX_PROCESS_LINES the last
+    line counts the rest (`cockpit gpu` lists every one)."""
+    ordered = sorted(processes, key=lambda p: is_ours(p.pid, p.ancestors, own_pid))
+    shown = ordered if len(ordered) <= MAX_PROCESS_LINES else ordered[:MAX_PROCESS_LINES - 1]
+    lines = []
+    for proc in shown:
         who = f"pid {proc.pid} {printable(proc.name or '?')} {_n(proc.used_mib)} MiB"
         if is_ours(proc.pid, proc.ancestors, own_pid):
             lines.append(Text(f"  {who} (ours)", style="dim"))
@@ -106,6 +120,12 @@ def gpu_block(static: GpuStatic | None, sample: GpuSample, history: History | No
             lines.append(Text(f"  {who}: not ours (which GPU the gates use is not known)", style="yellow"))
         else:
             lines.append(Text(f"  {who}: not ours, on a GPU the gates do not use", style="dim yellow"))
+    rest = ordered[len(shown):]
+    if rest:
+        foreign = sum(not is_ours(p.pid, p.ancestors, own_pid) for p in rest)
+        suspect = bool(foreign and gate_gpu)
+        lines.append(Text(f"{'⚠' if suspect else ' '} +{len(rest)} more processes ({foreign} not ours): "
+                          "cockpit gpu lists them", style="bold yellow" if suspect else "dim"))
     return lines
 
 
