@@ -21,8 +21,9 @@ from pathlib import Path
 
 from cockpit.config import CONFIG_NAME, Config, PhaseSpec
 from cockpit.errors import CockpitError
+from cockpit.files import RefusedFile, open_file
 from cockpit.session import events as ev
-from cockpit.session.bounds import MAX_FIRST_LINE_BYTES, objective_refused
+from cockpit.session.bounds import MAX_EVENT_BYTES, MAX_FIRST_LINE_BYTES, objective_refused
 from cockpit.session.inside import OutsideWorkspace, confine, confine_session
 from cockpit.session.journal import JOURNAL_NAME, JournalWriter, parse_bounded
 from cockpit.session.saved_state import recent_state, saved_end
@@ -113,7 +114,7 @@ def started_t(ref: SessionRef) -> float:
     (such a folder sorts first and is never the latest). A session that leads out of the
     workspace is not read at all."""
     try:
-        with ref.confined().journal.open("rb") as f:
+        with open_file(ref.confined().journal) as f:
             first = json.loads(f.readline(MAX_FIRST_LINE_BYTES))
         return float(first["t"]) if first.get("type") == ev.SESSION_STARTED else 0.0
     except (OSError, ValueError, TypeError, KeyError, AttributeError, OutsideWorkspace):
@@ -125,6 +126,8 @@ def load_state(ref: SessionRef) -> SessionState:
     read from where the last reader stopped when it can be."""
     try:
         return recent_state(ref.confined().journal, ref.workspace)
+    except RefusedFile:
+        raise  # names the journal already
     except CockpitError as exc:
         raise CockpitError(f"{ref.journal}: {exc}") from exc
 
@@ -158,13 +161,13 @@ def has_ended(ref: SessionRef) -> bool:
     if ended:
         return True
     try:
-        with ref.journal.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        with open_file(ref.journal) as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
             at = data.find(b'"session_ended"', start)
             while at >= 0:
                 start, end = data.rfind(b"\n", 0, at) + 1, data.find(b"\n", at)
-                line = data[start:end if end >= 0 else len(data)]
-                if (event := parse_bounded(line)) and isinstance(event, dict) and \
-                        event.get("type") == ev.SESSION_ENDED:
+                end = end if end >= 0 else len(data)
+                if end - start <= MAX_EVENT_BYTES and (event := parse_bounded(data[start:end])) and \
+                        isinstance(event, dict) and event.get("type") == ev.SESSION_ENDED:
                     return True
                 at = data.find(b'"session_ended"', at + 1)
     except (OSError, ValueError):  # missing, unreadable, or empty (mmap refuses 0 bytes)
