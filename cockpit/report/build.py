@@ -83,7 +83,7 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
     refs = list_sessions(ws)
     births = pattern_birth(patterns, {r.id: started_t(r) for r in refs})
     budget = TriggerBudget()
-    this = summarize(state, read.events, ws.root, patterns, births, as_of, budget)
+    this = summarize(state, read.events, ws.root, patterns, births, as_of, budget, problems)
     problems += budget.too_slow.values()
     view = timer_view(state, as_of, 0.8)
     phases = tuple(PhaseRow(clean_line(p.name), p.budget_s, round(p.elapsed_s, 1),

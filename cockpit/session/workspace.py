@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import socket
+import stat
 import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from cockpit.config import CONFIG_NAME, Config, PhaseSpec
 from cockpit.errors import CockpitError
-from cockpit.files import RefusedFile, open_file
+from cockpit.files import RefusedFile, not_a_file, open_file
 from cockpit.session import events as ev
 from cockpit.session.bounds import MAX_EVENT_BYTES, MAX_FIRST_LINE_BYTES, objective_refused
 from cockpit.session.inside import OutsideWorkspace, confine, confine_session
@@ -135,11 +136,26 @@ def load_state(ref: SessionRef) -> SessionState:
 def latest_open_session(ws: Workspace) -> SessionRef | None:
     """The newest session that began as one (its first line) and has no `session_ended`: found
     with a byte search, never a fold (a 280 MB journal is searched in a fraction of a second and
-    read, when it must be, by the TUI's worker thread)."""
-    for ref in reversed(list_sessions(ws)):
+    read, when it must be, by the TUI's worker thread). With none, a session whose journal is no
+    file (a FIFO) may be the open one: RefusedFile names it."""
+    refs = list_sessions(ws)
+    for ref in reversed(refs):
         if started_t(ref) > 0 and not has_ended(ref):
             return ref
+    for ref in reversed(refs):
+        if (refused := journal_refused(ref)) is not None:
+            raise refused
     return None  # a folder with a broken first line is not a session to resume
+
+
+def journal_refused(ref: SessionRef) -> RefusedFile | None:
+    """Why the session's journal is not read when it is no regular file (a FIFO, a folder); None
+    otherwise. A stat, never an open: it is asked of every unreadable session."""
+    try:
+        mode = os.stat(ref.confined().journal).st_mode
+    except (OSError, OutsideWorkspace):  # missing, or never read at all (session/inside.py)
+        return None
+    return None if stat.S_ISREG(mode) else not_a_file(ref.journal, mode)
 
 
 def unreadable_sessions(ws: Workspace) -> list[SessionRef]:
