@@ -115,6 +115,13 @@ def _load(path: str, _mtime_ns: int, _size: int) -> tuple[str, dict[str, Any]] |
     return str(document.get("run_id", "")), document["result"]
 
 
+def read_result_json(path: Path | str) -> Any:
+    """A result file (a gate's child wrote it, or a clone holds it) as JSON, read through the door
+    up to MAX_RESULT_BYTES: OSError (RefusedFile for a FIFO or a 3 GB file) or ValueError, as a
+    plain read would raise."""
+    return json.loads(read_file(path, MAX_RESULT_BYTES, RESULT_CAP_WHAT))
+
+
 def result_refused(path: Path, st: os.stat_result, shown: str | None = None) -> str | None:
     """Why the result file `path` (whose stat is `st`) is not read, naming it `shown`, or None: it
     is no regular file, or over MAX_RESULT_BYTES."""
