@@ -39,9 +39,9 @@ def cut(text: str, limit: int, whole_in: str, between: str = "\n") -> str:
     return f"{text[:limit]}{between}… ({len(text) - limit:,} more characters cut; the whole is in {whole_in})"
 
 
-def line_cut(text: str) -> str:
+def line_cut(value: object) -> str:
     """A status, note or gate summary from the journal as the fold keeps it (MAX_LINE_CHARS)."""
-    return cut(text, MAX_LINE_CHARS, "the journal", " ")
+    return cut(str(value), MAX_LINE_CHARS, "the journal", " ")
 
 
 def time_refused(value: Any) -> str | None:
