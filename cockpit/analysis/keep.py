@@ -12,7 +12,6 @@ module's folder), never on the rest of the workspace.
 
 from __future__ import annotations
 
-import json
 import math
 import subprocess
 from collections.abc import Iterable, Sequence
@@ -24,6 +23,7 @@ from cockpit import before_workloads
 from cockpit.analysis.stats import geomean
 from cockpit.errors import CockpitError
 from cockpit.json_fields import JsonObject, as_number, obj, pair, strings, texts
+from cockpit.session.results import read_result_json
 
 Action = Literal["keep", "revert", "baseline"]
 
@@ -77,7 +77,7 @@ class KeepDecision:
 
 def read_bench_record(path: Path) -> BenchRecord | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_result_json(path)
         ours = {row["config"]: float(row["impl"]["ours"]["median_ms"])
                 for row in data["rows"] if "ours" in row.get("impl", {})}
         ci = {row["config"]: (float(c[0]), float(c[1])) for row in data["rows"]

@@ -20,6 +20,7 @@ from pathlib import Path
 from cockpit.cli.parser import workspace_of
 from cockpit.config import Config, ConfigError, load_config
 from cockpit.errors import CockpitError
+from cockpit.files import read_tail
 from cockpit.gates.interpreter import gates_python
 from cockpit.session.events import decision
 from cockpit.session.journal import JournalWriter, read_journal
@@ -126,7 +127,8 @@ def tune(args: argparse.Namespace) -> int:
         raise
     if all(code != 0 for code in codes):
         log = ref.path / "logs" / f"{plan.run}-gpu{picked[0].index}.log"
-        last = (log.read_text(errors="replace").strip().splitlines() or ["no output"])[-1]
+        tail, _ = read_tail(log, 64 << 10)  # its last line: a worker's log can be long
+        last = (tail.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
         raise CockpitError(f"every worker failed (exit {codes}): {last} (logs in {ref.path / 'logs'})")
     if any(code != 0 for code in codes):
         _say(f"a worker exited {codes}: see {ref.path / 'logs'}; the others finished the search")

@@ -27,6 +27,7 @@ from cockpit.config.sanitize import SanitizeSettings, read_sanitize
 from cockpit.config.thresholds import Thresholds, read_thresholds
 from cockpit.config.tune import TuneConfig, read_tune
 from cockpit.config.workload import WorkloadConfig, read_workload
+from cockpit.files import RefusedFile, read_file
 from cockpit.hardware.device_spec import DeviceSpec
 
 CONFIG_NAME = "cockpit.toml"
@@ -92,13 +93,19 @@ _TOP_LEVEL = tuple(sorted(("cadence", "default_template", "gpu_cost_per_hour",
                            *(f.name for f in _SECTIONS))))
 
 
+MAX_CONFIG_BYTES = 1 << 20
+"""The biggest cockpit.toml read: a cockpit.toml is a page (the repository's own is 6 KB)."""
+
+
 def load_config(workspace: Path) -> Config:
     """Read `<workspace>/cockpit.toml`, or return the defaults when there is none."""
     path = workspace / CONFIG_NAME
     try:
-        raw = path.read_bytes()
+        raw = read_file(path, MAX_CONFIG_BYTES, "a cockpit.toml may be")
     except FileNotFoundError:
         return Config()
+    except RefusedFile as exc:
+        raise ConfigError(str(exc)) from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror}); check its permissions") from exc
     text = raw.decode("utf-8", errors="replace")

@@ -5,7 +5,6 @@ puts in its place (setup.py, CMake, make, nvcc) has its log read the same way.""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -33,6 +32,7 @@ from cockpit.gates.output import text_lines
 from cockpit.gates.probe_call import probe_argv
 from cockpit.json_fields import JsonObject, as_number, obj, objects, text
 from cockpit.session.paths import stored_path
+from cockpit.session.results import read_result_json
 from cockpit.workload.describe import cached
 
 NO_LAUNCH_TABLE = "a replaced build gives no launch table"
@@ -106,7 +106,7 @@ def _read_log(ctx: GateContext) -> list[str]:
 
 def _read_result(path: Path) -> JsonObject:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_result_json(path)
     except (OSError, ValueError):
         return {}
     return obj(data)

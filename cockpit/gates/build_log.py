@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from cockpit.files import read_tail
 from cockpit.hardware.limits import limits_for
 from cockpit.hardware.symbols import demangle
 
@@ -228,6 +229,10 @@ def up_to_date(lines: Iterable[str]) -> bool:
 # .ninja_log -----------------------------------------------------------------------------------
 
 
+NINJA_LOG_READ_BYTES = 16 << 20
+"""What is read of a .ninja_log: its end (an ETA needs only the latest builds)."""
+
+
 @dataclass(frozen=True)
 class NinjaInvocation:
     """The steps of one ninja run: output -> (start ms, end ms), relative to that run's start."""
@@ -244,10 +249,11 @@ class NinjaInvocation:
 def read_ninja_log(path: Path) -> list[NinjaInvocation]:
     """The invocations recorded in a `.ninja_log` (v5+), oldest first; [] when there is none.
     Each run's times restart near zero, which is how runs are told apart."""
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    try:  # through the door: the build folder may come with a clone; its newest runs are at the end
+        data, size = read_tail(path, NINJA_LOG_READ_BYTES)
     except OSError:
         return []
+    lines = data.decode("utf-8", errors="replace").splitlines()[1 if size > len(data) else 0:]
     runs: list[dict[str, tuple[int, int]]] = []
     last_start = -1
     for line in lines:

@@ -14,7 +14,9 @@ from typing import Literal, cast
 
 from cockpit.analysis.results.env import Check, EnvResult
 from cockpit.errors import CockpitError
+from cockpit.files import RefusedFile, read_file
 from cockpit.gates.gate import GateContext, NoProgress, ProgressTracker, Verdict
+from cockpit.session.results import MAX_RESULT_BYTES, RESULT_CAP_WHAT
 from cockpit.workload.describe import PROBE as WORKLOAD_PROBE
 from cockpit.workload.describe import workload_args
 
@@ -43,7 +45,9 @@ def env_argv(python: str, result_path: Path, workspace: Path) -> list[str]:
 def read_env_result(path: Path) -> tuple[EnvCheck, ...]:
     """The checks in the probe's RESULT.json; CockpitError (one line) if it is missing or corrupt."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_file(path, MAX_RESULT_BYTES, RESULT_CAP_WHAT).decode("utf-8")
+    except RefusedFile:
+        raise  # a FIFO or a 3 GB file in its place, named
     except FileNotFoundError:
         raise CockpitError(
             f"{path}: no env probe result (the probe stopped before writing it); "

@@ -11,6 +11,7 @@ from typing import Any
 
 from cockpit.errors import CockpitError
 from cockpit.gates.gate import GateContext, Progress
+from cockpit.session.results import read_result_json
 from cockpit.workload.describe import workload_args
 
 PROBE = Path(__file__).resolve().parent.parent / "probes" / "workload_probe.py"
@@ -51,7 +52,7 @@ def read_result(ctx: GateContext, exit_code: int, tail: Sequence[str]) -> dict[s
                  and not line.startswith("#")), "")
     data: object = None
     try:
-        data = json.loads(ctx.result_path.read_text(encoding="utf-8"))
+        data = read_result_json(ctx.result_path)
     except (OSError, ValueError) as exc:
         error: Exception | None = exc
     else:

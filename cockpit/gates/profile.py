@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -12,12 +11,14 @@ from cockpit.analysis.results.bench import read_bench_result
 from cockpit.analysis.results.profile import KernelVerdict, ProfiledKernel, ProfileResult
 from cockpit.analysis.roofline import Roofline, place
 from cockpit.errors import CockpitError
+from cockpit.files import read_file
 from cockpit.gates.catalog import measures
 from cockpit.gates.gate import COULD_NOT_RUN, GateContext, NoProgress, ProgressTracker, Verdict
 from cockpit.hardware.peaks import peak_for
 from cockpit.json_fields import as_number, obj, strings, text
 from cockpit.session.journal import JOURNAL_NAME
 from cockpit.session.paths import stored_path
+from cockpit.session.results import read_result_json
 from cockpit.session.saved_state import recent_state
 from cockpit.workload.describe import workload_args
 
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
 
 PROBE = Path(__file__).resolve().parent.parent / "probes" / "profile_probe.py"
 TARGET = Path(__file__).resolve().parent.parent / "probes" / "workload_probe.py"
+MAX_NCU_CSV_BYTES = 256 << 20
+"""The biggest ncu CSV read: a bigger one is refused in one line, never read whole."""
+NCU_CSV_WHAT = "an ncu CSV may be"
 CLOCK_NOTE = {
     "base": "ncu locked the clocks to base (--clock-control base): its durations are steadier but "
             "not comparable with the benchmark's; set [profile] clock_control = \"none\" to compare",
@@ -52,7 +56,7 @@ class ProfileGate:
 
     def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
         try:
-            probe = obj(json.loads(ctx.result_path.read_text(encoding="utf-8")))
+            probe = obj(read_result_json(ctx.result_path))
         except (OSError, ValueError):
             probe = {}
         last = next((line.strip() for line in reversed(tail) if line.strip()
@@ -79,7 +83,7 @@ class ProfileGate:
         shape = text(probe.get("shape"))
         ms, roofline = bench_row_for(ctx, shape) if shape is not None else (None, None)
         details = text(probe.get("details_csv"))
-        return judge_profile(Path(csv).read_text(encoding="utf-8"),
+        return judge_profile(read_file(csv, MAX_NCU_CSV_BYTES, NCU_CSV_WHAT).decode("utf-8"),
                              replace(base, shape=shape, roofline=roofline), ms,
                              _read(details) if details is not None else None)
 
@@ -90,7 +94,7 @@ def _stored(path: object, workspace: Path) -> str | None:
 
 def _read(path: str) -> str | None:
     try:
-        return Path(path).read_text(encoding="utf-8", errors="replace")
+        return read_file(path, MAX_NCU_CSV_BYTES, NCU_CSV_WHAT).decode("utf-8", errors="replace")
     except OSError:
         return None
 

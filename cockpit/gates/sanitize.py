@@ -8,7 +8,6 @@ calls the candidates."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,15 +16,19 @@ from pathlib import Path
 from cockpit.analysis.results.sanitize import Finding, SanitizeResult
 from cockpit.analysis.sanitizer import SanitizerLog, parse_sanitizer_log
 from cockpit.errors import CockpitError
+from cockpit.files import read_head
 from cockpit.gates.gate import GateContext, Verdict
 from cockpit.gates.probe_call import ShapeCounter
 from cockpit.json_fields import JsonObject, as_number, obj, objects, strings, text, texts, whole
 from cockpit.session.paths import stored_path
+from cockpit.session.results import read_result_json
 from cockpit.workload.describe import workload_args
 
 PROBE = Path(__file__).resolve().parent.parent / "probes" / "sanitize_probe.py"
 TARGET = Path(__file__).resolve().parent.parent / "probes" / "workload_probe.py"
 LINEINFO = "no source line: build with -lineinfo"
+SANITIZER_LOG_READ_BYTES = 64 << 20
+"""What is read of compute-sanitizer's report (it can repeat one error per thread): its beginning."""
 OTHERS_SAID = 2
 """Other kinds of finding named in the summary after the first."""
 
@@ -90,8 +93,8 @@ class SanitizeGate:
         if probe.get("error") is not None:  # no compute-sanitizer, or it could not start
             raise CockpitError(text(probe.get("said")) or last)
         log = Path(text(probe.get("log")) or report_path(ctx))
-        try:
-            report = log.read_bytes().decode("utf-8", errors="replace")
+        try:  # its first errors are the ones to fix: a report is read up to SANITIZER_LOG_READ_BYTES
+            report = read_head(log, SANITIZER_LOG_READ_BYTES)[0].decode("utf-8", errors="replace")
         except OSError:
             report = ""
         run = read_run(probe, _read_json(calls_path(ctx)), ctx.config.workload.source,
@@ -111,7 +114,7 @@ def calls_path(ctx: GateContext) -> Path:
 
 def _read_json(path: Path) -> JsonObject:
     try:
-        return obj(json.loads(path.read_text(encoding="utf-8")))
+        return obj(read_result_json(path))
     except (OSError, ValueError):
         return {}
 

@@ -32,6 +32,7 @@ from typing import Any
 from cockpit.errors import CockpitError
 from cockpit.gates.gate import GateContext, Verdict
 from cockpit.json_fields import as_number
+from cockpit.session.results import read_result_json
 
 PROTOCOL = 1
 LAST_LINE = "cockpit-result: "
@@ -42,7 +43,7 @@ JUDGED_GATES = ("correctness", "bench")
 def find_document(ctx: GateContext, tail: Sequence[str]) -> dict[str, Any] | None:
     """The command's result document: the $COCKPIT_RESULT file, else a `cockpit-result:` line."""
     try:
-        data = json.loads(ctx.result_path.read_text(encoding="utf-8"))
+        data = read_result_json(ctx.result_path)
         if isinstance(data, dict) and "cockpit_result" in data:
             return data
     except (OSError, ValueError):

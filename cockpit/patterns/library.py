@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.errors import CockpitError
+from cockpit.files import RefusedFile, read_file
 from cockpit.patterns import frontmatter as fm
 from cockpit.patterns.pattern import FILE_NAME, MEANINGS, SHIPPED, STATUSES, Pattern, PatternStatus, Trigger
 from cockpit.patterns.search import close_matches, find, rank
@@ -42,6 +43,8 @@ _NUMBERED = re.compile(r"^(\d+)-")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _PLAIN_DIGITS = re.compile(r"0|[1-9][0-9]*")
 TITLE_MAX = 120
+MAX_PATTERN_BYTES = 1 << 20
+"""The biggest pattern file read: a pattern is a page (the shipped ones are 2 to 6 KB)."""
 
 
 class PatternError(CockpitError):
@@ -93,7 +96,8 @@ def load_library(directory: Path, workspace: Path | None = None
     except OutsideWorkspace as exc:
         return (), (LoadProblem(directory, 1, str(exc)),)
     try:
-        names = sorted(entry.name for entry in os.scandir(directory) if entry.is_file())
+        # not only files: a FIFO or a folder named like a pattern is named as a problem, never opened
+        names = sorted(entry.name for entry in os.scandir(directory) if not entry.is_dir())
     except FileNotFoundError:
         return (), ()
     except OSError as exc:
@@ -129,7 +133,9 @@ def read_pattern(path: Path) -> Pattern:
         raise PatternFileError(path, 1, "not named NN-slug.md (two or more digits, then lowercase "
                                         "words joined by '-'); rename it, or move it out of patterns/")
     try:
-        raw = path.read_bytes()
+        raw = read_file(path, MAX_PATTERN_BYTES, "a pattern file may be")
+    except RefusedFile as exc:
+        raise PatternFileError(path, 1, str(exc.strerror)) from exc
     except OSError as exc:
         raise PatternFileError(path, 1, f"cannot read ({exc.strerror}); check its permissions") from exc
     try:

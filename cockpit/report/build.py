@@ -14,11 +14,12 @@ from cockpit.analysis.decide import URGENCY
 from cockpit.analysis.results.bench import BenchResult, read_bench_result
 from cockpit.analysis.results.env import EnvResult
 from cockpit.errors import CockpitError
+from cockpit.files import RefusedFile, read_file, read_head, read_tail, size_words
 from cockpit.gates.catalog import measures, summary_said
 from cockpit.patterns.library import Pattern, load_patterns
 from cockpit.patterns.triggers import TriggerBudget
 from cockpit.report.configs import bench_configs
-from cockpit.report.cut import MAX_LINE_CHARS, MAX_NOTES_CHARS, cut
+from cockpit.report.cut import NOTES_READ_BYTES, notes_cut
 from cockpit.report.gate_details import details
 from cockpit.report.history import (
     SessionSummary,
@@ -49,12 +50,14 @@ from cockpit.report.model import (
 )
 from cockpit.report.phase_gpu import gpu_phases, why_no_gpu_phases
 from cockpit.report.reading import read_session
-from cockpit.report.text import clean_block, clean_line, clean_value, decode
+from cockpit.report.text import clean_line, clean_value, decode
 from cockpit.report.trend import compare
 from cockpit.session import events as ev
+from cockpit.session.bounds import line_cut
 from cockpit.session.inside import OutsideWorkspace, confine_session_path
 from cockpit.session.journal import Event
 from cockpit.session.paths import stored_path
+from cockpit.session.results import MAX_RESULT_BYTES, result_refused
 from cockpit.session.state import GateRunRecord, SessionState
 from cockpit.session.timer import timer_view, total_elapsed, wall_seconds
 from cockpit.session.workspace import SessionRef, Workspace, list_sessions, started_t
@@ -63,6 +66,8 @@ from cockpit.telemetry.track import TRACK_NAME, Track, TrackRow, downsample, par
 
 WATCHED_GATES = ("bench", "correctness")
 """Gates whose probe keeps its own NVML samples (results/<run>.json `gpu_samples`)."""
+TRACK_READ_BYTES = 64 << 20
+"""The telemetry a report charts, the newest: a week of 8 GPUs, a row each per 5 s, is ~200 MB."""
 
 
 def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
@@ -72,13 +77,13 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
     state = read.state
     if state is None:
         raise CockpitError(f"{ref.id}: nothing to report ({'; '.join(problems)})")
-    problems += state.refused
+    problems += [*state.refused, *refused_results(ws, state)]
     as_of = state.ended_t if state.ended_t is not None else now
     patterns, _ = load_patterns(ws.patterns_dir)
     refs = list_sessions(ws)
     births = pattern_birth(patterns, {r.id: started_t(r) for r in refs})
     budget = TriggerBudget()
-    this = summarize(state, read.events, ws.root, patterns, births, as_of, budget)
+    this = summarize(state, read.events, ws.root, patterns, births, as_of, budget, problems)
     problems += budget.too_slow.values()
     view = timer_view(state, as_of, 0.8)
     phases = tuple(PhaseRow(clean_line(p.name), p.budget_s, round(p.elapsed_s, 1),
@@ -94,17 +99,15 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
         cost=round(wall / 3600 * state.gpu_cost_per_hour, 2),
         outcome=outcome(state), machine=machine(state, track),
         phases=phases,
-        statuses=tuple(TimedText(s.t, clean_line(cut(s.text, MAX_LINE_CHARS, "the journal", " ")), s.auto)
-                       for s in state.statuses[-TIMELINE_MAX:]),
+        statuses=tuple(TimedText(s.t, clean_line(s.text), s.auto) for s in state.statuses[-TIMELINE_MAX:]),
         statuses_total=len(state.statuses), journal_notes_total=len(state.notes),
         gates=gate_reports(ws, state),
         decisions=decisions(read.events, state),
         gpu_phases=gpu_phases(read.events),
         telemetry=series(ref, state, track, problems),
         spans=spans(state, as_of),
-        notes=None if (notes := _notes(ref, problems)) is None else cut(notes, MAX_NOTES_CHARS, "SESSION.md"),
-        journal_notes=tuple(TimedText(n.t, clean_line(cut(n.text, MAX_LINE_CHARS, "the journal", " ")))
-                            for n in state.notes[-TIMELINE_MAX:]),
+        notes=_notes(ref, problems),
+        journal_notes=tuple(TimedText(n.t, clean_line(n.text)) for n in state.notes[-TIMELINE_MAX:]),
         patterns_applied=applied(read.events),
         patterns_created=created(patterns, births, state),
         repeated_mistakes=this.mistakes,
@@ -205,6 +208,20 @@ def gate_report(ws: Workspace, state: SessionState, run: GateRunRecord, detailed
         valid=bench.valid if bench and bench.validity is not None else None)
 
 
+def refused_results(ws: Workspace, state: SessionState) -> list[str]:
+    """A line for each result file the report reads only the headline of: not a file, or too big."""
+    out = []
+    for run in state.gate_runs:
+        path = Path(run.result_file)
+        try:
+            st = path.stat() if run.result_file else None
+        except OSError:
+            continue  # a missing result reads as its headline, as before
+        if st is not None and (why := result_refused(path, st, stored_path(path, ws.root))):
+            out.append(f"{why}; run {run.run_id} shows the journal's headline")
+    return out
+
+
 def phase_at(state: SessionState, t: float) -> str | None:
     for run in reversed(state.runs):
         if run.started_t <= t and (run.ended_t is None or t <= run.ended_t):
@@ -221,7 +238,9 @@ def decisions(events: tuple[Event, ...], state: SessionState) -> tuple[Decision,
         before = [r for r in state.gate_runs if measures(r.gate) and r.finished_t is not None
                   and r.finished_t <= t]
         improvement = e.get("improvement")
-        out.append(Decision(t, clean_value(e.get("action")), clean_value(e.get("summary")),
+        summary = e.get("summary")
+        out.append(Decision(t, clean_value(e.get("action")),
+                            clean_value(line_cut(summary) if isinstance(summary, str) else summary),
                             e.get("confirmed") is True,
                             float(improvement) if isinstance(improvement, (int, float))
                             and not isinstance(improvement, bool) else None,
@@ -231,9 +250,10 @@ def decisions(events: tuple[Event, ...], state: SessionState) -> tuple[Decision,
 
 
 def _read_track(ref: SessionRef, problems: list[str]) -> Track:
+    """The session's telemetry track; of a track over TRACK_READ_BYTES, its newest rows."""
     path = ref.path / TRACK_NAME
     try:
-        data = confine_session_path(path).read_bytes()
+        data, size = read_tail(confine_session_path(path), TRACK_READ_BYTES)
     except FileNotFoundError:
         return Track(())
     except OutsideWorkspace as exc:
@@ -242,6 +262,10 @@ def _read_track(ref: SessionRef, problems: list[str]) -> Track:
     except OSError as exc:
         problems.append(f"{stored_path(path, ref.workspace)}: cannot read ({exc.strerror})")
         return Track(())
+    if size > len(data):
+        data = data.partition(b"\n")[2]  # the first row, cut in two
+        problems.append(f"{stored_path(path, ref.workspace)}: {size_words(size)}, over the "
+                        f"{size_words(TRACK_READ_BYTES)} a report charts: its newest rows are charted")
     track = parse_track(data.split(b"\n"), Path(stored_path(path, ref.workspace)))
     problems.extend(track.problems)
     return track
@@ -251,11 +275,15 @@ def gate_rows(ref: SessionRef, run: GateRunRecord, problems: list[str]) -> list[
     """A headless gate's own NVML samples (the probe's result file), as track rows."""
     path = ref.path / "results" / f"{run.run_id}.json"
     try:
-        data = json.loads(decode(confine_session_path(path).read_bytes()))
+        data = json.loads(decode(read_file(confine_session_path(path), MAX_RESULT_BYTES,
+                                           "a gate's result may be")))
     except FileNotFoundError:
         return []
     except OutsideWorkspace as exc:
         problems.append(str(exc))
+        return []
+    except RefusedFile as exc:
+        problems.append(f"{stored_path(path, ref.workspace)} is {exc.strerror}")
         return []
     except (OSError, ValueError):
         problems.append(f"{stored_path(path, ref.workspace)}: not a readable probe result, its "
@@ -315,8 +343,10 @@ def spans(state: SessionState, as_of: float) -> tuple[Span, ...]:
 
 
 def _notes(ref: SessionRef, problems: list[str]) -> str | None:
+    """SESSION.md as the report carries it: its first NOTES_READ_BYTES, cut (report/cut.py)."""
     try:
-        return clean_block(decode(confine_session_path(ref.log_md).read_bytes()))
+        head, st = read_head(confine_session_path(ref.log_md), NOTES_READ_BYTES)
+        return notes_cut(head, st.st_size)
     except FileNotFoundError:
         problems.append(f"{stored_path(ref.log_md, ref.workspace)}: missing (no notes to report)")
     except OutsideWorkspace as exc:

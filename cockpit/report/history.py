@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.analysis.results.bench import BenchResult, read_bench_result
+from cockpit.files import RefusedFile, read_tail
 from cockpit.gates.catalog import measures
 from cockpit.gates.output import text_lines
 from cockpit.patterns.library import Pattern
@@ -31,6 +32,7 @@ from cockpit.report.model import PatternRef, ReferenceSpeedup
 from cockpit.report.text import clean_line
 from cockpit.session import events as ev
 from cockpit.session.journal import Event
+from cockpit.session.paths import stored_path
 from cockpit.session.state import GateRunRecord, SessionState
 from cockpit.session.timer import total_elapsed
 
@@ -183,10 +185,11 @@ def pattern_birth(patterns: Sequence[Pattern], started: Mapping[str, float]) -> 
 
 
 def mistakes_in(state: SessionState, workspace: Path, patterns: Sequence[Pattern],
-                births: Mapping[int, float], budget: TriggerBudget | None = None) -> tuple[PatternRef, ...]:
+                births: Mapping[int, float], budget: TriggerBudget | None = None,
+                problems: list[str] | None = None) -> tuple[PatternRef, ...]:
     """Patterns already in the library when the session started whose triggers fired on one of
     its gate runs: each once, with the first run that fired it. A trigger that outlasts
-    `budget` is skipped and named there."""
+    `budget` is skipped and named there; a log that is no file to read, in `problems`."""
     known = [p for p in patterns if births.get(p.id, -math.inf) < state.created_t and p.triggers
              and p.triggers_mean == "mistake"]
     if not known:
@@ -198,7 +201,7 @@ def mistakes_in(state: SessionState, workspace: Path, patterns: Sequence[Pattern
         hits = match_verdict(known, run.gate, verdict_fields(run))
         waiting = [p for p in known if p.id not in found]
         if any(_has_output_trigger(p) for p in waiting):
-            hits += match_output(waiting, run.gate, log_tail(workspace, run.log), budget)
+            hits += match_output(waiting, run.gate, log_tail(workspace, run.log, problems), budget)
         for pattern, why in hits:
             found.setdefault(pattern.id, PatternRef(pattern.id, clean_line(pattern.title),
                                                     clean_line(why), run.finished_t, run.run_id))
@@ -234,24 +237,28 @@ def _has_output_trigger(pattern: Pattern) -> bool:
     return any(isinstance(t, OutputTrigger) for t in pattern.triggers)
 
 
-def log_tail(workspace: Path, log: str) -> list[str]:
-    """The last `LOG_TAIL_BYTES` of a gate's log as lines; none when it is gone."""
+def log_tail(workspace: Path, log: str, problems: list[str] | None = None) -> list[str]:
+    """The last `LOG_TAIL_BYTES` of a gate's log as lines; none when it is gone, nor when it is no
+    file to read (a FIFO in its place: named in `problems`)."""
     if not log:
         return []
     path = Path(log) if Path(log).is_absolute() else workspace / log
     try:
-        with path.open("rb") as f:
-            size = f.seek(0, 2)
-            f.seek(max(0, size - LOG_TAIL_BYTES))
-            return text_lines(f.read())  # the child's bytes: escapes out, as a terminal shows them
+        data, _ = read_tail(path, LOG_TAIL_BYTES)
+    except RefusedFile as exc:
+        if problems is not None:
+            problems.append(f"the log {stored_path(path, workspace)}: {exc.strerror}")
+        return []
     except OSError:
         return []
+    return text_lines(data)  # the child's bytes: escapes out, as a terminal shows them
 
 
 def summarize(state: SessionState, events: Sequence[Event], workspace: Path,
               patterns: Sequence[Pattern], births: Mapping[int, float], now: float,
-              budget: TriggerBudget | None = None) -> SessionSummary:
-    """One session in one row; `budget` bounds the pattern triggers' searches (mistakes_in)."""
+              budget: TriggerBudget | None = None, problems: list[str] | None = None) -> SessionSummary:
+    """One session in one row; `budget` bounds the pattern triggers' searches (mistakes_in), a
+    gate log that is no file to read is named in `problems`."""
     best = best_valid(state)
     result = best[1] if best else None
     last = last_measured(bench_runs(state))
@@ -266,7 +273,7 @@ def summarize(state: SessionState, events: Sequence[Event], workspace: Path,
         device=clean_line(result.device) if result and result.device else None,
         best_ms=_best_ms(best), best_ci=_intervals(best[0].result) if best else (),
         patterns_applied=_patterns_applied(events),
-        mistakes=mistakes_in(state, workspace, patterns, births, budget),
+        mistakes=mistakes_in(state, workspace, patterns, births, budget, problems),
         gate_runs=len(state.gate_runs), outcome=_outcome(state, result, level))
 
 

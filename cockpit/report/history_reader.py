@@ -45,7 +45,7 @@ class HistoryReader:
                 self.problems.append(f"{ref.id}: {'; '.join(read.problems)}")
                 continue
             summary = summarize(read.state, read.events, self.workspace.root, self.patterns, self.births,
-                                self.now, self.budget)
+                                self.now, self.budget, self.problems)
             del read
             forget_reads()  # this session's bench results go with it
             if (regression := self._watch.see(summary)) is not None:

@@ -1,9 +1,10 @@
 """What a session's journal may hold and still be shown: a cloned journal is someone else's input.
 
-A phase budget of 1e308 s (two of them sum to infinity), a time of 1e17 (no calendar reaches it)
-or an objective of 69 KB (a first line no reader expects) would otherwise stop every reader. Each
-is read here as something the screens can show, with one line saying what was refused and why;
-the journal itself is never rewritten, so the user's text stays there whole.
+A phase budget of 1e308 s (two of them sum to infinity), a time of 1e17 (no calendar reaches it),
+an objective of 69 KB (a first line no reader expects), a line of 10 MB or a status of 10 MB (its
+first frame took 22 s to wrap) would otherwise stop every reader. Each is read here as something
+the screens can show, with one line saying what was refused and why; the journal itself is never
+rewritten, so the user's text stays there whole.
 """
 
 from __future__ import annotations
@@ -19,8 +20,28 @@ MAX_OBJECTIVE_CHARS = 4000
 """An objective is a line or a paragraph; a longer text belongs in SESSION.md."""
 MAX_FIRST_LINE_BYTES = 1 << 20
 """How much of a journal's first line a reader takes to learn when the session started."""
+MAX_EVENT_BYTES = 16 << 20
+"""The longest journal line read as an event: the cockpit writes a few KB (a result over 16 KB goes
+to its own file). A longer line is skipped and named, never held whole (a 3 GB line would be); a
+shorter one's status, note or summary is cut to be shown (MAX_LINE_CHARS)."""
+MAX_LINE_CHARS = 2000
+"""A status, a note or a gate summary as the fold keeps it, and the screens and reports show it:
+the cockpit writes one line; more is cut with a count (the journal keeps it whole)."""
 LATEST_T = 32_503_680_000.0
 """3000-01-01 UTC: a later time is no clock's (time.localtime and datetime stop near year 9999)."""
+
+
+def cut(text: str, limit: int, whole_in: str, between: str = "\n") -> str:
+    """`text`, or its first `limit` characters and a line that says how many more are in `whole_in`:
+    the one cut of the cockpit's texts (the fold's statuses and summaries, a report's SESSION.md)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}{between}… ({len(text) - limit:,} more characters cut; the whole is in {whole_in})"
+
+
+def line_cut(value: object) -> str:
+    """A status, note or gate summary from the journal as the fold keeps it (MAX_LINE_CHARS)."""
+    return cut(str(value), MAX_LINE_CHARS, "the journal", " ")
 
 
 def time_refused(value: Any) -> str | None:

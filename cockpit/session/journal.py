@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from cockpit.errors import CockpitError
-from cockpit.session.bounds import time_refused
+from cockpit.files import RefusedFile, open_file, regular_fd, size_words
+from cockpit.session.bounds import MAX_EVENT_BYTES, time_refused
 from cockpit.session.inside import confine_session_path
 
 Event = dict[str, Any]
@@ -66,33 +67,70 @@ def read_journal(
     events: list[Event] = []
     sink = on_event if on_event is not None else events.append
     problems: list[JournalProblem] = []
-    number = first_line - 1
-    end_offset = offset
-    tail = b""
+    lines = _Lines(first_line - 1, offset)
     confine_session_path(path)
     try:
-        with path.open("rb") as f:
+        with open_file(path) as f:
             f.seek(offset)
             while chunk := f.read(CHUNK):
-                data = tail + chunk
-                complete, newline, tail = data.rpartition(b"\n")
-                if not newline:
-                    tail = data
-                    continue
-                number = _parse_lines(complete.split(b"\n"), number, sink, problems)
-                end_offset += len(complete) + 1
+                if complete := lines.feed(chunk, problems):
+                    lines.number = _parse_lines(complete, lines.number, sink, problems)
+    except RefusedFile:
+        raise
     except FileNotFoundError:
         return JournalRead((), (), offset, first_line - 1)
     except OSError as exc:
         raise CockpitError(f"{path}: cannot read the journal ({exc.strerror})") from exc
-    if tail.strip():
+    tail = lines.tail
+    if lines.skipping:  # refused as it stands: never read again, even while it is being written
+        lines.number += 1
+        problems.append(_too_long(lines.number, lines.skipping, lines.skipped))
+        lines.end_offset += lines.skipped
+    elif tail.strip():
         # An unterminated last line is a write that was cut off, unless it happens to parse.
         event = _as_event(tail)
         if event is None:
-            problems.append(JournalProblem(number + 1, "torn", _excerpt(tail)))
+            problems.append(JournalProblem(lines.number + 1, "torn", _excerpt(tail)))
         elif include_tail:
             sink(event)
-    return JournalRead(tuple(events), tuple(problems), end_offset, number)
+    return JournalRead(tuple(events), tuple(problems), lines.end_offset, lines.number)
+
+
+class _Lines:
+    """A journal's bytes cut into complete lines, chunk by chunk, never holding more than one
+    MAX_EVENT_BYTES line: a longer one is skipped as it streams by (its first bytes kept to name
+    it) and becomes a problem once its end is found."""
+
+    def __init__(self, number: int, offset: int) -> None:
+        self.number, self.end_offset = number, offset
+        """The last complete line's number and the offset just past it."""
+        self.tail = b""
+        self.skipping = b""
+        """The first bytes of a line too long to hold, while its end is sought."""
+        self.skipped = 0
+
+    def feed(self, chunk: bytes, problems: list[JournalProblem]) -> list[bytes]:
+        """The complete lines this chunk ends (numbered after `number`); a line too long to hold
+        that it ends is counted in `number` and named in `problems` instead."""
+        if self.skipping:
+            end = chunk.find(b"\n")
+            if end < 0:
+                self.skipped += len(chunk)
+                return []
+            self.number += 1
+            problems.append(_too_long(self.number, self.skipping, self.skipped + end))
+            self.end_offset += self.skipped + end + 1
+            self.skipping, self.skipped, chunk = b"", 0, chunk[end + 1:]
+        data = self.tail + chunk
+        complete, newline, self.tail = data.rpartition(b"\n")
+        if not newline:
+            self.tail = data
+        if len(self.tail) > MAX_EVENT_BYTES:
+            self.skipping, self.skipped, self.tail = self.tail[:EXCERPT_BYTES], len(self.tail), b""
+        if not newline:
+            return []
+        self.end_offset += len(complete) + 1
+        return complete.split(b"\n")
 
 
 CHUNK = 8 << 20
@@ -110,7 +148,8 @@ def _parse_lines(
         batch = lines[start:start + BATCH]
         first = number + start + 1
         suspect = _suspect_lines(batch)
-        plain = [i for i, raw in enumerate(batch) if i not in suspect and _one_object(raw)]
+        plain = [i for i, raw in enumerate(batch)
+                 if i not in suspect and len(raw) <= MAX_EVENT_BYTES and _one_object(raw)]
         values = _array([batch[i] for i in plain])
         by_line = dict(zip(plain, values, strict=True)) if values is not None else {}
         for i, raw in enumerate(batch):
@@ -182,6 +221,9 @@ def _parse_line(
     raw: bytes, number: int, sink: Callable[[Event], None], problems: list[JournalProblem]
 ) -> None:
     if not raw.strip():
+        return
+    if len(raw) > MAX_EVENT_BYTES:
+        problems.append(_too_long(number, raw[:EXCERPT_BYTES], len(raw)))
         return
     value = parse_bounded(raw)
     event = _event_or_none(value)
@@ -286,6 +328,15 @@ def _event_or_none(value: Any) -> Event | None:
     return value
 
 
+EXCERPT_BYTES = 240
+"""What a problem shows of a line it skips (at most 60 characters of it)."""
+
+
+def _too_long(number: int, head: bytes, size: int) -> JournalProblem:
+    return JournalProblem(number, "garbage", _excerpt(head), f"a line of {size_words(size)}, over the "
+                                                             f"{size_words(MAX_EVENT_BYTES)} an event may be")
+
+
 def _excerpt(raw: bytes, limit: int = 60) -> str:
     text = raw.decode("utf-8", errors="replace").strip()
     return repr(text if len(text) <= limit else text[:limit] + "…")
@@ -297,7 +348,9 @@ class JournalWriter:
     def __init__(self, path: Path) -> None:
         self.path = confine_session_path(path)
         try:
-            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            self._fd = regular_fd(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        except RefusedFile:
+            raise
         except OSError as exc:
             raise CockpitError(
                 f"{path}: cannot open the journal for writing ({exc.strerror}); "
@@ -310,7 +363,7 @@ class JournalWriter:
         size = os.fstat(self._fd).st_size
         if size == 0:
             return
-        with self.path.open("rb") as f:
+        with open_file(self.path) as f:
             f.seek(size - 1)
             if f.read(1) != b"\n":
                 self._write(b"\n")

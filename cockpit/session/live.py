@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from cockpit.errors import CockpitError
+from cockpit.files import RefusedFile
 from cockpit.session import events as ev
 from cockpit.session import saved_state
 from cockpit.session.inside import confine_session_path
@@ -27,6 +28,8 @@ class LiveSession:
         self.ref = ref.confined()
         try:  # the latest of everything, from where the last reader stopped (saved_state.py)
             opened = open_recent(ref.journal, ref.workspace, include_tail=False)
+        except RefusedFile:
+            raise  # names the journal already
         except CockpitError as exc:
             raise CockpitError(f"{ref.journal}: {exc}") from exc
         self._fold = opened.fold

@@ -1,5 +1,6 @@
-"""SESSION.md on disk for the editor: load (non-UTF-8 is shown read-only, never rewritten), save
-atomically (temp file, fsync, rename), and tell whether someone else changed it since."""
+"""SESSION.md on disk for the editor: load (non-UTF-8, or over MAX_EDIT_BYTES, is shown read-only,
+never rewritten), save atomically (temp file, fsync, rename), and tell whether someone else changed
+it since. Every read goes through cockpit/files.py: a FIFO in its place is one line, never a hang."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cockpit.errors import CockpitError
+from cockpit.files import RefusedFile, read_file, read_head, size_words
 from cockpit.session.inside import OutsideWorkspace, confine_session_path
 
 
@@ -23,12 +25,22 @@ class Stamp:
     digest: str
 
 
+MAX_EDIT_BYTES = 8 << 20
+"""The biggest SESSION.md the editor edits (a week of notes is a few tens of KB): at 8 MB a key
+takes 0.4 s; at 50 MB the first frame took 37 s and a key 15 s. A bigger one is shown read-only,
+in part, and never written."""
+SHOWN_BYTES = 256 << 10
+"""What the editor shows of a SESSION.md over MAX_EDIT_BYTES, its beginning: drawn in half a second."""
+
+
 @dataclass(frozen=True)
 class Loaded:
     text: str
     editable: bool
     stamp: Stamp | None
     problem: str | None = None
+    read_only_why: str = "not UTF-8"
+    """What the editor's border says when `editable` is False."""
 
 
 def _digest(data: bytes) -> str:
@@ -38,10 +50,12 @@ def _digest(data: bytes) -> str:
 
 
 def stamp_of(path: Path) -> Stamp | None:
+    """What the file is now; of one over MAX_EDIT_BYTES (shown read-only), the digest of its
+    beginning, with its size and time."""
     confine_session_path(path)
     try:
-        st = path.stat()
-        return Stamp(st.st_mtime_ns, st.st_size, _digest(path.read_bytes()))
+        data, st = read_head(path, MAX_EDIT_BYTES + 1)
+        return Stamp(st.st_mtime_ns, st.st_size, _digest(data))
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -54,19 +68,38 @@ def load(path: Path) -> Loaded:
     leads out of the workspace is never read (OutsideWorkspace, one line)."""
     confine_session_path(path)
     try:
-        data = path.read_bytes()
-        st = path.stat()
+        data, st = read_head(path, MAX_EDIT_BYTES + 1)
     except FileNotFoundError:
         return Loaded("", True, None)
+    except RefusedFile:
+        raise
     except OSError as exc:
         raise CockpitError(f"{path}: cannot read ({exc.strerror})") from exc
     stamp = Stamp(st.st_mtime_ns, st.st_size, _digest(data))
+    if len(data) > MAX_EDIT_BYTES:
+        return _too_big(path, data[:SHOWN_BYTES], stamp)
     try:
         return Loaded(data.decode("utf-8"), True, stamp)
     except UnicodeDecodeError as exc:
         return Loaded(data.decode("utf-8", errors="replace"), False, stamp,
                       f"{path.name} is not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}): "
                       "shown read-only so nothing in it is lost; convert it to UTF-8 to edit it here")
+
+
+def _too_big(path: Path, head: bytes, stamp: Stamp) -> Loaded:
+    size = size_words(stamp.size)
+    text = head.decode("utf-8", errors="replace")
+    return Loaded(f"{text}\n\n… ({path.name} is {size}: only its first {size_words(len(head))} are shown)\n",
+                  False, stamp,
+                  f"{path.name} is {size}, over the {size_words(MAX_EDIT_BYTES)} the editor edits: its "
+                  f"first {size_words(len(head))} shown read-only, the file left as it is; edit it in "
+                  "another editor", f"{size}, too big to edit here")
+
+
+def read_aside(path: Path) -> str:
+    """A copy kept beside SESSION.md (`.mine`, `.theirs`) as text; RefusedFile (an OSError) for a
+    FIFO or a file over MAX_EDIT_BYTES: no editor's text is ever that."""
+    return read_file(path, MAX_EDIT_BYTES, "the editor reads").decode("utf-8", errors="replace")
 
 
 def save(path: Path, text: str) -> Stamp:
@@ -130,5 +163,8 @@ def changed_since(path: Path, stamp: Stamp | None) -> bool:
         return stamp is not None
     if stamp is not None and (st.st_mtime_ns, st.st_size) == (stamp.mtime_ns, stamp.size):
         return False
-    now = stamp_of(path)
+    try:
+        now = stamp_of(path)
+    except CockpitError:
+        return True  # no longer a file it can read (a FIFO put in its place): loading it says why
     return now is not None and (stamp is None or now.digest != stamp.digest)

@@ -13,16 +13,22 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from cockpit.files import not_a_file, read_file, too_big
 from cockpit.session import events as ev
 from cockpit.session.inside import OutsideWorkspace, confine_session_path
 from cockpit.session.journal import Event
 
 INLINE_MAX = 16 * 1024
 """Bytes of JSON a result may take inline in the journal (an env, build or profile result fits)."""
+MAX_RESULT_BYTES = 16 << 20
+"""The biggest result file read (a bench of 56 configs writes 57 KB): a cloned session's 3 GB sparse
+"result" costs no disk, and read whole it cost 6 GB of memory. A bigger one reads as its headline."""
+RESULT_CAP_WHAT = "a gate's result may be"
 
 HEADLINE_TEXT_MAX = 240
 FORMAT = 1
@@ -84,10 +90,12 @@ def load_result(path: Path, run_id: str, fallback: dict[str, Any]) -> dict[str, 
     """The whole result of `run_id` from its file, or `fallback` (the journal's headline) when the
     file is missing, unreadable, or holds another run's result."""
     try:
-        stat = path.stat()
+        st = path.stat()
     except OSError:
         return fallback
-    loaded = _load(str(path), stat.st_mtime_ns, stat.st_size)
+    if result_refused(path, st) is not None:
+        return fallback
+    loaded = _load(str(path), st.st_mtime_ns, st.st_size)
     if loaded is None or loaded[0] != run_id:
         return fallback
     return loaded[1]
@@ -99,10 +107,26 @@ def _load(path: str, _mtime_ns: int, _size: int) -> tuple[str, dict[str, Any]] |
     from cockpit.session.journal import parse_bounded
 
     try:
-        with open(path, "rb") as f:
-            document = parse_bounded(f.read())
-    except OSError:
+        document = parse_bounded(read_file(path, MAX_RESULT_BYTES, RESULT_CAP_WHAT))
+    except OSError:  # gone, unreadable, or no longer a file of its size (RefusedFile)
         return None
     if not isinstance(document, dict) or not isinstance(document.get("result"), dict):
         return None
     return str(document.get("run_id", "")), document["result"]
+
+
+def read_result_json(path: Path | str) -> Any:
+    """A result file (a gate's child wrote it, or a clone holds it) as JSON, read through the door
+    up to MAX_RESULT_BYTES: OSError (RefusedFile for a FIFO or a 3 GB file) or ValueError, as a
+    plain read would raise."""
+    return json.loads(read_file(path, MAX_RESULT_BYTES, RESULT_CAP_WHAT))
+
+
+def result_refused(path: Path, st: os.stat_result, shown: str | None = None) -> str | None:
+    """Why the result file `path` (whose stat is `st`) is not read, naming it `shown`, or None: it
+    is no regular file, or over MAX_RESULT_BYTES."""
+    if not stat.S_ISREG(st.st_mode):
+        return str(not_a_file(shown or path, st.st_mode))
+    if st.st_size > MAX_RESULT_BYTES:
+        return str(too_big(shown or path, st.st_size, MAX_RESULT_BYTES, RESULT_CAP_WHAT))
+    return None

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.config import PhaseSpec
+from cockpit.files import open_file
 from cockpit.session.journal import Event, JournalProblem, read_journal
 from cockpit.session.results import FORMAT, INLINE_MAX
 from cockpit.session.state import (
@@ -47,7 +48,9 @@ RECENT_GATE_RUNS = 32
 """Gate runs a saved fold keeps (the TUI shows each gate's latest and the bench trend)."""
 SAVE_AFTER = 1 << 20
 """Bytes of journal read past the saved state that make it worth saving again."""
-VERSION = 1
+VERSION = 2
+"""2: statuses, notes and gate summaries are kept cut (session/bounds.py's MAX_LINE_CHARS); a fold
+saved whole by version 1 is read past."""
 SAMPLE = 4096
 
 
@@ -67,7 +70,7 @@ def fingerprint(journal: Path, offset: int) -> str:
     """What the first `offset` bytes of the journal look like, cheaply: its first and last 4 KB
     and 16 samples of 64 bytes in between."""
     digest = blake2b(str(offset).encode(), digest_size=32)
-    with journal.open("rb") as f:
+    with open_file(journal) as f:
         digest.update(f.read(min(offset, SAMPLE)))
         for i in range(1, 17):
             f.seek(offset * i // 17)

@@ -223,12 +223,12 @@ class Fold:
 
     def _status(self, event: Event, t: float) -> None:
         self.status_count += 1
-        self.statuses.append(StatusEntry(t, str(event.get("text", "")), bool(event.get("auto"))))
+        self.statuses.append(StatusEntry(t, bounds.line_cut(event.get("text", "")), bool(event.get("auto"))))
         self._trim(self.statuses)
 
     def _note(self, event: Event, t: float) -> None:
         self.note_count += 1
-        self.notes.append(StatusEntry(t, str(event.get("text", "")), False))
+        self.notes.append(StatusEntry(t, bounds.line_cut(event.get("text", "")), False))
         self._trim(self.notes)
 
     def _gate_started(self, event: Event, t: float) -> None:
@@ -344,7 +344,7 @@ def _gate_update(run: GateRunRecord, event: Event, t: float,
     stored = event.get("result_file")
     return replace(
         run, finished_t=t, status=str(event.get("status") or "error"),
-        summary=str(event.get("summary") or ""),
+        summary=bounds.line_cut(event.get("summary") or ""),
         duration_s=float(duration) if isinstance(duration, (int, float)) else None,
         exit_code=_int_or_none(event.get("exit_code")),
         result_inline=result if isinstance(result, dict) else {},

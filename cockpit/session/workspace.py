@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import socket
+import stat
 import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -22,8 +23,9 @@ from typing import Literal
 
 from cockpit.config import CONFIG_NAME, Config, PhaseSpec
 from cockpit.errors import CockpitError
+from cockpit.files import RefusedFile, not_a_file, open_file
 from cockpit.session import events as ev
-from cockpit.session.bounds import MAX_FIRST_LINE_BYTES, objective_refused
+from cockpit.session.bounds import MAX_EVENT_BYTES, MAX_FIRST_LINE_BYTES, objective_refused
 from cockpit.session.inside import OutsideWorkspace, confine, confine_session
 from cockpit.session.journal import JOURNAL_NAME, JournalWriter, parse_bounded
 from cockpit.session.saved_state import recent_state, saved_end
@@ -130,7 +132,7 @@ def started_t(ref: SessionRef) -> float:
     (such a folder sorts first and is never the latest). A session that leads out of the
     workspace is not read at all."""
     try:
-        with ref.confined().journal.open("rb") as f:
+        with open_file(ref.confined().journal) as f:
             first = json.loads(f.readline(MAX_FIRST_LINE_BYTES))
         return float(first["t"]) if first.get("type") == ev.SESSION_STARTED else 0.0
     except (OSError, ValueError, TypeError, KeyError, AttributeError, OutsideWorkspace):
@@ -142,6 +144,8 @@ def load_state(ref: SessionRef) -> SessionState:
     read from where the last reader stopped when it can be."""
     try:
         return recent_state(ref.confined().journal, ref.workspace)
+    except RefusedFile:
+        raise  # names the journal already
     except CockpitError as exc:
         raise CockpitError(f"{ref.journal}: {exc}") from exc
 
@@ -149,11 +153,26 @@ def load_state(ref: SessionRef) -> SessionState:
 def latest_open_session(ws: Workspace) -> SessionRef | None:
     """The newest session that began as one (its first line) and has no `session_ended`: found
     with a byte search, never a fold (a 280 MB journal is searched in a fraction of a second and
-    read, when it must be, by the TUI's worker thread)."""
-    for ref in reversed(list_sessions(ws)):
+    read, when it must be, by the TUI's worker thread). With none, a session whose journal is no
+    file (a FIFO) may be the open one: RefusedFile names it."""
+    refs = list_sessions(ws)
+    for ref in reversed(refs):
         if started_t(ref) > 0 and not has_ended(ref):
             return ref
+    for ref in reversed(refs):
+        if (refused := journal_refused(ref)) is not None:
+            raise refused
     return None  # a folder with a broken first line is not a session to resume
+
+
+def journal_refused(ref: SessionRef) -> RefusedFile | None:
+    """Why the session's journal is not read when it is no regular file (a FIFO, a folder); None
+    otherwise. A stat, never an open: it is asked of every unreadable session."""
+    try:
+        mode = os.stat(ref.confined().journal).st_mode
+    except (OSError, OutsideWorkspace):  # missing, or never read at all (session/inside.py)
+        return None
+    return None if stat.S_ISREG(mode) else not_a_file(ref.journal, mode)
 
 
 def unreadable_sessions(ws: Workspace) -> list[SessionRef]:
@@ -175,13 +194,13 @@ def has_ended(ref: SessionRef) -> bool:
     if ended:
         return True
     try:
-        with ref.journal.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        with open_file(ref.journal) as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
             at = data.find(b'"session_ended"', start)
             while at >= 0:
                 start, end = data.rfind(b"\n", 0, at) + 1, data.find(b"\n", at)
-                line = data[start:end if end >= 0 else len(data)]
-                if (event := parse_bounded(line)) and isinstance(event, dict) and \
-                        event.get("type") == ev.SESSION_ENDED:
+                end = end if end >= 0 else len(data)
+                if end - start <= MAX_EVENT_BYTES and (event := parse_bounded(data[start:end])) and \
+                        isinstance(event, dict) and event.get("type") == ev.SESSION_ENDED:
                     return True
                 at = data.find(b'"session_ended"', at + 1)
     except (OSError, ValueError):  # missing, unreadable, or empty (mmap refuses 0 bytes)

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from cockpit.errors import CockpitError
+from cockpit.files import RefusedFile, regular_fd
 from cockpit.telemetry.sample import GpuSample, GpuStatic, Snapshot
 
 TRACK_NAME = "telemetry.jsonl"
@@ -228,12 +230,16 @@ class TrackWriter:
                 self._f = self._open()
             self._f.write(text)
             self._f.flush()
+        except RefusedFile:
+            raise  # names the file and what it is
         except OSError as exc:
             raise CockpitError(f"{self.path}: telemetry track write failed ({exc.strerror}); "
                                "free disk space — the journal is not affected") from exc
 
     def _open(self) -> IO[str]:
-        f = self.path.open("a+", encoding="utf-8")
+        # through the door: a FIFO in the track's place is one line, never a write that blocks
+        fd = regular_fd(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
+        f = os.fdopen(fd, "a+", encoding="utf-8")
         # A crash mid-write leaves a line without its newline: end it so the next row stays whole.
         if f.tell() > 0:
             f.seek(f.tell() - 1)

@@ -123,7 +123,10 @@ class SessionEditor(Vertical):
         self.path = path
         try:
             loaded = logfile.load(path)
-        except CockpitError as exc:
+        except CockpitError as exc:  # not a file (a FIFO), unreadable: said once, never asked again
+            self.path = None
+            self.area.read_only = True
+            self.border_subtitle = "not shown"
             self.app.notify(str(exc), severity="error", markup=False)
             return
         self._show(loaded)
@@ -139,7 +142,7 @@ class SessionEditor(Vertical):
         self._first_unsaved = None
         self._asked = False
         self._ended = False
-        self.border_subtitle = "read-only: not UTF-8" if not loaded.editable else "saved"
+        self.border_subtitle = f"read-only: {loaded.read_only_why}" if not loaded.editable else "saved"
 
     def follow(self, session: bool, ended: bool) -> None:
         """The session's state: with none open there is no SESSION.md to type into (the editor
@@ -326,7 +329,7 @@ def keep_aside(path: Path, side: str, text: str) -> Path:
     for n in range(1, 100):
         target = path.with_name(f"{path.name}.{side}" + (f".{n}" if n > 1 else ""))
         try:
-            held = target.read_text(encoding="utf-8", errors="replace")
+            held = logfile.read_aside(target)
         except FileNotFoundError:
             logfile.save(target, text)
             return target
@@ -342,7 +345,7 @@ def kept_by_them(path: Path, text: str) -> Path | None:
     """The `.theirs` file where another cockpit kept `text` when it wrote its own over it."""
     for theirs in sorted(path.parent.glob(f"{path.name}.theirs*")):
         try:
-            if printable(theirs.read_text(encoding="utf-8", errors="replace")) == text:
+            if printable(logfile.read_aside(theirs)) == text:
                 return theirs
         except OSError:
             continue

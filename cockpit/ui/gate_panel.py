@@ -15,6 +15,7 @@ from textual.containers import ScrollableContainer, Vertical
 from textual.message import Message
 from textual.widgets import Input, Log, Static
 
+from cockpit.files import read_tail
 from cockpit.printable import printable
 from cockpit.session.state import GateRunRecord
 from cockpit.session.status import Activity, fmt_duration
@@ -374,11 +375,7 @@ def tail_of_file(path: Path, lines: int) -> list[str]:
     from cockpit.gates.output import text_lines
 
     try:
-        with path.open("rb") as f:
-            f.seek(0, 2)
-            size = f.tell()
-            f.seek(max(0, size - 200 * lines))
-            data = f.read()
+        data, _ = read_tail(path, 200 * lines)  # through the door: a FIFO in its place is a line
     except OSError as exc:
         return [printable(f"(the log {path.name} cannot be read: {exc.strerror})")]
     return text_lines(data)[-lines:]

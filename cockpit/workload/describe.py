@@ -21,6 +21,7 @@ from pathlib import Path
 
 from cockpit.config import Config
 from cockpit.errors import CockpitError
+from cockpit.files import open_file, read_file
 from cockpit.workload.gpumode_task import GpuModeTask, read_task
 from cockpit.workload.manifest import Manifest, ManifestError, manifest_from_json
 
@@ -77,6 +78,8 @@ def workload_args(workspace: Path, config: Config) -> WorkloadArgs:
 MODEL_NEW = re.compile(rb"^class\s+ModelNew\b", re.MULTILINE)
 MAX_SCANNED = 1 << 20
 """A file beside the problem is searched for `class ModelNew` in its first megabyte."""
+MAX_MANIFEST_BYTES = 64 << 20
+"""The biggest cached manifest read (the cockpit writes its own there): a bigger one is described again."""
 
 
 def model_new_files(workspace: Path, config: Config) -> list[str]:
@@ -109,7 +112,7 @@ def answers_beside(problem: Path) -> list[Path]:
     beside = []
     for path in sorted(problem.parent.glob("*.py")):
         try:
-            with path.open("rb") as f:
+            with open_file(path) as f:
                 if path != problem and MODEL_NEW.search(f.read(MAX_SCANNED)):
                     beside.append(path)
         except OSError:
@@ -180,7 +183,7 @@ def cache_path(workspace: Path) -> Path:
 def cached(workspace: Path, config: Config, python: str) -> Manifest | None:
     """The manifest as last described, when nothing that declares it has changed since; no child."""
     try:
-        data = json.loads(cache_path(workspace).read_text(encoding="utf-8"))
+        data = json.loads(read_file(cache_path(workspace), MAX_MANIFEST_BYTES, "a cached manifest may be"))
         if data.get("key") == cache_key(workspace, config, python):
             return manifest_from_json(data["manifest"])
     except (OSError, ValueError, KeyError, AttributeError, ManifestError, CockpitError):

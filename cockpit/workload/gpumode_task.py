@@ -15,6 +15,7 @@ from typing import Any, TypedDict
 import yaml
 
 from cockpit.errors import CockpitError
+from cockpit.files import RefusedFile, open_file
 from cockpit.workload.formula import FormulaError, parse_formula
 
 _EXAMPLE = "shapes such as {size: 127, seed: 4242}"
@@ -88,7 +89,7 @@ def read_task(folder: Path, candidates: Sequence[str] = (), bytes: str | None = 
     `bytes` and `flops` are formulas over the shape's keys ("3 * size * size * 2"): the bench's
     GB/s and TFLOP/s."""
     task = folder / "task.yml"
-    if not task.is_file():
+    if not task.exists():  # a FIFO or a folder in its place is named by the read
         raise CockpitError(f"{task}: not found; a GPU MODE problem folder has task.yml beside "
                            "reference.py and submission.py")
     data = _load(task)
@@ -184,9 +185,11 @@ def _keys(shapes: Sequence[dict[str, object]]) -> list[str]:
 
 def _load(task: Path) -> Any:
     try:
-        with task.open("rb") as f:
+        with open_file(task) as f:
             data = f.read(MAX_TASK_BYTES + 1)
         text = data.decode("utf-8")
+    except RefusedFile:
+        raise
     except (OSError, UnicodeDecodeError) as exc:
         raise CockpitError(f"{task}: cannot be read: {exc}") from exc
     if len(data) > MAX_TASK_BYTES:
