@@ -51,10 +51,18 @@ VERSION = 1
 SAMPLE = 4096
 
 
+def cache_root() -> Path:
+    """The cockpit's folder in the user's cache: $XDG_CACHE_HOME/cockpit, else ~/.cache/cockpit."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cockpit"
+
+
+def path_key(path: Path) -> str:
+    """A short name for `path` (resolved) in the cache."""
+    return blake2b(str(path.resolve()).encode(), digest_size=12).hexdigest()
+
+
 def cache_dir(journal: Path) -> Path:
-    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    key = blake2b(str(journal.resolve()).encode(), digest_size=12).hexdigest()
-    return root / "cockpit" / "state" / key
+    return cache_root() / "state" / path_key(journal)
 
 
 def fingerprint(journal: Path, offset: int) -> str:
