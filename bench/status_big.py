@@ -19,6 +19,7 @@ fresh `python -m cockpit` child process as tmux runs it: its whole wall time, an
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -105,6 +106,17 @@ def status_row(name: str, root: Path, runs: int) -> str:
             f"{verdict} |")
 
 
+def table(rows: list[str], runs: int) -> str:
+    return "\n".join([
+        f"\n{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; median of {runs} warm runs, "
+        "wall ms (CPU ms)\n",
+        "| workspace | `cockpit status` | `cockpit status --json` | session shown | result |",
+        "|---|---|---|---|---|",
+        *rows,
+        f"\ntarget: ≤ {STATUS_TARGET_S * 1000:.0f} ms wall, warm",
+    ])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -112,34 +124,31 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--workspace", type=Path, help="build under here (kept; reused when already built)")
     args = parser.parse_args()
-    base = args.workspace or Path(tempfile.mkdtemp(prefix="cockpit-status-"))
-    CHILD_ENV["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)
-    CHILD_ENV.setdefault("PYTHONPYCACHEPREFIX", str(base / "pycache"))
-    CHILD_ENV["XDG_CACHE_HOME"] = str(base / "cache")  # the saved folds, kept apart from the user's
-    try:
-        rows = []
-        for kind in ("small", "history_big"):
-            root = base / kind
-            root.mkdir(parents=True, exist_ok=True)
-            make(root, kind, args.sessions)
-            rows.append(status_row(f"{kind}: {args.sessions} sessions", root, args.runs))
-        one = base / "one"
-        if not built(one, 1):
-            one.mkdir(parents=True, exist_ok=True)
-            build_small(one, 1)
-        rows.append(status_row("(reference) one session", one, args.runs))
-        alone, alone_cpu = medians_ms([sys.executable, "-c", "pass"], args.runs)
-        rows.append(f"| (reference) `python -c pass` | {alone:.0f} ({alone_cpu:.0f}) | — | — | — |")
-        print(f"\n{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; "
-              f"median of {args.runs} warm runs, wall ms (CPU ms)\n")
-        print("| workspace | `cockpit status` | `cockpit status --json` | session shown | result |")
-        print("|---|---|---|---|---|")
-        print("\n".join(rows))
-        print(f"\ntarget: ≤ {STATUS_TARGET_S * 1000:.0f} ms wall, warm")
-    finally:
-        if args.workspace is None:
-            shutil.rmtree(base, ignore_errors=True)
+    with contextlib.ExitStack() as kept_or_not:
+        base = args.workspace or Path(kept_or_not.enter_context(tempfile.TemporaryDirectory(
+            prefix="cockpit-status-")))
+        CHILD_ENV["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)
+        CHILD_ENV.setdefault("PYTHONPYCACHEPREFIX", str(base / "pycache"))
+        CHILD_ENV["XDG_CACHE_HOME"] = str(base / "cache")  # saved folds, ended ids: not the user's
+        print(table(measure(base, args.sessions, args.runs), args.runs))
     return 0
+
+
+def measure(base: Path, sessions: int, runs: int) -> list[str]:
+    """The table's rows: both workspaces under `base` (built unless there), then the references."""
+    rows = []
+    for kind in ("small", "history_big"):
+        root = base / kind
+        root.mkdir(parents=True, exist_ok=True)
+        make(root, kind, sessions)
+        rows.append(status_row(f"{kind}: {sessions} sessions", root, runs))
+    one = base / "one"
+    if not built(one, 1):
+        one.mkdir(parents=True, exist_ok=True)
+        build_small(one, 1)
+    rows.append(status_row("(reference) one session", one, runs))
+    alone, alone_cpu = medians_ms([sys.executable, "-c", "pass"], runs)
+    return [*rows, f"| (reference) `python -c pass` | {alone:.0f} ({alone_cpu:.0f}) | — | — | — |"]
 
 
 if __name__ == "__main__":

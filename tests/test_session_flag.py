@@ -66,7 +66,7 @@ def test_two_sessions_named_two_ways_are_refused_in_one_line_and_nothing_moves(
     capsys.readouterr()
     assert cockpit(ws, *(a.format(older=older.id, newer=newer.id) for a in argv)) == 2
     captured = capsys.readouterr()
-    assert "name different sessions; name one" in one_line(captured.err) and captured.out == ""
+    assert "each name a session: name it once" in one_line(captured.err) and captured.out == ""
     assert {ref.id: ref.journal.read_bytes() for ref in two} == journals
     assert not list(older.path.glob("report*")) and not list(newer.path.glob("report*"))
 

@@ -182,17 +182,18 @@ def verb_of(args: argparse.Namespace) -> str:
 
 def session_named(args: argparse.Namespace) -> str | None:
     """The session the command line names (None: the verb's default, the latest): `--session`
-    before the verb or after it, or the verb's own ID. Two that differ, or a session named to a
-    verb that works on none, are refused in one line."""
-    given = [("--session " + v, v) for v in (args.global_session, getattr(args, "session", None))
-             if v is not None]
+    before the verb or after it, or the verb's own ID. Two that differ (even where they would
+    come to the same session: "latest" and its id), or a session named to a verb that works on
+    none, are refused in one line."""
+    flags = (getattr(args, "global_session", None), getattr(args, "session", None))
+    given = [("--session " + v, v) for v in flags if v is not None]
     if getattr(args, "named", None) is not None:
         given.append((args.named, args.named))
     if given and args.command is not None and not getattr(args, "takes_session", False):
         raise CockpitError(f"{verb_of(args)} works on no session: drop {given[0][0]}")
     if len({v for _, v in given}) > 1:
-        raise CockpitError(f"{verb_of(args)}: {given[0][0]} and {given[-1][0]} name different sessions; "
-                           "name one")
+        raise CockpitError(f"{verb_of(args)}: {given[0][0]} and {given[-1][0]} each name a session: "
+                           "name it once")
     return given[0][1] if given else None
 
 
