@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Callable
 from typing import cast
 
-from cockpit.cli.parser import build_parser
+from cockpit.cli.parser import build_parser, session_named
 from cockpit.cli.printed import through_the_door
 from cockpit.errors import CockpitError
 
@@ -51,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with through_the_door():  # every word a verb prints, its errors included (cli/printed.py)
             try:
+                session_named(args)  # a session named twice, or to a verb that works on none: refused first
                 return handler(args.command or "tui")(args)
             except CockpitError as exc:
                 print(f"cockpit: {exc}", file=sys.stderr)

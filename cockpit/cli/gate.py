@@ -8,7 +8,7 @@ import json
 import sys
 import time
 
-from cockpit.cli.parser import workspace_of
+from cockpit.cli.parser import session_named, workspace_of
 from cockpit.clock import SystemClock
 from cockpit.config import load_config
 from cockpit.errors import CockpitError
@@ -29,7 +29,7 @@ def gate(args: argparse.Namespace) -> int:
     """`cockpit gate NAME`: run one gate headless, its live log on stderr, and record it."""
     ws = workspace_of(args)
     config = load_config(ws.root)
-    ref = resolve_session(ws, getattr(args, "session", None))
+    ref = resolve_session(ws, session_named(args))
     if ref is None:
         raise CockpitError('no open session to record the gate in; start one with: cockpit new "OBJECTIVE"')
     live = LiveSession(ref)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from cockpit import __version__
 from cockpit.config import GATE_NAMES
+from cockpit.errors import CockpitError
 from cockpit.session.workspace import Workspace, find_workspace
 
 
@@ -23,8 +24,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Session cockpit for CUDA kernel work: phase timer, status updates, gates.",
     )
     p.add_argument("--version", action="version", version=f"cockpit {__version__}")
-    p.add_argument("--session", metavar="ID|latest", default=None,
-                   help="session to open (default: the latest open one, or offer a new one)")
+    p.add_argument("--session", dest="global_session", metavar="ID|latest", default=None,
+                   help="the session a verb works on, as its own --session (the TUI, status, phase, end, "
+                   "gate, tune, export, screenshot, telemetry track, pattern new); default: the latest "
+                   "open one (export and screenshot: the latest); refused by the other verbs")
     p.add_argument("--replay", type=Path, metavar="FILE.jsonl",
                    help="drive the GPU panel from a telemetry recording instead of NVML")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -38,24 +41,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     status = sub.add_parser("status", parents=[common],
                             help="one status line of the latest open session (for tmux status-right)")
-    status.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS)
+    takes_session(status)
     status.add_argument("--json", action="store_true", help="print one JSON object")
 
     gate = sub.add_parser("gate", parents=[common],
                           help="run one gate headless and record it in the open session")
     gate.add_argument("name", choices=GATE_NAMES, help="the gate to run")
-    gate.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS)
+    takes_session(gate)
     gate.add_argument("--json", action="store_true",
                       help="print one JSON object on stdout (the live log still goes to stderr)")
 
     phase = sub.add_parser("phase", parents=[common],
                            help="move the phase timer without the TUI: next, skip, pause, or a phase name")
     phase.add_argument("move", metavar="next|skip|pause|PHASE")
-    phase.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS)
+    takes_session(phase)
 
     end = sub.add_parser("end", parents=[common], help="end the session and write its report (as E does)")
     end.add_argument("--reason", default="ended by the engineer", help="said in the journal and the report")
-    end.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS)
+    takes_session(end)
 
     gpu = sub.add_parser("gpu", parents=[common], help="GPU snapshot(s) over NVML")
     gpu.add_argument("--json", action="store_true", help="print one JSON object")
@@ -65,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     tel_sub = tel.add_subparsers(dest="telemetry_command", metavar="record|track", required=True)
     trk = tel_sub.add_parser("track", help="keep the open session's telemetry track without the TUI, "
                              "until the session ends")
-    trk.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS)
+    takes_session(trk)
     rec = tel_sub.add_parser("record", help="record samples to a JSONL file")
     rec.add_argument("--seconds", type=float, required=True)
     rec.add_argument("-o", "--out", type=Path, required=True, metavar="FILE.jsonl")
@@ -85,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     pn.add_argument("--when", required=True, help="when to apply it")
     pn.add_argument("--solution", required=True)
     pn.add_argument("--time-saved", type=int, default=0, metavar="MIN")
+    takes_session(pn, "the session whose evidence it is (default: the latest open one, if any)")
 
     ana = sub.add_parser("analyze", parents=[common], help="ncu bottleneck verdict of a report")
     ana.add_argument("file", type=Path, metavar="FILE.csv|FILE.ncu-rep")
@@ -101,7 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     exp = sub.add_parser("export", parents=[common],
                          help="the end-of-session report: REPORT.md (+ report.svg), report.html, report.json")
-    exp.add_argument("session", nargs="?", metavar="ID", help="session id or number (default: the latest)")
+    exp.add_argument("named", nargs="?", metavar="ID", help="session id or number (default: the latest)")
+    takes_session(exp, "the same as ID")
     exp.add_argument("--format", choices=("md", "html", "json", "pr"), default=None,
                      help="one format only (default: md, html and json, into the session's folder); "
                           "pr: PR.md, at most 40 lines for a pull request")
@@ -125,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
                       "CUDA_VISIBLE_DEVICES)")
     tune.add_argument("--arch", metavar="X", help="target GPU's arch, e.g. 8.9 for an L4 (default: "
                       "TORCH_CUDA_ARCH_LIST, else the GPU present)")
-    tune.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS)
+    takes_session(tune)
     tune.add_argument("--json", action="store_true", help="print one JSON object")
 
     wl = sub.add_parser("workload", parents=[common], help="what the workspace's workload declares")
@@ -156,10 +161,40 @@ def build_parser() -> argparse.ArgumentParser:
     shown.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS,
                        help="the session to show (default: the workspace's latest, open or ended); "
                        "it is never written to")
+    shot.set_defaults(takes_session=True)
     shown.add_argument("--demo", action="store_true",
                        help="the demo sessions (recorded on an H200, and scripted) instead: what "
                        "screenshots/ shows")
     return p
+
+
+def takes_session(parser: argparse.ArgumentParser, help: str | None = None) -> None:
+    """A verb that works on one session: its own `--session`, and the global one is its too."""
+    parser.add_argument("--session", metavar="ID|latest", default=argparse.SUPPRESS, help=help)
+    parser.set_defaults(takes_session=True)
+
+
+def verb_of(args: argparse.Namespace) -> str:
+    """`status`, `pattern list`: the verb as typed, for a one-line refusal."""
+    words = [args.command or "", getattr(args, f"{args.command}_command", None) or ""]
+    return " ".join(w for w in words if w)
+
+
+def session_named(args: argparse.Namespace) -> str | None:
+    """The session the command line names (None: the verb's default, the latest): `--session`
+    before the verb or after it, or the verb's own ID. Two that differ (even where they would
+    come to the same session: "latest" and its id), or a session named to a verb that works on
+    none, are refused in one line."""
+    flags = (getattr(args, "global_session", None), getattr(args, "session", None))
+    given = [("--session " + v, v) for v in flags if v is not None]
+    if getattr(args, "named", None) is not None:
+        given.append((args.named, args.named))
+    if given and args.command is not None and not getattr(args, "takes_session", False):
+        raise CockpitError(f"{verb_of(args)} works on no session: drop {given[0][0]}")
+    if len({v for _, v in given}) > 1:
+        raise CockpitError(f"{verb_of(args)}: {given[0][0]} and {given[-1][0]} each name a session: "
+                           "name it once")
+    return given[0][1] if given else None
 
 
 def workspace_of(args: argparse.Namespace) -> Workspace:

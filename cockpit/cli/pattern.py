@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cockpit.cli.parser import workspace_of
+from cockpit.cli.parser import session_named, workspace_of
 from cockpit.errors import CockpitError
 from cockpit.patterns.library import (
     LoadProblem,
@@ -24,7 +24,7 @@ from cockpit.patterns.library import (
     new_pattern,
 )
 from cockpit.patterns.triggers import trigger_text, trigger_to_mapping
-from cockpit.session.workspace import Workspace, latest_open_session
+from cockpit.session.workspace import Workspace, resolve_session
 
 
 def pattern(args: argparse.Namespace) -> int:
@@ -34,7 +34,8 @@ def pattern(args: argparse.Namespace) -> int:
         return list_command(root, args.json)
     if args.pattern_command == "show":
         return show_command(root, args.ident, args.json)
-    return new_command(root, args.title, args.problem, args.when, args.solution, args.time_saved)
+    return new_command(root, args.title, args.problem, args.when, args.solution, args.time_saved,
+                       session_named(args))
 
 
 def list_command(workspace: Path, as_json: bool) -> int:
@@ -75,11 +76,12 @@ def show_command(workspace: Path, ident: str, as_json: bool) -> int:
 
 
 def new_command(workspace: Path, title: str, problem: str, when: str, solution: str,
-                time_saved_min: int) -> int:
-    """Write the next `patterns/NN-slug.md` and print its path. The open session, if any, goes
-    into its evidence, as the cockpit's own form does: history dates the pattern from it."""
+                time_saved_min: int, spec: str | None = None) -> int:
+    """Write the next `patterns/NN-slug.md` and print its path. The session named by `spec`, else
+    the open one if any, goes into its evidence, as the cockpit's own form does: history dates the
+    pattern from it."""
     ws = Workspace(workspace)
-    session = latest_open_session(ws)
+    session = resolve_session(ws, spec)
     path = new_pattern(ws.patterns_dir, title, problem, when, solution, time_saved_min,
                        evidence=[session.id] if session else [])
     print(path)

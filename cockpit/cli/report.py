@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from cockpit.cli.parser import workspace_of
+from cockpit.cli.parser import session_named, workspace_of
 from cockpit.errors import CockpitError
 from cockpit.report.build import build_report
 from cockpit.report.export import FORMATS, export_files, pick_session
@@ -21,12 +21,12 @@ from cockpit.report.history_columns import cell_width, fit_columns, history_colu
 from cockpit.report.history_reader import HistoryReader
 from cockpit.report.jsonio import to_json
 from cockpit.report.trend import HistoryTable
-from cockpit.session.workspace import Workspace
+from cockpit.session.workspace import Workspace, cannot_open
 
 
 def export(args: argparse.Namespace) -> int:
     """`cockpit export [ID] [--format F] [-o FILE]`."""
-    return export_session(workspace_of(args), args.session, args.format, args.out, time.time())
+    return export_session(workspace_of(args), session_named(args), args.format, args.out, time.time())
 
 
 def export_session(ws: Workspace, spec: str | None, fmt: str | None, out: Path | None,
@@ -38,6 +38,9 @@ def export_session(ws: Workspace, spec: str | None, fmt: str | None, out: Path |
             raise CockpitError(f"{out}: say which format with --format md|html|json "
                                "(or name the file .md, .html or .json)")
     ref = pick_session(ws, spec)
+    refused = cannot_open(ref)  # what the TUI says of it too; a journal that reads still reports
+    if refused is not None and not refused.journal_reads:
+        raise CockpitError(refused.why)
     report = build_report(ws, ref, now)
     written, note = export_files(report, [fmt] if fmt else FORMATS, ref.path, out, ws.root)
     if note:

@@ -12,7 +12,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 
-from cockpit.cli.parser import workspace_of
+from cockpit.cli.parser import session_named, workspace_of
 from cockpit.config import load_config
 from cockpit.errors import CockpitError
 from cockpit.session import timer
@@ -108,7 +108,7 @@ def status(args: argparse.Namespace) -> int:
     """`cockpit status`: one line for tmux's status bar, or one JSON object."""
     ws = workspace_of(args)
     config = load_config(ws.root)
-    ref = resolve_session(ws, args.session)
+    ref = resolve_session(ws, session_named(args))
     if ref is None:
         if args.json:
             print(json.dumps({"open": False, "session": None, "line": None}))
@@ -147,7 +147,7 @@ def status(args: argparse.Namespace) -> int:
 
 def phase(args: argparse.Namespace) -> int:
     """`cockpit phase MOVE`: apply one timer move and print where the session stands."""
-    live = LiveSession(_open(workspace_of(args), getattr(args, "session", None)))
+    live = LiveSession(_open(workspace_of(args), session_named(args)))
     move = args.move
     try:
         state = live.append(_events_for(live.state, move, time.time()))
@@ -163,7 +163,7 @@ def end(args: argparse.Namespace) -> int:
     from cockpit.cli.report import export_session  # the report stack, only when a session ends
 
     ws = workspace_of(args)
-    ref = _open(ws, getattr(args, "session", None))
+    ref = _open(ws, session_named(args))
     reason = args.reason
     live = LiveSession(ref)
     stamp = time.time()

@@ -16,7 +16,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TextIO
 
-from cockpit.cli.parser import workspace_of
+from cockpit.cli.parser import session_named, workspace_of
 from cockpit.cli.printed import terminal_of
 from cockpit.clock import SystemClock
 from cockpit.errors import CockpitError
@@ -40,7 +40,7 @@ def gpu(args: argparse.Namespace) -> int:
 def telemetry(args: argparse.Namespace) -> int:
     """`cockpit telemetry record|track`."""
     if args.telemetry_command == "track":
-        return track_command(workspace_of(args), getattr(args, "session", None))
+        return track_command(workspace_of(args), session_named(args))
     return record_command(args.seconds, args.out, args.interval, args.pcie)
 
 

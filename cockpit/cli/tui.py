@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cockpit.cli.parser import workspace_of
+from cockpit.cli.parser import session_named, workspace_of
 from cockpit.clock import SystemClock
 from cockpit.config import load_config
 from cockpit.memory import limit_malloc_arenas
@@ -29,7 +29,7 @@ def tui_app(args: argparse.Namespace) -> CockpitApp:
     recording instead of NVML (a bad recording is a one-line error before the screen opens)."""
     ws = workspace_of(args)
     config = load_config(ws.root)
-    ref = resolve_session(ws, args.session)
+    ref = resolve_session(ws, session_named(args))
     clock = SystemClock()
     telemetry = None
     if getattr(args, "replay", None) is not None:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from cockpit.cli.parser import workspace_of
+from cockpit.cli.parser import session_named, workspace_of
 from cockpit.config import Config, ConfigError, load_config
 from cockpit.errors import CockpitError
 from cockpit.files import read_tail
@@ -48,11 +48,11 @@ def tune(args: argparse.Namespace) -> int:
     """`cockpit tune`: search the workload's knobs (or, `--dry-run`, print the space)."""
     ws = workspace_of(args)
     config = _with_flags(load_config(ws.root), args)
+    ref = resolve_session(ws, session_named(args))  # a session that is not there: said before any probe
     python = gates_python(config.gates, ws.root).path  # the Python with the CUDA torch
     manifest = workload_manifest(ws.root, config, python)
     gpus = list_gpus(Nvml())
     target = resolve_target(args.arch, os.environ, gpus)
-    ref = resolve_session(ws, getattr(args, "session", None))
     session_dir = ref.path if ref is not None else ws.root / "sessions" / "(dry run)"
     run_dir = session_dir / "tune"
     if args.resume:

@@ -8,14 +8,14 @@ This module finds, names and creates them, and orders them by when they started.
 
 from __future__ import annotations
 
-import json
-import mmap
+import itertools
 import os
 import re
 import shutil
 import socket
 import stat
 import zlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,17 +23,24 @@ from typing import Literal
 
 from cockpit.config import CONFIG_NAME, Config, PhaseSpec
 from cockpit.errors import CockpitError
-from cockpit.files import RefusedFile, not_a_file, open_file
+from cockpit.files import RefusedFile, not_a_file
 from cockpit.session import events as ev
-from cockpit.session.bounds import MAX_EVENT_BYTES, MAX_FIRST_LINE_BYTES, objective_refused
+from cockpit.session.bounds import objective_refused
+from cockpit.session.ended import EndedSessions
 from cockpit.session.inside import OutsideWorkspace, confine, confine_session
-from cockpit.session.journal import JOURNAL_NAME, JournalWriter, parse_bounded
-from cockpit.session.saved_state import recent_state, saved_end
+from cockpit.session.journal import JOURNAL_NAME, JournalWriter
+from cockpit.session.opening import CannotOpen, journal_ended, journal_start
+from cockpit.session.saved_state import recent_state
 from cockpit.session.state import SessionState
 from cockpit.slug import slugify
 
-_NUMBERED_DIR = re.compile(r"^(\d{3,})-[a-z0-9-]*$")
-_STAMPED_DIR = re.compile(r"^\d{8}-\d{4}-[0-9a-f]{4}-[a-z0-9-]*$")
+_STAMPED = r"\d{8}-\d{4}-[0-9a-f]{4}-[a-z0-9-]*"
+_NUMBERED = r"\d{3,}-[a-z0-9-]*"
+_NUMBERED_DIR = re.compile(rf"^(?!{_STAMPED}$){_NUMBERED}$")
+_STAMPED_NAMES = re.compile(rf"^{_STAMPED}$", re.MULTILINE)
+_NUMBERED_NAMES = re.compile(rf"^{_NUMBERED}$", re.MULTILINE)
+"""Run over the names that are not stamped: an id of either kind reads as numbered too."""
+_MINUTE = len("YYYYMMDD-HHMM")
 
 
 @dataclass(frozen=True)
@@ -109,34 +116,58 @@ def shipped_with_the_cockpit(root: Path) -> Literal["repository", "examples"] | 
     return "examples" if real == here / "examples" else None
 
 
+def session_names(ws: Workspace) -> tuple[list[str], list[str]]:
+    """The folder names under sessions/ that name a session, nothing in them read: the numbered
+    ones of earlier versions by number, and the stamped ones, which sort by their start minute."""
+    try:
+        listed = os.listdir(ws.sessions_dir)
+    except FileNotFoundError:
+        return [], []
+    except OSError as exc:
+        raise CockpitError(f"{ws.sessions_dir}: cannot list sessions ({exc.strerror})") from exc
+    stamped = _STAMPED_NAMES.findall("\n".join(listed))  # one pass over 10,000 names, in C
+    others = set(listed).difference(stamped) if len(stamped) < len(listed) else ()
+    numbered = _NUMBERED_NAMES.findall("\n".join(others))
+    return sorted(numbered, key=lambda n: (int(n.partition("-")[0]), n)), sorted(stamped)
+
+
+def _ref(ws: Workspace, name: str) -> SessionRef:
+    numbered = _NUMBERED_DIR.match(name)
+    return SessionRef(name, int(name.partition("-")[0]) if numbered else None, ws.sessions_dir / name)
+
+
 def list_sessions(ws: Workspace) -> list[SessionRef]:
     """Every session folder, oldest first by the start its journal records (folders merged
     from several machines interleave by time, not by name)."""
-    try:
-        entries = list(os.scandir(ws.sessions_dir))
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        raise CockpitError(f"{ws.sessions_dir}: cannot list sessions ({exc.strerror})") from exc
-    refs = []
-    for entry in entries:
-        numbered = _NUMBERED_DIR.match(entry.name)
-        if (numbered or _STAMPED_DIR.match(entry.name)) and entry.is_dir():
-            refs.append(SessionRef(entry.name, int(numbered.group(1)) if numbered else None,
-                                   Path(entry.path)))
+    numbered, stamped = session_names(ws)
+    refs = [ref for ref in (_ref(ws, name) for name in numbered + stamped) if ref.path.is_dir()]
     return sorted(refs, key=lambda r: (started_t(r), r.number or 0, r.id))
 
 
-def started_t(ref: SessionRef) -> float:
-    """When the session started, from its journal's first line; 0 when that cannot be read
-    (such a folder sorts first and is never the latest). A session that leads out of the
-    workspace is not read at all."""
+def session_start(ref: SessionRef) -> float | CannotOpen:
+    """When the session started, from its journal's first line; or why the folder cannot be
+    opened as a session (session/opening.py). A session that leads out of the workspace is not
+    read at all."""
     try:
-        with open_file(ref.confined().journal) as f:
-            first = json.loads(f.readline(MAX_FIRST_LINE_BYTES))
-        return float(first["t"]) if first.get("type") == ev.SESSION_STARTED else 0.0
-    except (OSError, ValueError, TypeError, KeyError, AttributeError, OutsideWorkspace):
-        return 0.0
+        ref.confined()
+    except OutsideWorkspace as exc:
+        return CannotOpen(str(exc), False)
+    return journal_start(ref.journal, f"sessions/{ref.id}/{JOURNAL_NAME}")
+
+
+def started_t(ref: SessionRef) -> float:
+    """When the session started; 0 when its folder cannot be opened (`session_start`): such a
+    folder sorts first and is never the latest."""
+    start = session_start(ref)
+    return start if isinstance(start, float) else 0.0
+
+
+def cannot_open(ref: SessionRef) -> CannotOpen | None:
+    """Why the session folder cannot be opened (a symlink out of the workspace, a folder or no
+    file where its journal should be, a first line that is no session's start), or None. What the
+    TUI and `cockpit export` both say."""
+    start = session_start(ref)
+    return start if isinstance(start, CannotOpen) else None
 
 
 def load_state(ref: SessionRef) -> SessionState:
@@ -151,23 +182,35 @@ def load_state(ref: SessionRef) -> SessionState:
 
 
 def latest_open_session(ws: Workspace) -> SessionRef | None:
-    """The newest session that began as one (its first line) and has no `session_ended`: found
-    with a byte search, never a fold (a 280 MB journal is searched in a fraction of a second and
-    read, when it must be, by the TUI's worker thread). With none, a session whose journal is no
-    file (a FIFO) may be the open one: RefusedFile names it."""
-    refs = list_sessions(ws)
-    for ref in reversed(refs):
-        if started_t(ref) > 0 and not has_ended(ref):
-            return ref
-    for ref in reversed(refs):
-        if (refused := journal_refused(ref)) is not None:
+    """The newest session that began as one (its first line) and has no `session_ended`.
+
+    Stamped ids sort by their start minute, so the folders are asked newest minute first and the
+    search stops at the first minute that holds an open session (two machines' sessions of one
+    minute are ordered by the start their journals record). Only the ended sessions newer than
+    the open one are asked about, each once: the ids found ended are kept (session/ended.py).
+    Numbered folders of earlier versions say no time in their names: each is asked. The end is
+    found with a byte search, never a fold (a 280 MB journal is searched in a fraction of a
+    second and read, when it must be, by the TUI's worker thread)."""
+    numbered, stamped = session_names(ws)
+    ended = EndedSessions(ws.sessions_dir)
+    found = None
+    for minute in _minutes_newest_first(stamped, ended):
+        if (found := _newest_open(ws, minute, ended)) is not None:
+            break
+    older = _newest_open(ws, ended.unknown(numbered), ended) if numbered else None
+    ended.save()
+    newest = max((c for c in (found, older) if c is not None), default=None, key=lambda c: c[0])
+    if newest is not None:
+        return newest[1]
+    for name in reversed(numbered + stamped):  # none open: a journal that is no file may be the one
+        if (refused := journal_refused(_ref(ws, name))) is not None:
             raise refused
-    return None  # a folder with a broken first line is not a session to resume
+    return None  # a folder with a broken first line is not one
 
 
 def journal_refused(ref: SessionRef) -> RefusedFile | None:
     """Why the session's journal is not read when it is no regular file (a FIFO, a folder); None
-    otherwise. A stat, never an open: it is asked of every unreadable session."""
+    otherwise. A stat, never an open: it is asked of every session when none is open."""
     try:
         mode = os.stat(ref.confined().journal).st_mode
     except (OSError, OutsideWorkspace):  # missing, or never read at all (session/inside.py)
@@ -175,48 +218,63 @@ def journal_refused(ref: SessionRef) -> RefusedFile | None:
     return None if stat.S_ISREG(mode) else not_a_file(ref.journal, mode)
 
 
-def unreadable_sessions(ws: Workspace) -> list[SessionRef]:
-    """Session folders whose journal's first line does not read as a session's start (cut off
-    mid-write, or not a cockpit journal): never the latest, so a reader names them instead."""
+def _minutes_newest_first(stamped: list[str], ended: EndedSessions) -> Iterator[list[str]]:
+    """The stamped names (sorted) by start minute, newest first; past the newest minute, the
+    sessions known to have ended are left out in one pass (10,000 asked one by one take long)."""
+    newest = list(itertools.takewhile(lambda n: n[:_MINUTE] == stamped[-1][:_MINUTE], reversed(stamped)))
+    if newest:
+        yield newest
+    rest = ended.unknown(stamped[:len(stamped) - len(newest)])
+    for _, minute in itertools.groupby(reversed(rest), key=lambda name: name[:_MINUTE]):
+        yield list(minute)
+
+
+def _newest_open(ws: Workspace, names: Iterable[str],
+                 ended: EndedSessions) -> tuple[tuple[float, int, str], SessionRef] | None:
+    """The open session among `names` that started last, and its order (start, number, id)."""
+    newest = None
+    for name in names:
+        ref = _ref(ws, name)
+        if (t := started_t(ref)) <= 0:
+            continue
+        if has_ended(ref):
+            ended.add(name)
+        elif newest is None or (t, ref.number or 0, name) > newest[0]:
+            newest = ((t, ref.number or 0, name), ref)
+    return newest
+
+
+def unreadable_sessions(ws: Workspace) -> list[tuple[SessionRef, CannotOpen]]:
+    """Session folders that cannot be opened, and why (`cannot_open`): never the latest, so a
+    reader names them instead."""
     try:
-        return [ref for ref in list_sessions(ws) if started_t(ref) == 0.0]
+        numbered, stamped = session_names(ws)
     except CockpitError:
         return []
+    refs = (_ref(ws, name) for name in numbered + stamped)
+    return [(ref, why) for ref in refs if ref.path.is_dir() and (why := cannot_open(ref)) is not None]
 
 
 def has_ended(ref: SessionRef) -> bool:
-    """Whether the journal holds a `session_ended` event: a saved fold says so for what it read,
-    the bytes after it are searched."""
+    """Whether the session's journal holds a `session_ended` event (`journal_ended`); a session
+    that leads out of the workspace is never read (nor the latest: `started_t`)."""
     try:
-        ended, start = saved_end(ref.confined().journal, ref.workspace)
+        return journal_ended(ref.confined().journal, ref.workspace)
     except OutsideWorkspace:
-        return False  # never read; never the latest either (`started_t`)
-    if ended:
-        return True
-    try:
-        with open_file(ref.journal) as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            at = data.find(b'"session_ended"', start)
-            while at >= 0:
-                start, end = data.rfind(b"\n", 0, at) + 1, data.find(b"\n", at)
-                end = end if end >= 0 else len(data)
-                if end - start <= MAX_EVENT_BYTES and (event := parse_bounded(data[start:end])) and \
-                        isinstance(event, dict) and event.get("type") == ev.SESSION_ENDED:
-                    return True
-                at = data.find(b'"session_ended"', at + 1)
-    except (OSError, ValueError):  # missing, unreadable, or empty (mmap refuses 0 bytes)
         return False
-    return False
 
 
 def resolve_session(ws: Workspace, spec: str | None) -> SessionRef | None:
     """`None`/"latest": the latest open session (or None); else the session named by id or number."""
     if spec is None or spec == "latest":
         return latest_open_session(ws)
-    sessions = list_sessions(ws)
-    for ref in sessions:
-        if spec == ref.id or (spec.isdigit() and ref.number is not None and int(spec) == ref.number):
+    numbered, stamped = session_names(ws)
+    named = [spec] if spec in stamped or spec in numbered else \
+        [n for n in numbered if spec.isdigit() and int(n.partition("-")[0]) == int(spec)]
+    for ref in (_ref(ws, name) for name in named):
+        if ref.path.is_dir():
             return ref.confined()
-    known = ", ".join(r.id for r in sessions[-5:]) or "none yet"
+    known = ", ".join((numbered + stamped)[-5:]) or "none yet"
     raise CockpitError(
         f"no session '{spec}' in {ws.sessions_dir} (latest: {known}); "
         "pass an existing id or create one with `cockpit new \"OBJECTIVE\"`"

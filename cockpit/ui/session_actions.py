@@ -78,21 +78,17 @@ def ask_status(host: CockpitHost) -> None:
 
 
 def say_unreadable(host: CockpitHost) -> None:
-    """Before offering a new session: the session folders that could not be offered, because
-    their journal's first line does not read (a newer one than the latest open one is lost)."""
-    from cockpit.session.workspace import journal_refused, unreadable_sessions
+    """Before offering a new session: the session folders that could not be offered, and why, in
+    the words `cockpit export` uses (a newer one than the latest open one is lost otherwise)."""
+    from cockpit.session.workspace import unreadable_sessions
 
     unreadable = unreadable_sessions(host.workspace)
     if not unreadable:
         return
-    ref = max(unreadable, key=lambda r: r.id)
-    more = f" ({len(unreadable) - 1} more like it)" if len(unreadable) > 1 else ""
-    if (refused := journal_refused(ref)) is not None:  # a FIFO in its place: named, never opened
-        said = f"Session {ref.id} cannot be opened{more}: {refused}."
-    else:
-        said = (f"Session {ref.id} cannot be opened: the first line of {ref.journal.name} does not read "
-                f"(cut off mid-write?){more}; its files are kept: restore that line to open it.")
-    host.notify(said, severity="warning", timeout=30, markup=False)
+    ref, refused = max(unreadable, key=lambda named: named[0].id)
+    more = f" ({len(unreadable) - 1} more session folders cannot be opened)" if len(unreadable) > 1 else ""
+    host.notify(f"Session {ref.id} cannot be opened: {refused.why}{more}",
+                severity="warning", timeout=30, markup=False)
 
 
 NO_SESSION_SAID = ("No session open: H shows every session, o the pattern library; ctrl+n starts a "
