@@ -23,6 +23,7 @@ from cockpit.errors import CockpitError
 from cockpit.gates.interpreter import gates_python
 from cockpit.session.events import decision
 from cockpit.session.journal import JournalWriter, read_journal
+from cockpit.session.trust import require_trust
 from cockpit.session.workspace import resolve_session
 from cockpit.telemetry.nvml import Nvml
 from cockpit.tune import events as tev
@@ -47,6 +48,7 @@ def tune(args: argparse.Namespace) -> int:
     """`cockpit tune`: search the workload's knobs (or, `--dry-run`, print the space)."""
     ws = workspace_of(args)
     config = _with_flags(load_config(ws.root), args)
+    require_trust(ws.root, config)  # nothing the workspace names runs before the user trusts it
     python = gates_python(config.gates, ws.root).path  # the Python with the CUDA torch
     manifest = workload_manifest(ws.root, config, python)
     gpus = list_gpus(Nvml())
