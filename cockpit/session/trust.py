@@ -103,12 +103,14 @@ class WorkspaceRuns:
         """Why it is not trusted, after the file's name."""
         return "changed since you trusted it" if self.approved is not None else "is not trusted yet"
 
-    def listing(self) -> list[str]:
-        """One line per thing named, what the cockpit does with it beside it, the new ones marked
-        (`cockpit trust show` and the TUI's question alike)."""
-        width = max((len(n.line) for n in self.named), default=0)
+    def listing(self, beside: bool = True) -> list[str]:
+        """One line per thing named with what the cockpit does with it (`beside` it in a column, as
+        `cockpit trust show` prints it; else under it, as the TUI's question wraps), the new ones
+        marked."""
+        width = max((len(n.line) for n in self.named), default=0) if beside else 0
         new = set(self.new) if self.approved is not None else set()
-        return [f"{n.line:<{width}}  {n.why}" + ("  (new since you trusted it)" if n.line in new else "")
+        between = "  " if beside else "\n    "
+        return [f"{n.line:<{width}}{between}{n.why}" + ("  (new since you trusted it)" * (n.line in new))
                 for n in self.named]
 
 

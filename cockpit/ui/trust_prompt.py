@@ -34,5 +34,5 @@ def asked_trust(app: CockpitHost, gate: str, then: Callable[[bool], None]) -> bo
                 yes = False
         then(bool(yes))
 
-    app.push_screen(TrustDialog(heading, runs.listing(), hint), answered)
+    app.push_screen(TrustDialog(heading, runs.listing(beside=False), hint), answered)
     return True
