@@ -110,8 +110,11 @@ class WorkspaceRuns:
         width = max((len(n.line) for n in self.named), default=0) if beside else 0
         new = set(self.new) if self.approved is not None else set()
         between = "  " if beside else "\n    "
-        return [f"{n.line:<{width}}{between}{n.why}" + ("  (new since you trusted it)" * (n.line in new))
-                for n in self.named]
+        listed = []
+        for n in self.named:
+            line = f"{n.line:<{width}}{between}{n.why}"
+            listed.append(f"{line}  (new since you trusted it)" if n.line in new else line)
+        return listed
 
 
 def digest(lines: tuple[str, ...]) -> str:
@@ -119,8 +122,9 @@ def digest(lines: tuple[str, ...]) -> str:
 
 
 def named_by(config: Config) -> tuple[Named, ...]:
-    """Everything the workspace's cockpit.toml makes the gates run, in the file's order of tables;
-    nothing for a Config that no file gave (the defaults, or one built in code)."""
+    """Everything the workspace's cockpit.toml makes the gates run: `[gates] python`, each gate's
+    command and env, then the workload; nothing for a Config that no file gave (the defaults, or
+    one built in code)."""
     if config.source is None:
         return ()
     found: list[Named] = []
@@ -167,13 +171,9 @@ def _answers() -> dict[str, Any]:
     return dict(data["workspaces"])
 
 
-def _real(root: Path) -> Path:
-    return root.resolve()
-
-
 def what_runs(root: Path, config: Config) -> WorkspaceRuns:
     """What the workspace at `root` (whose cockpit.toml gave `config`) would run, and the answer."""
-    real = _real(root)
+    real = root.resolve()
     record = _answers().get(str(real))
     if not isinstance(record, Mapping) or not isinstance(record.get("approved"), list):
         return WorkspaceRuns(real, named_by(config), None, "", None)
@@ -193,7 +193,7 @@ def allow(runs: WorkspaceRuns) -> None:
 def revoke(root: Path) -> bool:
     """Forget the answer for this folder; False when there was none."""
     answers = _answers()
-    if answers.pop(str(_real(root)), None) is None:
+    if answers.pop(str(root.resolve()), None) is None:
         return False
     _write(answers)
     return True
