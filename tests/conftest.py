@@ -27,6 +27,13 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
 
 
 @pytest.fixture(autouse=True)
+def private_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trust answers (session/trust.py) and rescued text go to a state folder of the test's own:
+    no workspace is trusted at a test's start, and the user's answers are never read or written."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+
+
+@pytest.fixture(autouse=True)
 def pinned_session_tag(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("cockpit.session.workspace.session_tag", lambda: TAG)
 

@@ -24,6 +24,7 @@ from cockpit.session.journal import read_journal
 from cockpit.session.live import LiveSession
 from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.ui.app import CockpitApp
+from tests.trusted import trust
 
 if TYPE_CHECKING:
     from textual.pilot import Pilot
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
 def workspace(tmp_path: Path) -> Path:
     (tmp_path / "cockpit.toml").write_text(f'[gates.env]\ncommand = ["{sys.executable}", "-c", "print(1)"]\n')
+    trust(tmp_path)
     assert main(["--workspace", str(tmp_path), "new", "full disk"]) == 0
     return tmp_path
 

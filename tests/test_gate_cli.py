@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from tests.no_gpu import no_gpu_env
+from tests.trusted import trust
 
 
 def cockpit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -40,6 +41,7 @@ def test_env_gate_on_a_machine_without_a_gpu_fails_with_the_fix(tmp_path: Path) 
 def test_a_custom_gate_command_from_the_config_is_judged_by_its_exit_code(tmp_path: Path) -> None:
     (tmp_path / "cockpit.toml").write_text(
         '[gates.env]\ncommand = "echo checking && exit 0"\nshell = true\n')
+    trust(tmp_path)
     cockpit("new", "custom", cwd=tmp_path)
     result = cockpit("gate", "env", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
@@ -48,6 +50,7 @@ def test_a_custom_gate_command_from_the_config_is_judged_by_its_exit_code(tmp_pa
 
 def test_a_gate_that_cannot_start_is_exit_2(tmp_path: Path) -> None:
     (tmp_path / "cockpit.toml").write_text('[gates.env]\ncommand = ["no-such-tool-xyz"]\n')
+    trust(tmp_path)
     cockpit("new", "broken", cwd=tmp_path)
     result = cockpit("gate", "env", "--json", cwd=tmp_path)
     assert result.returncode == 2

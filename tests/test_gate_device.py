@@ -23,6 +23,7 @@ from cockpit.gates.device import (
 from cockpit.gates.process import GateCommand
 from cockpit.session.state import GateRunRecord
 from cockpit.telemetry.sample import GpuStatic
+from tests.trusted import trust
 
 H200_0 = GpuStatic(0, "NVIDIA H200", "GPU-bb9154e7-4d32-33d5-30c4-d6bc4498ea20", "00000000:1B:00.0")
 H200_1 = GpuStatic(1, "NVIDIA H200", "GPU-5f0e2c71-9a8b-4c3d-8e2f-1a2b3c4d5e6f", "00000000:43:00.0")
@@ -101,6 +102,7 @@ def test_cockpit_gate_gives_the_child_the_pinned_uuid_and_logs_it(tmp_path: Path
     (tmp_path / "cockpit.toml").write_text(
         '[gates]\ndevice = "GPU-5f0e2c71-9a8b-4c3d-8e2f-1a2b3c4d5e6f"\n\n'
         '[gates.env]\ncommand = "echo on $CUDA_VISIBLE_DEVICES"\nshell = true\n')
+    trust(tmp_path)
     cockpit(tmp_path, "new", "pinned")
     result = cockpit(tmp_path, "gate", "env", "--json")
     assert result.returncode == 0, result.stderr
@@ -111,6 +113,7 @@ def test_cockpit_gate_gives_the_child_the_pinned_uuid_and_logs_it(tmp_path: Path
 
 def test_a_pin_to_a_gpu_this_box_does_not_have_is_a_one_line_error(tmp_path: Path) -> None:
     (tmp_path / "cockpit.toml").write_text('[gates]\ndevice = 7\n\n[gates.env]\ncommand = ["true"]\n')
+    trust(tmp_path)
     cockpit(tmp_path, "new", "pinned")
     result = cockpit(tmp_path, "gate", "env", "--json")
     assert result.returncode == 2

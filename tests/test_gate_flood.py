@@ -14,6 +14,7 @@ from cockpit.clock import FakeClock
 from cockpit.config import Config, GateConfig
 from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.ui.app import CockpitApp
+from tests.trusted import trust
 
 from .waiting import until
 
@@ -60,6 +61,7 @@ async def test_a_flood_ends_with_every_line_in_the_log_and_the_last_one_on_scree
 def test_a_headless_gate_prints_the_latest_lines_of_a_flood_and_says_what_it_left_out(tmp_path: Path) -> None:
     (tmp_path / "cockpit.toml").write_text(
         f'[gates.env]\ncommand = ["{sys.executable}", "-c", {json.dumps(FLOOD)}]\n')
+    trust(tmp_path)
     cli = [sys.executable, "-m", "cockpit", "--workspace", str(tmp_path)]
     subprocess.run([*cli, "new", "flood"], check=True, capture_output=True, timeout=60)
     out = subprocess.run([*cli, "gate", "env", "--json"], capture_output=True, text=True, timeout=120)

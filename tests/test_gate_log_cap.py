@@ -16,12 +16,14 @@ import pytest
 from cockpit.config import ConfigError, load_config
 from cockpit.gates.log_follow import GateOutput
 from cockpit.gates.process import GateCommand, GateProcess, ProcessOutcome
+from tests.trusted import trust
 
 
 def test_a_flood_keeps_the_head_and_the_tail_and_says_what_it_cut(tmp_path: Path) -> None:
     code = "import sys; [print(f'line {i} ' + 'x' * 60) for i in range(100000)]; print('the end')"
     (tmp_path / "cockpit.toml").write_text(
         f'[gates]\nlog_max_mb = 1\n[gates.env]\ncommand = ["{sys.executable}", "-c", "{code}"]\n')
+    trust(tmp_path)
     cli = [sys.executable, "-m", "cockpit", "--workspace", str(tmp_path)]
     subprocess.run([*cli, "new", "flood"], check=True, capture_output=True, timeout=60)
     out = subprocess.run([*cli, "gate", "env", "--json"], capture_output=True, text=True, timeout=300)

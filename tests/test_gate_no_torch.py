@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.trusted import trust
+
 REPO = Path(__file__).resolve().parent.parent
 NO_TORCH = REPO / "tests" / "fixtures" / "no_torch"
 
@@ -21,6 +23,7 @@ def run_gate(ws: Path, gate: str, **env: str) -> tuple[int, dict[str, object], s
     (ws / "workloads").mkdir(exist_ok=True)
     (ws / "workloads" / "attention.py").write_text((REPO / "workloads" / "attention" / "attention.py").read_text())
     (ws / "cockpit.toml").write_text('[workload]\nmodule = "workloads/attention.py"\n')
+    trust(ws)
     subprocess.run([sys.executable, "-m", "cockpit", "--workspace", str(ws), "new", "no torch here"],
                    check=True, capture_output=True, cwd=REPO, timeout=60)
     out = subprocess.run([sys.executable, "-m", "cockpit", "--workspace", str(ws), "gate", gate, "--json"],

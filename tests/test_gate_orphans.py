@@ -26,6 +26,7 @@ from cockpit.session.journal import JournalWriter, read_journal
 from cockpit.session.state import fold
 from cockpit.session.workspace import SessionRef, Workspace, list_sessions
 from tests.test_app import make_app
+from tests.trusted import trust
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
 
@@ -110,6 +111,7 @@ def test_kill_9_of_a_headless_gate_then_the_next_gate_stops_what_it_left(tmp_pat
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "cockpit.toml").write_text('[gates.env]\ncommand = ["sleep", "120"]\n[gates.build]\ncommand = ["true"]\n')
+    trust(ws)
     cockpit = [sys.executable, "-m", "cockpit", "--workspace", str(ws)]
     subprocess.run([*cockpit, "new", "orphans"], check=True, capture_output=True)
     journal = next((ws / "sessions").glob("*/journal.jsonl"))
@@ -136,6 +138,7 @@ def test_a_journal_naming_a_process_that_is_not_ours_gets_nothing_signalled(
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "cockpit.toml").write_text('[gates.env]\ncommand = ["true"]\n')
+    trust(ws)  # its commands are trusted; its committed journal is still someone else's
     assert main(["--workspace", str(ws), "new", "hostile"]) == 0
     [ref] = list_sessions(Workspace(ws.resolve()))
     victim = _group_child(token=None)  # someone's process group leader, with its real pid and start

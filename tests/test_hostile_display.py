@@ -19,6 +19,7 @@ from cockpit.session.workspace import SessionRef, Workspace, create_session
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.history_screen import HistoryScreen
 from cockpit.ui.patterns import PatternBrowser
+from tests.trusted import trust
 
 from .conftest import T0
 from .waiting import until
@@ -169,6 +170,7 @@ def test_workload_show_prints_a_hostile_exception_without_one_escape(
     (tmp_path / "workloads").mkdir()
     (tmp_path / "workloads" / "evil.py").write_text(f"raise RuntimeError({hostile('exception')!r})\n")
     (tmp_path / "cockpit.toml").write_text('[workload]\nmodule = "workloads/evil.py"\n')
+    trust(tmp_path)  # run, it raises with escapes in its message
     assert main(["--workspace", str(tmp_path), "workload", "show"]) == 2
     out = capsys.readouterr()
     assert_shown_clean(out.out + out.err, "exception")

@@ -20,6 +20,7 @@ from cockpit.gates.interpreter import forget
 from cockpit.session.saved_state import user_cache
 from cockpit.session.workspace import Workspace, list_sessions
 from cockpit.ui.dialogs import ConfirmDialog, NewSessionDialog
+from tests.trusted import trust
 
 ROOT = Path(__file__).resolve().parent.parent
 DEADLINE_S = 30.0
@@ -67,6 +68,7 @@ async def test_opening_the_cockpit_and_its_status_write_nothing_into_the_workspa
     ws = made(tmp_path)
     with (ws / "cockpit.toml").open("a", encoding="utf-8") as f:
         f.write(f'\n[gates]\npython = "{fake_python(tmp_path)}"\n')
+    trust(ws)  # the user's own edit, trusted as `cockpit trust allow` does (kept outside the workspace)
     forget()
     before = tree(ws)
     app = tui_app(build_parser().parse_args(["--workspace", str(ws)]))

@@ -22,6 +22,7 @@ from cockpit.gates.run import GateRun, gate_command, next_run_id
 from cockpit.session.live import LiveSession
 from cockpit.session.workspace import Workspace, create_session
 from cockpit.ui.gate_results import render_result
+from tests.trusted import trust
 
 BUILDS = Path(__file__).parent / "fixtures" / "builds"
 EXITS = dict(line.split() for line in (BUILDS / "exits.txt").read_text().splitlines())
@@ -157,6 +158,7 @@ def test_cockpit_gate_build_prints_the_failed_step_and_exits_1(tmp_path: Path) -
     """The issue's held-out log, through the CLI: one JSON object, exit 1."""
     (tmp_path / "cockpit.toml").write_text(
         f"[gates.build]\ncommand = {json.dumps(played('ninja-1.13-shell-syntax-error'))}\nshell = true\n")
+    trust(tmp_path)
     subprocess.run([sys.executable, "-m", "cockpit", "--workspace", str(tmp_path), "new", "replaced"],
                    check=True, capture_output=True, timeout=60)
     out = subprocess.run([sys.executable, "-m", "cockpit", "--workspace", str(tmp_path), "gate", "build",

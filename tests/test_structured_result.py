@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.trusted import trust
+
 BENCH = {"cockpit_result": 1, "gate": "bench", "workload": "my-softmax", "device": "NVIDIA H100 80GB HBM3",
          "baseline": "torch.softmax",
          "rows": [{"config": f"M=4096 N={n} fp16", "ours_ms": 0.010, "ref_ms": {"torch.softmax": 0.013}}
@@ -19,6 +21,7 @@ BENCH = {"cockpit_result": 1, "gate": "bench", "workload": "my-softmax", "device
 
 def gate(ws: Path, name: str, command: str) -> dict[str, object]:
     (ws / "cockpit.toml").write_text(f"[gates.{name}]\ncommand = {json.dumps(command)}\nshell = true\n")
+    trust(ws)
     subprocess.run([sys.executable, "-m", "cockpit", "--workspace", str(ws), "new", "replaced"],
                    check=True, capture_output=True, timeout=60)
     out = subprocess.run([sys.executable, "-m", "cockpit", "--workspace", str(ws), "gate", name, "--json"],

@@ -12,6 +12,7 @@ from cockpit.gates.run import next_run_id
 from cockpit.session.journal import read_journal
 from cockpit.session.state import fold
 from cockpit.session.workspace import SessionRef
+from tests.trusted import trust
 
 
 def test_the_second_run_started_from_the_same_state_takes_the_next_id(session: SessionRef) -> None:
@@ -25,6 +26,7 @@ def test_two_headless_gates_at_once_keep_both_logs(tmp_path: Path) -> None:
     code = "import sys, time; time.sleep(1.0); print('run', sys.argv[1])"
     (tmp_path / "cockpit.toml").write_text(
         f'[gates.env]\ncommand = ["{sys.executable}", "-c", "{code}", "$RUN"]\n'.replace("$RUN", "x"))
+    trust(tmp_path)
     cli = [sys.executable, "-m", "cockpit", "--workspace", str(tmp_path)]
     subprocess.run([*cli, "new", "two logins"], check=True, capture_output=True, timeout=60)
     runs = [subprocess.Popen([*cli, "gate", "env", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -16,6 +16,7 @@ from cockpit.errors import CockpitError
 from cockpit.workload.describe import cached, workload_manifest
 from cockpit.workload.manifest import ManifestError, manifest_from_json, manifest_to_json
 from cockpit.workload.spec import axes, shape_name
+from tests.trusted import trust
 
 SCALE = '''
 import torch
@@ -49,7 +50,7 @@ def workspace(tmp_path: Path, module: str = SCALE, name: str = "scale.py") -> Pa
     (tmp_path / "workloads").mkdir(exist_ok=True)
     (tmp_path / "workloads" / name).write_text(module)
     (tmp_path / "cockpit.toml").write_text(f'[workload]\nmodule = "workloads/{name}"\n')
-    return tmp_path
+    return trust(tmp_path)
 
 
 def test_axes_are_the_product_of_named_values_first_axis_slowest() -> None:

@@ -18,6 +18,7 @@ from cockpit.cli import main, waiting
 from cockpit.gates.interpreter import forget
 from cockpit.probes.workload_load import manifest_json
 from cockpit.workload.spec import Reference, Workload, axes
+from tests.trusted import trust
 
 WAIT_S = 30
 """How long the fake child waits to be announced before it gives up (a generous deadline)."""
@@ -73,7 +74,7 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (ws / "workloads" / "scale.py").write_text("WORKLOAD = None  # read by the child only\n")
     (ws / "cockpit.toml").write_text(f'[workload]\nmodule = "workloads/scale.py"\n\n'
                                      f'[gates]\npython = "{slow_python(tmp_path)}"\n')
-    return ws
+    return trust(ws)
 
 
 def test_the_first_workload_show_says_what_it_waits_on_and_counts_into_a_pipe(

@@ -18,6 +18,7 @@ from typing import cast
 from cockpit.cli.parser import build_parser, session_named
 from cockpit.cli.printed import through_the_door
 from cockpit.errors import CockpitError
+from cockpit.session.trust import absolute_path
 
 HANDLERS = {
     "tui": "cockpit.cli.tui:run_tui",
@@ -37,6 +38,7 @@ HANDLERS = {
     "tune": "cockpit.cli.tune:tune",
     "workload": "cockpit.cli.workload:workload",
     "init": "cockpit.cli.init:init",
+    "trust": "cockpit.cli.trust:trust",
 }
 """verb -> "module:function"; the function takes the parsed arguments and returns the exit code."""
 
@@ -48,6 +50,8 @@ def handler(verb: str) -> Callable[..., int]:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if "PATH" in os.environ:  # an empty or relative entry would find a program in the workspace
+        os.environ["PATH"] = absolute_path(os.environ["PATH"])
     try:
         with through_the_door():  # every word a verb prints, its errors included (cli/printed.py)
             try:

@@ -19,6 +19,7 @@ from cockpit.gates.log_follow import GateOutput, skipped_lines
 from cockpit.gates.orphans import reap
 from cockpit.gates.run import GateRun, gate_command, next_run_id
 from cockpit.session.live import LiveSession
+from cockpit.session.trust import require_trust
 from cockpit.session.workspace import resolve_session
 
 RETRY_JOURNAL_S = 10
@@ -29,6 +30,7 @@ def gate(args: argparse.Namespace) -> int:
     """`cockpit gate NAME`: run one gate headless, its live log on stderr, and record it."""
     ws = workspace_of(args)
     config = load_config(ws.root)
+    require_trust(ws.root, config)  # nothing the workspace names runs before the user trusts it
     ref = resolve_session(ws, session_named(args))
     if ref is None:
         raise CockpitError('no open session to record the gate in; start one with: cockpit new "OBJECTIVE"')

@@ -2,7 +2,8 @@
 in your kernel's repository: a commented cockpit.toml and a workload module to fill in (a GPU MODE
 folder or a KernelBench problem is read as it is; a problem with no answer beside it gets
 PROBLEM_new.py, its Model as a ModelNew to start from), nothing of the shipped example. Never
-overwrites a file without --force (the module and the answer never)."""
+overwrites a file without --force (the module and the answer never). What its cockpit.toml names
+is recorded as trusted: the user made this workspace (`cockpit trust`)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from importlib import resources
 from pathlib import Path
 from string import Template
 
-from cockpit.config import CONFIG_NAME
+from cockpit.config import CONFIG_NAME, load_config
 from cockpit.errors import CockpitError
+from cockpit.session.trust import allow, what_runs
 from cockpit.workload.describe import MAX_SCANNED, answers_beside
 from cockpit.workload.gpumode_task import read_task
 from cockpit.workload.model_new import NotAProblem, model_new_starter
@@ -71,6 +73,7 @@ def init(args: argparse.Namespace) -> int:
                            "kernelbench=FILE")
     config.write_text(text, encoding="utf-8")
     written.insert(0, config)
+    allow(what_runs(root, load_config(root)))  # the user made it: no question before its gates run
     wrote = answer is not None and answer.write()
     if answer is not None and wrote:
         written.append(answer.path)

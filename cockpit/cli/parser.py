@@ -140,6 +140,13 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--json", action="store_true", help="print one JSON object")
     show.add_argument("--fresh", action="store_true", help="ask the workload again, not the cache")
 
+    tr = sub.add_parser("trust", parents=[common], help="what this workspace's cockpit.toml would run "
+                        "(interpreter, commands, env, workload code), and your answer")
+    tr.add_argument("trust_command", nargs="?", choices=("show", "allow", "revoke"), default="show",
+                    help="show (default): the list and whether it is trusted; allow: trust it as it is now; "
+                    "revoke: forget the answer")
+    tr.add_argument("--json", action="store_true", help="print one JSON object")
+
     init = sub.add_parser("init", parents=[common], help="a workspace in your kernel's repository: "
                           "cockpit.toml and a workload module to fill in")
     init.add_argument("dir", nargs="?", type=Path, default=Path("."), metavar="DIR")

@@ -24,6 +24,7 @@ from cockpit.files import read_tail
 from cockpit.gates.interpreter import gates_python
 from cockpit.session.events import decision
 from cockpit.session.journal import JournalWriter, read_journal
+from cockpit.session.trust import require_trust
 from cockpit.session.workspace import resolve_session
 from cockpit.telemetry.nvml import Nvml
 from cockpit.tune import events as tev
@@ -49,6 +50,7 @@ def tune(args: argparse.Namespace) -> int:
     ws = workspace_of(args)
     config = _with_flags(load_config(ws.root), args)
     ref = resolve_session(ws, session_named(args))  # a session that is not there: said before any probe
+    require_trust(ws.root, config)  # nothing the workspace names runs before the user trusts it
     python = gates_python(config.gates, ws.root).path  # the Python with the CUDA torch
     manifest = workload_manifest(ws.root, config, python)
     gpus = list_gpus(Nvml())

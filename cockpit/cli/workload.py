@@ -15,6 +15,7 @@ from cockpit.cli.waiting import said_while
 from cockpit.config import load_config
 from cockpit.errors import CockpitError
 from cockpit.gates.interpreter import ask_torch, gates_python
+from cockpit.session.trust import require_trust
 from cockpit.workload.describe import workload_manifest
 from cockpit.workload.manifest import GridShape, Manifest, manifest_to_json
 from cockpit.workload.spec import Check
@@ -25,6 +26,7 @@ def workload(args: argparse.Namespace) -> int:
     """`cockpit workload show`."""
     ws = workspace_of(args)
     config = load_config(ws.root)
+    require_trust(ws.root, config)  # its workload is code: imported by the gates' child
     python = gates_python(config.gates, ws.root, asker=asked_aloud)
     child = (f" in {python.describe()}: a child that imports torch and the workload, 15-40 s the first "
              "time, then kept until a file it reads changes")

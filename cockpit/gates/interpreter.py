@@ -7,8 +7,13 @@ system Python. In order, the first whose torch is a CUDA build (else the first w
    the env gate then says torch does not import there);
 2. the active virtualenv (`$VIRTUAL_ENV`) and conda env (`$CONDA_PREFIX`);
 3. the cockpit's own interpreter;
-4. every `python3`, then `python`, on PATH.
+4. every `python3`, then `python`, in PATH's absolute folders.
 None importing torch: the cockpit's own (the env gate says what to install).
+
+Nothing is found through an empty or relative PATH entry (or a relative `$VIRTUAL_ENV`): each
+names the current folder, often someone else's clone, whose committed `./python3` would run. A
+`[gates] python` with a folder in it is relative to the workspace; it runs only once the user
+trusts the workspace (session/trust.py): the gates and the UI's warm-up ask that first.
 
 Asking an interpreter costs a child and a torch import (1-3 s), so each answer is kept by the
 interpreter's real path and modification time (a rebuilt venv is asked again) in the user's
@@ -32,6 +37,7 @@ from pathlib import Path
 from cockpit.config.gates import Gates
 from cockpit.errors import CockpitError
 from cockpit.session.saved_state import user_cache
+from cockpit.session.trust import absolute_path
 
 ASK_TIMEOUT_S = 60.0
 ASK = "import sys, torch; print(torch.__version__, torch.version.cuda or 'cpu', sys.version.split()[0])"
@@ -54,10 +60,12 @@ Asker = Callable[[str], "str | None"]
 
 
 def ask_torch(python: str) -> str | None:
-    """"2.11.0+cu130 (CUDA 13.0)" when torch imports in `python`, else None."""
+    """"2.11.0+cu130 (CUDA 13.0)" when torch imports in `python`, else None. Asked from the root
+    folder: `-c` puts the current folder first on sys.path, where a workspace's `torch.py` would
+    be imported in place of torch."""
     try:
-        out = subprocess.run([python, "-c", ASK], capture_output=True, text=True, timeout=ASK_TIMEOUT_S,
-                             env={**os.environ, "PYTHONPATH": ""})
+        out = subprocess.run([os.path.abspath(python), "-c", ASK], capture_output=True, text=True,
+                             timeout=ASK_TIMEOUT_S, env={**os.environ, "PYTHONPATH": ""}, cwd=os.sep)
     except (OSError, subprocess.TimeoutExpired):
         return None
     words = out.stdout.split()
@@ -70,12 +78,12 @@ def candidates(env: Mapping[str, str], own: str) -> list[tuple[str, str]]:
     """(path, how) in the order they are tried, each real file once."""
     found: list[tuple[str, str]] = []
     for var, how in (("VIRTUAL_ENV", "the active venv"), ("CONDA_PREFIX", "the active conda env")):
-        if env.get(var):
+        if os.path.isabs(env.get(var, "")):
             found.append((str(Path(env[var]) / "bin" / "python"), how))
     found.append((own, "the cockpit's own"))
     for name in ("python3", "python"):
-        for folder in env.get("PATH", "").split(os.pathsep):
-            exe = Path(folder or ".") / name
+        for folder in filter(None, absolute_path(env.get("PATH", "")).split(os.pathsep)):
+            exe = Path(folder) / name
             if exe.is_file() and os.access(exe, os.X_OK):
                 found.append((str(exe), f"{name} on PATH"))
     seen: set[str] = set()
@@ -150,7 +158,8 @@ def _find(gates: Gates, workspace: Path, env: Mapping[str, str], own: str, asker
     if named_python:
         where = where_set or "cockpit.toml"
         named = named_python
-        path = shutil.which(named, path=env.get("PATH")) if os.sep not in named else named
+        path = (shutil.which(named, path=absolute_path(env.get("PATH", ""))) if os.sep not in named
+                else str(workspace / named))
         if path is None or not os.access(path, os.X_OK):
             raise CockpitError(f"{where}: gates.python = {named!r} does not run here: give the path of the "
                                "Python that has your CUDA torch (`which python` in its environment)")

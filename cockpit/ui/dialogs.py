@@ -1,5 +1,6 @@
 """Small modal dialogs: new session, manual status, go to phase, confirm, SESSION.md changed on
-disk. Text they show from a session (a status, a phase, a summary) passes the door, never markup."""
+disk, trust a workspace. Text they show from a session (a status, a phase, a summary) passes the
+door, never markup."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Select
 from textual.widgets.input import Selection
@@ -193,3 +194,32 @@ class DiskChangedDialog(ModalScreen[bool]):
 
     def action_answer(self, take_disk: bool) -> None:
         self.dismiss(take_disk)
+
+
+class TrustDialog(ModalScreen[bool]):
+    """Before anything a workspace names first runs: what its cockpit.toml would make the gates run,
+    line by line as `cockpit trust show` says it (values quoted: a control character shows as its
+    escape), asked once. Only y trusts it; n or escape runs nothing."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="TrustDialog") + (
+        "TrustDialog > Vertical { width: 100; max-width: 96%; }\n"
+        "TrustDialog Label { width: 100%; }\n"
+        "TrustDialog VerticalScroll { height: auto; max-height: 14; margin-top: 1; }\n")
+    BINDINGS = [
+        Binding("y", "answer(True)", "Trust it", tooltip="Only y trusts it"),
+        Binding("n,escape", "answer(False)", "Run nothing"),
+    ]
+
+    def __init__(self, heading: str, lines: list[str], hint: str) -> None:
+        super().__init__()
+        self._heading, self._lines, self._hint = heading, lines, hint
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(printable(self._heading), markup=False)
+            with VerticalScroll():
+                yield Label(printable("\n".join(self._lines)), markup=False, id="trust-lines")
+            yield Label(printable(self._hint), classes="hint", markup=False)
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)

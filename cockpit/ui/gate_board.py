@@ -92,9 +92,13 @@ class GateBoard:
 
     def find_python(self) -> None:
         """Which Python the gates run (a child per interpreter, once per workspace): found in a
-        thread when the app starts, before the first gate asks for it."""
+        thread when the app starts, before the first gate asks for it; not before the user trusts
+        what the workspace names (its `[gates] python` would run)."""
         from cockpit.gates.interpreter import gates_python
+        from cockpit.session.trust import what_runs
 
+        if not what_runs(self.app.workspace.root, self.app.config).trusted:
+            return
         with contextlib.suppress(CockpitError):  # said when a gate starts
             gates_python(self.app.config.gates, self.app.workspace.root)
 
@@ -114,6 +118,11 @@ class GateBoard:
         if refused is not None:  # the keys say so first; a queued run meets a changed state here
             self.app.notify(refused, severity="warning", markup=False)
             self._start_next()
+            return
+        from cockpit.ui.trust_prompt import asked_trust
+
+        if asked_trust(self.app, name, self._trust_answered):  # nothing it names runs untrusted
+            self.queue.insert(0, name)  # it runs once the user says yes
             return
         config = self.app.config.gate(name)
         python, how = sys.executable, ""
@@ -155,6 +164,15 @@ class GateBoard:
                                 "once the journal can be written.", severity="warning", markup=False)
         else:
             self.app.gpu_panel.watch_gate(run.device)  # the panel marks the GPU this gate uses
+        self.refresh()
+
+    def _trust_answered(self, trusted: bool) -> None:
+        if trusted:
+            self._start_next()
+            return
+        dropped, self.queue = self.queue, []
+        self.app.notify(f"Nothing ran ({', '.join(dropped)}): this workspace is not trusted. r asks again; "
+                        "`cockpit trust show` lists what it would run.", severity="warning", markup=False)
         self.refresh()
 
     def _config_stamp(self) -> tuple[int, int] | None:

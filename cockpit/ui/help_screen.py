@@ -77,6 +77,7 @@ def help_sources() -> list[tuple[str, list[type[DOMNode]]]]:
         NewSessionDialog,
         PhasePickerDialog,
         StatusDialog,
+        TrustDialog,
     )
     from cockpit.ui.editor import SessionEditor
     from cockpit.ui.gate_panel import GateDetail, GatePanel, GateResult
@@ -96,6 +97,7 @@ def help_sources() -> list[tuple[str, list[type[DOMNode]]]]:
             ("History (H)", [HistoryScreen]),
             ("A question (next/skip phase, cancel, end, quit)", [ConfirmDialog]),
             ("SESSION.md changed on disk", [DiskChangedDialog]),
+            ("Trust this workspace? (before r first runs what its cockpit.toml names)", [TrustDialog]),
             ("Other dialogs", [NewSessionDialog, StatusDialog, PhasePickerDialog]),
             ("This help", [HelpScreen])]
 
