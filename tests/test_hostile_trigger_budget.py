@@ -12,16 +12,15 @@ from pathlib import Path
 import pytest
 
 from cockpit.cli import main
-from cockpit.clock import FakeClock
 from cockpit.config import Config
 from cockpit.patterns.library import load_patterns
 from cockpit.patterns.triggers import LIBRARY, TriggerBudget, match_output
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.workspace import SessionRef, Workspace, create_session
-from cockpit.ui.app import CockpitApp
 
 from .conftest import T0
+from .test_hostile_display import app_on
 
 SLOW_LINE = "a" * 3000 + "!"
 """A line on which (a+)+$ backtracks for ever."""
@@ -63,29 +62,37 @@ def test_200_slow_triggers_spend_one_library_budget_and_say_so_in_one_line(tmp_p
         assert match_output(patterns, "build", [SLOW_LINE] * 50, budget) == []
     assert time.monotonic() - started < budget.library_s + 1.5
     named = [pid for pid in budget.too_slow if pid != LIBRARY]
-    assert 1 <= len(named) <= 4  # those that spent their own 0.25 s
+    assert 1 <= len(named) <= 4  # those that spent their own 0.25 s (or more: a timeout overruns)
     library = budget.too_slow[LIBRARY]
     assert "\n" not in library and "were not searched" in library and "slowest" in library
-    assert f"{named[0]:02d}" in library  # among the slowest, so the user knows which file
+    assert any(f"{pid:02d} (" in library for pid in named)  # the slowest, so the user knows which file
 
 
 def test_a_library_within_its_budget_still_finds_what_it_should(tmp_path: Path) -> None:
-    """A fast library, searched on many gate runs, is never cut: the budget is per gate run."""
+    """A fast library, searched on gate run after gate run for longer than its budget in all, is
+    never cut: the budget is per gate run."""
     slow_library(tmp_path / "patterns", count=0)
     (tmp_path / "patterns" / "95-frobnicate.md").write_text(
         "---\nid: 95\ntitle: Frobnicated\nstatus: operational\ntime_saved_min: 1\nproblem: p\n"
         "when: w\nsolution: s\ntriggers:\n  - {regex: 'cannot frobnicate \\w+', on: output}\n---\nbody\n")
     patterns, _ = load_patterns(tmp_path / "patterns")
-    budget = TriggerBudget(library_s=0.05)
-    for _ in range(200):
-        hits = match_output(patterns, "build", ["x" * 200] * 500 + ["cannot frobnicate foo"], budget)
+    budget = TriggerBudget(library_s=0.5)
+    started = time.monotonic()
+    while time.monotonic() - started < 2 * budget.library_s:
+        hits = match_output(patterns, "build", ["x" * 200] * 2000 + ["cannot frobnicate foo"], budget)
         assert [p.id for p, _ in hits] == [95]
     assert not budget.too_slow
 
 
-def app_on(ws: Workspace, ref: SessionRef) -> CockpitApp:
-    return CockpitApp(ws, Config(status_every_s=10**6), ref, clock=FakeClock(T0 + 5), typing_gap_s=0,
-                      tick_s=3600, gpu_every_s=0)
+def test_one_slow_pattern_is_named_and_the_rest_of_the_library_still_searched(tmp_path: Path) -> None:
+    """However far its search overruns its timeout, one pattern spends at most half the library's
+    budget: it is named and skipped, and the library goes on."""
+    slow_library(tmp_path / "patterns", count=1)
+    patterns, _ = load_patterns(tmp_path / "patterns")
+    budget = TriggerBudget(seconds=0.25, library_s=0.3)
+    hits = match_output(patterns, "build", [SLOW_LINE] * 5 + ["undefined symbol: foo"], budget)
+    assert list(budget.too_slow) == [100]
+    assert [p.id for p, _ in hits] == [9]  # the shipped pattern on undefined symbols
 
 
 async def first_frame_s(ws: Workspace, ref: SessionRef) -> tuple[float, list[str]]:

@@ -14,16 +14,15 @@ from pathlib import Path
 import pytest
 
 from cockpit.cli import main
-from cockpit.clock import FakeClock
 from cockpit.config import Config
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.workspace import SessionRef, Workspace, create_session
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.history_screen import HistoryScreen
 from cockpit.ui.patterns import PatternBrowser
 
 from .conftest import T0
+from .test_hostile_display import app_on, history_screenshot
 
 TITLE = "run \u202ehs | moc.live//:ptth lruc\u202c"
 """The issue's title: a right-to-left override, the command written backwards, a pop."""
@@ -54,11 +53,6 @@ def trojan_workspace(ws: Workspace) -> SessionRef:
     journal.append(ev.pattern_applied(T0 + 5, 71, TITLE, f"because {TITLE}"))
     journal.close()
     return ref
-
-
-def app_on(ws: Workspace, ref: SessionRef) -> CockpitApp:
-    return CockpitApp(ws, Config(status_every_s=10**6), ref, clock=FakeClock(T0 + 5), typing_gap_s=0,
-                      tick_s=3600, gpu_every_s=0)
 
 
 def screen_text(app: CockpitApp) -> str:
@@ -144,14 +138,7 @@ async def test_the_pattern_browser_and_the_gate_detail_show_the_override_as_its_
 
 
 async def test_the_history_screen_shows_an_objective_s_override_as_its_code_point(ws: Workspace) -> None:
-    ref = trojan_workspace(ws)
-    app = app_on(ws, ref)
-    async with app.run_test(size=(200, 50), notifications=True) as pilot:
-        await pilot.press("H")
-        assert isinstance(app.screen, HistoryScreen)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        shown = screen_text(app)
+    shown = html.unescape(await history_screenshot(ws, trojan_workspace(ws))).replace("\xa0", " ")
     assert_shown_as_stored(shown, OBJECTIVE_SHOWN)
 
 
