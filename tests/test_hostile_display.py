@@ -117,8 +117,8 @@ async def test_the_pattern_browser_shows_a_hostile_pattern_as_plain_text(ws: Wor
     assert "[link=http://evil.example]read" in screen.replace("&#160;", " ")  # shown, never obeyed
 
 
-async def test_the_history_screen_shows_a_hostile_objective_as_plain_text(ws: Workspace) -> None:
-    ref = create_session(ws, Config(), f"[b]bold[/b] {hostile('objective')}", "optimize", T0)
+async def history_screenshot(ws: Workspace, ref: SessionRef) -> str:
+    """The History screen (H), once it has read every session."""
     app = app_on(ws, ref)
     async with app.run_test(size=(200, 50), notifications=True) as pilot:
         await pilot.press("H")
@@ -126,7 +126,12 @@ async def test_the_history_screen_shows_a_hostile_objective_as_plain_text(ws: Wo
         assert isinstance(history, HistoryScreen)
         await until(pilot, lambda: history.table is not None, "the History screen's sessions, read")
         await pilot.pause()
-        screen = app.export_screenshot()
+        return app.export_screenshot()
+
+
+async def test_the_history_screen_shows_a_hostile_objective_as_plain_text(ws: Workspace) -> None:
+    ref = create_session(ws, Config(), f"[b]bold[/b] {hostile('objective')}", "optimize", T0)
+    screen = await history_screenshot(ws, ref)
     assert_shown_clean(screen)
     assert "[b]bold[/b]" in screen  # the objective's brackets are its words, not markup
 

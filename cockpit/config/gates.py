@@ -62,7 +62,7 @@ def read_gates(table: Mapping[str, Any], reader: ConfigReader) -> Gates:
         except ValueError as exc:
             raise reader.fail("gates.device", str(exc)) from None
     python = table.get("python", "")
-    if not isinstance(python, str) or ("python" in table and not python.strip()):
+    if not isinstance(python, str) or ("python" in table and not python.strip()) or "\0" in python:
         raise reader.fail("gates.python", f"{python!r} is not an interpreter: give its path or name as a "
                           'string, e.g. python = "/opt/conda/bin/python"')
     log_max_mb = reader.number(table.get("log_max_mb", 64.0), "gates.log_max_mb",
@@ -97,6 +97,10 @@ def _read_gate(body: Any, name: str, reader: ConfigReader) -> GateConfig:
                 'expected a list of arguments such as ["python", "setup.py", "build_ext"], '
                 "or a string together with shell = true",
             )
+        held = [n for n, arg in enumerate(argv, 1) if "\0" in arg]
+        if held:  # Popen would fail at the gate's start, as a traceback
+            raise reader.fail(f"{key_path}.command", f"{'the command' if shell else f'argument {held[0]}'} "
+                              "holds a NUL byte (\\u0000), which no process can take; remove it")
     env = body.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
         raise reader.fail(f"{key_path}.env", 'expected a table of strings, e.g. env = { MAX_JOBS = "8" }')

@@ -98,6 +98,16 @@ def gate_command(gate: Gate, ctx: GateContext, config: GateConfig) -> GateComman
     )
 
 
+def _spawnable(command: GateCommand, gate: str) -> GateCommand:
+    """`command` if a process can take it: a NUL byte in an argument (from cockpit.toml, which
+    refuses it when read, or a workload's path) is one line here, never Popen's ValueError."""
+    held = [n for n, arg in enumerate(command.argv, 1) if "\0" in arg]
+    if held:
+        raise CockpitError(f"{gate}: argument {held[0]} of its command holds a NUL byte (\\u0000), which no "
+                           "process can take; remove it from cockpit.toml")
+    return command
+
+
 @dataclass
 class _Progress:
     lines: int = 0
@@ -171,12 +181,10 @@ class GateRun:
                 except OSError as exc:
                     folder = self.ctx.result_path.parent
                     raise CockpitError(f"{folder}: cannot create ({exc.strerror})") from exc
-            self._process = GateProcess(self.command, self.ctx.log_path, self)
+            self._process = GateProcess(_spawnable(self.command, self.gate.name), self.ctx.log_path, self)
             pid = self._process.spawn()
         except CockpitError as exc:
-            self.session.append([ev.gate_started(self.started_t, self.run_id, self.gate.name,
-                                                 self.command.argv, self._log, 0)])
-            self._finish(Verdict("error", str(exc)), 0.0, None)
+            self._never_started(str(exc))
             return
         started = ev.gate_started(self.started_t, self.run_id, self.gate.name, self.command.argv, self._log,
                                   pid, os.getpid(), process_start(pid), seal(token))
@@ -187,6 +195,20 @@ class GateRun:
             self.session.withdraw(started)  # nor be journaled later, once space returns: it never ran
             raise
         self._process.stream()  # only now can callbacks (and gate_finished) follow
+
+    def _never_started(self, why: str) -> None:
+        """A child that could not start is a finished run with status `error`, `why` its summary.
+        When the journal cannot take even its start (a full disk: often why the log could not be
+        created), nothing is left to be written once space returns (a start with no end would be
+        a run that never ran, shown as interrupted) and the journal's refusal is raised."""
+        started = ev.gate_started(self.started_t, self.run_id, self.gate.name, self.command.argv,
+                                  self._log, 0)
+        try:
+            self.session.append([started])
+        except CockpitError as exc:
+            self.session.withdraw(started)
+            raise CockpitError(f"{exc} ({self.gate.name} did not start either: {why})") from exc
+        self._finish(Verdict("error", why), 0.0, None)
 
     def cancel(self) -> None:
         self._process.cancel()

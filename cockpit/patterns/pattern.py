@@ -42,10 +42,13 @@ def library_size(directory: Path) -> int:
 @dataclass(frozen=True)
 class OutputTrigger:
     """Fires on an output line that `regex` finds (case-sensitive unless it starts with (?i)):
-    compiled by the `regex` module, whose searches take a timeout (triggers.match_output)."""
+    compiled by the `regex` module, whose searches take a timeout (output_search.match_output)."""
 
     regex: Any
     gate: str | None = None
+    lines_regex: Any = None
+    """The same regex over many lines at once (^ and $ at each line), when that finds every line
+    `regex` finds; None: searched a line at a time."""
 
 
 @dataclass(frozen=True)

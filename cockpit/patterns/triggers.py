@@ -4,26 +4,27 @@ Two kinds, as written in a pattern's front matter:
 - `{regex: '...', on: output}` fires when a line of a gate's output matches (re.search);
 - `{when: 'speedup < 0.5'}` fires when a field of a gate's structured result compares true.
 Either may add `gate: NAME` to listen to one gate only. Regexes are compiled once, at load, by
-the `regex` module (re's syntax) so that each search runs under a time budget: a pattern file is
-someone else's input, and `(a+)+$` against a long line would otherwise backtrack for hours.
-The trigger types themselves live in `pattern.py`, beside the Pattern that carries them.
+the `regex` module (re's syntax) so that each search runs under a time budget (output_search.py,
+re-exported here): a pattern file is someone else's input, and `(a+)+$` against a long line would
+otherwise backtrack for hours. The trigger types themselves live in `pattern.py`, beside the
+Pattern that carries them.
 """
 
 from __future__ import annotations
 
 import math
 import re
-import time
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import regex as bounded_re
 
 from cockpit.errors import CockpitError
+from cockpit.patterns.output_search import LIBRARY, TriggerBudget, lines_regex, match_output
 from cockpit.patterns.pattern import OutputTrigger, Pattern, Trigger, VerdictTrigger
 
 __all__ = [
+    "LIBRARY",
     "OutputTrigger",
     "Trigger",
     "TriggerBudget",
@@ -41,17 +42,6 @@ __all__ = [
 
 class TriggerError(CockpitError):
     """A trigger as written cannot be used; the message says what to write instead."""
-
-
-@dataclass
-class TriggerBudget:
-    """How long one pattern's output triggers may search one gate's lines, and the patterns that
-    ran out of it: each is named once (`too_slow`, one line) and skipped from then on. Keep one
-    for as long as the same patterns are matched (a TUI, a history over every session)."""
-
-    seconds: float = 0.25
-    too_slow: dict[int, str] = field(default_factory=dict)
-    """Pattern id -> the line that says what was skipped and why."""
 
 
 OPERATORS = ("<=", ">=", "==", "!=", "<", ">")
@@ -75,7 +65,7 @@ def output_trigger(regex: str, gate: str | None = None) -> OutputTrigger:
     if compiled.search("") is not None:
         raise TriggerError(f"regex {regex!r} matches an empty line, so it would fire on every gate; "
                            "make it match real text")
-    return OutputTrigger(compiled, _gate(gate))
+    return OutputTrigger(compiled, _gate(gate), lines_regex(compiled))
 
 
 def verdict_trigger(condition: str, gate: str | None = None) -> VerdictTrigger:
@@ -138,48 +128,6 @@ def trigger_text(trigger: Trigger) -> str:
     if isinstance(trigger, OutputTrigger):
         return f"output /{trigger.regex.pattern}/{where}"
     return f"{trigger.condition}{where}"
-
-
-def match_output(patterns: Sequence[Pattern], gate: str, lines: Iterable[str],
-                 budget: TriggerBudget | None = None) -> list[tuple[Pattern, str]]:
-    """Patterns whose output triggers fire on `gate`'s lines, each once with the first line that
-    fired it; earliest line first, then by id. A pattern whose searches outlast `budget.seconds`
-    is left out and named in `budget.too_slow`."""
-    budget = budget if budget is not None else TriggerBudget()
-    listening = [(p, t) for p in patterns if p.id not in budget.too_slow for t in p.triggers
-                 if isinstance(t, OutputTrigger) and t.gate in (None, gate)]
-    if not listening:
-        return []
-    wanted = {p.id for p, _ in listening}
-    spent: dict[int, float] = {}
-    first: dict[int, tuple[int, Pattern, str]] = {}
-    for index, line in enumerate(lines):
-        for pattern, trigger in listening:
-            if pattern.id in first or pattern.id in budget.too_slow:
-                continue
-            if _search(trigger, line, budget, spent, pattern, gate):
-                first[pattern.id] = (index, pattern, line)
-        if wanted <= first.keys() | budget.too_slow.keys():
-            break
-    return [(p, line) for _, p, line in sorted(first.values(), key=lambda x: (x[0], x[1].id))]
-
-
-def _search(trigger: OutputTrigger, line: str, budget: TriggerBudget, spent: dict[int, float],
-            pattern: Pattern, gate: str) -> bool:
-    """Whether the trigger finds `line`, within what is left of the pattern's budget; a search
-    that runs out of it marks the pattern too slow."""
-    left = budget.seconds - spent.get(pattern.id, 0.0)
-    started = time.perf_counter()
-    try:
-        return trigger.regex.search(line, timeout=max(left, 1e-3)) is not None
-    except TimeoutError:
-        budget.too_slow[pattern.id] = (
-            f"pattern {pattern.id:02d} ({pattern.path.name}): its trigger /{trigger.regex.pattern}/ ran over "
-            f"{budget.seconds:g} s on {gate}'s output and is skipped (a nested repeat such as (a+)+ "
-            "backtracks for ever); rewrite it without one")
-        return False
-    finally:
-        spent[pattern.id] = spent.get(pattern.id, 0.0) + time.perf_counter() - started
 
 
 def match_verdict(

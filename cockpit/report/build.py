@@ -183,8 +183,14 @@ speedup): a week-long session's 2,000 runs made a 15 MB REPORT.md that no one re
 details stay in the journal and results/."""
 
 
+def ran(state: SessionState) -> list[GateRunRecord]:
+    """The gate runs that ran: a start with no child (pid 0) and no finish never did. Cockpits
+    before the refused start was withdrawn wrote such a start once a full disk had space again."""
+    return [r for r in state.gate_runs if r.pid != 0 or r.finished]
+
+
 def gate_reports(ws: Workspace, state: SessionState) -> tuple[GateReport, ...]:
-    runs = state.gate_runs
+    runs = ran(state)
     detailed = {r.run_id for r in runs[-DETAILED_RUNS:]}
     detailed |= {last.run_id for gate in {r.gate for r in runs} if (last := state.last_run(gate))}
     if (best := best_valid(state)) is not None:
@@ -338,7 +344,7 @@ def spans(state: SessionState, as_of: float) -> tuple[Span, ...]:
                    "phase") for r in state.runs]
     gates = [Span(clean_line(r.run_id), r.started_t,
                   r.finished_t if r.finished_t is not None else r.started_t,
-                  clean_line(r.status or "interrupted")) for r in state.gate_runs]
+                  clean_line(r.status or "interrupted")) for r in ran(state)]
     return tuple(phases + gates)
 
 
