@@ -78,3 +78,11 @@ def printable(text: str, mark: str = "") -> str:
     if text.isascii() or not HIDDEN_ONE.search(text):
         return text
     return REVEALED.sub(_code_point, text)
+
+
+def holds_hidden(text: str) -> bool:
+    """Whether `printable` would spell out a hidden character of `text` as its code point (so
+    text shown through the door and saved back would not be the text that was read)."""
+    if text.isascii() or HIDDEN_ONE.search(text) is None:
+        return False
+    return REVEALED.sub(_code_point, text) != text

@@ -19,7 +19,7 @@ from textual.timer import Timer
 from textual.widgets import TextArea
 
 from cockpit.errors import CockpitError
-from cockpit.printable import printable
+from cockpit.printable import holds_hidden, printable
 from cockpit.session import logfile
 from cockpit.ui.markdown_marks import MarkdownMarks
 
@@ -134,15 +134,21 @@ class SessionEditor(Vertical):
             self.app.notify(loaded.problem, severity="warning", markup=False, timeout=15)
 
     def _show(self, loaded: logfile.Loaded) -> None:
-        # shown through the door: no escape reaches the screen
-        self.area.load_markdown(printable(loaded.text), highlight=len(loaded.text) <= HIGHLIGHT_UP_TO)
+        # shown through the door: no escape reaches the screen, a hidden character shows as <U+…>
+        shown = printable(loaded.text)
+        self.area.load_markdown(shown, highlight=len(loaded.text) <= HIGHLIGHT_UP_TO)
         self.area.move_cursor(self.area.document.end)  # a log grows at its end: type there
-        self.area.read_only = not loaded.editable
+        # A file holding hidden characters (a bidi override, a zero-width space) is shown with them
+        # spelled out; saved from here it would hold the spelling, not the characters: read-only.
+        hidden = loaded.editable and holds_hidden(loaded.text)
+        self.area.read_only = not loaded.editable or hidden
         self._stamp = loaded.stamp
         self._first_unsaved = None
         self._asked = False
         self._ended = False
-        self.border_subtitle = f"read-only: {loaded.read_only_why}" if not loaded.editable else "saved"
+        self.border_subtitle = (f"read-only: {loaded.read_only_why}" if not loaded.editable else
+                                "read-only: it holds hidden characters (shown as <U+…>)" if hidden else
+                                "saved")
 
     def follow(self, session: bool, ended: bool) -> None:
         """The session's state: with none open there is no SESSION.md to type into (the editor
