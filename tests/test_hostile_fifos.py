@@ -24,6 +24,7 @@ from cockpit.files import RefusedFile, open_file, read_file, read_head, read_tai
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.workspace import SessionRef, Workspace, create_session
+from tests.trusted import trust
 
 from .conftest import T0
 
@@ -70,6 +71,7 @@ def workspace(tmp_path: Path) -> tuple[Workspace, SessionRef]:
     """A workspace whose env gate is a fake command, with a session that ran it once (its log
     logs/001-env.log, so the history's pattern triggers read it)."""
     (tmp_path / "cockpit.toml").write_text(f'[gates.env]\ncommand = ["{sys.executable}", "-c", "print(1)"]\n')
+    trust(tmp_path)  # the test's own: its command may run
     ws = Workspace(tmp_path)
     ref = create_session(ws, load_config(tmp_path), "a clone of someone's work", "optimize", T0)
     log = ref.path / "logs" / "001-env.log"

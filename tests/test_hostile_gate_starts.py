@@ -18,6 +18,7 @@ from cockpit.errors import CockpitError
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.workspace import SessionRef, Workspace
+from tests.trusted import trust
 
 from .conftest import T0
 from .test_full_disk import finished, gate_runs, start_refused, tui_app
@@ -143,6 +144,7 @@ def test_a_refused_start_is_withdrawn_from_what_the_session_keeps_to_write(
     from cockpit.session.live import LiveSession
 
     (ws.root / "cockpit.toml").write_text(f'[gates.env]\ncommand = ["{sys.executable}", "-c", "print(1)"]\n')
+    trust(ws.root)  # the test's own: its command may run
     kept: list[LiveSession] = []
     real_init = LiveSession.__init__
 

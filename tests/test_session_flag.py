@@ -15,6 +15,7 @@ from cockpit.config import Config
 from cockpit.patterns.library import read_pattern
 from cockpit.session.workspace import SessionRef, Workspace, create_session, has_ended
 from tests.test_workload import SCALE, workspace
+from tests.trusted import trust
 
 T = 1_795_300_000.0
 
@@ -88,6 +89,7 @@ def test_status_phase_and_end_work_on_the_session_named_before_the_verb(
 def test_a_gate_is_recorded_in_the_session_named_before_the_verb(
         ws: Workspace, two: tuple[SessionRef, SessionRef], capsys: pytest.CaptureFixture[str]) -> None:
     (ws.root / "cockpit.toml").write_text('[gates.env]\ncommand = "echo checking && exit 0"\nshell = true\n')
+    trust(ws.root)  # the test's own: its command may run
     older, newer = two
     assert cockpit(ws, "--session", older.id, "gate", "env") == 0
     assert "gate_finished" in events(older) and "gate_finished" not in events(newer)
