@@ -15,6 +15,7 @@ from cockpit.cli import main
 from cockpit.config import Config
 from cockpit.errors import CockpitError
 from cockpit.session import events as ev
+from cockpit.session import last_open
 from cockpit.session.ended import ended_file
 from cockpit.session.journal import JournalWriter
 from cockpit.session.workspace import (
@@ -57,6 +58,7 @@ def searched(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     real = workspace.journal_ended
     calls: list[str] = []
+    monkeypatch.setattr(last_open, "SETTLED_S", float("inf"))  # the search is under test: nothing kept of it
 
     def counted(journal: Path, root: Path) -> bool:
         calls.append(journal.parent.name)
@@ -153,3 +155,84 @@ def test_a_fifo_where_the_newest_journal_should_be_hangs_nothing_and_is_named(
     refused = cannot_open(odd)
     assert refused is not None and "is a FIFO, not a file" in refused.why
     assert status_of(ws, capsys) == open_one.id
+
+
+@pytest.fixture
+def settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every sessions folder reads as settled, however recently it changed (a test runs in less
+    than last_open.SETTLED_S): what the search finds is kept."""
+    monkeypatch.setattr(last_open, "SETTLED_S", -1e9)
+
+
+@pytest.fixture
+def unlisted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How often the sessions folder is listed."""
+    from cockpit.session import workspace
+
+    listed: list[int] = []
+    real = workspace.os.listdir
+
+    def counted(path: object) -> list[str]:
+        listed.append(1)
+        return real(path)  # type: ignore[call-overload,no-any-return]
+
+    monkeypatch.setattr(workspace.os, "listdir", counted)
+    return listed
+
+
+def test_tmux_asking_again_finds_the_kept_open_session_without_listing_the_folder(
+        ws: Workspace, capsys: pytest.CaptureFixture[str], settled: None, unlisted: list[int]) -> None:
+    for k in range(30):
+        session(ws, f"run {k}", DAY + k * HOUR, ended=True)
+    open_one = session(ws, "the open one", DAY + 30 * HOUR)
+    assert status_of(ws, capsys) == open_one.id and len(unlisted) == 1
+    assert status_of(ws, capsys) == open_one.id and status_of(ws, capsys) == open_one.id
+    assert len(unlisted) == 1  # asked twice more: the folder was not listed again
+
+
+def test_a_session_made_since_or_the_kept_one_ending_is_seen_at_once(
+        ws: Workspace, capsys: pytest.CaptureFixture[str], settled: None) -> None:
+    older = session(ws, "left open", DAY)
+    kept = session(ws, "the open one", DAY + HOUR)
+    assert status_of(ws, capsys) == kept.id
+    end(kept, DAY + 2 * HOUR)  # its folder's journal changed, the sessions folder did not
+    assert status_of(ws, capsys) == older.id
+    newer = session(ws, "started now", DAY + 3 * HOUR)  # the sessions folder changed
+    assert status_of(ws, capsys) == newer.id
+    end(newer, DAY + 4 * HOUR)
+    end(older, DAY + 4 * HOUR)
+    assert status_of(ws, capsys) is None
+
+
+def test_a_folder_whose_times_were_put_back_is_listed_again(
+        ws: Workspace, capsys: pytest.CaptureFixture[str], settled: None) -> None:
+    kept = session(ws, "the open one", DAY)
+    assert status_of(ws, capsys) == kept.id
+    before = os.stat(ws.sessions_dir)
+    copied = session(ws, "copied in by rsync -a", DAY + HOUR, tag="beef")
+    os.utime(ws.sessions_dir, ns=(before.st_atime_ns, before.st_mtime_ns))  # its mtime as it was: not its ctime
+    assert status_of(ws, capsys) == copied.id
+
+
+def test_a_folder_changed_just_before_it_was_listed_is_not_kept(ws: Workspace) -> None:
+    ref = session(ws, "the open one", DAY)
+    look = last_open.folder_look(ws.sessions_dir)
+    changed_t = os.stat(ws.sessions_dir).st_ctime
+    last_open.keep_open(ws.sessions_dir, ref.id, look, changed_t + 0.5)  # a coarse clock: a session made now could
+    assert last_open.kept_open(ws.sessions_dir) is None                 # keep this mtime
+    last_open.keep_open(ws.sessions_dir, ref.id, look, changed_t + last_open.SETTLED_S + 0.1)
+    assert last_open.kept_open(ws.sessions_dir) == ref.id
+
+
+def test_what_is_kept_is_read_with_suspicion(
+        ws: Workspace, capsys: pytest.CaptureFixture[str], settled: None) -> None:
+    older = session(ws, "open", DAY)
+    newest = session(ws, "open and newest", DAY + HOUR)
+    assert status_of(ws, capsys) == newest.id
+    kept = next((Path(os.environ["XDG_CACHE_HOME"]) / "cockpit" / "open").iterdir())
+    title, look, _ = kept.read_text().splitlines()
+    for forged in ("../../elsewhere", older.id + "/..", "not-a-session"):
+        kept.write_text(f"{title}\n{look}\n{forged}\n")
+        assert status_of(ws, capsys) == newest.id  # not a session name: the folder is listed
+    kept.write_bytes(b"\xff\xfe damaged\n")
+    assert status_of(ws, capsys) == newest.id

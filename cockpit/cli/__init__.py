@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-import traceback
 from collections.abc import Callable
 from typing import cast
 
@@ -63,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
             except BrokenPipeError:  # the reader left (`| head`): not a bug, said below as cat says it
                 raise
             except Exception:  # a bug: its traceback, through the door (its words may be a workspace's)
+                import traceback  # (only for a bug: `status` runs every few seconds)
+
                 traceback.print_exc(file=sys.stderr)
                 return 1
     except KeyboardInterrupt:

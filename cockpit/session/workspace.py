@@ -12,8 +12,8 @@ import itertools
 import os
 import re
 import shutil
-import socket
 import stat
+import time
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -29,6 +29,7 @@ from cockpit.session.bounds import objective_refused
 from cockpit.session.ended import EndedSessions
 from cockpit.session.inside import OutsideWorkspace, confine, confine_session
 from cockpit.session.journal import JOURNAL_NAME, JournalWriter
+from cockpit.session.last_open import folder_look, keep_open, kept_open
 from cockpit.session.opening import CannotOpen, journal_ended, journal_start
 from cockpit.session.saved_state import recent_state
 from cockpit.session.state import SessionState
@@ -37,6 +38,7 @@ from cockpit.slug import slugify
 _STAMPED = r"\d{8}-\d{4}-[0-9a-f]{4}-[a-z0-9-]*"
 _NUMBERED = r"\d{3,}-[a-z0-9-]*"
 _NUMBERED_DIR = re.compile(rf"^(?!{_STAMPED}$){_NUMBERED}$")
+_STAMPED_DIR = re.compile(rf"^{_STAMPED}$")
 _STAMPED_NAMES = re.compile(rf"^{_STAMPED}$", re.MULTILINE)
 _NUMBERED_NAMES = re.compile(rf"^{_NUMBERED}$", re.MULTILINE)
 """Run over the names that are not stamped: an id of either kind reads as numbered too."""
@@ -191,6 +193,9 @@ def latest_open_session(ws: Workspace) -> SessionRef | None:
     Numbered folders of earlier versions say no time in their names: each is asked. The end is
     found with a byte search, never a fold (a 280 MB journal is searched in a fraction of a
     second and read, when it must be, by the TUI's worker thread)."""
+    if (kept := _kept_and_open(ws)) is not None:
+        return kept
+    look, listed_t = folder_look(ws.sessions_dir), time.time()
     numbered, stamped = session_names(ws)
     ended = EndedSessions(ws.sessions_dir)
     found = None
@@ -201,11 +206,22 @@ def latest_open_session(ws: Workspace) -> SessionRef | None:
     ended.save()
     newest = max((c for c in (found, older) if c is not None), default=None, key=lambda c: c[0])
     if newest is not None:
+        keep_open(ws.sessions_dir, newest[1].id, look, listed_t)
         return newest[1]
     for name in reversed(numbered + stamped):  # none open: a journal that is no file may be the one
         if (refused := journal_refused(_ref(ws, name))) is not None:
             raise refused
     return None  # a folder with a broken first line is not one
+
+
+def _kept_and_open(ws: Workspace) -> SessionRef | None:
+    """The session found open last time, if the sessions folder has not changed since and it is
+    still open (session/last_open.py): no listing of the folder."""
+    name = kept_open(ws.sessions_dir)
+    if name is None or not (_STAMPED_DIR.match(name) or _NUMBERED_DIR.match(name)):
+        return None
+    ref = _ref(ws, name)
+    return ref if started_t(ref) > 0 and not has_ended(ref) else None
 
 
 def journal_refused(ref: SessionRef) -> RefusedFile | None:
@@ -346,7 +362,7 @@ def session_tag() -> str:
     """Four hex digits from this host's name and chance: the host keeps two machines apart,
     chance keeps two `cockpit new` on one machine apart (a clash is drawn again)."""
     # zlib, not hashlib: the TUI names sessions too, and hashlib loads OpenSSL's libcrypto.
-    seed = f"{socket.gethostname()}:{os.getpid()}:{os.urandom(8).hex()}"
+    seed = f"{os.uname().nodename}:{os.getpid()}:{os.urandom(8).hex()}"
     return f"{zlib.crc32(seed.encode()) & 0xFFFF:04x}"
 
 
