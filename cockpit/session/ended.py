@@ -19,12 +19,15 @@ until that file is removed (a `git checkout` of an older commit of `sessions/` i
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from cockpit.session.saved_state import cache_root, path_key
 
 HEADER = "cockpit ended sessions v1"
+_MINUTE = len("YYYYMMDD-HHMM")
 
 
 def ended_file(sessions_dir: Path) -> Path:
@@ -76,3 +79,14 @@ class EndedSessions:
             with contextlib.suppress(OSError):
                 tmp.unlink()
         self._known, self._found = ids, set()
+
+
+def minutes_newest_first(stamped: list[str], ended: EndedSessions) -> Iterator[list[str]]:
+    """The stamped names (sorted) by start minute, newest first; past the newest minute, the
+    sessions known to have ended are left out in one pass (10,000 asked one by one take long)."""
+    newest = list(itertools.takewhile(lambda n: n[:_MINUTE] == stamped[-1][:_MINUTE], reversed(stamped)))
+    if newest:
+        yield newest
+    rest = ended.unknown(stamped[:len(stamped) - len(newest)])
+    for _, minute in itertools.groupby(reversed(rest), key=lambda name: name[:_MINUTE]):
+        yield list(minute)

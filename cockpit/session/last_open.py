@@ -14,8 +14,9 @@ ctime is kept because a copy that sets times (`rsync -a`, `cp -p`) can put an mt
 puts back a ctime. A folder changed within `SETTLED_S` of the search is not kept: a file system
 whose clock is coarse could give a session made just after the listing the same time (git calls
 such an index entry racy). A journal mended by hand inside its folder (a first line restored) is
-seen when the folder next changes, or when the kept session ends. Like the list of ended sessions, this is the user's cache, never the
-workspace's; a file that cannot be read or written only means the folder is listed again.
+seen when the folder next changes, or when the kept session ends. Like the list of ended
+sessions, this is the user's cache, never the workspace's; a file that cannot be read or written
+only means the folder is listed again.
 """
 
 from __future__ import annotations

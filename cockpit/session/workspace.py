@@ -8,14 +8,13 @@ This module finds, names and creates them, and orders them by when they started.
 
 from __future__ import annotations
 
-import itertools
 import os
 import re
 import shutil
 import stat
 import time
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -26,7 +25,7 @@ from cockpit.errors import CockpitError
 from cockpit.files import RefusedFile, not_a_file
 from cockpit.session import events as ev
 from cockpit.session.bounds import objective_refused
-from cockpit.session.ended import EndedSessions
+from cockpit.session.ended import EndedSessions, minutes_newest_first
 from cockpit.session.inside import OutsideWorkspace, confine, confine_session
 from cockpit.session.journal import JOURNAL_NAME, JournalWriter
 from cockpit.session.last_open import folder_look, keep_open, kept_open
@@ -42,7 +41,6 @@ _STAMPED_DIR = re.compile(rf"^{_STAMPED}$")
 _STAMPED_NAMES = re.compile(rf"^{_STAMPED}$", re.MULTILINE)
 _NUMBERED_NAMES = re.compile(rf"^{_NUMBERED}$", re.MULTILINE)
 """Run over the names that are not stamped: an id of either kind reads as numbered too."""
-_MINUTE = len("YYYYMMDD-HHMM")
 
 
 @dataclass(frozen=True)
@@ -199,7 +197,7 @@ def latest_open_session(ws: Workspace) -> SessionRef | None:
     numbered, stamped = session_names(ws)
     ended = EndedSessions(ws.sessions_dir)
     found = None
-    for minute in _minutes_newest_first(stamped, ended):
+    for minute in minutes_newest_first(stamped, ended):
         if (found := _newest_open(ws, minute, ended)) is not None:
             break
     older = _newest_open(ws, ended.unknown(numbered), ended) if numbered else None
@@ -232,17 +230,6 @@ def journal_refused(ref: SessionRef) -> RefusedFile | None:
     except (OSError, OutsideWorkspace):  # missing, or never read at all (session/inside.py)
         return None
     return None if stat.S_ISREG(mode) else not_a_file(ref.journal, mode)
-
-
-def _minutes_newest_first(stamped: list[str], ended: EndedSessions) -> Iterator[list[str]]:
-    """The stamped names (sorted) by start minute, newest first; past the newest minute, the
-    sessions known to have ended are left out in one pass (10,000 asked one by one take long)."""
-    newest = list(itertools.takewhile(lambda n: n[:_MINUTE] == stamped[-1][:_MINUTE], reversed(stamped)))
-    if newest:
-        yield newest
-    rest = ended.unknown(stamped[:len(stamped) - len(newest)])
-    for _, minute in itertools.groupby(reversed(rest), key=lambda name: name[:_MINUTE]):
-        yield list(minute)
 
 
 def _newest_open(ws: Workspace, names: Iterable[str],
