@@ -183,7 +183,8 @@ def test_a_slower_best_valid_run_than_an_earlier_session_is_called_a_regression(
     assert table(whole).regressions == ()
 
 
-def test_cockpit_history_prints_the_table_or_one_json_object(ws: Workspace, capsys) -> None:
+def test_cockpit_history_prints_the_table_or_one_json_object(ws: Workspace, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "160")  # a terminal of 160: every column (at 80, DATE gives way first)
     session(ws, "first <b>", DAY, 60, [("bench", "warn", bench(FIRST, True))])
     session(ws, "second", DAY + 86400, 45)
     assert main(["--workspace", str(ws.root), "history"]) == 0
