@@ -17,7 +17,7 @@ from typing import cast
 from cockpit.cli.parser import build_parser, session_named
 from cockpit.cli.printed import through_the_door
 from cockpit.errors import CockpitError
-from cockpit.session.trust import absolute_path
+from cockpit.path_entries import absolute_path
 
 HANDLERS = {
     "tui": "cockpit.cli.tui:run_tui",

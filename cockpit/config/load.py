@@ -8,11 +8,6 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeVar
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
-
 from cockpit.config.gates import GateConfig, Gates, read_gates
 from cockpit.config.phases import DEFAULT_TEMPLATES, Template, read_templates
 from cockpit.config.profile import ProfileSettings, read_profile
@@ -109,6 +104,12 @@ def load_config(workspace: Path) -> Config:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror}); check its permissions") from exc
     text = raw.decode("utf-8", errors="replace")
+    # tomllib only when there is a file: `cockpit status` and the idle TUI of a workspace without
+    # one do not pay for its import (its parser and datetime)
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -226,9 +226,3 @@ def require_trust(root: Path, config: Config) -> None:
     runs = what_runs(root, config)
     if not runs.trusted:
         raise CockpitError(refusal(runs))
-
-
-def absolute_path(path: str) -> str:
-    """PATH without its empty and relative entries: each names the current folder (the workspace,
-    where the gates run), so a committed `./python3` or `bin/nvcc` would be found and run."""
-    return os.pathsep.join(p for p in path.split(os.pathsep) if os.path.isabs(p))
