@@ -14,7 +14,7 @@ from cockpit.errors import CockpitError
 from cockpit.gates.gate import GateContext
 from cockpit.gates.interpreter import candidates, forget, gates_python
 from cockpit.gates.run import python_env
-from cockpit.session.saved_state import user_cache
+from cockpit.user_cache import user_cache
 
 
 def interpreter(folder: Path, name: str = "python3") -> Path:

@@ -15,6 +15,7 @@ from cockpit.cli import main
 from cockpit.config import Config
 from cockpit.errors import CockpitError
 from cockpit.session import events as ev
+from cockpit import user_cache
 from cockpit.session import last_open
 from cockpit.session.ended import ended_file
 from cockpit.session.journal import JournalWriter
@@ -58,7 +59,7 @@ def searched(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     real = workspace.journal_ended
     calls: list[str] = []
-    monkeypatch.setattr(last_open, "SETTLED_S", float("inf"))  # the search is under test: nothing kept of it
+    monkeypatch.setattr(user_cache, "SETTLED_S", float("inf"))  # the search is under test: nothing kept of it
 
     def counted(journal: Path, root: Path) -> bool:
         calls.append(journal.parent.name)
@@ -160,8 +161,8 @@ def test_a_fifo_where_the_newest_journal_should_be_hangs_nothing_and_is_named(
 @pytest.fixture
 def settled(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every sessions folder reads as settled, however recently it changed (a test runs in less
-    than last_open.SETTLED_S): what the search finds is kept."""
-    monkeypatch.setattr(last_open, "SETTLED_S", -1e9)
+    than user_cache.SETTLED_S): what the search finds is kept."""
+    monkeypatch.setattr(user_cache, "SETTLED_S", -1e9)
 
 
 @pytest.fixture
@@ -220,7 +221,7 @@ def test_a_folder_changed_just_before_it_was_listed_is_not_kept(ws: Workspace) -
     changed_t = os.stat(ws.sessions_dir).st_ctime
     last_open.keep_open(ws.sessions_dir, ref.id, look, changed_t + 0.5)  # a coarse clock: a session made now could
     assert last_open.kept_open(ws.sessions_dir) is None                 # keep this mtime
-    last_open.keep_open(ws.sessions_dir, ref.id, look, changed_t + last_open.SETTLED_S + 0.1)
+    last_open.keep_open(ws.sessions_dir, ref.id, look, changed_t + user_cache.SETTLED_S + 0.1)
     assert last_open.kept_open(ws.sessions_dir) == ref.id
 
 

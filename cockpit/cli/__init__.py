@@ -48,7 +48,8 @@ def handler(verb: str) -> Callable[..., int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(argv).parse_args(argv)
     if "PATH" in os.environ:  # an empty or relative entry would find a program in the workspace
         os.environ["PATH"] = absolute_path(os.environ["PATH"])
     try:

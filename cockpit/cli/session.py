@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from cockpit.cli.parser import session_named, workspace_of
-from cockpit.config import load_config
+from cockpit.config.warn_fraction import phase_warn_fraction
 from cockpit.errors import CockpitError
 from cockpit.session import timer
 from cockpit.session.journal import Event
@@ -50,6 +50,8 @@ def _events_for(state: SessionState, move: str, now: float) -> list[Event]:
 def new(args: argparse.Namespace) -> int:
     """`cockpit new "OBJECTIVE"`: make the session folder; print its id and path."""
     ws = workspace_of(args)
+    from cockpit.config import load_config  # every table's code: not for `status`
+
     config = load_config(ws.root)
     try:
         open_now = resolve_session(ws, None)
@@ -107,7 +109,7 @@ def ago(seconds: float) -> str:
 def status(args: argparse.Namespace) -> int:
     """`cockpit status`: one line for tmux's status bar, or one JSON object."""
     ws = workspace_of(args)
-    config = load_config(ws.root)
+    warn_fraction = phase_warn_fraction(ws.root)
     ref = resolve_session(ws, session_named(args))
     if ref is None:
         if args.json:
@@ -117,7 +119,7 @@ def status(args: argparse.Namespace) -> int:
         return 0
     state = load_state(ref)
     now = time.time()
-    view = timer.timer_view(state, now, config.phase_warn_fraction)
+    view = timer.timer_view(state, now, warn_fraction)
     line = compose_status(state, view)
     carried = last_now(state.statuses) if state.is_open else None
     if carried is not None:  # what the last status said is being done: a tmux status bar shows it

@@ -7,6 +7,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cockpit.config.names import GATE_NAMES
 from cockpit.config.reader import ConfigReader
 from cockpit.hardware.device_spec import DeviceSpec, parse_device
 
@@ -22,7 +23,6 @@ class GateConfig:
     env: Mapping[str, str] = field(default_factory=dict)
 
 
-GATE_NAMES = ("env", "build", "correctness", "bench", "profile", "sanitize")
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from cockpit.config.gates import GateConfig, Gates, read_gates
+from cockpit.config.names import CONFIG_NAME
 from cockpit.config.phases import DEFAULT_TEMPLATES, Template, read_templates
 from cockpit.config.profile import ProfileSettings, read_profile
 from cockpit.config.reader import (
@@ -24,8 +25,6 @@ from cockpit.config.tune import TuneConfig, read_tune
 from cockpit.config.workload import WorkloadConfig, read_workload
 from cockpit.files import RefusedFile, read_file
 from cockpit.hardware.device_spec import DeviceSpec
-
-CONFIG_NAME = "cockpit.toml"
 
 T = TypeVar("T")
 _READ = "read"

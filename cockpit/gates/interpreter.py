@@ -37,7 +37,7 @@ from pathlib import Path
 from cockpit.config.gates import Gates
 from cockpit.errors import CockpitError
 from cockpit.path_entries import absolute_path
-from cockpit.session.saved_state import user_cache
+from cockpit.user_cache import user_cache
 
 ASK_TIMEOUT_S = 60.0
 ASK = "import sys, torch; print(torch.__version__, torch.version.cuda or 'cpu', sys.version.split()[0])"

@@ -24,7 +24,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from cockpit.session.saved_state import cache_root, path_key
+from cockpit.user_cache import cache_root, path_key
 
 HEADER = "cockpit ended sessions v1"
 _MINUTE = len("YYYYMMDD-HHMM")

@@ -36,6 +36,7 @@ from cockpit.session.state import (
     SessionState,
     StatusEntry,
 )
+from cockpit.user_cache import user_cache
 
 try:  # BLAKE2 without `hashlib`, whose import maps OpenSSL's libcrypto: ~0.55 MiB in every TUI
     from _blake2 import blake2b
@@ -54,24 +55,8 @@ saved whole by version 1 is read past."""
 SAMPLE = 4096
 
 
-def cache_root() -> Path:
-    """The cockpit's folder in the user's cache: $XDG_CACHE_HOME/cockpit, else ~/.cache/cockpit."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cockpit"
-
-
-def path_key(path: Path) -> str:
-    """A short name for `path` (resolved) in the cache."""
-    return blake2b(str(path.resolve()).encode(), digest_size=12).hexdigest()
-
-
 def cache_dir(journal: Path) -> Path:
     return user_cache("state", journal)
-
-
-def user_cache(kind: str, of: Path) -> Path:
-    """`$XDG_CACHE_HOME/cockpit/KIND/<hash of OF's real path>/` (~/.cache without the variable):
-    what the cockpit keeps about a file or a workspace, outside it (looking writes nothing there)."""
-    return cache_root() / kind / path_key(of)
 
 
 def fingerprint(journal: Path, offset: int) -> str:

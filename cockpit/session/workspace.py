@@ -18,9 +18,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from cockpit.config import CONFIG_NAME, Config, PhaseSpec
+from cockpit.config.names import CONFIG_NAME
 from cockpit.errors import CockpitError
 from cockpit.files import RefusedFile, not_a_file
 from cockpit.session import events as ev
@@ -33,6 +33,9 @@ from cockpit.session.opening import CannotOpen, journal_ended, journal_start
 from cockpit.session.saved_state import recent_state
 from cockpit.session.state import SessionState
 from cockpit.slug import slugify
+
+if TYPE_CHECKING:
+    from cockpit.config import Config, PhaseSpec
 
 _STAMPED = r"\d{8}-\d{4}-[0-9a-f]{4}-[a-z0-9-]*"
 _NUMBERED = r"\d{3,}-[a-z0-9-]*"
