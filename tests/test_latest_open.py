@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from cockpit import user_cache
 from cockpit.cli import main
 from cockpit.config import Config
 from cockpit.errors import CockpitError
 from cockpit.session import events as ev
-from cockpit import user_cache
 from cockpit.session import last_open
 from cockpit.session.ended import ended_file
 from cockpit.session.journal import JournalWriter
