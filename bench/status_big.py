@@ -9,7 +9,8 @@ Two workspaces, each of `--sessions` sessions:
                newer ended ones
 
 Each cell is the median of `--runs` warm runs (after one untimed run: bytecode and caches), each a
-fresh `python -m cockpit` child process as tmux runs it: its whole wall time, and its CPU time
+fresh `python -m cockpit` child process as tmux runs it, the rows' runs taken in turns after every
+workspace is built and synced to disk: its whole wall time, and its CPU time
 (user + system, which a busy machine inflates less). Two reference rows put them in proportion:
 `cockpit status` on a workspace of one session, and the interpreter alone (`python -c pass`).
 
@@ -87,23 +88,34 @@ def timed(argv: list[str]) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def medians_ms(argv: list[str], runs: int) -> tuple[float, float]:
-    """The median wall and CPU milliseconds of `runs` warm runs of `argv`."""
-    run_s(argv)  # untimed: bytecode, the page cache, the saved folds, the list of ended sessions
-    walls, cpus = zip(*(timed(argv) for _ in range(runs)), strict=True)
-    return statistics.median(walls) * 1000, statistics.median(cpus) * 1000
+def interleaved_ms(argvs: list[list[str]], runs: int) -> list[tuple[float, float]]:
+    """The median wall and CPU milliseconds of `runs` warm runs of each of `argvs`, taken in turns
+    (one run of each, then the next round), so that a box getting busier or quieter, or writing
+    back the workspaces just built, weighs on every row alike."""
+    for argv in argvs:
+        run_s(argv)  # untimed: bytecode, the page cache, the saved folds, the answers kept
+    taken: list[list[tuple[float, float]]] = [[] for _ in argvs]
+    for _ in range(runs):
+        for k, argv in enumerate(argvs):
+            taken[k].append(timed(argv))
+    return [(statistics.median(w for w, _ in t) * 1000, statistics.median(c for _, c in t) * 1000)
+            for t in taken]
 
 
-def status_row(name: str, root: Path, runs: int) -> str:
-    """A table row: `cockpit status` and `cockpit status --json` on `root`, and the session shown."""
-    argv = cockpit("--workspace", str(root), "status")
-    line, line_cpu = medians_ms(argv, runs)
-    as_json, json_cpu = medians_ms([*argv, "--json"], runs)
-    shown = json.loads(subprocess.run([*argv, "--json"], capture_output=True, text=True, env=CHILD_ENV,
-                                      check=True).stdout)["session"]
-    verdict = "PASS" if max(line, as_json) <= STATUS_TARGET_S * 1000 else "FAIL"
-    return (f"| {name} | {line:.0f} ({line_cpu:.0f}) | {as_json:.0f} ({json_cpu:.0f}) | {shown} | "
-            f"{verdict} |")
+def status_rows(named: list[tuple[str, Path]], runs: int) -> list[str]:
+    """Table rows: `cockpit status` and `cockpit status --json` on each workspace, and the session shown."""
+    argvs = [[*cockpit("--workspace", str(root), "status"), *extra]
+             for _, root in named for extra in ([], ["--json"])]
+    ms = interleaved_ms(argvs, runs)
+    rows = []
+    for k, (name, _) in enumerate(named):
+        (line, line_cpu), (as_json, json_cpu) = ms[2 * k], ms[2 * k + 1]
+        shown = json.loads(subprocess.run(argvs[2 * k + 1], capture_output=True, text=True, env=CHILD_ENV,
+                                          check=True).stdout)["session"]
+        verdict = "PASS" if max(line, as_json) <= STATUS_TARGET_S * 1000 else "FAIL"
+        rows.append(f"| {name} | {line:.0f} ({line_cpu:.0f}) | {as_json:.0f} ({json_cpu:.0f}) | {shown} "
+                    f"| {verdict} |")
+    return rows
 
 
 def table(rows: list[str], runs: int) -> str:
@@ -135,19 +147,22 @@ def main() -> int:
 
 
 def measure(base: Path, sessions: int, runs: int) -> list[str]:
-    """The table's rows: both workspaces under `base` (built unless there), then the references."""
-    rows = []
+    """The table's rows: both workspaces under `base` (built unless there) and the one-session
+    reference, all built and written back to disk before any is timed, then timed in turns."""
+    named = []
     for kind in ("small", "history_big"):
         root = base / kind
         root.mkdir(parents=True, exist_ok=True)
         make(root, kind, sessions)
-        rows.append(status_row(f"{kind}: {sessions} sessions", root, runs))
+        named.append((f"{kind}: {sessions} sessions", root))
     one = base / "one"
     if not built(one, 1):
         one.mkdir(parents=True, exist_ok=True)
         build_small(one, 1)
-    rows.append(status_row("(reference) one session", one, runs))
-    alone, alone_cpu = medians_ms([sys.executable, "-c", "pass"], runs)
+    named.append(("(reference) one session", one))
+    os.sync()  # the write-back of 20,000 new folders is not timed
+    rows = status_rows(named, runs)
+    (alone, alone_cpu), = interleaved_ms([[sys.executable, "-c", "pass"]], runs)
     return [*rows, f"| (reference) `python -c pass` | {alone:.0f} ({alone_cpu:.0f}) | — | — | — |"]
 
 

@@ -17,7 +17,8 @@ t0 = time.perf_counter()
 import cockpit.cli
 t1 = time.perf_counter()
 from cockpit.cli.parser import build_parser
-args = build_parser().parse_args(["--workspace", sys.argv[1], "status"])
+argv = ["--workspace", sys.argv[1], "status"]
+args = build_parser(argv).parse_args(argv)
 t2 = time.perf_counter()
 import cockpit.cli.session as verb
 from cockpit.session import workspace
