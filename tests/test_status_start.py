@@ -13,7 +13,7 @@ import pytest
 
 from cockpit import user_cache
 from cockpit.cli import main
-from cockpit.cli.parser import VERBS, build_parser, verb_asked
+from cockpit.cli.parser import TUI, VERBS, build_parser, verb_asked
 from cockpit.config import ConfigError
 from cockpit.config.warn_fraction import phase_warn_fraction
 
@@ -46,7 +46,8 @@ def test_every_verb_is_in_the_table_the_help_lists() -> None:
     (["-h", "status"], None),  # argparse reads the options: every verb built
     (["--work", "ws", "status"], None),  # an abbreviation: not plain, every verb built
     (["statsu"], None),
-    ([], None),
+    ([], TUI),
+    (["--workspace", "ws", "--session=latest"], TUI),
 ])
 def test_the_verb_is_taken_from_the_line_only_where_it_is_plain(argv: list[str], verb: str | None) -> None:
     assert verb_asked(argv) == verb

@@ -188,8 +188,9 @@ VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    """Every verb, its flags and its help; given the command line, only the verb it names has its
-    flags built (`verb_asked`): `cockpit status` runs from tmux's status line every few seconds."""
+    """Every verb, its flags and its help; given the command line, only the verb it names is built
+    (`verb_asked`; none for the TUI): `cockpit status` runs from tmux's status line every few
+    seconds, and the TUI keeps no grammar it will not read."""
     only = verb_asked(argv) if argv is not None else None
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -218,18 +219,22 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 _GLOBAL_WITH_VALUE = ("--workspace", "--session", "--replay")
 
 
+TUI = ""
+"""What `verb_asked` says of a command line of global options only: the TUI, no verb's grammar."""
+
+
 def verb_asked(argv: Sequence[str]) -> str | None:
     """The verb the command line names, where that is plain without argparse: the first word that
-    is neither an option nor the value of a global one. None where it is not plain (an option
-    argparse must read, such as --help or an abbreviation, or no verb: the TUI): then every verb
-    is built, and argparse says what is wrong as it always does."""
+    is neither an option nor the value of a global one (`TUI` where there is none). None where it
+    is not plain (an option argparse must read, such as --help or an abbreviation): then every
+    verb is built, and argparse says what is wrong as it always does."""
     words = iter(argv)
     for word in words:
         if word in _GLOBAL_WITH_VALUE:
             next(words, None)
         elif not (word.startswith("--") and word.partition("=")[0] in _GLOBAL_WITH_VALUE):
             return word if word in VERBS else None
-    return None
+    return TUI
 
 
 def takes_session(parser: argparse.ArgumentParser, help: str | None = None) -> None:
