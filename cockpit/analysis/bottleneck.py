@@ -218,20 +218,25 @@ def _headline(kind: Bottleneck, launch: KernelLaunch, c: float, m: float, waves:
         return _small_grid_headline(launch, waves, sol)
     if kind == "launch-overhead":
         return f"{overhead[0] if overhead else 'a short kernel'} ({sol})"
-    if kind == "memory-bound":
-        unit = memory_unit(launch)
-        return f"memory {m:.1f} % vs compute {c:.1f} % of peak" + (
-            f", {unit[0]} leads at {unit[1]:.1f} %" if unit else "")
-    if kind == "compute-bound":
-        pipe = hottest_pipe(launch)
-        return f"compute {c:.1f} % vs memory {m:.1f} % of peak" + (
-            f", {pipe[0]} pipe hottest at {pipe[1]:.1f} %" if pipe else "")
+    if kind in ("memory-bound", "compute-bound"):
+        return _bound_headline(kind, launch, c, m)
     if kind == "occupancy":
         return f"{sol}; {occupancy[0]}"
     if kind == "latency":
         top = f"; warps stall most on {stalls[0][0]} ({stalls[0][1]:.2f} cycles/issue)" if stalls else ""
         return sol + top
     return f"{sol}, neither side leading"
+
+
+def _bound_headline(kind: Bottleneck, launch: KernelLaunch, c: float, m: float) -> str:
+    """The side at (or leaning on) its roof first, with the memory unit or the pipe that leads it."""
+    if kind == "memory-bound":
+        unit = memory_unit(launch)
+        return f"memory {m:.1f} % vs compute {c:.1f} % of peak" + (
+            f", {unit[0]} leads at {unit[1]:.1f} %" if unit else "")
+    pipe = hottest_pipe(launch)
+    return f"compute {c:.1f} % vs memory {m:.1f} % of peak" + (
+        f", {pipe[0]} pipe hottest at {pipe[1]:.1f} %" if pipe else "")
 
 
 def _small_grid_headline(launch: KernelLaunch, waves: float | None, sol: str) -> str:

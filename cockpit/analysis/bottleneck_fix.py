@@ -108,6 +108,14 @@ def _compute_fix(launch: KernelLaunch, matrix_math: bool | None = None) -> str:
     return "cut instructions on the hottest pipe (ncu's Compute Workload Analysis names it)"
 
 
+def _resources_now(launch: KernelLaunch) -> tuple[str, str]:
+    """' (now 128/thread)' and ' (now 48 KiB/block)': the registers and shared memory the launch
+    uses, each empty when ncu did not say."""
+    regs, smem = launch.value(REGISTERS), launch.value(SHARED_MEM)
+    return (f" (now {fmt(regs)}/thread)" if regs else "",
+            f" (now {smem / 1024:.0f} KiB/block)" if smem else "")
+
+
 def _occupancy_fix(launch: KernelLaunch, t: Thresholds) -> str:
     theo = launch.value(THEORETICAL)
     if theo is None or theo >= t.occupancy_pct:
@@ -116,10 +124,8 @@ def _occupancy_fix(launch: KernelLaunch, t: Thresholds) -> str:
     limiters = occupancy_limiters(launch, t)
     limits = occupancy_limits(launch)
     blocks = int(limits[limiters[0]]) if limiters else 0
-    regs, smem = launch.value(REGISTERS), launch.value(SHARED_MEM)
     threads = launch.block[0] * launch.block[1] * launch.block[2]
-    regs_s = f" (now {fmt(regs)}/thread)" if regs else ""
-    smem_s = f" (now {smem / 1024:.0f} KiB/block)" if smem else ""
+    regs_s, smem_s = _resources_now(launch)
     if "registers" in limiters and "shared memory" in limiters:
         return (f"reduce registers{regs_s} and shared memory{smem_s} together to fit {blocks + 1} blocks/SM: "
                 "either alone leaves occupancy where it is")
