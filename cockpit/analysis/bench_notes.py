@@ -21,20 +21,26 @@ def host_bound_note(rows: Sequence[JsonObject], labels: Mapping[str, str]) -> st
     """'; torch.softmax host-bound in eager use at 2 configs (eager 14.1 µs vs 9.0 µs on the
     device)': each implementation the probe found host-bound, with the median of its eager and
     its device times over those configs; empty when none was."""
-    found: dict[str, list[tuple[float, float]]] = {}
-    for row in rows:
-        for impl, cell in ((i, obj(c)) for i, c in obj(row.get("impl")).items()):
-            eager, device = as_number(cell.get("eager_ms")), as_number(cell.get("median_ms"))
-            if cell.get("host_bound") is True and eager is not None and device is not None:
-                found.setdefault(impl, []).append((eager, device))
     said = ""
-    for impl, times in found.items():
+    for impl, times in _host_bound_times(rows).items():
         n = len(times)
         eager = statistics.median(e for e, _ in times)
         device = statistics.median(d for _, d in times)
         said += (f"; {labels.get(impl, impl)} host-bound in eager use at {n} config{'s' if n != 1 else ''} "
                  f"(eager {_us(eager)} vs {_us(device)} on the device)")
     return said
+
+
+def _host_bound_times(rows: Sequence[JsonObject]) -> dict[str, list[tuple[float, float]]]:
+    """Per implementation, the (eager, device) times of each config the probe found it host-bound
+    at: the host could not launch it as fast as the GPU ran it."""
+    found: dict[str, list[tuple[float, float]]] = {}
+    for row in rows:
+        for impl, cell in ((i, obj(c)) for i, c in obj(row.get("impl")).items()):
+            eager, device = as_number(cell.get("eager_ms")), as_number(cell.get("median_ms"))
+            if cell.get("host_bound") is True and eager is not None and device is not None:
+                found.setdefault(impl, []).append((eager, device))
+    return found
 
 
 def equal_clock_speedup(rows: Sequence[JsonObject], key: str, config_mhz: Mapping[str, Mapping[str, float]],

@@ -12,14 +12,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from cockpit.analysis.bottleneck import (
-    BottleneckVerdict,
-    Thresholds,
-    fmt_ns,
-    occupancy_limiters,
-    stall_note,
-    top_stalls,
-)
+from cockpit.analysis.bottleneck import BottleneckVerdict
+from cockpit.analysis.launch_reading import Thresholds, fmt_ns, occupancy_limiters, stall_note, top_stalls
 from cockpit.analysis.ncu import EXPORT_HINT, KernelLaunch
 from cockpit.analysis.ncu_metrics import ACHIEVED, COMPUTE, MEMORY, MEMORY_UNITS, THEORETICAL, WAVES
 from cockpit.errors import CockpitError

@@ -64,29 +64,45 @@ def occupancy(limits: GpuLimits, threads_per_block: int, registers: int, dynamic
     if registers > limits.max_regs_per_thread or regs_checked > limits.regs_per_block:
         return _none(smem, "registers", f"{registers} registers x {threads_per_block} threads is over "
                      f"{limits.arch}'s {limits.regs_per_block} per block")
-    if regs_per_warp:
-        warps_per_partition = limits.regs_per_sm // limits.sub_partitions // regs_per_warp
-        by_regs = warps_per_partition * limits.sub_partitions // warps
-    else:
-        by_regs = _UNLIMITED
+    by_regs = _blocks_by_registers(limits, regs_per_warp, warps)
 
     max_dynamic = dynamic_smem if opt_in else limits.smem_per_block_default - static_smem
     if dynamic_smem > max_dynamic:
         return _none(smem, "shared memory", f"{dynamic_smem / 1024:g} KB of dynamic shared memory without "
                      f"the opt-in: the default allows {max_dynamic / 1024:g} KB")
-    needs_opt_in = static_smem + dynamic_smem > limits.smem_per_block_default
-    per_block = (limits.smem_per_block_optin if opt_in and needs_opt_in
-                 else limits.smem_per_block_default) + limits.smem_reserved_per_block
+    per_block = _smem_per_block(limits, static_smem + dynamic_smem, opt_in)
     if smem > per_block:
         return _none(smem, "shared memory", f"{(smem_used - limits.smem_reserved_per_block) / 1024:g} KB "
                      f"of shared memory per block; {limits.label} allows "
                      f"{(per_block - limits.smem_reserved_per_block) / 1024:g} KB")
-    by_smem = limits.smem_per_sm // smem if smem else _UNLIMITED
+    by_smem = _blocks_by_smem(limits, smem)
 
     by = dict(zip(LIMITERS, (by_warps, by_regs, by_smem, limits.max_blocks_per_sm), strict=True))
     blocks = min(by.values())
     return Occupancy(blocks, blocks * warps, blocks * warps / limits.max_warps_per_sm,
                      tuple(name for name, n in by.items() if n == blocks), smem)
+
+
+def _blocks_by_registers(limits: GpuLimits, regs_per_warp: int, warps: int) -> int:
+    """Blocks per SM the register file allows: registers are split between the sub-partitions,
+    each holding whole warps' allocations; a kernel with no registers is not limited by them."""
+    if not regs_per_warp:
+        return _UNLIMITED
+    warps_per_partition = limits.regs_per_sm // limits.sub_partitions // regs_per_warp
+    return warps_per_partition * limits.sub_partitions // warps
+
+
+def _smem_per_block(limits: GpuLimits, requested: int, opt_in: bool) -> int:
+    """The shared memory one block may have, the driver's reserve included: the opt-in maximum
+    when the launcher opted in and the block needs more than the default."""
+    needs_opt_in = requested > limits.smem_per_block_default
+    return (limits.smem_per_block_optin if opt_in and needs_opt_in
+            else limits.smem_per_block_default) + limits.smem_reserved_per_block
+
+
+def _blocks_by_smem(limits: GpuLimits, smem: int) -> int:
+    """Blocks per SM its shared memory holds; a block using none is not limited by it."""
+    return limits.smem_per_sm // smem if smem else _UNLIMITED
 
 
 def _none(smem: int, limiter: str, why: str) -> Occupancy:

@@ -30,17 +30,24 @@ def demangle_all(symbols: Iterable[str]) -> dict[str, str]:
         return out
     tool = _demangler()
     if tool is not None:
-        try:
-            run = subprocess.run([tool, *mangled], capture_output=True, text=True, timeout=10)
-            names = run.stdout.splitlines()
-            if run.returncode == 0 and len(names) == len(mangled):
-                out.update((s, n) for s, n in zip(mangled, names, strict=True) if n != s)
-        except (OSError, subprocess.TimeoutExpired):
-            pass
+        out.update(_tool_names(tool, mangled))
     for s in mangled:
         if out[s] == s:
             out[s] = itanium_demangle(s) or s
     return out
+
+
+def _tool_names(tool: str, mangled: list[str]) -> dict[str, str]:
+    """The names c++filt (or cu++filt) gives the symbols it demangles; none when it fails, hangs
+    or answers with another count of lines (the pure-Python demangler then reads them)."""
+    try:
+        run = subprocess.run([tool, *mangled], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    names = run.stdout.splitlines()
+    if run.returncode != 0 or len(names) != len(mangled):
+        return {}
+    return {s: n for s, n in zip(mangled, names, strict=True) if n != s}
 
 
 def demangle(symbol: str) -> str:

@@ -20,7 +20,10 @@ from cockpit.report.configs import LAUNCH_COST_MS
 from cockpit.report.model import BenchConfigs, ConfigRow
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+
+    from cockpit.hardware.peaks import Peak
 
 OURS_COLOR = "#1565c0"
 REFERENCE_COLORS = ("#ef6c00", "#6a1b9a", "#2e7d32", "#ad1457", "#00838f", "#5d4037", "#9e9d24")
@@ -42,76 +45,84 @@ def speedup_chart(configs: BenchConfigs) -> str:
         # SDPA) runs along this line, and a label on it covered that reference's points.
         ax.axhline(1.0, color="#424242", linewidth=1.2, zorder=1,
                    label=f"{_label(configs.baseline)} (baseline) = 1.0")
-        for i, label in enumerate(configs.labels[2:]):
-            ys = [_over_baseline(r, label, configs.baseline) for r in rows]
-            ax.plot(xs, ys, marker=".", markersize=4, linewidth=0.8, alpha=0.85,
-                    color=REFERENCE_COLORS[i % len(REFERENCE_COLORS)], label=_label(label))
+        _plot_references(ax, configs, xs)
         ours = [r.speedup if r.speedup else float("nan") for r in rows]
-        below = [s - r.interval[0] if r.interval and s == s else 0.0 for r, s in zip(rows, ours, strict=True)]
-        above = [r.interval[1] - s if r.interval and s == s else 0.0 for r, s in zip(rows, ours, strict=True)]
-        ax.errorbar(xs, ours, yerr=[below, above], color=OURS_COLOR, marker="o", markersize=4,
-                    linewidth=1.8, elinewidth=0.8, capsize=1.5, zorder=3,
-                    label=_label(configs.ours if configs.ours == "ours" else f"{configs.ours} (ours)")
-                    + f", {configs.interval_kind} interval")
-        launch = [x for x, r in zip(xs, rows, strict=True) if r.launch_cost]
-        for x in launch:
-            ax.axvspan(x - 0.5, x + 0.5, color=LAUNCH_SHADE, alpha=0.18, linewidth=0, zorder=0)
-        if launch:
-            from matplotlib.patches import Patch
-
-            handles, texts = ax.get_legend_handles_labels()
-            handles.append(Patch(color=LAUNCH_SHADE, alpha=0.3))
-            texts.append(f"launch cost (a call under {LAUNCH_COST_MS * 1000:.0f} µs)")
-            ax.legend(handles, texts, loc="best", fontsize=8, framealpha=0.9)
-        else:
-            ax.legend(loc="best", fontsize=8, framealpha=0.9)
+        ax.errorbar(xs, ours, yerr=_interval_bars(rows, ours), color=OURS_COLOR, marker="o",
+                    markersize=4, linewidth=1.8, elinewidth=0.8, capsize=1.5, zorder=3,
+                    label=_ours_legend(configs))
+        _shade_launch_bound(ax, [x for x, r in zip(xs, rows, strict=True) if r.launch_cost])
         ax.set_xticks(xs, [_label(n) for n in names], rotation=90, fontsize=7)
         ax.set_xlim(-0.6, len(rows) - 0.4)
         ax.set_xlabel("config (bench grid order" + (f"; all {_label(common)}" if common else "") + ")")
         ax.set_ylabel(f"speedup vs {_label(configs.baseline)} (x, higher is faster)")
-        ax.set_title(_label(f"Speedup by shape: {configs.workload}, run {configs.run_id}"
-                            + ("" if configs.valid else " (NOT VALID: no valid bench in the session)")
-                            + (f", {configs.gpu}" if configs.gpu else "")), fontsize=10)
+        ax.set_title(_speedup_title(configs), fontsize=10)
         ax.grid(True, axis="y", linewidth=0.3, alpha=0.6)
         fig.tight_layout()
     return safe_svg(out.getvalue())
 
 
+def _plot_references(ax: Axes, configs: BenchConfigs, xs: list[int]) -> None:
+    """Each timed reference's speedup over the baseline, a thin line per reference in its own
+    colour, so ours stands out."""
+    for i, label in enumerate(configs.labels[2:]):
+        ys = [_over_baseline(r, label, configs.baseline) for r in configs.rows]
+        ax.plot(xs, ys, marker=".", markersize=4, linewidth=0.8, alpha=0.85,
+                color=REFERENCE_COLORS[i % len(REFERENCE_COLORS)], label=_label(label))
+
+
+def _interval_bars(rows: Sequence[ConfigRow], ours: list[float]) -> list[list[float]]:
+    """How far each speedup's interval reaches below and above it: 0 where ours was not timed
+    (NaN) or carries no interval, so the error bar draws nothing there."""
+    below = [s - r.interval[0] if r.interval and s == s else 0.0 for r, s in zip(rows, ours, strict=True)]
+    above = [r.interval[1] - s if r.interval and s == s else 0.0 for r, s in zip(rows, ours, strict=True)]
+    return [below, above]
+
+
+def _shade_launch_bound(ax: Axes, launch: list[int]) -> None:
+    """Grey bands behind the configs whose time is the launch, named in the legend only when
+    some config is: a launch-bound speedup must not be read as the kernel's."""
+    for x in launch:
+        ax.axvspan(x - 0.5, x + 0.5, color=LAUNCH_SHADE, alpha=0.18, linewidth=0, zorder=0)
+    if not launch:
+        ax.legend(loc="best", fontsize=8, framealpha=0.9)
+        return
+    from matplotlib.patches import Patch
+
+    handles, texts = ax.get_legend_handles_labels()
+    handles.append(Patch(color=LAUNCH_SHADE, alpha=0.3))
+    texts.append(f"launch cost (a call under {LAUNCH_COST_MS * 1000:.0f} µs)")
+    ax.legend(handles, texts, loc="best", fontsize=8, framealpha=0.9)
+
+
+def _ours_legend(configs: BenchConfigs) -> str:
+    """Ours in the speedup legend: its label (marked as ours unless it is called that) and the
+    kind of interval its error bars show."""
+    return (_label(configs.ours if configs.ours == "ours" else f"{configs.ours} (ours)")
+            + f", {configs.interval_kind} interval")
+
+
+def _speedup_title(configs: BenchConfigs) -> str:
+    """The speedup chart's title: the workload and run, whether the session's bench was valid,
+    and the GPU when the run names one."""
+    return _label(f"Speedup by shape: {configs.workload}, run {configs.run_id}"
+                  + ("" if configs.valid else " (NOT VALID: no valid bench in the session)")
+                  + (f", {configs.gpu}" if configs.gpu else ""))
+
+
 def roofline_chart(configs: BenchConfigs) -> str:
     """Each config of ours (and of the baseline, hollow) at its FLOPs per byte and achieved
     TFLOP/s, under the card's memory roof and its compute roof per dtype the grid used."""
-    peak = configs.peak
-    if not configs.has_roofline:
-        has = "FLOP counts but no byte counts" if any(r.flops for r in configs.rows) else \
-            "no FLOP and byte counts"
-        raise ChartUnavailable(f"the rows of run {configs.run_id} carry {has} (the workload declared "
-                               "no model for them when it was benched), so there is no roofline")
-    if peak is None:
-        raise ChartUnavailable(f"no datasheet peak is known for {configs.gpu or 'this GPU'} "
-                               "(cockpit/hardware/peaks.py), so there is no roofline")
+    peak = _roofline_peak(configs)
     counted = [r for r in configs.rows if r.flops and r.bytes]
     with _figure(4.8) as (fig, out):
         ax = fig.subplots()
         ax.set_xscale("log")
         ax.set_yscale("log")
         for label, marker, filled in ((configs.ours, "o", True), (configs.baseline, "s", False)):
-            placed = [place(t.ms, r.flops, r.bytes, r.dtype, peak)
-                      for r in counted if (t := r.time_of(label)) is not None]
-            points = [(p.intensity, p.tflops) for p in placed if p is not None]
-            if points:
-                ax.scatter([p[0] for p in points], [p[1] for p in points], s=22, marker=marker,
-                           facecolors=OURS_COLOR if filled else "none",
-                           edgecolors=OURS_COLOR if filled else REFERENCE_COLORS[0], linewidths=1.0,
-                           zorder=3, label=_label(label if label == "ours" else
-                                                  label + (" (ours)" if filled else " (baseline)")))
+            _scatter_label(ax, label, marker, filled, counted, peak)
         xs = [r.flops / r.bytes for r in counted]  # type: ignore[operator]
         lo, hi = min(xs) / 4, max(xs) * 4
-        by_top: dict[float, list[str]] = {}
-        for dtype in dict.fromkeys(r.dtype or "fp32" for r in counted):
-            if (value := peak.tflops_for(dtype)) is not None:
-                by_top.setdefault(value, []).append(dtype)
-        tops = sorted(((v, "/".join(d)) for v, d in by_top.items()), reverse=True) or \
-            [(max(peak.tflops.values()), "")]
+        tops = _compute_roofs(counted, peak)
         top = tops[0][0]
         at = ridge(top, peak.memory_gbps)
         lo, hi = min(lo, at / 4), max(hi, at * 4)
@@ -136,6 +147,53 @@ def roofline_chart(configs: BenchConfigs) -> str:
         ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
         fig.tight_layout()
     return safe_svg(out.getvalue())
+
+
+def _roofline_peak(configs: BenchConfigs) -> Peak:
+    """The card's datasheet peaks, or ChartUnavailable saying why there is no roofline: the rows
+    carry no FLOP and byte counts, or no peak is known for the GPU."""
+    if not configs.has_roofline:
+        has = "FLOP counts but no byte counts" if any(r.flops for r in configs.rows) else \
+            "no FLOP and byte counts"
+        raise ChartUnavailable(f"the rows of run {configs.run_id} carry {has} (the workload declared "
+                               "no model for them when it was benched), so there is no roofline")
+    if configs.peak is None:
+        raise ChartUnavailable(f"no datasheet peak is known for {configs.gpu or 'this GPU'} "
+                               "(cockpit/hardware/peaks.py), so there is no roofline")
+    return configs.peak
+
+
+def _scatter_label(ax: Axes, label: str, marker: str, filled: bool, counted: list[ConfigRow],
+                   peak: Peak) -> None:
+    """One timed label's configs on the roofline (ours filled, the baseline hollow); nothing when
+    none of its times places."""
+    points = _roofline_points(label, counted, peak)
+    if not points:
+        return
+    ax.scatter([p[0] for p in points], [p[1] for p in points], s=22, marker=marker,
+               facecolors=OURS_COLOR if filled else "none",
+               edgecolors=OURS_COLOR if filled else REFERENCE_COLORS[0], linewidths=1.0,
+               zorder=3, label=_label(label if label == "ours" else
+                                      label + (" (ours)" if filled else " (baseline)")))
+
+
+def _roofline_points(label: str, counted: list[ConfigRow], peak: Peak) -> list[tuple[float, float]]:
+    """(FLOPs per byte, achieved TFLOP/s) of each counted config the label timed and the roofline
+    can place."""
+    placed = [place(t.ms, r.flops, r.bytes, r.dtype, peak)
+              for r in counted if (t := r.time_of(label)) is not None]
+    return [(p.intensity, p.tflops) for p in placed if p is not None]
+
+
+def _compute_roofs(counted: list[ConfigRow], peak: Peak) -> list[tuple[float, str]]:
+    """The compute roofs of the dtypes the grid used, highest first, dtypes sharing a peak named
+    together ("bf16/fp16"); the card's highest peak, unnamed, when none of them has one."""
+    by_top: dict[float, list[str]] = {}
+    for dtype in dict.fromkeys(r.dtype or "fp32" for r in counted):
+        if (value := peak.tflops_for(dtype)) is not None:
+            by_top.setdefault(value, []).append(dtype)
+    return sorted(((v, "/".join(d)) for v, d in by_top.items()), reverse=True) or \
+        [(max(peak.tflops.values()), "")]
 
 
 def short_names(configs: Sequence[str]) -> tuple[str, list[str]]:

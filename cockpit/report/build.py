@@ -5,7 +5,6 @@ session is written or changed. Whatever is missing or broken becomes a line in `
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -14,13 +13,14 @@ from cockpit.analysis.decide import URGENCY
 from cockpit.analysis.results.bench import BenchResult, read_bench_result
 from cockpit.analysis.results.env import EnvResult
 from cockpit.errors import CockpitError
-from cockpit.files import RefusedFile, read_file, read_head, read_tail, size_words
+from cockpit.files import read_head
 from cockpit.gates.catalog import measures, summary_said
 from cockpit.patterns.library import Pattern, load_patterns
 from cockpit.patterns.triggers import TriggerBudget
 from cockpit.report.configs import bench_configs
 from cockpit.report.cut import NOTES_READ_BYTES, notes_cut
 from cockpit.report.gate_details import details
+from cockpit.report.gpu_series import read_track, series
 from cockpit.report.history import (
     SessionSummary,
     bench_runs,
@@ -43,31 +43,25 @@ from cockpit.report.model import (
     Outcome,
     PatternRef,
     PhaseRow,
+    ReferenceSpeedup,
     Report,
-    Series,
     Span,
     TimedText,
 )
 from cockpit.report.phase_gpu import gpu_phases, why_no_gpu_phases
 from cockpit.report.reading import read_session
-from cockpit.report.text import clean_line, clean_value, decode
+from cockpit.report.text import clean_line, clean_value
 from cockpit.report.trend import compare
 from cockpit.session import events as ev
 from cockpit.session.bounds import line_cut
 from cockpit.session.inside import OutsideWorkspace, confine_session_path
 from cockpit.session.journal import Event
 from cockpit.session.paths import stored_path
-from cockpit.session.results import MAX_RESULT_BYTES, result_refused
+from cockpit.session.results import result_refused
 from cockpit.session.state import GateRunRecord, SessionState
 from cockpit.session.timer import timer_view, total_elapsed, wall_seconds
 from cockpit.session.workspace import SessionRef, Workspace, list_sessions, started_t
-from cockpit.telemetry.probe_samples import probe_snapshots
-from cockpit.telemetry.track import TRACK_NAME, Track, TrackRow, downsample, parse_track
-
-WATCHED_GATES = ("bench", "correctness")
-"""Gates whose probe keeps its own NVML samples (results/<run>.json `gpu_samples`)."""
-TRACK_READ_BYTES = 64 << 20
-"""The telemetry a report charts, the newest: a week of 8 GPUs, a row each per 5 s, is ~200 MB."""
+from cockpit.telemetry.track import Track
 
 
 def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
@@ -85,11 +79,8 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
     budget = TriggerBudget()
     this = summarize(state, read.events, ws.root, patterns, births, as_of, budget, problems)
     problems += budget.too_slow.values()
-    view = timer_view(state, as_of, 0.8)
-    phases = tuple(PhaseRow(clean_line(p.name), p.budget_s, round(p.elapsed_s, 1),
-                            round(max(0.0, p.elapsed_s - p.budget_s), 1), p.progress,
-                            sum(1 for r in state.runs if r.phase == p.name)) for p in view.phases)
-    track = _read_track(ref, problems)
+    phases = _phase_rows(state, as_of)
+    track = read_track(ref, problems)
     wall = wall_seconds(state, as_of)
     report = normalized(Report(
         schema_version=SCHEMA_VERSION, session=clean_line(state.id), objective=clean_line(state.objective),
@@ -120,27 +111,52 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
     return replace(report, gpu_phases_note=why_no_gpu_phases(read.events, [r.t for r in track.rows], as_of))
 
 
+def _phase_rows(state: SessionState, as_of: float) -> tuple[PhaseRow, ...]:
+    """Each phase's budget, time spent, overrun and progress as of the report, with how many
+    times the session entered it."""
+    view = timer_view(state, as_of, 0.8)
+    return tuple(PhaseRow(clean_line(p.name), p.budget_s, round(p.elapsed_s, 1),
+                          round(max(0.0, p.elapsed_s - p.budget_s), 1), p.progress,
+                          sum(1 for r in state.runs if r.phase == p.name)) for p in view.phases)
+
+
 def outcome(state: SessionState) -> Outcome:
     benches = [r for r in state.gate_runs if measures(r.gate) and r.finished]
     best = best_valid(state)
-    valid = sum(1 for r in benches if (b := read_bench_result(r.result_inline)) is not None and b.decidable)
+    valid = _decidable(benches)
     if best is None:
-        text = (f"no valid benchmark: {len(benches)} run(s), all suspect or failed" if benches
-                else "no benchmark was run")
-        last = last_measured(bench_runs(state))
-        return Outcome(None, None, None, valid, len(benches) - valid, text,
-                       workload=clean_line(last.workload) if last else None)
+        return _no_valid_outcome(state, len(benches), valid)
     run, result = best
     speedup = result.speedup or 0.0  # never 0: a run counts as valid only with a speedup
     level = clean_line(result.level or "")
     urgency = URGENCY.get(level, level)
     vs = reference_speedups(result)
-    others = "".join(f", {r.speedup:.2f}x vs {r.label}" for r in vs[1:] if r.speedup is not None)
+    others = _other_references(vs)
     return Outcome(speedup, level, run.run_id, valid, len(benches) - valid,
                    f"{speedup:.2f}x vs {vs[0].label} ({urgency}){_modes(result)}{others}, run {run.run_id}"
                    + (f"; {clean_line(left)}" if (left := result.left_out_words()) else ""),
                    result.vs.get("flash"),  # report.json 2's field, kept for its readers
                    clean_line(result.workload), vs[0].label, vs)
+
+
+def _decidable(benches: list[GateRunRecord]) -> int:
+    """How many finished benches a keep/revert decision could rest on."""
+    return sum(1 for r in benches if (b := read_bench_result(r.result_inline)) is not None and b.decidable)
+
+
+def _other_references(vs: tuple[ReferenceSpeedup, ...]) -> str:
+    """', 1.12x vs cudnn': the speedup over each timed reference after the baseline."""
+    return "".join(f", {r.speedup:.2f}x vs {r.label}" for r in vs[1:] if r.speedup is not None)
+
+
+def _no_valid_outcome(state: SessionState, benches: int, valid: int) -> Outcome:
+    """The outcome of a session with no valid bench: how many ran, and the workload of the last
+    one measured, so the report still says what was benched."""
+    text = (f"no valid benchmark: {benches} run(s), all suspect or failed" if benches
+            else "no benchmark was run")
+    last = last_measured(bench_runs(state))
+    return Outcome(None, None, None, valid, benches - valid, text,
+                   workload=clean_line(last.workload) if last else None)
 
 
 def _modes(result: BenchResult) -> str:
@@ -152,28 +168,62 @@ def machine(state: SessionState, track: Track) -> Machine | None:
     """GPU, driver, CUDA, torch, nvcc and python from the last env run's checks; the driver and
     the GPU count from the telemetry track where the checks do not say; None with neither."""
     env = state.last_run("env", finished=True)
-    checks = {clean_value(c.name): clean_value(c.value) for c in EnvResult.from_json(env.result).checks
-              if c.value} if env else {}
+    checks = _env_checks(env)
     gpus = track.gpus
     if env is None and not gpus:
         return None
-    device = checks.get("cuda_available", "")
-    gpu = device.split(": ", 1)[1].split(",")[0] if device.startswith("True: ") else None
-    persistence = checks.get("persistence_mode", "")
-    count = None
-    if "/" in persistence and "GPU" in persistence:
-        count = int(persistence.rsplit("/", 1)[1].split()[0])
+    gpu = _checked_gpu(checks)
+    count = _checked_gpu_count(checks)
     torch = checks.get("torch", "")
     return Machine(
         gpu=clean_line(gpu) if gpu else (gpus[0].name if gpus else None),
         gpu_count=count if count is not None else (len(gpus) or None),
-        driver=clean_line(checks["driver"]) if "driver" in checks
-        else next((g.driver_version for g in gpus if g.driver_version), None),
-        cuda=clean_line(torch.split("(CUDA ", 1)[1].rstrip(")")) if "(CUDA " in torch else None,
+        driver=_driver(checks, track),
+        cuda=_torch_cuda(torch),
         torch=clean_line(torch.split(" ", 1)[0]) if torch else None,
-        nvcc=clean_line(checks["nvcc"].split(" (", 1)[0]) if checks.get("nvcc") else None,
-        python=clean_line(checks["python"].split(" (", 1)[0]) if checks.get("python") else None,
+        nvcc=_checked_version(checks, "nvcc"),
+        python=_checked_version(checks, "python"),
         source=env.run_id if env else "telemetry")
+
+
+def _env_checks(env: GateRunRecord | None) -> dict[str, str]:
+    """The env run's checks that reported a value, by name; none without an env run."""
+    if env is None:
+        return {}
+    return {clean_value(c.name): clean_value(c.value) for c in EnvResult.from_json(env.result).checks
+            if c.value}
+
+
+def _checked_gpu(checks: dict[str, str]) -> str | None:
+    """The device name torch reported ("True: NVIDIA H100 80GB HBM3, ..."); None when CUDA was
+    not available to it."""
+    device = checks.get("cuda_available", "")
+    return device.split(": ", 1)[1].split(",")[0] if device.startswith("True: ") else None
+
+
+def _checked_gpu_count(checks: dict[str, str]) -> int | None:
+    """The GPU count the persistence-mode check saw ("on for 8/8 GPUs"); None when it did not say."""
+    persistence = checks.get("persistence_mode", "")
+    if "/" in persistence and "GPU" in persistence:
+        return int(persistence.rsplit("/", 1)[1].split()[0])
+    return None
+
+
+def _driver(checks: dict[str, str], track: Track) -> str | None:
+    """The driver the env check saw, else the first the telemetry track recorded."""
+    if "driver" in checks:
+        return clean_line(checks["driver"])
+    return next((g.driver_version for g in track.gpus if g.driver_version), None)
+
+
+def _torch_cuda(torch: str) -> str | None:
+    """The CUDA torch was built with ("2.4.0 (CUDA 12.4)" -> "12.4")."""
+    return clean_line(torch.split("(CUDA ", 1)[1].rstrip(")")) if "(CUDA " in torch else None
+
+
+def _checked_version(checks: dict[str, str], tool: str) -> str | None:
+    """A tool's version without the path after it ("12.4 (/usr/local/cuda/bin/nvcc)" -> "12.4")."""
+    return clean_line(checks[tool].split(" (", 1)[0]) if checks.get(tool) else None
 
 
 DETAILED_RUNS = 40
@@ -236,107 +286,24 @@ def phase_at(state: SessionState, t: float) -> str | None:
 
 
 def decisions(events: tuple[Event, ...], state: SessionState) -> tuple[Decision, ...]:
-    out = []
-    for e in events:
-        if e.get("type") != ev.DECISION:
-            continue
-        t = float(e["t"])
-        before = [r for r in state.gate_runs if measures(r.gate) and r.finished_t is not None
-                  and r.finished_t <= t]
-        improvement = e.get("improvement")
-        summary = e.get("summary")
-        out.append(Decision(t, clean_value(e.get("action")),
-                            clean_value(line_cut(summary) if isinstance(summary, str) else summary),
-                            e.get("confirmed") is True,
-                            float(improvement) if isinstance(improvement, (int, float))
-                            and not isinstance(improvement, bool) else None,
-                            clean_value(e["commit"]) if e.get("commit") else None,
-                            before[-1].run_id if before else None))
-    return tuple(out)
+    return tuple(_decision(e, state) for e in events if e.get("type") == ev.DECISION)
 
 
-def _read_track(ref: SessionRef, problems: list[str]) -> Track:
-    """The session's telemetry track; of a track over TRACK_READ_BYTES, its newest rows."""
-    path = ref.path / TRACK_NAME
-    try:
-        data, size = read_tail(confine_session_path(path), TRACK_READ_BYTES)
-    except FileNotFoundError:
-        return Track(())
-    except OutsideWorkspace as exc:
-        problems.append(str(exc))
-        return Track(())
-    except OSError as exc:
-        problems.append(f"{stored_path(path, ref.workspace)}: cannot read ({exc.strerror})")
-        return Track(())
-    if size > len(data):
-        data = data.partition(b"\n")[2]  # the first row, cut in two
-        problems.append(f"{stored_path(path, ref.workspace)}: {size_words(size)}, over the "
-                        f"{size_words(TRACK_READ_BYTES)} a report charts: its newest rows are charted")
-    track = parse_track(data.split(b"\n"), Path(stored_path(path, ref.workspace)))
-    problems.extend(track.problems)
-    return track
-
-
-def gate_rows(ref: SessionRef, run: GateRunRecord, problems: list[str]) -> list[TrackRow]:
-    """A headless gate's own NVML samples (the probe's result file), as track rows."""
-    path = ref.path / "results" / f"{run.run_id}.json"
-    try:
-        data = json.loads(decode(read_file(confine_session_path(path), MAX_RESULT_BYTES,
-                                           "a gate's result may be")))
-    except FileNotFoundError:
-        return []
-    except OutsideWorkspace as exc:
-        problems.append(str(exc))
-        return []
-    except RefusedFile as exc:
-        problems.append(f"{stored_path(path, ref.workspace)} is {exc.strerror}")
-        return []
-    except (OSError, ValueError):
-        problems.append(f"{stored_path(path, ref.workspace)}: not a readable probe result, its "
-                        "GPU samples are left out")
-        return []
-    samples = data.get("gpu_samples") if isinstance(data, dict) else None
-    if not isinstance(samples, list) or not samples:
-        return []
-    try:
-        return downsample(probe_snapshots(samples))
-    except (KeyError, TypeError, ValueError):
-        problems.append(f"{stored_path(path, ref.workspace)}: GPU samples not understood, left out")
-        return []
-
-
-def series(ref: SessionRef, state: SessionState, track: Track, problems: list[str]) -> tuple[Series, ...]:
-    """Each GPU over the session: the TUI's track, with gaps filled by headless gates' samples."""
-    rows = list(track.rows)
-    covered = [r.t for r in rows]
-    sources: dict[int, list[str]] = {}
-    for r in rows:
-        sources.setdefault(r.gpu, ["cockpit"])
-    for run in state.gate_runs:
-        if run.gate not in WATCHED_GATES or not run.finished or (
-                _near(covered, run.started_t) and _near(covered, run.finished_t or run.started_t)):
-            continue  # the cockpit's own track already covers this run
-        extra = [r for r in gate_rows(ref, run, problems) if not _near(covered, r.t)]
-        rows += extra
-        for r in extra:
-            if run.run_id not in sources.setdefault(r.gpu, []):
-                sources[r.gpu].append(run.run_id)
-    rows.sort(key=lambda r: (r.gpu, r.t))
-    out = []
-    for gpu in sorted({r.gpu for r in rows}):
-        mine = [r for r in rows if r.gpu == gpu]
-        out.append(Series(gpu, next((r.uuid for r in mine if r.uuid), None), tuple(r.t for r in mine),
-                          tuple(r.util for r in mine), tuple(r.power_w for r in mine),
-                          tuple(r.temp_c for r in mine), tuple(r.sm_clock_mhz for r in mine),
-                          tuple(clean_line(s) for s in sources[gpu])))
-    return tuple(out)
-
-
-def _near(sorted_ts: list[float], t: float, within: float = 10.0) -> bool:
-    from bisect import bisect_left
-
-    i = bisect_left(sorted_ts, t)
-    return any(0 <= j < len(sorted_ts) and abs(sorted_ts[j] - t) <= within for j in (i - 1, i))
+def _decision(e: Event, state: SessionState) -> Decision:
+    """One keep/revert decision, with the last finished measuring run before it: the bench it
+    was decided on."""
+    t = float(e["t"])
+    before = [r for r in state.gate_runs if measures(r.gate) and r.finished_t is not None
+              and r.finished_t <= t]
+    improvement = e.get("improvement")
+    summary = e.get("summary")
+    return Decision(t, clean_value(e.get("action")),
+                    clean_value(line_cut(summary) if isinstance(summary, str) else summary),
+                    e.get("confirmed") is True,
+                    float(improvement) if isinstance(improvement, (int, float))
+                    and not isinstance(improvement, bool) else None,
+                    clean_value(e["commit"]) if e.get("commit") else None,
+                    before[-1].run_id if before else None)
 
 
 def spans(state: SessionState, as_of: float) -> tuple[Span, ...]:

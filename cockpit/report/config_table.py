@@ -21,23 +21,33 @@ def config_table(configs: BenchConfigs, rows: Sequence[ConfigRow] | None = None,
     tflops = any(r.ours.tflops for r in rows)
     gbps = any(r.ours.gbps for r in rows)
     launch = any(r.launch_cost for r in rows)
-    columns = ["config", f"vs {configs.baseline} (x)", f"{configs.interval_kind} (x)",
-               f"{configs.ours} (ms)", *(f"{label} (ms)" for label in refs),
-               *(["TFLOP/s"] if tflops else []), *(["GB/s"] if gbps else []),
-               f"MHz {configs.ours}/{configs.baseline}", *(["launch cost"] if launch else [])]
-    out = []
-    for r in rows:
-        base = r.time_of(configs.baseline)
-        cells = [r.config, _x(r.speedup),
-                 f"{r.interval[0]:.2f}–{r.interval[1]:.2f}" if r.interval else "—", _ms(r.ours.ms)]
-        cells += [_ms(t.ms) if (t := r.time_of(label)) is not None else "—" for label in refs]
-        cells += [_rate(r.ours.tflops)] if tflops else []
-        cells += [_rate(r.ours.gbps)] if gbps else []
-        cells.append(f"{_mhz(r.ours.mhz)}/{_mhz(base.mhz if base else None)}")
-        cells += [r.launch_cost] if launch else []
-        out.append(tuple(cells))
+    columns = _columns(configs, refs, tflops, gbps, launch)
+    out = [_cells(r, configs.baseline, refs, tflops, gbps, launch) for r in rows]
     numeric = tuple(c not in ("config", "launch cost") for c in columns)
     return Table(f"run {configs.run_id}", tuple(columns), tuple(out), numeric)
+
+
+def _columns(configs: BenchConfigs, refs: Sequence[str], tflops: bool, gbps: bool,
+             launch: bool) -> list[str]:
+    """The table's headers with their units, the optional columns only when some config has them."""
+    return ["config", f"vs {configs.baseline} (x)", f"{configs.interval_kind} (x)",
+            f"{configs.ours} (ms)", *(f"{label} (ms)" for label in refs),
+            *(["TFLOP/s"] if tflops else []), *(["GB/s"] if gbps else []),
+            f"MHz {configs.ours}/{configs.baseline}", *(["launch cost"] if launch else [])]
+
+
+def _cells(r: ConfigRow, baseline: str, refs: Sequence[str], tflops: bool, gbps: bool,
+           launch: bool) -> tuple[str, ...]:
+    """One config's cells, the optional columns only when some config has them."""
+    base = r.time_of(baseline)
+    cells = [r.config, _x(r.speedup),
+             f"{r.interval[0]:.2f}–{r.interval[1]:.2f}" if r.interval else "—", _ms(r.ours.ms)]
+    cells += [_ms(t.ms) if (t := r.time_of(label)) is not None else "—" for label in refs]
+    cells += [_rate(r.ours.tflops)] if tflops else []
+    cells += [_rate(r.ours.gbps)] if gbps else []
+    cells.append(f"{_mhz(r.ours.mhz)}/{_mhz(base.mhz if base else None)}")
+    cells += [r.launch_cost] if launch else []
+    return tuple(cells)
 
 
 def _x(value: float | None) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from cockpit.analysis.results.bench import SPEEDUP_PREFIX, BenchResult, BenchRow, read_bench_result
+from cockpit.analysis.results.bench import SPEEDUP_PREFIX, BenchResult, BenchRow, ImplTime, read_bench_result
 from cockpit.hardware.peaks import peak_for
 from cockpit.json_fields import JsonObject, obj, pair, text
 from cockpit.report.byte_model import ByteModel, byte_model
@@ -55,12 +55,17 @@ def configs_of(result: BenchResult, run_id: str, valid: bool) -> BenchConfigs:
     model = byte_model(result)
     rows = tuple(_row(result, row, stored, impls, labels, several_modes, model)
                  for row, stored in zip(result.rows, raw, strict=True))
-    ci_key = SPEEDUP_PREFIX + result.baseline + "_ci"
-    measured_ci = any(isinstance(stored.get(ci_key), list) for stored in raw)
     return BenchConfigs(run_id, valid, clean_line(result.workload), labels[0], labels[1], labels,
                         clean_line(result.device) if result.device else None, peak_for(result.device),
-                        rows, "95 % CI" if measured_ci else "p20-p80",
+                        rows, _interval_kind(result, raw),
                         model.sentence(clean_line(run_id)) if model and any(r.bytes for r in rows) else None)
+
+
+def _interval_kind(result: BenchResult, raw: list[JsonObject]) -> str:
+    """What the speedup intervals are: the bench's 95 % CI when it stored any, else the p20-p80
+    spread the report works out."""
+    ci_key = SPEEDUP_PREFIX + result.baseline + "_ci"
+    return "95 % CI" if any(isinstance(stored.get(ci_key), list) for stored in raw) else "p20-p80"
 
 
 def _row(result: BenchResult, row: BenchRow, stored: JsonObject, impls: tuple[str, ...],
@@ -68,20 +73,34 @@ def _row(result: BenchResult, row: BenchRow, stored: JsonObject, impls: tuple[st
     mhz = result.config_mhz(row.config)
     times = tuple(_time(label, row, stored, impl, mhz) for impl, label in zip(impls, labels, strict=True)
                   if impl in row.impl)
-    speedup = row.speedups.get(result.baseline)
-    ours, base = row.impl.get(result.ours), row.impl.get(result.baseline)
-    if speedup is None and ours is not None and base is not None:
-        speedup = base.median_ms / ours.median_ms
-    interval = pair(stored.get(SPEEDUP_PREFIX + result.baseline + "_ci"))
-    if interval is None and ours is not None and base is not None and ours.p20_ms and ours.p80_ms \
-            and base.p20_ms and base.p80_ms:
-        interval = (base.p20_ms / ours.p80_ms, base.p80_ms / ours.p20_ms)
+    speedup, interval = _speedup_and_interval(result, row, stored)
     shape = obj(stored.get("shape"))
     dtype = text(stored.get("dtype")) or text(shape.get("dtype"))
     name = f"{row.config} {row.mode}" if several_modes and row.mode not in row.config else row.config
     nbytes = row.bytes or (model.bytes_of(stored) if model else None)
     return ConfigRow(clean_line(name), times, speedup, interval, clean_line(dtype) if dtype else None,
                      row.flops, nbytes, _launch_cost(stored, (result.ours, result.baseline), row))
+
+
+def _speedup_and_interval(result: BenchResult, row: BenchRow,
+                          stored: JsonObject) -> tuple[float | None, tuple[float, float] | None]:
+    """Ours over the baseline and its interval as the bench stored them; where it did not, from
+    the two medians and the p20-p80 spread (the slowest ours against the fastest baseline)."""
+    speedup = row.speedups.get(result.baseline)
+    ours, base = row.impl.get(result.ours), row.impl.get(result.baseline)
+    if speedup is None and ours is not None and base is not None:
+        speedup = base.median_ms / ours.median_ms
+    interval = pair(stored.get(SPEEDUP_PREFIX + result.baseline + "_ci"))
+    if interval is None and ours is not None and base is not None:
+        interval = _spread_interval(ours, base)
+    return speedup, interval
+
+
+def _spread_interval(ours: ImplTime, base: ImplTime) -> tuple[float, float] | None:
+    """The speedup's range over the two p20-p80 spreads; None unless both have them."""
+    if ours.p20_ms and ours.p80_ms and base.p20_ms and base.p80_ms:
+        return (base.p20_ms / ours.p80_ms, base.p80_ms / ours.p20_ms)
+    return None
 
 
 def _time(label: str, row: BenchRow, stored: JsonObject, impl: str, mhz: Mapping[str, float]) -> ConfigTime:

@@ -54,24 +54,30 @@ def export_files(report: Report, formats: Iterable[str], folder: Path,
     written = []
     for fmt in formats:
         path = out if out is not None else folder / DEFAULT_NAMES[fmt]
-        if fmt == "md":
-            files: dict[str, str | None] = dict.fromkeys(NAMES)
-            for name, chart in charts.items():
-                if chart.svg is not None:
-                    file = _chart_file(name, path if out is not None else Path(CHART_NAME))
-                    written.append(_write(path.parent / file, chart.svg))
-                    files[name] = file
-            written.append(_write(path, render_markdown(report, files, _notes(charts))))
-        elif fmt == "html":
-            written.append(_write(path, render_html(report, {n: c.svg for n, c in charts.items()},
-                                                    _notes(charts))))
-        elif fmt == "pr":
-            link = from_repository_root(folder / DEFAULT_NAMES["md"], workspace) if workspace \
-                else DEFAULT_NAMES["md"]
-            written.append(_write(path, render_pr(report, link)))
-        else:
-            written.append(_write(path, dumps(report)))
+        written += _write_format(fmt, report, charts, path, out is not None, folder, workspace)
     return written, charts["telemetry"].note if charts else None
+
+
+def _write_format(fmt: str, report: Report, charts: dict[str, Drawn], path: Path, named: bool,
+                  folder: Path, workspace: Path | None) -> list[Path]:
+    """Write one format to `path`; Markdown's charts beside it (named after `path` when the
+    engineer `named` it, else the usual chart names). The paths written, in order."""
+    if fmt == "md":
+        written = []
+        files: dict[str, str | None] = dict.fromkeys(NAMES)
+        for name, chart in charts.items():
+            if chart.svg is not None:
+                file = _chart_file(name, path if named else Path(CHART_NAME))
+                written.append(_write(path.parent / file, chart.svg))
+                files[name] = file
+        return [*written, _write(path, render_markdown(report, files, _notes(charts)))]
+    if fmt == "html":
+        return [_write(path, render_html(report, {n: c.svg for n, c in charts.items()}, _notes(charts)))]
+    if fmt == "pr":
+        link = from_repository_root(folder / DEFAULT_NAMES["md"], workspace) if workspace \
+            else DEFAULT_NAMES["md"]
+        return [_write(path, render_pr(report, link))]
+    return [_write(path, dumps(report))]
 
 
 def _chart_file(name: str, path: Path) -> str:

@@ -49,9 +49,7 @@ def machine(m: Machine | None) -> str:
     001-env)`: only the facts that were recorded; none at all says where they come from."""
     if m is None:
         return f"not recorded — {RUN_ENV}"
-    gpu = (f"{m.gpu} × {m.gpu_count}" if m.gpu_count else m.gpu) if m.gpu else (
-        f"{m.gpu_count} GPU{'s' if m.gpu_count > 1 else ''}" if m.gpu_count else None)
-    facts = [gpu, *(f"{name} {value}" for name, value in (
+    facts = [_gpus(m), *(f"{name} {value}" for name, value in (
         ("driver", m.driver), ("CUDA", m.cuda), ("torch", m.torch), ("nvcc", m.nvcc),
         ("python", m.python)) if value)]
     said = "; ".join(f for f in facts if f)
@@ -59,6 +57,13 @@ def machine(m: Machine | None) -> str:
         return f"{said} (from {m.source})"
     by = f" by {m.source}" if m.source != "telemetry" else ""
     return f"not recorded{by} — {RUN_ENV}"
+
+
+def _gpus(m: Machine) -> str | None:
+    """`NVIDIA H200 × 8`, the name or the count alone when only one was recorded."""
+    if m.gpu:
+        return f"{m.gpu} × {m.gpu_count}" if m.gpu_count else m.gpu
+    return f"{m.gpu_count} GPU{'s' if m.gpu_count > 1 else ''}" if m.gpu_count else None
 
 
 FILTERS = {"utc": utc, "duration": duration, "offset": offset, "number": formatted_number, "money": money,

@@ -42,20 +42,34 @@ def headline(report: Report) -> Headline:
     number = (f"{o.best_speedup:.2f}x vs {o.baseline}" if o.best_speedup is not None and o.baseline
               else "no valid benchmark")
     bench = next((g for g in report.gates if g.run_id == o.run_id), None)
-    verdict: str | None = None
-    note: str | None = None
-    if bench is not None:
-        verdict = fact(bench, "validity") or ("VALID" if bench.valid else "SUSPECT")
-        note = fact(bench, "why suspect") or fact(bench, "note")
-    decision = None
-    if report.decisions:
-        last = report.decisions[-1]
-        done = "done" if last.confirmed else "not carried out"
-        decision = f"{last.summary} ({done}{f', commit {last.commit}' if last.commit else ''})"
+    verdict, note = _bench_validity(bench)
+    return Headline(number, o.best_speedup is not None, o.text, verdict, note, _last_decision(report),
+                    *_profile_finding(report))
+
+
+def _bench_validity(bench: GateReport | None) -> tuple[str | None, str | None]:
+    """The best bench's validity verdict and its note; neither without a bench."""
+    if bench is None:
+        return None, None
+    return (fact(bench, "validity") or ("VALID" if bench.valid else "SUSPECT"),
+            fact(bench, "why suspect") or fact(bench, "note"))
+
+
+def _profile_finding(report: Report) -> tuple[str | None, str | None]:
+    """The last passing profile's bottleneck verdict and its one fix; neither without one."""
     profile = next((g for g in reversed(report.gates) if g.gate == "profile" and g.status == "pass"), None)
-    return Headline(number, o.best_speedup is not None, o.text, verdict, note, decision,
-                    (fact(profile, "verdict") or profile.summary) if profile else None,
-                    fact(profile, "the one fix") if profile else None)
+    if profile is None:
+        return None, None
+    return fact(profile, "verdict") or profile.summary, fact(profile, "the one fix")
+
+
+def _last_decision(report: Report) -> str | None:
+    """The session's last keep/revert, and whether it was carried out (with its commit)."""
+    if not report.decisions:
+        return None
+    last = report.decisions[-1]
+    done = "done" if last.confirmed else "not carried out"
+    return f"{last.summary} ({done}{f', commit {last.commit}' if last.commit else ''})"
 
 
 def fact(gate: GateReport, label: str) -> str | None:

@@ -198,14 +198,22 @@ def mistakes_in(state: SessionState, workspace: Path, patterns: Sequence[Pattern
     for run in state.gate_runs:
         if not run.finished:
             continue
-        hits = match_verdict(known, run.gate, verdict_fields(run))
-        waiting = [p for p in known if p.id not in found]
-        if any(_has_output_trigger(p) for p in waiting):
-            hits += match_output(waiting, run.gate, log_tail(workspace, run.log, problems), budget)
-        for pattern, why in hits:
+        for pattern, why in _fired(known, found, run, workspace, budget, problems):
             found.setdefault(pattern.id, PatternRef(pattern.id, clean_line(pattern.title),
                                                     clean_line(why), run.finished_t, run.run_id))
     return tuple(sorted(found.values(), key=lambda m: (m.t or 0.0, m.id)))
+
+
+def _fired(known: list[Pattern], found: dict[int, PatternRef], run: GateRunRecord, workspace: Path,
+           budget: TriggerBudget | None, problems: list[str] | None) -> list[tuple[Pattern, str]]:
+    """The known patterns whose triggers fire on one finished run, and why: verdict triggers on its
+    result; output triggers on its log's tail, read only while a pattern that has one is still
+    unfound."""
+    hits = match_verdict(known, run.gate, verdict_fields(run))
+    waiting = [p for p in known if p.id not in found]
+    if any(_has_output_trigger(p) for p in waiting):
+        hits += match_output(waiting, run.gate, log_tail(workspace, run.log, problems), budget)
+    return hits
 
 
 def _intervals(result: Mapping[str, Any]) -> tuple[tuple[str, float, float], ...]:
@@ -218,9 +226,21 @@ def _intervals(result: Mapping[str, Any]) -> tuple[tuple[str, float, float], ...
     apart = set(bench.left_out) if bench is not None else set()
     return tuple((str(r["config"]), float(c[0]), float(c[1]))
                  for r in (rows if isinstance(rows, list) else [])
-                 if isinstance(r, dict) and r.get("launch_bound") is not True and r.get("config") not in apart
-                 and isinstance(c := r.get("impl", {}).get("ours", {}).get("ci_ms"), list) and len(c) == 2
-                 and all(isinstance(x, (int, float)) and x > 0 for x in c))
+                 if _vouched(r, apart) and (c := _ours_ci(r)) is not None)
+
+
+def _vouched(row: object, apart: set[str]) -> bool:
+    """Whether the run vouches for this config's time: neither left out by its validity verdict
+    nor launch-bound in a bench from before device time."""
+    return isinstance(row, dict) and row.get("launch_bound") is not True and row.get("config") not in apart
+
+
+def _ours_ci(row: dict[str, Any]) -> list[float] | None:
+    """Our [low, high] interval in ms as the bench stored it; None unless both are positive numbers."""
+    c = row.get("impl", {}).get("ours", {}).get("ci_ms")
+    if isinstance(c, list) and len(c) == 2 and all(isinstance(x, (int, float)) and x > 0 for x in c):
+        return c
+    return None
 
 
 def verdict_fields(run: GateRunRecord) -> dict[str, Any]:

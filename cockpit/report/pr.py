@@ -25,10 +25,8 @@ def render_pr(report: Report, full_report: str) -> str:
     workload = f"`{o.workload}`: " if o.workload else ""
     lines.append(f"- **Outcome** — {workload}{o.text}" if o.best_speedup is not None
                  else f"- **Outcome** — {workload}no valid benchmark in this session ({o.text})")
-    if h.verdict is not None:  # the verdict is the cockpit's own words, the note may not be
-        lines.append(f"- **Validity** — {h.verdict}" + (f": {_cell(h.note)}" if h.note else ""))
-        if report.configs is not None and report.configs.valid:
-            lines += ["", *_table(report.configs)]
+    if h.verdict is not None:
+        lines += _validity(report, h.verdict, h.note)
     if h.decision is not None:
         lines += ["", f"- **Decision** — {_cell(h.decision)}"]
     if h.profile is not None:
@@ -43,6 +41,15 @@ def render_pr(report: Report, full_report: str) -> str:
     if len(lines) > MAX_LINES:  # a table of very long config names is the only way to get here
         lines = [*lines[:MAX_LINES - 1], f"… (see the full report: {full_report})"]
     return "\n".join(lines) + "\n"
+
+
+def _validity(report: Report, verdict: str, note: str | None) -> list[str]:
+    """The best bench's validity, and the configs table when that bench was valid."""
+    # the verdict is the cockpit's own words, the note may not be
+    lines = [f"- **Validity** — {verdict}" + (f": {_cell(note)}" if note else "")]
+    if report.configs is not None and report.configs.valid:
+        lines += ["", *_table(report.configs)]
+    return lines
 
 
 def _machine(report: Report) -> str:

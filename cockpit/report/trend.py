@@ -6,7 +6,7 @@ workloads: sessions are compared only with sessions of their own workload."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -169,6 +169,17 @@ Fastest = tuple[float, SessionSummary]
 """A run's geometric-mean time over its configs, and its session."""
 
 
+def _worst_loss(fastest: Iterable[Fastest], s: SessionSummary) -> tuple[float, int, SessionSummary] | None:
+    """The earlier run `s` is slowest against beyond noise (its speedup, the configs shared, its
+    session); None when it loses to none."""
+    worst: tuple[float, int, SessionSummary] | None = None
+    for _, earlier in fastest:
+        speedup, shared = geomean_speedup(dict(earlier.best_ms), dict(s.best_ms))
+        if shared and slower_beyond_noise(earlier, s, speedup) and (worst is None or speedup < worst[0]):
+            worst = (speedup, shared, earlier)
+    return worst
+
+
 class RegressionWatch:
     """Regressions found as sessions arrive, oldest first: each session's best valid run against the
     fastest earlier run of its workload on the same GPU, one per set of configs measured (over one
@@ -183,11 +194,7 @@ class RegressionWatch:
         if not s.best_ms:
             return None
         runs = self._fastest.setdefault((s.workload, s.device), {})
-        worst: tuple[float, int, SessionSummary] | None = None
-        for _, earlier in runs.values():
-            speedup, shared = geomean_speedup(dict(earlier.best_ms), dict(s.best_ms))
-            if shared and slower_beyond_noise(earlier, s, speedup) and (worst is None or speedup < worst[0]):
-                worst = (speedup, shared, earlier)
+        worst = _worst_loss(runs.values(), s)
         configs = frozenset(c for c, _ in s.best_ms)
         mean = geomean([ms for _, ms in s.best_ms])  # medians are > 0 (results/bench.py reads them so)
         if configs not in runs or mean < runs[configs][0]:
@@ -216,14 +223,34 @@ def overall(sessions: Sequence[SessionSummary]) -> tuple[str, ...]:
     """The trend over all sessions, in a few lines."""
     if len(sessions) < 2:
         return ("one session so far: the trend starts with the next one",) if sessions else ()
-    lines = []
+    lines = [*_duration_trend(sessions), *_reference_trends(sessions)]
+    firsts = [s.first_valid_s for s in sessions if s.first_valid_s is not None]
+    if len(firsts) >= 2:
+        lines.append(f"time to first valid baseline: {minutes(firsts[0])} → {minutes(firsts[-1])}")
+    counts = [str(len(s.mistakes)) for s in sessions[-TREND_POINTS:]]
+    cut = f" (the last {TREND_POINTS} of {len(sessions)} sessions)" if len(sessions) > TREND_POINTS else ""
+    lines.append("repeated mistakes per session: " + " → ".join(counts) + cut)
+    lines.append(f"patterns applied: {sum(len(s.patterns_applied) for s in sessions)} over "
+                 f"{len(sessions)} sessions")
+    return tuple(lines)
+
+
+def _duration_trend(sessions: Sequence[SessionSummary]) -> list[str]:
+    """How much shorter or longer each ended session ran than the one before (geometric mean);
+    nothing with fewer than two ended."""
     durations = [s.duration_s for s in sessions if s.ended_t is not None and s.duration_s > 0]
-    if len(durations) >= 2:
-        ratios = [b / a for a, b in pairwise(durations)]
-        mean = geomean(ratios) - 1
-        lines.append(f"duration: each ended session {abs(mean):.0%} "
-                     f"{'shorter' if mean < 0 else 'longer'} than the one before, on average "
-                     f"({minutes(durations[0])} → {minutes(durations[-1])})")
+    if len(durations) < 2:
+        return []
+    mean = geomean([b / a for a, b in pairwise(durations)]) - 1
+    return [f"duration: each ended session {abs(mean):.0%} "
+            f"{'shorter' if mean < 0 else 'longer'} than the one before, on average "
+            f"({minutes(durations[0])} → {minutes(durations[-1])})"]
+
+
+def _reference_trends(sessions: Sequence[SessionSummary]) -> list[str]:
+    """The speedup over each reference, first session that measured it to the last; over the
+    baseline (the first reference), the best one too."""
+    lines = []
     for i, (ref, label) in enumerate(references(reversed(sessions))):
         measured = [s for s in sessions if s.vs(ref) is not None]
         if not measured:
@@ -234,15 +261,7 @@ def overall(sessions: Sequence[SessionSummary]) -> tuple[str, ...]:
             best = max(measured, key=lambda s: s.vs(ref) or 0.0)
             line += f"; best {times(best.vs(ref))} in {best.id}"
         lines.append(line)
-    firsts = [s.first_valid_s for s in sessions if s.first_valid_s is not None]
-    if len(firsts) >= 2:
-        lines.append(f"time to first valid baseline: {minutes(firsts[0])} → {minutes(firsts[-1])}")
-    counts = [str(len(s.mistakes)) for s in sessions[-TREND_POINTS:]]
-    cut = f" (the last {TREND_POINTS} of {len(sessions)} sessions)" if len(sessions) > TREND_POINTS else ""
-    lines.append("repeated mistakes per session: " + " → ".join(counts) + cut)
-    lines.append(f"patterns applied: {sum(len(s.patterns_applied) for s in sessions)} over "
-                 f"{len(sessions)} sessions")
-    return tuple(lines)
+    return lines
 
 
 def workload_history(workload: str | None, sessions: Sequence[SessionSummary]) -> WorkloadHistory:
@@ -259,11 +278,7 @@ def history_table(sessions: Sequence[SessionSummary], problems: Sequence[str] = 
     """`found`: the regressions a HistoryReader found as it read (its sessions no longer hold the
     per-config medians to find them again)."""
     ordered = tuple(sorted(sessions, key=lambda s: (s.started_t, s.id)))
-    groups: dict[str | None, list[SessionSummary]] = {}
-    for s, workload in zip(ordered, resolve_workloads(ordered), strict=True):
-        groups.setdefault(workload, []).append(s)
-    # the workload worked on most recently last: nearest the prompt, and the History screen's first view
-    ordered_groups = sorted(groups.items(), key=lambda g: (g[1][-1].started_t, g[1][-1].id))
+    ordered_groups = _by_workload(ordered)
     workloads = tuple(workload_history(w, members) for w, members in ordered_groups)
     several = len(workloads) > 1
     position = {s.id: i for i, s in enumerate(ordered)}
@@ -272,9 +287,23 @@ def history_table(sessions: Sequence[SessionSummary], problems: Sequence[str] = 
         vs_previous=workloads[-1].vs_previous if workloads else None,
         overall=tuple(f"{w.workload}: {line}" if several else line
                       for w in workloads for line in w.overall),
-        regressions=tuple(sorted(found if found is not None else
-                                 (r for _, members in ordered_groups for r in regressions(members)),
+        regressions=tuple(sorted(found if found is not None else _regressions_of(ordered_groups),
                                  key=lambda r: position[r.session])),
         durations_min=tuple(round(s.duration_s / 60, 1) for s in ordered),
         best_speedups=tuple(s.best_speedup for s in ordered), problems=tuple(problems),
         workloads=workloads)
+
+
+def _by_workload(ordered: tuple[SessionSummary, ...]) -> list[tuple[str | None, list[SessionSummary]]]:
+    """The sessions (oldest first) grouped by workload, the workload worked on most recently last:
+    nearest the prompt, and the History screen's first view."""
+    groups: dict[str | None, list[SessionSummary]] = {}
+    for s, workload in zip(ordered, resolve_workloads(ordered), strict=True):
+        groups.setdefault(workload, []).append(s)
+    return sorted(groups.items(), key=lambda g: (g[1][-1].started_t, g[1][-1].id))
+
+
+def _regressions_of(groups: list[tuple[str | None, list[SessionSummary]]]) -> Iterator[Regression]:
+    """Each workload's regressions, found again from its sessions' per-config medians."""
+    for _, members in groups:
+        yield from regressions(members)

@@ -151,11 +151,7 @@ def compare_clocks(inside: BlockSamples, baseline: str, threshold: float, cap_ex
                    ours: str = "ours") -> ClockComparison:
     """Ours against `baseline`: the median per-config clock difference, material beyond
     `threshold`, explained when the slower side sat at its power cap (if `cap_explains`)."""
-    pairs = []
-    for (config, impl), mine in inside.items():
-        theirs = inside.get((config, baseline), [])
-        if impl == ours and mine and theirs:
-            pairs.append((mine, theirs, (_median(mine) or 0) / (_median(theirs) or 1) - 1))
+    pairs = _config_pairs(inside, baseline, ours)
     clocks = impl_clocks({k: v for k, v in inside.items() if k[1] in (ours, baseline)})
     ours_mhz = clocks[ours].median_mhz if ours in clocks else None
     base_mhz = clocks[baseline].median_mhz if baseline in clocks else None
@@ -164,10 +160,29 @@ def compare_clocks(inside: BlockSamples, baseline: str, threshold: float, cap_ex
     difference = statistics.median(d for _, _, d in pairs)
     if abs(difference) <= threshold:
         return ClockComparison(ours, baseline, len(pairs), difference, ours_mhz, base_mhz, False, False)
-    # The slower side's samples in the configs where it was materially slower.
-    slower = [s for mine, theirs, d in pairs if abs(d) > threshold and (d > 0) == (difference > 0)
-              for s in (theirs if difference > 0 else mine)]
-    capped = _capped(slower)
+    capped = _capped(_slower_samples(pairs, difference, threshold))
     explained = cap_explains and capped is not None and capped >= 0.5
     return ClockComparison(ours, baseline, len(pairs), difference, ours_mhz, base_mhz, True, explained,
                            capped)
+
+
+ClockPair = tuple[list[GpuSample], list[GpuSample], float]
+"""One config's samples of ours and of the baseline, and how much faster ours clocked there."""
+
+
+def _config_pairs(inside: BlockSamples, baseline: str, ours: str) -> list[ClockPair]:
+    """Each config where both ours and the baseline have samples, with ours' median clock over
+    the baseline's, less one."""
+    pairs = []
+    for (config, impl), mine in inside.items():
+        theirs = inside.get((config, baseline), [])
+        if impl == ours and mine and theirs:
+            pairs.append((mine, theirs, (_median(mine) or 0) / (_median(theirs) or 1) - 1))
+    return pairs
+
+
+def _slower_samples(pairs: list[ClockPair], difference: float, threshold: float) -> list[GpuSample]:
+    """The slower side's samples in the configs where it was materially slower: whether they sat
+    at the power cap says if the cap explains the difference."""
+    return [s for mine, theirs, d in pairs if abs(d) > threshold and (d > 0) == (difference > 0)
+            for s in (theirs if difference > 0 else mine)]

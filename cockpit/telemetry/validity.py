@@ -141,10 +141,7 @@ def _judge_throttle(index: int, label: str, ordered: list[GpuSample], window: li
                     notes: list[str], remeasured: frozenset[str] = frozenset()) -> list[ClockEvent]:
     events = []
     seconds = throttled_seconds(((s.t, s.throttle_mask) for s in ordered), t0, t1)
-    counts: dict[str, int] = {}
-    for s in window:
-        for word in decode_throttle((s.throttle_mask or 0) & ~CLOCK_EVENT_GPU_IDLE):
-            counts[word] = counts.get(word, 0) + 1
+    counts = _event_counts(window)
     span = max(t1 - t0, 1e-9)
     for word in sorted(set(counts) | (set(seconds) - {"idle"})):
         active_s = round(seconds.get(word, 0.0), 1)
@@ -153,21 +150,37 @@ def _judge_throttle(index: int, label: str, ordered: list[GpuSample], window: li
         events.append(ClockEvent(index, word, active_s, round(fraction, 4), counts.get(word, 0), tolerated))
         line = (f"{label}: {word} active for {active_s:.1f} s of the {t1 - t0:.1f} s window "
                 f"({fraction:.1%}; {counts.get(word, 0)} of {len(window)} samples)")
-        if tolerated:
-            notes.append(line + " (tolerated)")
-        elif word in remeasured:
-            notes.append(line + " (the blocks it touched were timed again: shown, not suspect)")
-        elif rules.mode == "strict":
-            reasons.append(line)
-        elif word in SLOWDOWNS and fraction > rules.slowdown_fraction:
-            reasons.append(line + f": over the {rules.slowdown_fraction:.0%} a slowdown may take")
-        elif word in SLOWDOWNS:
-            notes.append(line + f" (brief: under {rules.slowdown_fraction:.0%})")
-        elif word == "power cap":
-            notes.append(line + " (the card's normal loaded state: shown, not suspect)")
-        else:
-            notes.append(line)
+        suspect, why = _throttle_verdict(word, fraction, rules, remeasured)
+        (reasons if suspect else notes).append(line + why)
     return events
+
+
+def _event_counts(window: list[GpuSample]) -> dict[str, int]:
+    """How many of the window's samples had each clock event active (idle aside)."""
+    counts: dict[str, int] = {}
+    for s in window:
+        for word in decode_throttle((s.throttle_mask or 0) & ~CLOCK_EVENT_GPU_IDLE):
+            counts[word] = counts.get(word, 0) + 1
+    return counts
+
+
+def _throttle_verdict(word: str, fraction: float, rules: ValidityRules,
+                      remeasured: frozenset[str]) -> tuple[bool, str]:
+    """Whether a clock event active for `fraction` of the window makes the run suspect, and what
+    its line adds to say why (or why not)."""
+    if word in rules.tolerate:
+        return False, " (tolerated)"
+    if word in remeasured:
+        return False, " (the blocks it touched were timed again: shown, not suspect)"
+    if rules.mode == "strict":
+        return True, ""
+    if word in SLOWDOWNS and fraction > rules.slowdown_fraction:
+        return True, f": over the {rules.slowdown_fraction:.0%} a slowdown may take"
+    if word in SLOWDOWNS:
+        return False, f" (brief: under {rules.slowdown_fraction:.0%})"
+    if word == "power cap":
+        return False, " (the card's normal loaded state: shown, not suspect)"
+    return False, ""
 
 
 def _explained(sample: GpuSample, tolerated: frozenset[str]) -> bool:
@@ -181,7 +194,7 @@ def _judge_clocks(index: int, label: str, window: list[GpuSample], max_mhz: int 
                   remeasured: frozenset[str] = frozenset()) -> BusyClock:
     busy_samples = [s for s in window if (s.util_gpu or 0) > 0]
     busy = [s.sm_clock_mhz for s in busy_samples if s.sm_clock_mhz is not None]
-    entry = BusyClock(index, min(busy) if busy else None, max(busy) if busy else None, max_mhz,
+    entry = BusyClock(index, min(busy, default=None), max(busy, default=None), max_mhz,
                       busy_samples=len(busy_samples))
     if not busy_samples and not any(s.lost for s in window):  # a lost GPU has its own reason
         reasons.append(f"{label} was idle in all {len(window)} samples: the watch cannot vouch for a "
@@ -190,8 +203,7 @@ def _judge_clocks(index: int, label: str, window: list[GpuSample], max_mhz: int 
     if rules.mode != "strict" or not max_mhz:
         return entry
     floor = rules.sm_clock_fraction * max_mhz
-    low = [s for s in busy_samples if s.sm_clock_mhz is not None and s.sm_clock_mhz < floor]
-    below = [s.sm_clock_mhz or 0 for s in low if not _explained(s, rules.tolerate | remeasured)]
+    low, below = _clock_drops(busy_samples, floor, rules.tolerate | remeasured)
     if below:
         reasons.append(f"{label}: SM clock fell to {min(below)} MHz while busy "
                        f"(< {rules.sm_clock_fraction:.0%} of its {max_mhz} MHz max) in {len(below)} of "
@@ -200,8 +212,27 @@ def _judge_clocks(index: int, label: str, window: list[GpuSample], max_mhz: int 
                    samples_below_explained=len(low) - len(below))
 
 
+def _clock_drops(busy_samples: list[GpuSample], floor: float,
+                 explains: frozenset[str]) -> tuple[list[GpuSample], list[int]]:
+    """The busy samples whose SM clock fell under the floor, and the clocks of those no tolerated
+    (or re-timed) clock event explains: only those make the run suspect."""
+    low = [s for s in busy_samples if s.sm_clock_mhz is not None and s.sm_clock_mhz < floor]
+    return low, [s.sm_clock_mhz or 0 for s in low if not _explained(s, explains)]
+
+
 def _judge_processes(index: int, label: str, window: list[GpuSample], own: set[int],
                      reasons: list[str]) -> list[ForeignProcess]:
+    seen = _foreign(index, window, own)
+    for entry in seen.values():
+        used_words = f"{entry.used_mib} MiB" if entry.used_mib is not None else "unknown memory"
+        reasons.append(f"{label}: pid {entry.pid} ({entry.name or 'unknown'}) is not ours and "
+                       f"used {used_words} in {entry.samples} of {len(window)} samples")
+    return list(seen.values())
+
+
+def _foreign(index: int, window: list[GpuSample], own: set[int]) -> dict[int, ForeignProcess]:
+    """Each process on the GPU that is neither ours nor a child of ours, with the most memory it
+    was seen to use and in how many samples."""
     seen: dict[int, ForeignProcess] = {}
     for s in window:
         for p in s.processes:
@@ -210,8 +241,4 @@ def _judge_processes(index: int, label: str, window: list[GpuSample], own: set[i
             entry = seen.get(p.pid) or ForeignProcess(index, p.pid, p.name, None, 0)
             used = entry.used_mib if p.used_mib is None else max(entry.used_mib or 0, p.used_mib)
             seen[p.pid] = replace(entry, used_mib=used, samples=entry.samples + 1)
-    for entry in seen.values():
-        used_words = f"{entry.used_mib} MiB" if entry.used_mib is not None else "unknown memory"
-        reasons.append(f"{label}: pid {entry.pid} ({entry.name or 'unknown'}) is not ours and "
-                       f"used {used_words} in {entry.samples} of {len(window)} samples")
-    return list(seen.values())
+    return seen

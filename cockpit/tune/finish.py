@@ -246,52 +246,11 @@ def decide(
     """Keep or revert on the groups' verdicts: the tuned file (and header) written on a keep, the
     confirmation saved as a bench record either way."""
     lines = [line for v, _ in verdicts for line in verdict_lines(v, plan)]
-    won = [v for v, _ in verdicts if v.winner is not None]
+    won = [(v, v.winner) for v, _ in verdicts if v.winner is not None]
     keep: KeepJson
     if won and plan.tuned_file:
-        path = workspace / plan.tuned_file
-        fresh = [
-            Winner(
-                plan.arch,
-                dict(v.group.group.key),
-                as_dict(plan.knobs, v.winner.config),
-                plan.run,
-                f"{v.winner.vs_current.value:.2f}x [{v.winner.vs_current.lo:.2f}, "
-                f"{v.winner.vs_current.hi:.2f}] the values before it, "
-                f"{v.winner.vs_baseline.value:.2f}x {plan.baseline} on {plan.target}",
-            )
-            for v in won
-            if v.winner is not None
-        ]
-        try:
-            every = merged(read_winners(path), fresh)
-            header = plan.build.tuned_header
-            text = render(plan.knobs, every, plan.tuned_file) if header else ""  # before anything is written
-        except (TunedFileError, KeyError) as exc:
-            raise CockpitError(f"{plan.tuned_file}: the winners cannot be kept ({exc}); restore it from git "
-                               "and run `cockpit tune --resume`, which confirms them again") from exc
-        write_winners(path, plan.workload, plan.keep_per, every)
-        written = [plan.tuned_file]
-        if header:
-            write_header(workspace / header, text)
-            written.append(header)
-        summary = "KEEP: " + "; ".join(
-            f"{v.group.label} {label(plan.knobs, v.winner.config)} "
-            f"{v.winner.vs_current.value:.2f}x vs current, "
-            f"{v.winner.vs_baseline.value:.2f}x {plan.baseline}"
-            for v in won
-            if v.winner is not None
-        )
-        keep = {
-            "action": "keep",
-            "summary": summary,
-            "improvement": min(v.winner.vs_current.value for v in won if v.winner is not None) - 1,
-            "header": plan.tuned_file,
-            "paths": written,
-            "commit_message": f"{plan.workload}: knob values tuned by {plan.run} on {plan.target} "
-            f"({summary.removeprefix('KEEP: ')})",
-        }
-        lines.append(f"{summary}\nwritten: {', '.join(written)} (commit with the kernel to keep it)")
+        keep, written = _keep_winners(workspace, plan, plan.tuned_file, won)
+        lines.append(f"{keep['summary']}\nwritten: {', '.join(written)} (commit with the kernel to keep it)")
     else:
         summary = "REVERT: nothing beat the current knob values beyond the noise and the bar"
         keep = {"action": "revert", "summary": summary, "improvement": None, "commit_message": ""}
@@ -306,23 +265,74 @@ def decide(
         "keep": keep,
         "lines": lines,
         "record": record,
-        "confirmations": [
+        "confirmations": [_confirmation(v, plan) for v, _ in verdicts],
+    }
+
+
+def _keep_winners(
+    workspace: Path, plan: KnobPlan, tuned_file: str, won: list[tuple[GroupVerdict, Contender]]
+) -> tuple[KeepJson, list[str]]:
+    """The winners merged into the tuned file (and its header rendered before anything is
+    written, so a file that cannot take them is left as it was), and the keep that says so."""
+    path = workspace / tuned_file
+    fresh = [
+        Winner(
+            plan.arch,
+            dict(v.group.group.key),
+            as_dict(plan.knobs, w.config),
+            plan.run,
+            f"{w.vs_current.value:.2f}x [{w.vs_current.lo:.2f}, "
+            f"{w.vs_current.hi:.2f}] the values before it, "
+            f"{w.vs_baseline.value:.2f}x {plan.baseline} on {plan.target}",
+        )
+        for v, w in won
+    ]
+    try:
+        every = merged(read_winners(path), fresh)
+        header = plan.build.tuned_header
+        text = render(plan.knobs, every, tuned_file) if header else ""  # before anything is written
+    except (TunedFileError, KeyError) as exc:
+        raise CockpitError(f"{tuned_file}: the winners cannot be kept ({exc}); restore it from git "
+                           "and run `cockpit tune --resume`, which confirms them again") from exc
+    write_winners(path, plan.workload, plan.keep_per, every)
+    written = [tuned_file]
+    if header:
+        write_header(workspace / header, text)
+        written.append(header)
+    summary = "KEEP: " + "; ".join(
+        f"{v.group.label} {label(plan.knobs, w.config)} "
+        f"{w.vs_current.value:.2f}x vs current, "
+        f"{w.vs_baseline.value:.2f}x {plan.baseline}"
+        for v, w in won
+    )
+    keep: KeepJson = {
+        "action": "keep",
+        "summary": summary,
+        "improvement": min(w.vs_current.value for _, w in won) - 1,
+        "header": tuned_file,
+        "paths": written,
+        "commit_message": f"{plan.workload}: knob values tuned by {plan.run} on {plan.target} "
+        f"({summary.removeprefix('KEEP: ')})",
+    }
+    return keep, written
+
+
+def _confirmation(v: GroupVerdict, plan: KnobPlan) -> ConfirmationJson:
+    """One group's confirmation as tune.json keeps it: the winner (if any), why, and each
+    contender's knobs and speedups against the current values and the baseline."""
+    return {
+        "group": v.group.label,
+        "winner": v.winner.name if v.winner else None,
+        "why": v.why,
+        "validity": v.validity,
+        "contenders": [
             {
-                "group": v.group.label,
-                "winner": v.winner.name if v.winner else None,
-                "why": v.why,
-                "validity": v.validity,
-                "contenders": [
-                    {
-                        "name": c.name,
-                        "knobs": as_dict(plan.knobs, c.config),
-                        "vs_current": c.vs_current.as_dict(),
-                        "vs_baseline": c.vs_baseline.as_dict(),
-                    }
-                    for c in (v.current, *v.contenders)
-                ],
+                "name": c.name,
+                "knobs": as_dict(plan.knobs, c.config),
+                "vs_current": c.vs_current.as_dict(),
+                "vs_baseline": c.vs_baseline.as_dict(),
             }
-            for v, _ in verdicts
+            for c in (v.current, *v.contenders)
         ],
     }
 
@@ -333,22 +343,7 @@ def _bench_record(
     """The confirmation as the bench gate saves a run: ours = the kept configuration per shape."""
     if not verdicts:
         return None
-    rows = []
-    for v, reply in verdicts:
-        ours = v.winner.name if v.winner is not None else CURRENT
-        for i, row in enumerate(reply.get("rows", [])):
-            medians = {
-                name: statistics.median(reply["times_ms"][key][i])
-                for name, key in (("ours", ours), (plan.baseline.lower(), BASELINE))
-            }
-            impl = {name: {"median_ms": ms} for name, ms in medians.items()}
-            rows.append(
-                {k: row[k] for k in ("config", "shape", "dtype", "flops", "bytes") if k in row}
-                | {
-                    "impl": impl,
-                    f"speedup_vs_{plan.baseline.lower()}": medians[plan.baseline.lower()] / medians["ours"],
-                }
-            )
+    rows = [row for v, reply in verdicts for row in _record_rows(v, reply, plan)]
     valid = all(v.validity["valid"] for v, _ in verdicts)
     t = time.time()
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(t))
@@ -365,6 +360,27 @@ def _bench_record(
     record["workload"] = plan.workload
     path.write_text(json.dumps(record), encoding="utf-8")
     return stored_path(path, workspace)
+
+
+def _record_rows(v: GroupVerdict, reply: ConfirmReply, plan: KnobPlan) -> list[dict[str, Any]]:
+    """One group's shapes as bench rows: the kept configuration (the winner, else the current
+    values) as ours, its median against the baseline's."""
+    ours = v.winner.name if v.winner is not None else CURRENT
+    rows = []
+    for i, row in enumerate(reply.get("rows", [])):
+        medians = {
+            name: statistics.median(reply["times_ms"][key][i])
+            for name, key in (("ours", ours), (plan.baseline.lower(), BASELINE))
+        }
+        impl = {name: {"median_ms": ms} for name, ms in medians.items()}
+        rows.append(
+            {k: row[k] for k in ("config", "shape", "dtype", "flops", "bytes") if k in row}
+            | {
+                "impl": impl,
+                f"speedup_vs_{plan.baseline.lower()}": medians[plan.baseline.lower()] / medians["ours"],
+            }
+        )
+    return rows
 
 
 def _ci(e: Estimate) -> str:

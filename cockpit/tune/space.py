@@ -90,24 +90,36 @@ def groups(manifest: Manifest) -> list[Group]:
         key = {k: s.shape[k] for k in manifest.keep_per if k in s.shape}
         if key not in keys:
             keys.append(key)
-    out = []
-    for key in keys:
+    return [_group(manifest, key) for key in keys]
 
-        def mine(s: GridShape, key: GroupKey = key) -> bool:
-            return all(s.shape.get(k) == v for k, v in key.items())
 
-        bench = [s for s in manifest.tune_shapes if mine(s)]
-        checks = [s for s in manifest.correctness_grid() if mine(s)]
-        by_size = sorted(bench, key=lambda s: (s.bytes or 0, s.flops or 0))
-        for s in (by_size[0], by_size[-1]):
-            if s.name not in {c.name for c in checks}:
-                checks.append(s)
-        dtype = manifest.dtype_key
-        sizes = tuple((s.bytes, s.flops, str(s.shape[dtype]) if dtype and dtype in s.shape else None)
-                      for s in bench)
-        out.append(Group(key, tuple(dict(s.shape) for s in bench), tuple(dict(s.shape) for s in checks),
-                         sizes))
-    return out
+def _group(manifest: Manifest, key: GroupKey) -> Group:
+    """The group of one keep_per value: its tune shapes, the correctness shapes it is checked on
+    (with its smallest and largest tune shapes among them) and each tune shape's size and dtype."""
+
+    def mine(s: GridShape) -> bool:
+        return all(s.shape.get(k) == v for k, v in key.items())
+
+    bench = [s for s in manifest.tune_shapes if mine(s)]
+    checks = _with_extremes([s for s in manifest.correctness_grid() if mine(s)], bench)
+    return Group(key, tuple(dict(s.shape) for s in bench), tuple(dict(s.shape) for s in checks),
+                 _sizes(bench, manifest.dtype_key))
+
+
+def _with_extremes(checks: list[GridShape], bench: list[GridShape]) -> list[GridShape]:
+    """The correctness shapes, with the smallest and the largest tune shape added where missing:
+    a knob value must be correct at both ends of what it is tuned on."""
+    by_size = sorted(bench, key=lambda s: (s.bytes or 0, s.flops or 0))
+    for s in (by_size[0], by_size[-1]):
+        if s.name not in {c.name for c in checks}:
+            checks.append(s)
+    return checks
+
+
+def _sizes(bench: list[GridShape], dtype: str | None) -> tuple[ShapeSize, ...]:
+    """Each tune shape's bytes, FLOPs and dtype (when the workload names its dtype key)."""
+    return tuple((s.bytes, s.flops, str(s.shape[dtype]) if dtype and dtype in s.shape else None)
+                 for s in bench)
 
 
 def picked(found: Sequence[Group], wanted: Sequence[str] | None) -> list[Group]:
