@@ -270,14 +270,21 @@ def has_ended(ref: SessionRef) -> bool:
         return False
 
 
+def _named(spec: str, numbered: list[str], stamped: list[str]) -> list[str]:
+    """The folder names `spec` may mean: itself, or the numbered sessions of that number."""
+    if spec in stamped or spec in numbered:
+        return [spec]
+    if not spec.isdigit():
+        return []
+    return [n for n in numbered if int(n.partition("-")[0]) == int(spec)]
+
+
 def resolve_session(ws: Workspace, spec: str | None) -> SessionRef | None:
     """`None`/"latest": the latest open session (or None); else the session named by id or number."""
     if spec is None or spec == "latest":
         return latest_open_session(ws)
     numbered, stamped = session_names(ws)
-    named = [spec] if spec in stamped or spec in numbered else \
-        [n for n in numbered if spec.isdigit() and int(n.partition("-")[0]) == int(spec)]
-    for ref in (_ref(ws, name) for name in named):
+    for ref in (_ref(ws, name) for name in _named(spec, numbered, stamped)):
         if ref.path.is_dir():
             return ref.confined()
     known = ", ".join((numbered + stamped)[-5:]) or "none yet"
@@ -307,22 +314,7 @@ def create_session(
             f"{ws.sessions_dir}: cannot create the sessions folder ({exc.strerror}); "
             "fix its permissions or pass another --workspace"
         ) from exc
-    slug = slugify(objective)
-    while True:
-        session_id = new_session_id(now, slug, tag)
-        path = ws.sessions_dir / session_id
-        try:
-            path.mkdir()
-            break
-        except FileExistsError:
-            if tag is not None:
-                raise CockpitError(f"{path}: a session with this id exists already") from None
-            continue  # another `cockpit new` drew the same four digits this minute: draw again
-        except OSError as exc:
-            raise CockpitError(
-                f"{path}: cannot create the session folder ({exc.strerror}); "
-                "fix the sessions folder's permissions or free disk space"
-            ) from exc
+    session_id, path = _new_session_folder(ws, now, slugify(objective), tag)
     ref = SessionRef(session_id, None, path)
     try:
         writer = JournalWriter(ref.journal)
@@ -339,6 +331,26 @@ def create_session(
         raise CockpitError(f"{path}: the session could not be written ({exc}); nothing was kept: "
                            "free disk space and run it again") from exc
     return ref
+
+
+def _new_session_folder(ws: Workspace, now: float, slug: str, tag: str | None) -> tuple[str, Path]:
+    """A new session's id and its folder, made exclusively: another `cockpit new` that drew the
+    same four digits this minute makes this one draw again (a fixed `tag` cannot)."""
+    while True:
+        session_id = new_session_id(now, slug, tag)
+        path = ws.sessions_dir / session_id
+        try:
+            path.mkdir()
+            return session_id, path
+        except FileExistsError:
+            if tag is not None:
+                raise CockpitError(f"{path}: a session with this id exists already") from None
+            continue
+        except OSError as exc:
+            raise CockpitError(
+                f"{path}: cannot create the session folder ({exc.strerror}); "
+                "fix the sessions folder's permissions or free disk space"
+            ) from exc
 
 
 def new_session_id(now: float, slug: str, tag: str | None = None) -> str:
