@@ -88,35 +88,45 @@ def load_library(directory: Path, workspace: Path | None = None
             confine(directory, workspace)
     except OutsideWorkspace as exc:
         return (), (LoadProblem(directory, 1, str(exc)),)
-    try:
-        # not only files: a FIFO or a folder named like a pattern is named as a problem, never opened
-        names = sorted(entry.name for entry in os.scandir(directory) if not entry.is_dir())
-    except FileNotFoundError:
-        return (), ()
-    except OSError as exc:
-        raise _unlistable(directory, exc) from exc
     patterns: list[Pattern] = []
     problems: list[LoadProblem] = []
     by_id: dict[int, Path] = {}
-    for name in names:
-        if not name.endswith(".md") or name.startswith(".") or name.lower() == "readme.md":
-            continue
+    for name in _pattern_names(directory):
         path = directory / name
-        try:
-            pattern = read_pattern(confine(path, workspace) if workspace is not None else path)
-        except OutsideWorkspace as exc:
-            problems.append(LoadProblem(path, 1, str(exc)))
-            continue
-        except PatternFileError as exc:
-            problems.append(LoadProblem(path, exc.line, exc.message))
-            continue
-        if pattern.id in by_id:
+        pattern = _load_one(path, workspace)
+        if isinstance(pattern, LoadProblem):
+            problems.append(pattern)
+        elif pattern.id in by_id:
             problems.append(LoadProblem(path, 1, f"id {pattern.id} is also used by {by_id[pattern.id].name}; "
                                                  "renumber one of them"))
-            continue
-        by_id[pattern.id] = path
-        patterns.append(pattern)
+        else:
+            by_id[pattern.id] = path
+            patterns.append(pattern)
     return tuple(sorted(patterns, key=lambda p: p.id)), tuple(problems)
+
+
+def _pattern_names(directory: Path) -> list[str]:
+    """The names in `directory` that may be patterns, sorted: not README.md, not dotfiles, not
+    folders (a FIFO named like a pattern is named as a problem, never opened); none when there
+    is no directory yet."""
+    try:
+        names = sorted(entry.name for entry in os.scandir(directory) if not entry.is_dir())
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise _unlistable(directory, exc) from exc
+    return [name for name in names
+            if name.endswith(".md") and not name.startswith(".") and name.lower() != "readme.md"]
+
+
+def _load_one(path: Path, workspace: Path | None) -> Pattern | LoadProblem:
+    """One library file: its pattern, or why it did not load (a symlink out of `workspace` too)."""
+    try:
+        return read_pattern(confine(path, workspace) if workspace is not None else path)
+    except OutsideWorkspace as exc:
+        return LoadProblem(path, 1, str(exc))
+    except PatternFileError as exc:
+        return LoadProblem(path, exc.line, exc.message)
 
 
 def read_pattern(path: Path) -> Pattern:
@@ -206,27 +216,11 @@ def new_pattern(
     """Write `directory/NN-slug.md` with the next free NN and return its path. The file appears
     whole (temp file, then a hard link that fails rather than replace), never over another, and
     two writers at once (other panes, other processes) get different numbers."""
-    fields = {"title": title, "problem": problem, "when": when, "solution": solution}
-    clean = {key: " ".join(str(value).split()) for key, value in fields.items()}
-    for key, value in clean.items():
-        if not value:
-            raise PatternError(f"the {key} is empty; say it in one sentence")
-        if CONTROL.search(value):
-            raise PatternError(f"the {key} contains a control character; write plain text")
-    if len(clean["title"]) > TITLE_MAX:
-        raise PatternError(f"the title is {len(clean['title'])} characters; keep it under {TITLE_MAX}")
+    clean = _clean_texts({"title": title, "problem": problem, "when": when, "solution": solution})
     if isinstance(time_saved_min, bool) or not isinstance(time_saved_min, int) or time_saved_min < 0:
         raise PatternError(f"time saved {time_saved_min!r} is not a whole number of minutes ≥ 0")
     slug = pattern_slug(clean["title"])
-    try:
-        confine(directory, directory.parent)
-    except OutsideWorkspace as exc:
-        raise PatternError(str(exc)) from exc
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise PatternError(f"{directory}: cannot create the patterns folder ({exc.strerror}); "
-                           "fix its permissions or pass another --workspace") from exc
+    _make_folder(directory)
     with _one_writer_at_a_time(directory):
         number = next_id(directory)
         while True:
@@ -242,6 +236,33 @@ def new_pattern(
             if _publish(directory, path, text):
                 return path
             number = max(number, *_taken_ids(directory)) + 1
+
+
+def _clean_texts(fields: Mapping[str, str]) -> dict[str, str]:
+    """The texts of a new pattern on one line each, whitespace runs made one space: each says
+    something, in plain text, and the title fits a line."""
+    clean = {key: " ".join(str(value).split()) for key, value in fields.items()}
+    for key, value in clean.items():
+        if not value:
+            raise PatternError(f"the {key} is empty; say it in one sentence")
+        if CONTROL.search(value):
+            raise PatternError(f"the {key} contains a control character; write plain text")
+    if len(clean["title"]) > TITLE_MAX:
+        raise PatternError(f"the title is {len(clean['title'])} characters; keep it under {TITLE_MAX}")
+    return clean
+
+
+def _make_folder(directory: Path) -> None:
+    """The workspace's patterns folder, made if need be, never through a symlink out of it."""
+    try:
+        confine(directory, directory.parent)
+    except OutsideWorkspace as exc:
+        raise PatternError(str(exc)) from exc
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PatternError(f"{directory}: cannot create the patterns folder ({exc.strerror}); "
+                           "fix its permissions or pass another --workspace") from exc
 
 
 @contextlib.contextmanager

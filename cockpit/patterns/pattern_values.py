@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.patterns import frontmatter as fm
-from cockpit.patterns.pattern import MEANINGS, STATUSES, Pattern, Trigger
+from cockpit.patterns.pattern import MEANINGS, STATUSES, Pattern, Trigger, TriggerMeaning
 from cockpit.patterns.triggers import TriggerError, trigger_from_mapping
 
 KEYS = ("id", "title", "status", "time_saved_min", "problem", "when", "solution", "evidence", "triggers",
@@ -32,23 +32,14 @@ class _Bad(fm.FrontMatterError):
 def checked_pattern(doc: fm.Document, path: Path, file_id: int | None) -> Pattern:
     """The pattern a parsed file holds; FrontMatterError (line: what is wrong) at its first bad value."""
     fields = doc.fields
-    for key, field in fields.items():
-        if key not in KEYS:
-            raise _Bad(field.line, f"unknown key '{key}' (allowed: {', '.join(KEYS)})")
-    missing = [k for k in REQUIRED if k not in fields]
-    if missing:
-        raise _Bad(1, f"missing {', '.join(missing)} in the front matter; add "
-                      f"{'it' if len(missing) == 1 else 'them'} (see patterns/README.md)")
+    _check_keys(fields)
     pid = _whole_number(fields["id"])
     if file_id is not None and pid != file_id:
         raise _Bad(fields["id"].line, f"id: {pid} but the file name says {file_id:02d}; make them agree")
-    status = fields["status"].value
-    if status not in STATUSES:
-        raise _Bad(fields["status"].line, f"status: {_shown(status)} is not one of {', '.join(STATUSES)}")
-    meaning = fields["triggers_mean"].value if "triggers_mean" in fields else "mistake"
-    if meaning not in MEANINGS:
-        raise _Bad(fields["triggers_mean"].line, f"triggers_mean: {_shown(meaning)} is not one of "
-                                                 f"{', '.join(MEANINGS)}")
+    status = _one_of(fields["status"], STATUSES)
+    meaning: TriggerMeaning = "mistake"
+    if "triggers_mean" in fields:
+        meaning = _one_of(fields["triggers_mean"], MEANINGS)
     texts = {key: _text(fields[key]) for key in TEXT_KEYS}
     if len(texts["title"]) > TITLE_MAX:
         raise _Bad(fields["title"].line, f"title is {len(texts['title'])} characters; keep it under "
@@ -61,6 +52,24 @@ def checked_pattern(doc: fm.Document, path: Path, file_id: int | None) -> Patter
         problem=texts["problem"], when=texts["when"], solution=texts["solution"],
         evidence=evidence, triggers=triggers, body=doc.body, path=path, triggers_mean=meaning,
     )
+
+
+def _check_keys(fields: Mapping[str, fm.Field]) -> None:
+    """Every key is a pattern's, and every required one is there."""
+    for key, field in fields.items():
+        if key not in KEYS:
+            raise _Bad(field.line, f"unknown key '{key}' (allowed: {', '.join(KEYS)})")
+    missing = [k for k in REQUIRED if k not in fields]
+    if missing:
+        raise _Bad(1, f"missing {', '.join(missing)} in the front matter; add "
+                      f"{'it' if len(missing) == 1 else 'them'} (see patterns/README.md)")
+
+
+def _one_of(field: fm.Field, allowed: tuple[str, ...]) -> Any:
+    """A value that must be one of `allowed` (status, triggers_mean)."""
+    if field.value not in allowed:
+        raise _Bad(field.line, f"{field.key}: {_shown(field.value)} is not one of {', '.join(allowed)}")
+    return field.value
 
 
 def _whole_number(field: fm.Field) -> int:
