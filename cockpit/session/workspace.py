@@ -29,13 +29,14 @@ from cockpit.session.ended import EndedSessions, minutes_newest_first
 from cockpit.session.inside import OutsideWorkspace, confine, confine_session
 from cockpit.session.journal import JOURNAL_NAME, JournalWriter
 from cockpit.session.last_open import folder_look, keep_open, kept_open
+from cockpit.session.log_md import session_md as session_md
 from cockpit.session.opening import CannotOpen, journal_ended, journal_start
 from cockpit.session.saved_state import recent_state
 from cockpit.session.state import SessionState
 from cockpit.slug import slugify
 
 if TYPE_CHECKING:
-    from cockpit.config import Config, PhaseSpec
+    from cockpit.config import Config
 
 _STAMPED = r"\d{8}-\d{4}-[0-9a-f]{4}-[a-z0-9-]*"
 _NUMBERED = r"\d{3,}-[a-z0-9-]*"
@@ -374,36 +375,3 @@ def _write_new(path: Path, text: str) -> None:
             f.write(text)
     except OSError as exc:
         raise CockpitError(f"{path}: cannot write ({exc.strerror})") from exc
-
-
-def session_md(
-    session_id: str, objective: str, template: str, phases: tuple[PhaseSpec, ...], now: float
-) -> str:
-    """The session log an engineer fills in: objective, plan, the four closing sections, and the
-    log last, where the editor's cursor opens and where `>> SESSION.md` from a shell lands."""
-    started = datetime.fromtimestamp(now, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    rows = "\n".join(f"| {i} | {p.name} | {p.budget_s / 60:g} min |" for i, p in enumerate(phases, 1))
-    total = sum(p.budget_s for p in phases) / 60
-    return f"""# Session {session_id}
-
-**Objective:** {objective}
-**Template:** {template} · **Started:** {started}
-
-## Plan
-
-| # | Phase | Budget |
-|---|-------|--------|
-{rows}
-
-Total budget: {total:g} min. One change at a time; measure the baseline before touching code.
-
-## What worked
-
-## What failed
-
-## Lessons (patterns to add or update)
-
-## Next session
-
-## Log
-"""
