@@ -22,7 +22,7 @@ def demo(ws: Workspace, **kwargs: object):  # type: ignore[no-untyped-def]
 
 
 def test_no_session_open_offers_a_new_one_history_and_patterns(snap_compare, ws) -> None:
-    ref, now = build_demo_session(ws, Config())
+    _ref, now = build_demo_session(ws, Config())  # a session in the workspace, none opened
     app = screenshot_app(ws, Config(), None, now)  # type: ignore[arg-type]
     assert snap_compare(app, terminal_size=SIZE, press=["escape"])
 

@@ -158,7 +158,7 @@ def test_after_a_long_pause_the_slow_lane_runs_once_then_keeps_its_cadence() -> 
 
 def test_while_the_gpus_idle_the_slow_lane_waits_longer_and_reads_at_once_when_they_get_busy() -> None:
     gpu = FakeGpu(util_gpu=0)
-    sampler, lib, clock = make([gpu], slow_every_s=10.0, idle_slow_every_s=30.0)
+    sampler, _lib, clock = make([gpu], slow_every_s=10.0, idle_slow_every_s=30.0)
     slow_ticks = []
     for second in range(76):
         if second == 64:
@@ -169,7 +169,7 @@ def test_while_the_gpus_idle_the_slow_lane_waits_longer_and_reads_at_once_when_t
     # idle: the first tick, then every 30 s (not every 10 s); seen busy at 64 s: the next tick, then
     # every 10 s
     assert slow_ticks == [0, 30, 60, 65, 75]
-    busy, busy_lib, busy_clock = make([FakeGpu(util_gpu=0, processes=[(4242, 900)])], slow_every_s=10.0,
+    busy, _busy_lib, busy_clock = make([FakeGpu(util_gpu=0, processes=[(4242, 900)])], slow_every_s=10.0,
                                       idle_slow_every_s=30.0)
     ticks = []
     for second in range(21):  # a compute process on the card counts as busy, at 0 % utilisation

@@ -30,8 +30,9 @@ import contextlib, io
 with contextlib.redirect_stdout(io.StringIO()):
     verb.status(args)
 t4 = time.perf_counter()
-print(f"imports {1e3 * (t1 - t0):.1f} ms, parser {1e3 * (t2 - t1):.1f} ms, verb imports {1e3 * (t3 - t2):.1f} ms, "
-      f"verb {1e3 * (t4 - t3):.1f} ms; folder listed {len(listed)} time(s)")
+print(f"imports {1e3 * (t1 - t0):.1f} ms, parser {1e3 * (t2 - t1):.1f} ms, "
+      f"verb imports {1e3 * (t3 - t2):.1f} ms, verb {1e3 * (t4 - t3):.1f} ms; "
+      f"folder listed {len(listed)} time(s)")
 if len(sys.argv) > 2:
     import cProfile, pstats
     prof = cProfile.Profile()

@@ -33,60 +33,94 @@ def init(args: argparse.Namespace) -> int:
     if config.exists() and not args.force:
         raise CockpitError(f"{config} exists already; edit it, or pass --force to write a new one")
     kind, _, target = args.workload.partition("=")
-    written = []
-    ready = kind in ("gpumode", "kernelbench")  # read as they are: nothing to fill in
+    written: list[Path] = []
     answer: Answer | None = None
+    named_after = ""  # the folder's name, when it names the kernel
     if kind == "kernelbench":
-        problem = (root / target).resolve()
-        if not target or not problem.is_relative_to(root) or not problem.is_file():
-            raise CockpitError("--workload kernelbench=FILE: FILE is a KernelBench problem inside the "
-                               "workspace (copy it in: the gates read only the workspace)")
-        answer = _answer(root, problem)  # before anything is written: a problem that does not read stops it
-        text = _starter("cockpit.toml.tmpl").substitute(module="").replace(
-            'module = ""', f'kernelbench = "{problem.relative_to(root).as_posix()}"\n'
-            '# model_new = "PROBLEM_new.py"   # your class ModelNew (default: the one file beside it)')
+        text, answer = _kernelbench_config(root, target)
     elif kind == "gpumode":
-        folder = (root / target).resolve()
-        if not target or not folder.is_relative_to(root):
-            raise CockpitError("--workload gpumode=DIR: DIR is a problem folder inside the workspace "
-                               "(copy it in: the gates read only the workspace)")
-        read_task(folder)  # a folder that is not a GPU MODE problem is said now, not at the first gate
-        text = _starter("cockpit.toml.tmpl").substitute(module="").replace(
-            'module = ""', f'gpumode = "{folder.relative_to(root).as_posix()}"')
+        text = _gpumode_config(root, target)
     elif kind in KINDS:
         name = _name(args.name or root.name)  # an identifier already: the extension's name too
-        module = root / "workloads" / f"{name}.py"
-        relative = module.relative_to(root).as_posix()
-        starters = [(module, f"{kind}.py.tmpl")]
-        if kind == "cuda":  # the sources the module builds: a kernel that runs, to replace with yours
-            starters += [(root / "csrc" / f"{name}.cu", "cuda_kernel.cu.tmpl"),
-                         (root / "csrc" / f"{name}_binding.cpp", "cuda_binding.cpp.tmpl")]
-        for path, starter in starters:
-            if not path.exists():
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(_starter(starter).substitute(name=name, module=relative, extension=name),
-                                encoding="utf-8")
-                written.append(path)
-        text = _starter("cockpit.toml.tmpl").substitute(module=relative)
+        text = _write_starters(root, kind, name, written)
+        named_after = "" if args.name else name
     else:
         raise CockpitError(f"--workload {args.workload!r}: expected cuda, triton, callable, gpumode=DIR or "
                            "kernelbench=FILE")
     config.write_text(text, encoding="utf-8")
     written.insert(0, config)
     allow(what_runs(root, load_config(root)))  # the user made it: no question before its gates run
-    wrote = answer is not None and answer.write()
-    if answer is not None and wrote:
-        written.append(answer.path)
+    wrote = _write_answer(answer, written)
+    # gpumode and kernelbench are read as they are: nothing to fill in
+    _say_written(root, written, named_after, answer, wrote, ready=kind in ("gpumode", "kernelbench"))
+    return 0
+
+
+def _write_answer(answer: Answer | None, written: list[Path]) -> bool:
+    """The ModelNew starter written beside the problem (listed with what was written); False when
+    there is none to write or a file is there."""
+    if answer is None or not answer.write():
+        return False
+    written.append(answer.path)
+    return True
+
+
+def _kernelbench_config(root: Path, target: str) -> tuple[str, Answer | None]:
+    """cockpit.toml naming a KernelBench problem, and the answer beside it; read before anything
+    is written, so a problem that does not read stops init."""
+    problem = (root / target).resolve()
+    if not target or not problem.is_relative_to(root) or not problem.is_file():
+        raise CockpitError("--workload kernelbench=FILE: FILE is a KernelBench problem inside the "
+                           "workspace (copy it in: the gates read only the workspace)")
+    answer = _answer(root, problem)
+    text = _starter("cockpit.toml.tmpl").substitute(module="").replace(
+        'module = ""', f'kernelbench = "{problem.relative_to(root).as_posix()}"\n'
+        '# model_new = "PROBLEM_new.py"   # your class ModelNew (default: the one file beside it)')
+    return text, answer
+
+
+def _gpumode_config(root: Path, target: str) -> str:
+    """cockpit.toml naming a GPU MODE problem folder; one that is not a problem is said now, not at
+    the first gate."""
+    folder = (root / target).resolve()
+    if not target or not folder.is_relative_to(root):
+        raise CockpitError("--workload gpumode=DIR: DIR is a problem folder inside the workspace "
+                           "(copy it in: the gates read only the workspace)")
+    read_task(folder)
+    return _starter("cockpit.toml.tmpl").substitute(module="").replace(
+        'module = ""', f'gpumode = "{folder.relative_to(root).as_posix()}"')
+
+
+def _write_starters(root: Path, kind: str, name: str, written: list[Path]) -> str:
+    """The workload module of `kind` (and for cuda the sources it builds: a kernel that runs, to
+    replace with yours), each written unless a file is there; cockpit.toml naming the module."""
+    module = root / "workloads" / f"{name}.py"
+    relative = module.relative_to(root).as_posix()
+    starters = [(module, f"{kind}.py.tmpl")]
+    if kind == "cuda":
+        starters += [(root / "csrc" / f"{name}.cu", "cuda_kernel.cu.tmpl"),
+                     (root / "csrc" / f"{name}_binding.cpp", "cuda_binding.cpp.tmpl")]
+    for path, starter in starters:
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(_starter(starter).substitute(name=name, module=relative, extension=name),
+                            encoding="utf-8")
+            written.append(path)
+    return _starter("cockpit.toml.tmpl").substitute(module=relative)
+
+
+def _say_written(root: Path, written: list[Path], named_after: str, answer: Answer | None, wrote: bool,
+                 ready: bool) -> None:
+    """The files written, one a line, then how the kernel was named, the answer, and what next."""
     for path in written:
         print(path)
-    if kind in KINDS and not args.name:
-        print(f"(the kernel is named after the folder: {name}; `--name NAME` names it)")
+    if named_after:
+        print(f"(the kernel is named after the folder: {named_after}; `--name NAME` names it)")
     if answer is not None:
         print(answer.said(root, wrote))
     print(("next: " if ready else "next: fill in the workload, then ") + "`cockpit workload show` (no GPU "
           "needed) and `cockpit` (Enter starts the first session)"
           + (f"; your kernel goes in {answer.path.relative_to(root)}" if answer is not None else ""))
-    return 0
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,10 @@ from cockpit.gates.interpreter import gates_python
 from cockpit.session.events import decision
 from cockpit.session.journal import JournalWriter, read_journal
 from cockpit.session.trust import require_trust
-from cockpit.session.workspace import resolve_session
+from cockpit.session.workspace import SessionRef, resolve_session
 from cockpit.telemetry.nvml import Nvml
 from cockpit.tune import events as tev
-from cockpit.tune.finish import finish_run
+from cockpit.tune.finish import KeepJson, finish_run
 from cockpit.tune.launch import (
     describe_plan,
     group_space,
@@ -40,8 +40,9 @@ from cockpit.tune.launch import (
 )
 from cockpit.tune.plan import KnobPlan
 from cockpit.tune.progress import tune_progress
-from cockpit.tune.target import list_gpus, pick_gpus, resolve_target
+from cockpit.tune.target import Gpu, Target, list_gpus, pick_gpus, resolve_target
 from cockpit.workload.describe import workload_args, workload_manifest
+from cockpit.workload.manifest import Manifest
 from cockpit.workload.probe_wire import SpaceJson
 
 
@@ -56,43 +57,11 @@ def tune(args: argparse.Namespace) -> int:
     gpus = list_gpus(Nvml())
     target = resolve_target(args.arch, os.environ, gpus)
     session_dir = ref.path if ref is not None else ws.root / "sessions" / "(dry run)"
-    run_dir = session_dir / "tune"
-    if args.resume:
-        if ref is None:
-            raise CockpitError(
-                'no open session holds a search to resume; start one with: cockpit new "OBJECTIVE"'
-            )
-        budget = args.budget * 60 if args.budget is not None else None
-        plan, notes = resume_run(ws.root, run_dir, budget, args.trials)
-        space: SpaceJson = {}
-    else:
-        plan, space = make_plan(
-            ws.root,
-            manifest,
-            config,
-            target,
-            workload_args(ws.root, config),
-            run_dir,
-            ref.journal if ref is not None else session_dir / "journal.jsonl",
-            time.time(),
-            python,
-            getattr(args, "group", None),
-        )
-        notes = []
+    plan, space, notes = _plan(args, ws.root, config, manifest, target, python, ref, session_dir)
     if args.dry_run:
-        if args.json:
-            print(json.dumps({"plan": plan.to_json(), "space": space}))
-        else:
-            print("\n".join(describe_plan(plan, space, config.tune.budget_min)))
+        _print_dry_run(plan, space, config, args.json)
         return 0
-    if importlib.util.find_spec("optuna") is None:
-        raise CockpitError("optuna is not installed: pip install -e '.[tune]' (the search library)")
-    picked = pick_gpus(gpus, args.gpus, os.environ)
-    if not picked:
-        raise CockpitError(
-            "no GPU to tune on (NVML sees none); `cockpit tune --dry-run --arch 8.9` "
-            "examines a space without one"
-        )
+    picked = _gpus_to_tune_on(gpus, args.gpus)
     if ref is None:
         raise CockpitError('no open session to record the search in; start one with: cockpit new "OBJECTIVE"')
     if not args.resume:
@@ -100,6 +69,52 @@ def tune(args: argparse.Namespace) -> int:
     for note in notes:
         _say(note)
     writer = JournalWriter(ref.journal)
+    _journal_started(writer, plan, picked, space, args.resume)
+    try:
+        codes = run_workers(ws.root, plan, picked, ref.path / "logs", lambda: _tick(ref.journal))
+    except KeyboardInterrupt:
+        _say(f"stopped; `cockpit tune --resume` continues {plan.run} where it stopped")
+        raise
+    _say_workers_failed(codes, ref.path / "logs", f"{plan.run}-gpu{picked[0].index}.log")
+    result = finish_run(config, ws.root, plan, picked[0].uuid, _say, python)
+    keep = result["keep"]
+    _journal_kept(writer, plan.run, keep)
+    writer.close()
+    print(json.dumps(result) if args.json else "\n".join(result["lines"]))
+    return 0 if keep["action"] == "keep" else 1
+
+
+def _plan(args: argparse.Namespace, root: Path, config: Config, manifest: Manifest, target: Target,
+          python: str, ref: SessionRef | None, session_dir: Path) -> tuple[KnobPlan, SpaceJson, list[str]]:
+    """The search to run: the one `--resume` continues (its notes said before it goes on), or a
+    new plan over the space the workload's rule allows on `target`."""
+    run_dir = session_dir / "tune"
+    if args.resume:
+        if ref is None:
+            raise CockpitError(
+                'no open session holds a search to resume; start one with: cockpit new "OBJECTIVE"'
+            )
+        budget = args.budget * 60 if args.budget is not None else None
+        plan, notes = resume_run(root, run_dir, budget, args.trials)
+        return plan, {}, notes
+    plan, space = make_plan(
+        root,
+        manifest,
+        config,
+        target,
+        workload_args(root, config),
+        run_dir,
+        ref.journal if ref is not None else session_dir / "journal.jsonl",
+        time.time(),
+        python,
+        getattr(args, "group", None),
+    )
+    return plan, space, []
+
+
+def _journal_started(writer: JournalWriter, plan: KnobPlan, picked: list[Gpu], space: SpaceJson,
+                     resumed: bool) -> None:
+    """The search's start in the journal (the TUI's tune panel follows it), and on stderr."""
     left_s = max(0.0, plan.budget_s - spent_s(plan))
     writer.append(
         tev.tune_started(
@@ -111,7 +126,7 @@ def tune(args: argparse.Namespace) -> int:
             plan.trials,
             _spaces(plan, space),
             plan.seed_how,
-            args.resume,
+            resumed,
             workload=plan.workload,
             unit=f"x {plan.baseline}",
             baseline=plan.baseline,
@@ -122,21 +137,42 @@ def tune(args: argparse.Namespace) -> int:
         f"({', '.join(f'{g.index}: {g.name}' for g in picked)}), budget {plan.budget_s / 60:g} min or "
         f"{plan.trials} trials per group; seed: {plan.seed_how}"
     )
-    try:
-        codes = run_workers(ws.root, plan, picked, ref.path / "logs", lambda: _tick(ref.journal))
-    except KeyboardInterrupt:
-        _say(f"stopped; `cockpit tune --resume` continues {plan.run} where it stopped")
-        raise
+
+
+def _print_dry_run(plan: KnobPlan, space: SpaceJson, config: Config, as_json: bool) -> None:
+    """The space and the plan, nothing run: in words, or as JSON."""
+    if as_json:
+        print(json.dumps({"plan": plan.to_json(), "space": space}))
+    else:
+        print("\n".join(describe_plan(plan, space, config.tune.budget_min)))
+
+
+def _gpus_to_tune_on(gpus: list[Gpu], asked: str | None) -> list[Gpu]:
+    """The GPUs the search runs on (`--gpus`, else every one NVML sees); a search needs optuna."""
+    if importlib.util.find_spec("optuna") is None:
+        raise CockpitError("optuna is not installed: pip install -e '.[tune]' (the search library)")
+    picked = pick_gpus(gpus, asked, os.environ)
+    if not picked:
+        raise CockpitError(
+            "no GPU to tune on (NVML sees none); `cockpit tune --dry-run --arch 8.9` "
+            "examines a space without one"
+        )
+    return picked
+
+
+def _say_workers_failed(codes: list[int], logs: Path, first_log: str) -> None:
+    """Every worker failed: stop, naming the first one's last line; some failed: say so, go on."""
     if all(code != 0 for code in codes):
-        log = ref.path / "logs" / f"{plan.run}-gpu{picked[0].index}.log"
-        tail, _ = read_tail(log, 64 << 10)  # its last line: a worker's log can be long
+        tail, _ = read_tail(logs / first_log, 64 << 10)  # its last line: a worker's log can be long
         last = (tail.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
-        raise CockpitError(f"every worker failed (exit {codes}): {last} (logs in {ref.path / 'logs'})")
+        raise CockpitError(f"every worker failed (exit {codes}): {last} (logs in {logs})")
     if any(code != 0 for code in codes):
-        _say(f"a worker exited {codes}: see {ref.path / 'logs'}; the others finished the search")
-    result = finish_run(config, ws.root, plan, picked[0].uuid, _say, python)
-    keep = result["keep"]
-    writer.append(tev.tune_finished(time.time(), plan.run, keep["action"], keep["summary"], keep=keep))
+        _say(f"a worker exited {codes}: see {logs}; the others finished the search")
+
+
+def _journal_kept(writer: JournalWriter, run: str, keep: KeepJson) -> None:
+    """The search's end, and what it kept as the session's decision."""
+    writer.append(tev.tune_finished(time.time(), run, keep["action"], keep["summary"], keep=keep))
     writer.append(
         decision(
             time.time(),
@@ -148,9 +184,6 @@ def tune(args: argparse.Namespace) -> int:
             improvement=keep.get("improvement"),
         )
     )
-    writer.close()
-    print(json.dumps(result) if args.json else "\n".join(result["lines"]))
-    return 0 if keep["action"] == "keep" else 1
 
 
 def _with_flags(config: Config, args: argparse.Namespace) -> Config:

@@ -162,10 +162,7 @@ def _read_storage(value: Any, reader: ConfigReader) -> str:
         raise reader.fail("tune.storage", f"{shown!r} is not a database URL cockpit can share a study "
                           f"through ({expected})")
     if scheme == "sqlite":
-        if not url.startswith("sqlite:///") or len(url) == len("sqlite:///"):
-            raise reader.fail("tune.storage", f"{shown!r}: name the file, e.g. sqlite:///build/tune.db "
-                              "(relative) or sqlite:////abs/tune.db")
-        return url
+        return _sqlite_url(url, shown, reader)
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018  (raises on a port that is not a number)
@@ -174,6 +171,14 @@ def _read_storage(value: Any, reader: ConfigReader) -> str:
     if not parts.path.strip("/"):
         raise reader.fail("tune.storage", f"{shown!r} names no database: add /dbname, "
                           "e.g. postgresql://user@host:5432/cockpit_tune")
+    return url
+
+
+def _sqlite_url(url: str, shown: str, reader: ConfigReader) -> str:
+    """A SQLite URL (one box) that names its file."""
+    if not url.startswith("sqlite:///") or len(url) == len("sqlite:///"):
+        raise reader.fail("tune.storage", f"{shown!r}: name the file, e.g. sqlite:///build/tune.db "
+                          "(relative) or sqlite:////abs/tune.db")
     return url
 
 

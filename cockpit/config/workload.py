@@ -85,32 +85,12 @@ def read_workload(table: Mapping[str, Any], reader: ConfigReader) -> WorkloadCon
     named = [k for k, v in (("module", module), ("gpumode", gpumode), ("kernelbench", kernelbench)) if v]
     if len(named) > 1:
         raise reader.fail(f"workload.{named[1]}", f"name one workload: {' or '.join(named)}, not both")
-    model_new = table.get("model_new", [])
-    model_new = [model_new] if isinstance(model_new, str) else model_new
-    if not isinstance(model_new, list) or not all(isinstance(m, str) and m.strip() and "\0" not in m
-                                                  for m in model_new):
-        raise reader.fail("workload.model_new", f"{model_new!r} is not allowed (expected a file, or a list "
-                          'of files, holding class ModelNew: model_new = "problem_new.py")')
-    if model_new and not kernelbench:
-        raise reader.fail("workload.model_new", "model_new names a KernelBench answer: add kernelbench = "
-                          '"PROBLEM.py" beside it')
-    counts: dict[str, str] = {}
-    for key in ("bytes", "flops"):
-        value = table.get(key, "")
-        if not isinstance(value, str) or "\0" in value or len(value) > 500:
-            raise reader.fail(f"workload.{key}", f"{value!r} is not allowed (expected a formula over the "
-                              'shape\'s keys in quotes, e.g. "3 * size * size * 2")')
-        if value.strip() and not gpumode:
-            raise reader.fail(f"workload.{key}", f"{key} counts a GPU MODE folder's calls "
-                              f"(gpumode = \"DIR\"); a workload module declares {key}= in its Workload")
-        counts[key] = value.strip()
-    candidates = table.get("candidates", [])
-    if not isinstance(candidates, list) or not all(isinstance(c, str) and c for c in candidates):
-        raise reader.fail("workload.candidates", f"{candidates!r} is not allowed (expected a list of "
-                          "candidate names)")
+    model_new = _model_new(table, kernelbench, reader)
+    counts = {key: _count_formula(table, key, gpumode, reader) for key in ("bytes", "flops")}
+    candidates = _candidates(table, reader)
     return WorkloadConfig(
         module=module, gpumode=gpumode, kernelbench=kernelbench,
-        model_new=tuple(m.strip() for m in model_new),
+        model_new=model_new,
         test_sizes=_sizes(table, "test_sizes", reader), bench_sizes=_sizes(table, "bench_sizes", reader),
         candidates=tuple(candidates), bytes=counts["bytes"], flops=counts["flops"],
         reps=count("reps", 3), warmup=count("warmup", 1),
@@ -120,13 +100,53 @@ def read_workload(table: Mapping[str, Any], reader: ConfigReader) -> WorkloadCon
     )
 
 
+def _model_new(table: Mapping[str, Any], kernelbench: str, reader: ConfigReader) -> tuple[str, ...]:
+    """`model_new`: the file, or files, holding the engineer's class ModelNew; only beside a
+    KernelBench problem."""
+    model_new = table.get("model_new", [])
+    model_new = [model_new] if isinstance(model_new, str) else model_new
+    if not isinstance(model_new, list) or not all(isinstance(m, str) and m.strip() and "\0" not in m
+                                                  for m in model_new):
+        raise reader.fail("workload.model_new", f"{model_new!r} is not allowed (expected a file, or a list "
+                          'of files, holding class ModelNew: model_new = "problem_new.py")')
+    if model_new and not kernelbench:
+        raise reader.fail("workload.model_new", "model_new names a KernelBench answer: add kernelbench = "
+                          '"PROBLEM.py" beside it')
+    return tuple(m.strip() for m in model_new)
+
+
+def _count_formula(table: Mapping[str, Any], key: str, gpumode: str, reader: ConfigReader) -> str:
+    """`bytes` or `flops`: a formula over a GPU MODE folder's shape keys; a module declares its own."""
+    value = table.get(key, "")
+    if not isinstance(value, str) or "\0" in value or len(value) > 500:
+        raise reader.fail(f"workload.{key}", f"{value!r} is not allowed (expected a formula over the "
+                          'shape\'s keys in quotes, e.g. "3 * size * size * 2")')
+    if value.strip() and not gpumode:
+        raise reader.fail(f"workload.{key}", f"{key} counts a GPU MODE folder's calls "
+                          f"(gpumode = \"DIR\"); a workload module declares {key}= in its Workload")
+    return value.strip()
+
+
+def _candidates(table: Mapping[str, Any], reader: ConfigReader) -> list[str]:
+    """`candidates`: the names of the candidates to run (none: every one)."""
+    candidates = table.get("candidates", [])
+    if not isinstance(candidates, list) or not all(isinstance(c, str) and c for c in candidates):
+        raise reader.fail("workload.candidates", f"{candidates!r} is not allowed (expected a list of "
+                          "candidate names)")
+    return candidates
+
+
+def _is_globals(sizes: Any) -> bool:
+    """One table of a problem's globals: identifiers, each to a whole number > 0."""
+    return isinstance(sizes, dict) and bool(sizes) and all(
+        isinstance(k, str) and k.isidentifier() and isinstance(v, int) and not isinstance(v, bool) and v > 0
+        for k, v in sizes.items())
+
+
 def _sizes(table: Mapping[str, Any], key: str, reader: ConfigReader) -> tuple[Mapping[str, int], ...]:
     """`test_sizes`/`bench_sizes`: a list of tables of whole numbers, the problem's globals."""
     value = table.get(key, [])
-    if not isinstance(value, list) or not all(
-            isinstance(s, dict) and s and all(isinstance(k, str) and k.isidentifier() and isinstance(v, int)
-                                              and not isinstance(v, bool) and v > 0 for k, v in s.items())
-            for s in value):
+    if not isinstance(value, list) or not all(_is_globals(s) for s in value):
         raise reader.fail(f"workload.{key}", f"{value!r} is not allowed (expected a list of the problem's "
                           "globals with whole numbers > 0, e.g. [{batch_size = 16, dim = 1000}])")
     if value and not table.get("kernelbench"):

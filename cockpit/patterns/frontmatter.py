@@ -173,11 +173,16 @@ def _located(exc: yaml.MarkedYAMLError, source: str) -> FrontMatterError:
     problem = exc.problem or exc.context or "not valid YAML"
     if mark is None:
         return FrontMatterError(1, f"{problem}; check the front matter against patterns/README.md")
-    hint = next((h for start, h in _HINTS if problem.startswith(start)), None)
-    if hint is None and source[mark.index:mark.index + 1] == "\t":
-        hint = "indent with spaces, not tabs"
     return FrontMatterError(_line(mark), f"{problem} (column {mark.column + 1}); "
-                                         f"{hint or 'check the quoting and indentation'}")
+                                         f"{_hint(problem, source[mark.index:mark.index + 1])}")
+
+
+def _hint(problem: str, at: str) -> str:
+    """What to do about PyYAML's `problem`, found at the character `at`."""
+    hint = next((h for start, h in _HINTS if problem.startswith(start)), None)
+    if hint is None and at == "\t":
+        return "indent with spaces, not tabs"
+    return hint or "check the quoting and indentation"
 
 
 # Writing ------------------------------------------------------------------------------------

@@ -1,14 +1,14 @@
 """The pattern library: `patterns/NN-slug.md` files, each one failure turned into a rule.
 
-A file is YAML front matter (`frontmatter.py`) and a markdown body (a pattern: `pattern.py`;
-finding by id or title: `search.py`, re-exported). A bad file is a `LoadProblem` (file:line:
-what is wrong) and the others load; a new pattern takes the next free number, never a file.
+A file is YAML front matter (`frontmatter.py`, its values checked by `pattern_values.py`) and a
+markdown body (a pattern: `pattern.py`; finding by id or title: `search.py`, re-exported). A bad
+file is a `LoadProblem` (file:line: what is wrong) and the others load; a new pattern takes the
+next free number, never a file.
 """
 
 from __future__ import annotations
 
 import contextlib
-import datetime
 import os
 import re
 import sys
@@ -17,14 +17,14 @@ import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from cockpit.errors import CockpitError
 from cockpit.files import RefusedFile, read_file
 from cockpit.patterns import frontmatter as fm
-from cockpit.patterns.pattern import FILE_NAME, MEANINGS, SHIPPED, STATUSES, Pattern, PatternStatus, Trigger
+from cockpit.patterns.pattern import FILE_NAME, SHIPPED, Pattern, PatternStatus, Trigger
+from cockpit.patterns.pattern_values import CONTROL, TITLE_MAX, checked_pattern
 from cockpit.patterns.search import close_matches, find, rank
-from cockpit.patterns.triggers import TriggerError, trigger_from_mapping, trigger_to_mapping
+from cockpit.patterns.triggers import trigger_to_mapping
 from cockpit.session.inside import OutsideWorkspace, confine
 from cockpit.slug import slugify
 
@@ -35,14 +35,7 @@ __all__ = ["LoadProblem", "Pattern", "PatternError", "PatternFileError", "Patter
            "find", "load_library", "new_pattern", "next_id", "parse_pattern", "pattern_slug", "rank",
            "read_pattern", "render_pattern"]
 
-KEYS = ("id", "title", "status", "time_saved_min", "problem", "when", "solution", "evidence", "triggers",
-        "triggers_mean")
-REQUIRED = ("id", "title", "status", "time_saved_min", "problem", "when", "solution")
-TEXT_KEYS = ("title", "problem", "when", "solution")
 _NUMBERED = re.compile(r"^(\d+)-")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_PLAIN_DIGITS = re.compile(r"0|[1-9][0-9]*")
-TITLE_MAX = 120
 MAX_PATTERN_BYTES = 1 << 20
 """The biggest pattern file read: a pattern is a page (the shipped ones are 2 to 6 KB)."""
 
@@ -95,35 +88,45 @@ def load_library(directory: Path, workspace: Path | None = None
             confine(directory, workspace)
     except OutsideWorkspace as exc:
         return (), (LoadProblem(directory, 1, str(exc)),)
-    try:
-        # not only files: a FIFO or a folder named like a pattern is named as a problem, never opened
-        names = sorted(entry.name for entry in os.scandir(directory) if not entry.is_dir())
-    except FileNotFoundError:
-        return (), ()
-    except OSError as exc:
-        raise _unlistable(directory, exc) from exc
     patterns: list[Pattern] = []
     problems: list[LoadProblem] = []
     by_id: dict[int, Path] = {}
-    for name in names:
-        if not name.endswith(".md") or name.startswith(".") or name.lower() == "readme.md":
-            continue
+    for name in _pattern_names(directory):
         path = directory / name
-        try:
-            pattern = read_pattern(confine(path, workspace) if workspace is not None else path)
-        except OutsideWorkspace as exc:
-            problems.append(LoadProblem(path, 1, str(exc)))
-            continue
-        except PatternFileError as exc:
-            problems.append(LoadProblem(path, exc.line, exc.message))
-            continue
-        if pattern.id in by_id:
+        pattern = _load_one(path, workspace)
+        if isinstance(pattern, LoadProblem):
+            problems.append(pattern)
+        elif pattern.id in by_id:
             problems.append(LoadProblem(path, 1, f"id {pattern.id} is also used by {by_id[pattern.id].name}; "
                                                  "renumber one of them"))
-            continue
-        by_id[pattern.id] = path
-        patterns.append(pattern)
+        else:
+            by_id[pattern.id] = path
+            patterns.append(pattern)
     return tuple(sorted(patterns, key=lambda p: p.id)), tuple(problems)
+
+
+def _pattern_names(directory: Path) -> list[str]:
+    """The names in `directory` that may be patterns, sorted: not README.md, not dotfiles, not
+    folders (a FIFO named like a pattern is named as a problem, never opened); none when there
+    is no directory yet."""
+    try:
+        names = sorted(entry.name for entry in os.scandir(directory) if not entry.is_dir())
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise _unlistable(directory, exc) from exc
+    return [name for name in names
+            if name.endswith(".md") and not name.startswith(".") and name.lower() != "readme.md"]
+
+
+def _load_one(path: Path, workspace: Path | None) -> Pattern | LoadProblem:
+    """One library file: its pattern, or why it did not load (a symlink out of `workspace` too)."""
+    try:
+        return read_pattern(confine(path, workspace) if workspace is not None else path)
+    except OutsideWorkspace as exc:
+        return LoadProblem(path, 1, str(exc))
+    except PatternFileError as exc:
+        return LoadProblem(path, exc.line, exc.message)
 
 
 def read_pattern(path: Path) -> Pattern:
@@ -151,124 +154,9 @@ def parse_pattern(text: str, path: Path, file_id: int | None = None) -> Pattern:
     """A pattern from a file's text; `file_id` is the NN of its name, which `id` must equal.
     PatternFileError (file:line: what is wrong) when it does not hold a valid pattern."""
     try:
-        return _validate(fm.split(text), path, file_id)
+        return checked_pattern(fm.split(text), path, file_id)
     except fm.FrontMatterError as exc:
         raise PatternFileError(path, exc.line, exc.message) from exc
-
-
-class _Bad(fm.FrontMatterError):
-    """A well-formed front matter whose values are not a pattern."""
-
-
-def _validate(doc: fm.Document, path: Path, file_id: int | None) -> Pattern:
-    fields = doc.fields
-    for key, field in fields.items():
-        if key not in KEYS:
-            raise _Bad(field.line, f"unknown key '{key}' (allowed: {', '.join(KEYS)})")
-    missing = [k for k in REQUIRED if k not in fields]
-    if missing:
-        raise _Bad(1, f"missing {', '.join(missing)} in the front matter; add "
-                      f"{'it' if len(missing) == 1 else 'them'} (see patterns/README.md)")
-    pid = _whole_number(fields["id"])
-    if file_id is not None and pid != file_id:
-        raise _Bad(fields["id"].line, f"id: {pid} but the file name says {file_id:02d}; make them agree")
-    status = fields["status"].value
-    if status not in STATUSES:
-        raise _Bad(fields["status"].line, f"status: {_shown(status)} is not one of {', '.join(STATUSES)}")
-    meaning = fields["triggers_mean"].value if "triggers_mean" in fields else "mistake"
-    if meaning not in MEANINGS:
-        raise _Bad(fields["triggers_mean"].line, f"triggers_mean: {_shown(meaning)} is not one of "
-                                                 f"{', '.join(MEANINGS)}")
-    texts = {key: _text(fields[key]) for key in TEXT_KEYS}
-    if len(texts["title"]) > TITLE_MAX:
-        raise _Bad(fields["title"].line, f"title is {len(texts['title'])} characters; keep it under "
-                                         f"{TITLE_MAX} and put the detail in the body")
-    evidence = tuple(_text_item(item, "evidence") for item in _items(fields.get("evidence"), "evidence"))
-    triggers = tuple(_trigger(item) for item in _items(fields.get("triggers"), "triggers"))
-    return Pattern(
-        id=pid, title=texts["title"], status=status,
-        time_saved_min=_whole_number(fields["time_saved_min"]),
-        problem=texts["problem"], when=texts["when"], solution=texts["solution"],
-        evidence=evidence, triggers=triggers, body=doc.body, path=path, triggers_mean=meaning,
-    )
-
-
-def _whole_number(field: fm.Field) -> int:
-    value = field.value
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise _Bad(field.line, f"{field.key}: {_shown(value, field.written)} is not a whole number ≥ 0; "
-                               f"write e.g. {field.key}: 30")
-    if field.written is None or not _PLAIN_DIGITS.fullmatch(field.written):
-        # YAML 1.1 reads 020 as 16 and 1:20 as 80, YAML 1.2 reads neither so
-        raise _Bad(field.line, f"{field.key}: {field.written!r} means different things to different "
-                               f"YAML readers; write plain digits, e.g. {field.key}: 30")
-    return value
-
-
-def _text(field: fm.Field) -> str:
-    value = field.value
-    if value is None:
-        raise _Bad(field.line, f"{field.key} is empty; say it in one sentence")
-    if not isinstance(value, str):
-        raise _Bad(field.line, f"{field.key}: {_not_text(value, field.written)}")
-    value = value.strip()
-    if not value:
-        raise _Bad(field.line, f"{field.key} is empty; say it in one sentence")
-    if "\n" in value:
-        raise _Bad(field.line, f"{field.key} keeps line breaks; write one paragraph ('>-' joins "
-                               "the lines under it with spaces)")
-    if _CONTROL.search(value):
-        raise _Bad(field.line, f"{field.key} contains a control character; keep it to plain text")
-    return value
-
-
-def _not_text(value: Any, written: str | None) -> str:
-    """Why a value is not text, in the words it was written in."""
-    shown = _shown(value, written)
-    if isinstance(value, bool):
-        return f"{shown} reads as a yes/no value (a boolean), not text; put it in quotes"
-    if isinstance(value, (int, float)):
-        return f"{shown} reads as a number, not text; put it in quotes"
-    if isinstance(value, datetime.date):
-        return f"{shown} reads as a date, not text; put it in quotes"
-    return f"{shown} is not text; write one paragraph"
-
-
-def _items(field: fm.Field | None, key: str) -> tuple[fm.ListItem, ...]:
-    if field is None or field.value is None:
-        return ()
-    if not isinstance(field.value, tuple):
-        raise _Bad(field.line, f"{key} must be a list: '{key}: []' or '- ...' lines under it")
-    return field.value
-
-
-def _text_item(item: fm.ListItem, key: str) -> str:
-    value = item.value
-    if not isinstance(value, str):
-        raise _Bad(item.line, f"{key}: {_not_text(value, item.written)}")
-    if not value.strip():
-        raise _Bad(item.line, f"{key}: an empty item; remove it or say what happened")
-    return value.strip()
-
-
-def _trigger(item: fm.ListItem) -> Trigger:
-    if not isinstance(item.value, Mapping):
-        raise _Bad(item.line, "a trigger is a mapping on one line: - {regex: '...', on: output} "
-                              "or - {when: 'speedup < 0.5'}")
-    try:
-        return trigger_from_mapping(item.value)
-    except TriggerError as exc:
-        raise _Bad(item.line, f"trigger: {exc}") from exc
-
-
-def _shown(value: Any, written: str | None = None) -> str:
-    if isinstance(value, tuple):
-        return "a list"
-    if isinstance(value, Mapping):
-        return "a mapping"
-    if value is None:
-        return "nothing"
-    return repr(written if written is not None else value)
 
 
 def next_id(directory: Path) -> int:
@@ -309,7 +197,7 @@ def pattern_slug(title: str) -> str:
 
 
 def render_pattern(p: Pattern) -> str:
-    """The file text of `p`, keys in the order of KEYS; `parse_pattern` reads it back as an
+    """The file text of `p`, keys in the order of pattern_values.KEYS; `parse_pattern` reads it back as an
     equal pattern."""
     fields: dict[str, object] = {
         "id": p.id, "title": p.title, "status": p.status, "time_saved_min": p.time_saved_min,
@@ -328,27 +216,11 @@ def new_pattern(
     """Write `directory/NN-slug.md` with the next free NN and return its path. The file appears
     whole (temp file, then a hard link that fails rather than replace), never over another, and
     two writers at once (other panes, other processes) get different numbers."""
-    fields = {"title": title, "problem": problem, "when": when, "solution": solution}
-    clean = {key: " ".join(str(value).split()) for key, value in fields.items()}
-    for key, value in clean.items():
-        if not value:
-            raise PatternError(f"the {key} is empty; say it in one sentence")
-        if _CONTROL.search(value):
-            raise PatternError(f"the {key} contains a control character; write plain text")
-    if len(clean["title"]) > TITLE_MAX:
-        raise PatternError(f"the title is {len(clean['title'])} characters; keep it under {TITLE_MAX}")
+    clean = _clean_texts({"title": title, "problem": problem, "when": when, "solution": solution})
     if isinstance(time_saved_min, bool) or not isinstance(time_saved_min, int) or time_saved_min < 0:
         raise PatternError(f"time saved {time_saved_min!r} is not a whole number of minutes ≥ 0")
     slug = pattern_slug(clean["title"])
-    try:
-        confine(directory, directory.parent)
-    except OutsideWorkspace as exc:
-        raise PatternError(str(exc)) from exc
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise PatternError(f"{directory}: cannot create the patterns folder ({exc.strerror}); "
-                           "fix its permissions or pass another --workspace") from exc
+    _make_folder(directory)
     with _one_writer_at_a_time(directory):
         number = next_id(directory)
         while True:
@@ -364,6 +236,33 @@ def new_pattern(
             if _publish(directory, path, text):
                 return path
             number = max(number, *_taken_ids(directory)) + 1
+
+
+def _clean_texts(fields: Mapping[str, str]) -> dict[str, str]:
+    """The texts of a new pattern on one line each, whitespace runs made one space: each says
+    something, in plain text, and the title fits a line."""
+    clean = {key: " ".join(str(value).split()) for key, value in fields.items()}
+    for key, value in clean.items():
+        if not value:
+            raise PatternError(f"the {key} is empty; say it in one sentence")
+        if CONTROL.search(value):
+            raise PatternError(f"the {key} contains a control character; write plain text")
+    if len(clean["title"]) > TITLE_MAX:
+        raise PatternError(f"the title is {len(clean['title'])} characters; keep it under {TITLE_MAX}")
+    return clean
+
+
+def _make_folder(directory: Path) -> None:
+    """The workspace's patterns folder, made if need be, never through a symlink out of it."""
+    try:
+        confine(directory, directory.parent)
+    except OutsideWorkspace as exc:
+        raise PatternError(str(exc)) from exc
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PatternError(f"{directory}: cannot create the patterns folder ({exc.strerror}); "
+                           "fix its permissions or pass another --workspace") from exc
 
 
 @contextlib.contextmanager

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import json
 import os
-from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import accumulate
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,6 +19,7 @@ from cockpit.errors import CockpitError
 from cockpit.files import RefusedFile, open_file, regular_fd, size_words
 from cockpit.session.bounds import MAX_EVENT_BYTES, time_refused
 from cockpit.session.inside import confine_session_path
+from cockpit.session.journal_numbers import suspect_lines
 
 Event = dict[str, Any]
 
@@ -81,19 +80,26 @@ def read_journal(
         return JournalRead((), (), offset, first_line - 1)
     except OSError as exc:
         raise CockpitError(f"{path}: cannot read the journal ({exc.strerror})") from exc
+    _last_line(lines, include_tail, sink, problems)
+    return JournalRead(tuple(events), tuple(problems), lines.end_offset, lines.number)
+
+
+def _last_line(lines: _Lines, include_tail: bool, sink: Callable[[Event], None],
+               problems: list[JournalProblem]) -> None:
+    """The journal's end: a line too long to hold is a problem (and read past, for good, even
+    while it is being written); an unterminated last line is a write that was cut off, unless it
+    happens to parse."""
     tail = lines.tail
-    if lines.skipping:  # refused as it stands: never read again, even while it is being written
+    if lines.skipping:
         lines.number += 1
         problems.append(_too_long(lines.number, lines.skipping, lines.skipped))
         lines.end_offset += lines.skipped
     elif tail.strip():
-        # An unterminated last line is a write that was cut off, unless it happens to parse.
         event = _as_event(tail)
         if event is None:
             problems.append(JournalProblem(lines.number + 1, "torn", _excerpt(tail)))
         elif include_tail:
             sink(event)
-    return JournalRead(tuple(events), tuple(problems), lines.end_offset, lines.number)
 
 
 class _Lines:
@@ -147,62 +153,38 @@ def _parse_lines(
     for start in range(0, len(lines), BATCH):
         batch = lines[start:start + BATCH]
         first = number + start + 1
-        suspect = _suspect_lines(batch)
-        plain = [i for i, raw in enumerate(batch)
-                 if i not in suspect and len(raw) <= MAX_EVENT_BYTES and _one_object(raw)]
-        values = _array([batch[i] for i in plain])
-        by_line = dict(zip(plain, values, strict=True)) if values is not None else {}
+        by_line = _parsed_together(batch)
         for i, raw in enumerate(batch):
             if i in by_line:
-                value = by_line[i]
-                event = None if _bracketed(raw) and _too_deep(value) else _event_or_none(value)
-                if event is None:
-                    problems.append(_garbage(first + i, raw, value))
-                else:
-                    sink(event)
+                _take_value(raw, by_line[i], first + i, sink, problems)
             else:
                 _parse_line(raw, first + i, sink, problems)
     return number + len(lines)
 
 
+def _parsed_together(batch: list[bytes]) -> dict[int, Any]:
+    """The plain lines of `batch` (no suspect number, not too long, one object), parsed as one
+    JSON array, by index in the batch; none when the array does not parse whole."""
+    suspect = suspect_lines(batch)
+    plain = [i for i, raw in enumerate(batch)
+             if i not in suspect and len(raw) <= MAX_EVENT_BYTES and _one_object(raw)]
+    values = _array([batch[i] for i in plain])
+    return dict(zip(plain, values, strict=True)) if values is not None else {}
+
+
+def _take_value(raw: bytes, value: Any, number: int, sink: Callable[[Event], None],
+                problems: list[JournalProblem]) -> None:
+    """A parsed line: an event to the sink, else (nested too deep, not an event) a problem."""
+    event = None if _bracketed(raw) and _too_deep(value) else _event_or_none(value)
+    if event is None:
+        problems.append(_garbage(number, raw, value))
+    else:
+        sink(event)
+
+
 def _one_object(raw: bytes) -> bool:
     raw = raw.strip()
     return raw[:1] == b"{" and raw[-1:] == b"}"
-
-
-def _suspect_lines(batch: list[bytes]) -> set[int]:
-    """The lines of `batch` holding a number that needs the float check, found with a few byte
-    searches over the whole batch (digits read as 0: no regex per line); an `e` inside a word
-    (a GPU UUID's `9e133`) is not an exponent."""
-    joined = b"\n".join(batch)
-    shape = joined.translate(_SHAPE)
-    hits = [at for needle in (b"e000", b"e-000", b"e+000") for at in _find_all(shape, needle)
-            if _in_number(joined, at)]
-    hits += _find_all(shape, b"0" * 300)
-    if not hits:
-        return set()
-    starts = list(accumulate((len(raw) + 1 for raw in batch[:-1]), initial=0))
-    return {bisect_right(starts, at) - 1 for at in hits}
-
-
-_SHAPE = bytes.maketrans(b"0123456789E", b"0000000000e")
-
-
-def _find_all(text: bytes, needle: bytes) -> list[int]:
-    found, at = [], text.find(needle)
-    while at >= 0:
-        found.append(at)
-        at = text.find(needle, at + 1)
-    return found
-
-
-def _in_number(text: bytes, e_at: int) -> bool:
-    """Whether the `e` at `e_at` ends a JSON number's mantissa: digits before it, and before them
-    what JSON puts before a number."""
-    head = text[max(0, e_at - 40):e_at]
-    mantissa = head.rstrip(b"0123456789.-")
-    return len(mantissa) < len(head) and head[len(mantissa):][-1:].isdigit() and \
-        mantissa[-1:] in (b":", b",", b"[", b" ", b"\t", b"")
 
 
 def _array(lines: list[bytes]) -> list[Any] | None:
@@ -270,7 +252,7 @@ def parse_bounded(raw: bytes) -> Any:
     byte searches) goes through the slow float check, and only a value with more brackets than
     MAX_DEPTH has its containers walked (a bench result of 57 KB: 2 ms in all)."""
     try:
-        if _suspect_lines([raw]):
+        if suspect_lines([raw]):
             value = json.loads(raw.decode("utf-8"), parse_float=_finite, parse_int=_short_int,
                                parse_constant=_no_constants)
         else:

@@ -49,10 +49,15 @@ def headline(result: dict[str, Any]) -> dict[str, Any]:
             out[key] = value
         elif isinstance(value, dict):
             out[key] = {k: v for k, v in value.items() if _scalar(v)}
-        elif isinstance(value, list) and len(value) <= 32 and all(
-                isinstance(v, str) and len(v) <= HEADLINE_TEXT_MAX for v in value):
+        elif _short_texts(value):
             out[key] = value
     return out
+
+
+def _short_texts(value: Any) -> bool:
+    """A short list of short texts (a result's candidates): kept in the headline."""
+    return isinstance(value, list) and len(value) <= 32 and all(
+        isinstance(v, str) and len(v) <= HEADLINE_TEXT_MAX for v in value)
 
 
 def _scalar(value: Any) -> bool:

@@ -202,6 +202,7 @@ def dump(fold: Fold, folder: Path) -> dict[str, Any]:
 
 
 def load(data: dict[str, Any], workspace: Path) -> Fold:
+    """The fold `dump` wrote, ready to take the events after it."""
     b = data["base"]
     first = {"type": "session_started", "t": float(b["created_t"]), "id": str(b["id"]),
              "objective": str(b["objective"]), "template": str(b["template"]),
@@ -210,6 +211,16 @@ def load(data: dict[str, Any], workspace: Path) -> Fold:
     # as the first read showed them and said why (an objective it cut is not cut again)
     fold.base = replace(fold.base, objective=str(b["objective"]),
                         refused=tuple(str(r) for r in b.get("refused", ())) or fold.base.refused)
+    _load_lists(fold, data)
+    fold.ended_t, fold.attached_pid = data["ended_t"], data["attached_pid"]
+    fold.last_t, fold.count = float(data["last_t"]), int(data["count"])
+    fold.status_count, fold.note_count = int(data["status_count"]), int(data["note_count"])
+    fold.gate_run_count = int(data["gate_run_count"])
+    return fold
+
+
+def _load_lists(fold: Fold, data: dict[str, Any]) -> None:
+    """The fold's lists as saved: phases, visits, pauses, what was said, gate runs, patterns, tune."""
     fold.extra_phases = [PhaseSpec(str(p["name"]), float(p["budget_s"])) for p in data["extra_phases"]]
     fold.runs = [PhaseRun(**r) for r in data["runs"]]
     fold.pauses = [Pause(**p) for p in data["pauses"]]
@@ -220,11 +231,6 @@ def load(data: dict[str, Any], workspace: Path) -> Fold:
     fold.overrun = {int(i) for i in data["overrun"]}
     fold.applied = [int(i) for i in data["applied"]]
     fold.tune = list(data["tune"])
-    fold.ended_t, fold.attached_pid = data["ended_t"], data["attached_pid"]
-    fold.last_t, fold.count = float(data["last_t"]), int(data["count"])
-    fold.status_count, fold.note_count = int(data["status_count"]), int(data["note_count"])
-    fold.gate_run_count = int(data["gate_run_count"])
-    return fold
 
 
 def recent_state(journal: Path, workspace: Path) -> SessionState:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +11,8 @@ from cockpit.config import PhaseSpec
 from cockpit.errors import CockpitError
 from cockpit.session import bounds
 from cockpit.session import events as ev
+from cockpit.session.gate_run import GateRunRecord as GateRunRecord
+from cockpit.session.gate_run import gate_update, int_or_none
 from cockpit.session.journal import Event
 from cockpit.session.paths import resolve_stored
 
@@ -36,46 +38,6 @@ class StatusEntry:
     t: float
     text: str
     auto: bool
-
-
-@dataclass(frozen=True)
-class GateRunRecord:
-    """One run of a gate as the journal tells it; `status` is None while it has no finish."""
-
-    run_id: str
-    gate: str
-    started_t: float
-    pid: int | None
-    log: str
-    finished_t: float | None = None
-    status: str | None = None
-    summary: str = ""
-    duration_s: float | None = None
-    exit_code: int | None = None
-    result_inline: dict[str, Any] = field(default_factory=dict)
-    """The result as the journal holds it: whole, or its headline when `result_file` has it."""
-    stalls: int = 0
-    result_file: str = ""
-    """The file holding the whole result when it was too big for a journal line (session/results.py)."""
-    owner: int | None = None
-    """pid of the cockpit process that ran it (journals from before: None)."""
-    pid_start: int | None = None
-    """When `pid` started (kernel ticks since boot), to tell it from a reused pid."""
-    mark: str | None = None
-    """The seal of the token in the child's environment (gates/mark.py); None before marks."""
-
-    @property
-    def finished(self) -> bool:
-        return self.status is not None
-
-    @property
-    def result(self) -> dict[str, Any]:
-        """The whole result: inline, or read from its file (cached) when it lives in one."""
-        if not self.result_file:
-            return self.result_inline
-        from cockpit.session.results import load_result
-
-        return load_result(Path(self.result_file), self.run_id, self.result_inline)
 
 
 @dataclass(frozen=True)
@@ -234,9 +196,9 @@ class Fold:
     def _gate_started(self, event: Event, t: float) -> None:
         self.gate_run_count += 1
         run = GateRunRecord(str(event.get("run_id", "")), str(event.get("gate", "")), t,
-                            _int_or_none(event.get("pid")), self._path(event.get("log")),
-                            owner=_int_or_none(event.get("owner")),
-                            pid_start=_int_or_none(event.get("pid_start")),
+                            int_or_none(event.get("pid")), self._path(event.get("log")),
+                            owner=int_or_none(event.get("owner")),
+                            pid_start=int_or_none(event.get("pid_start")),
                             mark=mark if isinstance(mark := event.get("mark"), str) else None)
         self.gate_index[run.run_id] = len(self.gate_runs)
         self.gate_runs.append(run)
@@ -246,10 +208,10 @@ class Fold:
     def _gate_finished_or_stalled(self, event: Event, t: float) -> None:
         index = self.gate_index.get(str(event.get("run_id", "")))
         if index is not None:
-            self.gate_runs[index] = _gate_update(self.gate_runs[index], event, t, self._path)
+            self.gate_runs[index] = gate_update(self.gate_runs[index], event, t, self._path)
 
     def _pattern_applied(self, event: Event, t: float) -> None:
-        pid = _int_or_none(event.get("pattern"))
+        pid = int_or_none(event.get("pattern"))
         if pid is not None and pid not in self.applied:
             self.applied.append(pid)
 
@@ -329,27 +291,6 @@ _STEPS: dict[str, Callable[[Fold, Event, float], None]] = {
     ev.SESSION_ENDED: Fold._session_ended,
 }
 """What each journal event does to the fold (the `tune_*` events are kept as they are)."""
-
-
-def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _gate_update(run: GateRunRecord, event: Event, t: float,
-                 path: Callable[[Any], str]) -> GateRunRecord:
-    if event["type"] == ev.GATE_STALLED:
-        return replace(run, stalls=run.stalls + 1)
-    result = event.get("result")
-    duration = event.get("duration_s")
-    stored = event.get("result_file")
-    return replace(
-        run, finished_t=t, status=str(event.get("status") or "error"),
-        summary=bounds.line_cut(event.get("summary") or ""),
-        duration_s=float(duration) if isinstance(duration, (int, float)) else None,
-        exit_code=_int_or_none(event.get("exit_code")),
-        result_inline=result if isinstance(result, dict) else {},
-        result_file=path(stored) if isinstance(stored, str) and stored else "",
-    )
 
 
 class SessionFold:

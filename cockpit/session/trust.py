@@ -26,10 +26,13 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cockpit.config import CONFIG_NAME, Config
 from cockpit.errors import CockpitError
+
+if TYPE_CHECKING:
+    from cockpit.config.gates import GateConfig
 
 try:  # BLAKE2 without `hashlib`, whose import maps OpenSSL's libcrypto (saved_state.py says why)
     from _blake2 import blake2b
@@ -121,6 +124,19 @@ def digest(lines: tuple[str, ...]) -> str:
     return blake2b(json.dumps(list(lines)).encode(), digest_size=20).hexdigest()
 
 
+def _named_by_gate(name: str, gate: GateConfig) -> list[Named]:
+    """What one `[gates.<name>]` table makes run: its command, then each variable of its env."""
+    found: list[Named] = []
+    if gate.command is not None:
+        value = _quoted(gate.command[0]) + " (shell)" if gate.shell else _quoted(list(gate.command))
+        found.append(Named(f"[gates.{name}] command", value, f"runs in place of the {name} gate's own"))
+    for key, env_value in gate.env.items():
+        shown = key if _BARE_KEY.fullmatch(key) else _quoted(key)
+        found.append(Named(f"[gates.{name}] env.{shown}", _quoted(env_value),
+                           f"set in the {name} gate's environment"))
+    return found
+
+
 def named_by(config: Config) -> tuple[Named, ...]:
     """Everything the workspace's cockpit.toml makes the gates run: `[gates] python`, each gate's
     command and env, then the workload; nothing for a Config that no file gave (the defaults, or
@@ -132,13 +148,7 @@ def named_by(config: Config) -> tuple[Named, ...]:
         found.append(Named("[gates] python", _quoted(config.gates.python),
                            "the Python every gate's probe runs in"))
     for name, gate in config.gates.items():
-        if gate.command is not None:
-            value = _quoted(gate.command[0]) + " (shell)" if gate.shell else _quoted(list(gate.command))
-            found.append(Named(f"[gates.{name}] command", value, f"runs in place of the {name} gate's own"))
-        for key, env_value in gate.env.items():
-            shown = key if _BARE_KEY.fullmatch(key) else _quoted(key)
-            found.append(Named(f"[gates.{name}] env.{shown}", _quoted(env_value),
-                               f"set in the {name} gate's environment"))
+        found += _named_by_gate(name, gate)
     w = config.workload
     for key, value in (("module", w.module), ("gpumode", w.gpumode), ("kernelbench", w.kernelbench)):
         if value:

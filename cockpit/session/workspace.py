@@ -29,13 +29,14 @@ from cockpit.session.ended import EndedSessions, minutes_newest_first
 from cockpit.session.inside import OutsideWorkspace, confine, confine_session
 from cockpit.session.journal import JOURNAL_NAME, JournalWriter
 from cockpit.session.last_open import folder_look, keep_open, kept_open
+from cockpit.session.log_md import session_md as session_md
 from cockpit.session.opening import CannotOpen, journal_ended, journal_start
 from cockpit.session.saved_state import recent_state
 from cockpit.session.state import SessionState
 from cockpit.slug import slugify
 
 if TYPE_CHECKING:
-    from cockpit.config import Config, PhaseSpec
+    from cockpit.config import Config
 
 _STAMPED = r"\d{8}-\d{4}-[0-9a-f]{4}-[a-z0-9-]*"
 _NUMBERED = r"\d{3,}-[a-z0-9-]*"
@@ -270,14 +271,21 @@ def has_ended(ref: SessionRef) -> bool:
         return False
 
 
+def _named(spec: str, numbered: list[str], stamped: list[str]) -> list[str]:
+    """The folder names `spec` may mean: itself, or the numbered sessions of that number."""
+    if spec in stamped or spec in numbered:
+        return [spec]
+    if not spec.isdigit():
+        return []
+    return [n for n in numbered if int(n.partition("-")[0]) == int(spec)]
+
+
 def resolve_session(ws: Workspace, spec: str | None) -> SessionRef | None:
     """`None`/"latest": the latest open session (or None); else the session named by id or number."""
     if spec is None or spec == "latest":
         return latest_open_session(ws)
     numbered, stamped = session_names(ws)
-    named = [spec] if spec in stamped or spec in numbered else \
-        [n for n in numbered if spec.isdigit() and int(n.partition("-")[0]) == int(spec)]
-    for ref in (_ref(ws, name) for name in named):
+    for ref in (_ref(ws, name) for name in _named(spec, numbered, stamped)):
         if ref.path.is_dir():
             return ref.confined()
     known = ", ".join((numbered + stamped)[-5:]) or "none yet"
@@ -307,22 +315,7 @@ def create_session(
             f"{ws.sessions_dir}: cannot create the sessions folder ({exc.strerror}); "
             "fix its permissions or pass another --workspace"
         ) from exc
-    slug = slugify(objective)
-    while True:
-        session_id = new_session_id(now, slug, tag)
-        path = ws.sessions_dir / session_id
-        try:
-            path.mkdir()
-            break
-        except FileExistsError:
-            if tag is not None:
-                raise CockpitError(f"{path}: a session with this id exists already") from None
-            continue  # another `cockpit new` drew the same four digits this minute: draw again
-        except OSError as exc:
-            raise CockpitError(
-                f"{path}: cannot create the session folder ({exc.strerror}); "
-                "fix the sessions folder's permissions or free disk space"
-            ) from exc
+    session_id, path = _new_session_folder(ws, now, slugify(objective), tag)
     ref = SessionRef(session_id, None, path)
     try:
         writer = JournalWriter(ref.journal)
@@ -339,6 +332,26 @@ def create_session(
         raise CockpitError(f"{path}: the session could not be written ({exc}); nothing was kept: "
                            "free disk space and run it again") from exc
     return ref
+
+
+def _new_session_folder(ws: Workspace, now: float, slug: str, tag: str | None) -> tuple[str, Path]:
+    """A new session's id and its folder, made exclusively: another `cockpit new` that drew the
+    same four digits this minute makes this one draw again (a fixed `tag` cannot)."""
+    while True:
+        session_id = new_session_id(now, slug, tag)
+        path = ws.sessions_dir / session_id
+        try:
+            path.mkdir()
+            return session_id, path
+        except FileExistsError:
+            if tag is not None:
+                raise CockpitError(f"{path}: a session with this id exists already") from None
+            continue
+        except OSError as exc:
+            raise CockpitError(
+                f"{path}: cannot create the session folder ({exc.strerror}); "
+                "fix the sessions folder's permissions or free disk space"
+            ) from exc
 
 
 def new_session_id(now: float, slug: str, tag: str | None = None) -> str:
@@ -362,36 +375,3 @@ def _write_new(path: Path, text: str) -> None:
             f.write(text)
     except OSError as exc:
         raise CockpitError(f"{path}: cannot write ({exc.strerror})") from exc
-
-
-def session_md(
-    session_id: str, objective: str, template: str, phases: tuple[PhaseSpec, ...], now: float
-) -> str:
-    """The session log an engineer fills in: objective, plan, the four closing sections, and the
-    log last, where the editor's cursor opens and where `>> SESSION.md` from a shell lands."""
-    started = datetime.fromtimestamp(now, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    rows = "\n".join(f"| {i} | {p.name} | {p.budget_s / 60:g} min |" for i, p in enumerate(phases, 1))
-    total = sum(p.budget_s for p in phases) / 60
-    return f"""# Session {session_id}
-
-**Objective:** {objective}
-**Template:** {template} · **Started:** {started}
-
-## Plan
-
-| # | Phase | Budget |
-|---|-------|--------|
-{rows}
-
-Total budget: {total:g} min. One change at a time; measure the baseline before touching code.
-
-## What worked
-
-## What failed
-
-## Lessons (patterns to add or update)
-
-## Next session
-
-## Log
-"""

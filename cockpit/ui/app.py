@@ -6,10 +6,9 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
-from textual.dom import DOMNode
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
@@ -26,7 +25,8 @@ from cockpit.session.status import Activity, compose_status, fmt_duration, next_
 from cockpit.session.timer import TimerView
 from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.telemetry.track import TRACK_NAME, TrackWriter
-from cockpit.ui import hangup, session_open
+from cockpit.ui import hangup, session_open, tick_chores
+from cockpit.ui.app_hooks import CockpitHooks
 from cockpit.ui.commands import palette_commands, pattern_provider
 from cockpit.ui.crash import CrashWithoutLocals
 from cockpit.ui.editor import SessionEditor
@@ -43,7 +43,6 @@ from cockpit.ui.phases import PhasePanel
 from cockpit.ui.status_history import StatusHistory
 from cockpit.ui.textual_caches import SWEEP_EVERY_S, empty_textual_caches
 from cockpit.ui.tick_pacer import TickPacer
-from cockpit.ui.toasts import PlainToasts
 from cockpit.ui.tune_feed import TuneFeed
 from cockpit.ui.tune_panel import TunePanel
 from cockpit.ui.typing_guard import TYPING_GAP_S
@@ -57,7 +56,7 @@ if TYPE_CHECKING:
 ActivitySource = Callable[[], Activity | None]
 
 
-class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
+class CockpitApp(KeyActions, CockpitHooks, CrashWithoutLocals):
     CSS_PATH = "cockpit.tcss"
     COMMANDS = App.COMMANDS | {pattern_provider}
     TITLE = "cockpit"
@@ -222,23 +221,10 @@ class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
         live = self.live
         if live is None:
             return
-        try:
-            if not self._reading and (told := live.heal(self.clock.now())):
-                self.notify(told, severity="warning", timeout=30, markup=False)
-            live.refresh()
-        except CockpitError as exc:
-            self.report_once(str(exc))
-        for run in list(self.gates.unjournaled):  # a full disk refused a run's end: try again
-            if run.retry_journal():
-                self.gates.unjournaled.remove(run)
-            else:
-                self.report_once(f"{run.run_id} finished but is not journaled yet: {run.journal_error}")
+        tick_chores.follow_journal(self, live, self._reading, self.report_once)
+        tick_chores.journal_refused_ends(self.gates, self.report_once)
         now = self.clock.now()
-        overrun = timer.overrun_events(live.state, now)
-        if overrun and self.append(overrun):
-            phase = overrun[0]["phase"]
-            self.notify(f"{phase} is over its budget — wrap up, or move on with n.",
-                        title="Over budget", severity="warning", timeout=10)
+        tick_chores.flag_overrun(self, live, now)
         self.editor.check_disk()
         state = live.state
         if state.is_open and now >= next_status_due(state, self.config.status_every_s,
@@ -338,24 +324,12 @@ class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
         ended = next((e for e in events if e["type"] == ev.PHASE_ENDED), None)
         if ended:
             self.editor.flush()  # a phase change is a natural checkpoint for the log
-            summary = self._phase_gpu_summary(ended)
+            summary = self.gpu.phase_summary(self.live.state, ended, self.config, self.gpu_panel.gpus)
             if summary is not None:  # beside the phase's end: before a session_ended after it
                 events.insert(events.index(ended) + 1, summary)
         ok = self.append(events)
         self._render(self.clock.now())
         return ok
-
-    def _phase_gpu_summary(self, ended: Event) -> Event | None:
-        """The GPUs the ending phase's gates ran on, by UUID (every GPU when none is known)."""
-        run = self.live.state.current_run if self.live else None
-        history = self.gpu.history
-        if self.live is None or run is None or not history or not history.indices:
-            return None
-        from cockpit.gates.device import gate_device, phase_gpu_uuids
-
-        uuids = phase_gpu_uuids(self.live.state.gate_runs, run.started_t, ended["t"],
-                                gate_device(self.config, "bench", os.environ), self.gpu_panel.gpus)
-        return ev.gpu_summary(ended["t"], run.phase, history.phase_summary(run.started_t, ended["t"], uuids))
 
     # The editor ------------------------------------------------------------------------------
 
@@ -395,20 +369,6 @@ class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
         says why not (main_screen), and so does the palette (try_action)."""
         return self.why_not(action) is None
 
-    async def _dispatch_action(self, namespace: DOMNode, action_name: str, params: Any) -> bool:
-        """Every key, click and palette command comes through here: what the cockpit refuses in
-        words (a CockpitError) is said in a toast, never the crash screen."""
-        try:
-            return await super()._dispatch_action(namespace, action_name, params)
-        except CockpitError as exc:
-            self.notify(str(exc), severity="error", markup=False, timeout=15)
-            return True
-
-    @property
-    def escape_to_minimize(self) -> bool:
-        """Escape closes the zoomed gate pane's search first; the next one leaves the zoom."""
-        return not self.gate_detail.searching and super().escape_to_minimize
-
     async def action_quit(self) -> None:
         if self.read_only:  # nothing of an ended session is left open: no question to ask
             await self.quit_now()
@@ -419,15 +379,6 @@ class CockpitApp(KeyActions, PlainToasts, CrashWithoutLocals):
         await self.gates.stop_for_quit()
         self._close_session("quit")
         self.exit(0)
-
-    def action_command_palette(self) -> None:
-        """Textual's, but never a second palette: one still in the stack under a dialog it opened
-        made Textual's own raise DuplicateIds (found by the key fuzzer)."""
-        if any(screen.has_class("--textual-command-palette") for screen in self.screen_stack):
-            self.notify("The command palette is open already: esc closes what covers it.",
-                        severity="warning", about="refused")
-            return
-        super().action_command_palette()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from palette_commands(self.try_action)

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,12 +15,11 @@ from rich.text import Text
 from cockpit.config import CONFIG_NAME, Config, ConfigError, load_config
 from cockpit.errors import CockpitError
 from cockpit.gates.catalog import GATES, measures
-from cockpit.gates.catalog import summary_said as said_in_words
-from cockpit.gates.orphans import running_elsewhere
 from cockpit.printable import printable
 from cockpit.session.state import GateRunRecord
 from cockpit.session.status import Activity
-from cockpit.ui.gate_marks import status_head, verdict_toast
+from cockpit.ui.gate_heads import COMPACT_BELOW, bench_speedups, gate_row, journaled_head, not_run_said
+from cockpit.ui.gate_marks import verdict_toast
 from cockpit.ui.gate_panel import GateRow
 from cockpit.ui.host import CockpitHost
 
@@ -257,28 +256,8 @@ class GateBoard:
         live = self.app.live
         now = self.app.clock.now()
         wanting = wanting_workload(self.app.config)
-        rows = []
-        for name in GATES:
-            record = live.state.last_run(name) if live else None
-            if self.run is not None and self.run.gate.name == name:
-                rows.append(GateRow(name, "running", "", activity=self.run.activity(),
-                                    elapsed_s=now - self.run.started_t))
-            elif name in self.queue:
-                rows.append(GateRow(name, "queued", f"queued #{self.queue.index(name) + 1}"))
-            elif record is None and name in wanting:
-                rows.append(GateRow(name, "no_workload", "no workload here: cockpit init"))
-            elif record is None:
-                rows.append(GateRow(name, "never", "not run yet"))
-            elif not record.finished and running_elsewhere(record):
-                rows.append(GateRow(name, "running", f"running in another cockpit (pid {record.owner})",
-                                    elapsed_s=now - record.started_t))
-            elif not record.finished:
-                rows.append(GateRow(name, "interrupted", interrupted_summary(record),
-                                    ago_s=minutes(now - record.started_t)))
-            else:
-                rows.append(GateRow(name, record.status or "error", summary_said(record),
-                                    record.duration_s, minutes(now - (record.finished_t or now))))
-        return tuple(rows)
+        return tuple(gate_row(name, live.state.last_run(name) if live else None, self.run, self.queue,
+                              wanting, now) for name in GATES)
 
     def refresh(self) -> None:
         self.app.follow_state()
@@ -298,53 +277,41 @@ class GateBoard:
             self.select(selected)
 
     def select(self, gate: str, live_run: bool = False) -> None:
+        """Show `gate` in the pane: our run as it streams, else its last journaled run, else why none."""
+        if live_run and self.run is not None:
+            self._show_our_run(gate, self.run)
+            return
         live = self.app.live
         detail = self.app.gate_detail
-        if live_run and self.run is not None:
-            run = self.run
-            # what it is doing, not its command line (that is the log's first line)
-            activity = run.activity()
-            head = Text.assemble(("RUNNING ", "bold cyan"), printable(activity.text))
-            detail.show_log_path(self._shown_path(str(run.ctx.log_path)))
-            record = live.state.last_run(gate) if live else None
-            if record is None or record.run_id != run.run_id:
-                record = GateRunRecord(run.run_id, gate, run.started_t, None, str(run.ctx.log_path))
-            detail.show_run(gate, record, None, head, live=True)
-            return
         record = live.state.last_run(gate) if live else None
         self._shown = (record.run_id, record.finished) if record else None
-        if record is None:
+        if live is None or record is None:
             from cockpit.gates.catalog import wanting_workload
-            from cockpit.ui.key_states import NO_WORKLOAD
 
             detail.show_log_path("")
-            title = GATES[gate].title
-            said = (f"{title}: not run in this session (it has ended)." if live is not None
-                    and not live.state.is_open else f"{title} needs a workload. {NO_WORKLOAD}"
-                    if gate in wanting_workload(self.app.config) else f"{title}: not run yet — r runs it.")
+            ended = live is not None and not live.state.is_open
+            wants = not ended and gate in wanting_workload(self.app.config)
+            said = not_run_said(GATES[gate].title, ended, wants)
             detail.show_run(gate, None, None, Text(said, style="dim"))
             return
-        elsewhere = running_elsewhere(record)
-        status = record.status or ("running" if elsewhere else "interrupted")
-        head = Text.assemble(status_head(status), " ",
-                             printable(summary_said(record)) if record.finished else
-                             f"in another cockpit (pid {record.owner}); its output is in the log"
-                             if elsewhere else interrupted_summary(record))
         detail.show_log_path(self._shown_path(record.log))
-        matches = self.matches_for(record)[:2]
-        if 0 < detail.size.height < COMPACT_BELOW:  # 80x24: each matched pattern by its number
-            if matches:
-                head.append("\n⚑ pattern " + ", ".join(f"{p.id:02d}" for p, _ in matches)
-                            + " — o open · A applied", style="magenta")
-        else:
-            for pattern, why in matches:
-                head.append(f"\n⚑ pattern {pattern.id:02d} {printable(pattern.title)}", style="bold magenta")
-                head.append(f" ({printable(why)[:60]}) — o open · A applied", style="magenta")
+        compact = 0 < detail.size.height < COMPACT_BELOW
+        head = journaled_head(record, self.matches_for(record)[:2], compact)
         from cockpit.ui.gate_results import render_result  # the first finished run loads it
 
-        speedups = bench_speedups(live.state.gate_runs, record) if measures(gate) and live else []
+        speedups = bench_speedups(live.state.gate_runs, record) if measures(gate) else []
         detail.show_run(gate, record, render_result(gate, record.result, speedups), head)
 
+    def _show_our_run(self, gate: str, run: GateRun) -> None:
+        """The run this cockpit streams: what it is doing, not its command line (the log's first line)."""
+        live = self.app.live
+        activity = run.activity()
+        head = Text.assemble(("RUNNING ", "bold cyan"), printable(activity.text))
+        self.app.gate_detail.show_log_path(self._shown_path(str(run.ctx.log_path)))
+        record = live.state.last_run(gate) if live else None
+        if record is None or record.run_id != run.run_id:
+            record = GateRunRecord(run.run_id, gate, run.started_t, None, str(run.ctx.log_path))
+        self.app.gate_detail.show_run(gate, record, None, head, live=True)
 
     def matches_for(self, record: GateRunRecord) -> list[tuple[Pattern, str]]:
         """Patterns whose triggers fire on this run's output or verdict (cached per run)."""
@@ -393,41 +360,3 @@ def _refused(gate: str, live: LiveSession, config: Config) -> str | None:
     if not live.state.is_open:
         return ENDED
     return f"{gate}: {NO_WORKLOAD}" if gate in wanting_workload(config) else None
-
-
-COMPACT_BELOW = 16
-"""A gate pane shorter than this (80x24) gives each matched pattern a number: the result (headline,
-table, checks) is what must show."""
-
-
-def bench_speedups(runs: Iterable[GateRunRecord], shown: GateRunRecord) -> list[float]:
-    """Each bench run's speedup over its baseline, oldest first, for the chart under the shown
-    run: runs of its workload only (another workload's speedup is over another baseline)."""
-    from cockpit.analysis.results.bench import read_bench_result
-
-    this = read_bench_result(shown.result)
-    if this is None:
-        return []
-    return [b.speedup for r in runs if measures(r.gate)
-            and (b := read_bench_result(r.result)) is not None and b.speedup is not None
-            and b.workload == this.workload]
-
-
-def summary_said(record: GateRunRecord) -> str:
-    """A run's summary in today's words (gates/catalog.py's `summary_said`)."""
-    return said_in_words(record.gate, record.summary, record.result_inline)
-
-
-def minutes(seconds: float) -> float:
-    """"How long ago" to the minute: rows that read the same compare equal, so an idle panel
-    is not redrawn every second."""
-    return seconds // 60 * 60
-
-
-def interrupted_summary(record: GateRunRecord) -> str:
-    """A run with no finish: the cockpit that ran it went away."""
-    from cockpit.gates.pids import pid_alive
-
-    if pid_alive(record.pid):
-        return f"interrupted: its process (pid {record.pid}) is still running"
-    return "interrupted: the cockpit closed before it finished"

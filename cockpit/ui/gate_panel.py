@@ -55,18 +55,11 @@ def ago(seconds: float) -> str:
 
 
 def gate_row_cells(row: GateRow) -> tuple[Text, Text, Text]:
+    """A row's three cells: the gate, its summary (a bar while it runs), how long and how long ago."""
     icon, style = ICON[row.state]
     head = Text.assemble((icon, style), " ", (row.name, "bold"))
     if row.state == "running" and row.activity is not None:
-        a = row.activity
-        middle = budget_bar(a.fraction or 0.0, 1.0, "ok", width=10) if a.fraction is not None \
-            else Text("running", style="cyan")
-        if a.text.endswith("(silent)"):
-            middle = Text("silent", style="bold yellow")
-        tail = fmt_duration(row.elapsed_s or 0.0)
-        if a.eta_s is not None:
-            tail += f" ~{fmt_duration(a.eta_s)}"
-        return head, middle, Text(tail)
+        return head, *_running_cells(row.activity, row.elapsed_s)
     summary = Text(printable(row.summary), style=style if row.state != "pass" else "", no_wrap=True,
                    overflow="ellipsis")
     when = ""
@@ -75,6 +68,19 @@ def gate_row_cells(row: GateRow) -> tuple[Text, Text, Text]:
     if row.ago_s is not None:
         when += f" · {ago(row.ago_s)}"
     return head, summary, Text(when, style="dim")
+
+
+def _running_cells(a: Activity, elapsed_s: float | None) -> tuple[Text, Text]:
+    """A running gate's progress bar (or "running", or "silent" when its output stopped), then
+    the time it has run and the time it expects to take."""
+    middle = budget_bar(a.fraction or 0.0, 1.0, "ok", width=10) if a.fraction is not None \
+        else Text("running", style="cyan")
+    if a.text.endswith("(silent)"):
+        middle = Text("silent", style="bold yellow")
+    tail = fmt_duration(elapsed_s or 0.0)
+    if a.eta_s is not None:
+        tail += f" ~{fmt_duration(a.eta_s)}"
+    return middle, Text(tail)
 
 
 def gate_lines(rows: Sequence[GateRow], width: int, selected: str, focused: bool) -> list[Text]:

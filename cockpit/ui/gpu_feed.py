@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from textual.notifications import SeverityLevel
@@ -19,9 +20,12 @@ lost between readings) and ECC counts do not move at idle; the first busy tick r
 On an H100 box the idle cockpit's telemetry thread was 0.10 % of a core at 10 s."""
 
 if TYPE_CHECKING:
+    from cockpit.config import Config
+    from cockpit.session.journal import Event
+    from cockpit.session.state import SessionState
     from cockpit.telemetry.history import History
     from cockpit.telemetry.poller import Poller
-    from cockpit.telemetry.sample import Snapshot
+    from cockpit.telemetry.sample import GpuStatic, Snapshot
     from cockpit.telemetry.sampler import TelemetrySource
     from cockpit.ui.gpu_panel import GpuPanel
 
@@ -51,6 +55,20 @@ class GpuFeed:
         self._trimmed = False
         self._settled = asyncio.Event()
         self._settled.set()
+
+    def phase_summary(self, state: SessionState, ended: Event, config: Config,
+                      gpus: Sequence[GpuStatic]) -> Event | None:
+        """The GPUs the ending phase's gates ran on, by UUID (every GPU when none is known)."""
+        run = state.current_run
+        history = self.history
+        if run is None or not history or not history.indices:
+            return None
+        from cockpit.gates.device import gate_device, phase_gpu_uuids
+        from cockpit.session import events as ev
+
+        uuids = phase_gpu_uuids(state.gate_runs, run.started_t, ended["t"],
+                                gate_device(config, "bench", os.environ), gpus)
+        return ev.gpu_summary(ended["t"], run.phase, history.phase_summary(run.started_t, ended["t"], uuids))
 
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()

@@ -58,6 +58,17 @@ def gate_mark(choice: GpuChoice | None, running: str | None) -> Text:
     return Text(f"  ◇ gates run here{guess}", style="cyan")
 
 
+def gate_marks(uuid: str | None, choice: GpuChoice | None,
+               only_one: bool) -> tuple[bool | None, GpuChoice | None]:
+    """Whether the gates run on this GPU (None: cannot be told) and the choice to mark on it. The
+    only GPU is the gates' whatever they ask for, with no mark."""
+    if only_one:
+        return True, None
+    if choice is None or choice.uuid is None:
+        return None, None
+    return uuid is not None and uuid == choice.uuid, choice
+
+
 def gpu_block(static: GpuStatic | None, sample: GpuSample, history: History | None,
               width: int, own_pid: int, gate_gpu: bool | None = True, running: str | None = None,
               choice: GpuChoice | None = None) -> list[Text]:
@@ -77,6 +88,14 @@ def gpu_block(static: GpuStatic | None, sample: GpuSample, history: History | No
         head.append_text(gate_mark(choice, running))
     sizes = Text(f"mem {_n(sample.memory_used_mib)}/{_n(mem_total)} MiB  "
                  f"SM {_n(sample.sm_clock_mhz)}/{_n(max_sm)} MHz  P{_n(sample.pstate)}")
+    lines = [head, sizes, _clock_events(sample)]
+    if history is not None and history.gpu(sample.index) is not None:
+        lines.append(_sparklines(history, sample, width, mem_total))
+    return lines + process_lines(sample.processes, own_pid, gate_gpu)
+
+
+def _clock_events(sample: GpuSample) -> Text:
+    """Why the clocks are held back (full speed when nothing holds them), and uncorrected ECC errors."""
     reasons = sample.throttle_reasons
     events = Text("clocks: ", style="dim")
     if not reasons:
@@ -85,18 +104,20 @@ def gpu_block(static: GpuStatic | None, sample: GpuSample, history: History | No
         events.append(("" if i == 0 else ", ") + reason, style=REASON_STYLE.get(reason, "yellow"))
     if sample.ecc_uncorrected:
         events.append(f"  ECC uncorrected {sample.ecc_uncorrected}", style="bold red")
-    lines = [head, sizes, events]
-    if history is not None and history.gpu(sample.index) is not None:
-        w = max(6, (width - 15) // 3)
-        util = history.values(sample.index, "util_gpu", w)
-        power = history.values(sample.index, "power_w", w)
-        mem = history.values(sample.index, "memory_used_mib", w)
-        lines.append(Text.assemble(
-            ("util", "dim"), (sparkline(list(util), w, 100.0), "cyan"),
-            (" W", "dim"), (sparkline(list(power), w, sample.power_limit_w), "magenta"),
-            (" mem", "dim"), (sparkline(list(mem), w, float(mem_total) if mem_total else None), "blue"),
-        ))
-    return lines + process_lines(sample.processes, own_pid, gate_gpu)
+    return events
+
+
+def _sparklines(history: History, sample: GpuSample, width: int, mem_total: int | None) -> Text:
+    """Utilization, power and memory over the last minutes, side by side in a third of the width each."""
+    w = max(6, (width - 15) // 3)
+    util = history.values(sample.index, "util_gpu", w)
+    power = history.values(sample.index, "power_w", w)
+    mem = history.values(sample.index, "memory_used_mib", w)
+    return Text.assemble(
+        ("util", "dim"), (sparkline(list(util), w, 100.0), "cyan"),
+        (" W", "dim"), (sparkline(list(power), w, sample.power_limit_w), "magenta"),
+        (" mem", "dim"), (sparkline(list(mem), w, float(mem_total) if mem_total else None), "blue"),
+    )
 
 
 MAX_PROCESS_LINES = 2
@@ -109,17 +130,7 @@ def process_lines(processes: Sequence[GpuProcess], own_pid: int, gate_gpu: bool 
     line counts the rest (`cockpit gpu` lists every one)."""
     ordered = sorted(processes, key=lambda p: is_ours(p.pid, p.ancestors, own_pid))
     shown = ordered if len(ordered) <= MAX_PROCESS_LINES else ordered[:MAX_PROCESS_LINES - 1]
-    lines = []
-    for proc in shown:
-        who = f"pid {proc.pid} {printable(proc.name or '?')} {_n(proc.used_mib)} MiB"
-        if is_ours(proc.pid, proc.ancestors, own_pid):
-            lines.append(Text(f"  {who} (ours)", style="dim"))
-        elif gate_gpu:
-            lines.append(Text(f"⚠ {who}: not ours, bench suspect", style="bold yellow"))
-        elif gate_gpu is None:
-            lines.append(Text(f"  {who}: not ours (which GPU the gates use is not known)", style="yellow"))
-        else:
-            lines.append(Text(f"  {who}: not ours, on a GPU the gates do not use", style="dim yellow"))
+    lines = [_process_line(proc, own_pid, gate_gpu) for proc in shown]
     rest = ordered[len(shown):]
     if rest:
         foreign = sum(not is_ours(p.pid, p.ancestors, own_pid) for p in rest)
@@ -127,6 +138,19 @@ def process_lines(processes: Sequence[GpuProcess], own_pid: int, gate_gpu: bool 
         lines.append(Text(f"{'⚠' if suspect else ' '} +{len(rest)} more processes ({foreign} not ours): "
                           "cockpit gpu lists them", style="bold yellow" if suspect else "dim"))
     return lines
+
+
+def _process_line(proc: GpuProcess, own_pid: int, gate_gpu: bool | None) -> Text:
+    """One process: ours (dim), or not ours, as suspect as the GPU is to the gates (`gate_gpu`:
+    the gates use it; None: not known)."""
+    who = f"pid {proc.pid} {printable(proc.name or '?')} {_n(proc.used_mib)} MiB"
+    if is_ours(proc.pid, proc.ancestors, own_pid):
+        return Text(f"  {who} (ours)", style="dim")
+    if gate_gpu:
+        return Text(f"⚠ {who}: not ours, bench suspect", style="bold yellow")
+    if gate_gpu is None:
+        return Text(f"  {who}: not ours (which GPU the gates use is not known)", style="yellow")
+    return Text(f"  {who}: not ours, on a GPU the gates do not use", style="dim yellow")
 
 
 def middle(values: Iterable[float]) -> float:
@@ -203,14 +227,10 @@ class GpuPanel(TextLines):
         lines: list[Text] = []
         choice = self.gate_choice()
         running = self._gate_device.gate if self._gate_device is not None else None
-        known = choice is not None and choice.uuid is not None
         for sample in snapshot.samples:
-            uuid = snapshot.uuid(sample.index)
-            gate_gpu = (uuid is not None and uuid == choice.uuid) if known and choice else None
-            one = len(snapshot.samples) == 1  # whatever the gates run on, it is this one: no mark
+            gate_gpu, marked = gate_marks(snapshot.uuid(sample.index), choice, len(snapshot.samples) == 1)
             lines.extend(self._block(snapshot.static(sample.index), sample, max(40, width),
-                                     True if one else gate_gpu, running,
-                                     choice if known and not one else None))
+                                     gate_gpu, running, marked))
         return lines or [Text("NVML sees no GPU", style="yellow")]
 
     def _block(self, static: GpuStatic | None, sample: GpuSample, width: int, gate_gpu: bool | None,

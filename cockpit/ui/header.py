@@ -125,29 +125,7 @@ def fit_header(parts: HeaderParts, width: int) -> HeaderParts:
 
 def header_parts(state: SessionState, view: TimerView, now: float, patterns: int = 0) -> HeaderParts:
     """Everything the header could say about the session now."""
-    current = view.current
-    left: Text | None = None
-    if not state.is_open:
-        phase = Text.assemble(("ENDED", "bold"))
-    elif current is not None:
-        style = BUDGET_STYLE[current.budget]
-        name = printable(current.name).upper()
-        if current.budget_s > 0:
-            phase = Text.assemble(
-                (f"{name} {minutes_against(current.elapsed_s, current.budget_s)}", style))
-            over = current.remaining_s < 0
-            # Whole minutes rounded up, so that the minutes shown and the minutes left add up.
-            words = (f"{fmt_minutes(-current.remaining_s)} over" if over
-                     else f"{fmt_minutes(math.ceil(current.remaining_s / 60) * 60)} left")
-            left = Text.assemble((words, style if over else ""))
-        else:
-            phase = Text.assemble((f"{name} {fmt_minutes(current.elapsed_s)}", style))
-        if view.paused:
-            phase.append(" PAUSED", style="bold reverse yellow")
-    elif view.finished:
-        phase = Text.assemble(("all phases done", "bold"))
-    else:
-        phase = Text.assemble(("timer not started", "dim"))
+    phase, left = _phase_said(state, view)
     applied = len(state.applied_patterns)
     return HeaderParts(
         phase=phase, left=left, elapsed=f"{fmt_minutes(view.total_elapsed_s)} elapsed",
@@ -155,6 +133,33 @@ def header_parts(state: SessionState, view: TimerView, now: float, patterns: int
         cost=f"${cost_so_far(state, now):.2f}" if state.gpu_cost_per_hour > 0 else None,
         patterns=Text.assemble((f"patterns {applied}/{patterns}", "magenta" if applied else "dim"))
         if patterns else None)
+
+
+def _phase_said(state: SessionState, view: TimerView) -> tuple[Text, Text | None]:
+    """The phase part of the header, and the time left in its budget (None when it has none)."""
+    current = view.current
+    if not state.is_open:
+        return Text.assemble(("ENDED", "bold")), None
+    if current is None and view.finished:
+        return Text.assemble(("all phases done", "bold")), None
+    if current is None:
+        return Text.assemble(("timer not started", "dim")), None
+    style = BUDGET_STYLE[current.budget]
+    name = printable(current.name).upper()
+    left: Text | None = None
+    if current.budget_s > 0:
+        phase = Text.assemble(
+            (f"{name} {minutes_against(current.elapsed_s, current.budget_s)}", style))
+        over = current.remaining_s < 0
+        # Whole minutes rounded up, so that the minutes shown and the minutes left add up.
+        words = (f"{fmt_minutes(-current.remaining_s)} over" if over
+                 else f"{fmt_minutes(math.ceil(current.remaining_s / 60) * 60)} left")
+        left = Text.assemble((words, style if over else ""))
+    else:
+        phase = Text.assemble((f"{name} {fmt_minutes(current.elapsed_s)}", style))
+    if view.paused:
+        phase.append(" PAUSED", style="bold reverse yellow")
+    return phase, left
 
 
 class SessionHeader(TextLines):

@@ -71,8 +71,7 @@ class TextLines(Widget):
             self.refresh(layout=len(new) != len(old))
             return
         changed = [y for y, (before, after) in enumerate(zip(old, new, strict=True))
-                   if before is not after and (before.plain != after.plain or before.spans != after.spans
-                                               or before.style != after.style)]
+                   if _differs(before, after)]
         for y in changed:
             self._strips.pop(y, None)
         if changed:  # one call: each refresh costs Textual some bookkeeping
@@ -119,3 +118,9 @@ class TextLines(Widget):
                 strip = Strip.blank(width, base)
             self._strips[y] = strip
         return strip
+
+
+def _differs(before: Text, after: Text) -> bool:
+    """Would the row paint differently? The same Text object, or equal text, spans and style, does not."""
+    return before is not after and (before.plain != after.plain or before.spans != after.spans
+                                    or before.style != after.style)

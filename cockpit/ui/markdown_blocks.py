@@ -39,6 +39,9 @@ class State(NamedTuple):
     header: int = 0  # cells of the paragraph's last line read as a table's header row
 
 
+Scanned = tuple[list[Mark], State, int | None]
+"""A line's marks, the state after it, and the byte where a paragraph starts on it (see scan_line)."""
+
 LIST = re.compile(r"([-+*]|(\d{1,9})[.)])(?=[ \t]|$)")
 THEMATIC = re.compile(r"(?:\*[ \t]*){3,}$|(?:-[ \t]*){3,}$|(?:_[ \t]*){3,}$")
 UNDERLINE = re.compile(r"(?:=+|-+)[ \t]*$")
@@ -115,43 +118,92 @@ def interrupts(at: Cursor, setext: bool, lazy: bool) -> bool:
     return lazy or (bool(rest[item.end():].strip(" \t")) and len(item.group(2) or "1") == 1)
 
 
-def scan_line(state: State, line: str) -> tuple[list[Mark], State, int | None]:
+def scan_line(state: State, line: str) -> Scanned:
     """The marks of `line` read in `state`, the state after it, and the byte where a paragraph
     starts on it; -1 when the line is a setext underline, which makes the open paragraph a
     heading (the caller marks the paragraph's lines)."""
     stack, leaf, fence, ended, header = state
-    at, matched = Cursor(line), 0
-    while matched < len(stack) and continues(stack[matched], at):
-        matched += 1
+    at = Cursor(line)
+    matched = continued_blocks(stack, at)
     # Blocks that ended with the last line's newline end after the prefix this line continues
     # (or at 0); a fence ends there too, with any blanks a container read before it did not go on.
     newline_end = at.pos if matched else 0
-    marks: list[Mark] = [(0, at.pos if name == LITERAL else newline_end, name) for name in ended]
-    marks += [(0, at.pos, SPECIAL)] if matched else []
+    marks = prefix_marks(ended, at.pos, newline_end, matched > 0)
     all_matched, blank = matched == len(stack), not at.rest.strip(" \t")
-    if all_matched and stack and isinstance(stack[-1], int) and stack[-1] < 0:  # an item begun empty
-        stack = stack[:-1] if blank else (*stack[:-1], -stack[-1])  # ends at a blank line
+    stack = settled_item(stack, all_matched, blank)
     if fence and all_matched:
         return fenced_line(at, marks, state._replace(stack=stack))
     if fence:  # its container ended
-        marks += [(0, at.pos, LITERAL)] + ([(0, newline_end, CONTENT)] if fence[2] else [])
+        marks += fence_end_marks(fence, at.pos, newline_end)
     if stack[-1:] == ("i",) or leaf == "b":
         code = indented_code_line(at, marks, state, matched, newline_end)
         if code is not None:
             return code
         leaf = ""
-    if leaf == "p" and all_matched and header and header == delimiter_cells(at.rest):
+    in_paragraph = leaf == "p" and all_matched
+    taken = leaf_takes(at, marks, stack, leaf, header, in_paragraph, all_matched, blank, newline_end)
+    if taken is not None:
+        return taken
+    return open_blocks(at, marks, list(stack[:matched]), in_paragraph)
+
+
+def leaf_takes(at: Cursor, marks: list[Mark], stack: tuple[Block, ...], leaf: str, header: int,
+               in_paragraph: bool, all_matched: bool, blank: bool, newline_end: int) -> Scanned | None:
+    """The open paragraph, table or link definitions taking the line (a delimiter row makes the
+    paragraph a table); None when the line starts blocks of its own."""
+    if in_paragraph and header and header == delimiter_cells(at.rest):
         return marks, State(stack, "t"), None
-    going_on = leaf == "p" or (leaf == "t" and all_matched) or (leaf == "d" and not all_matched)
-    if going_on and not blank and not interrupts(at, leaf == "p" and all_matched, not all_matched):
-        if leaf == "d":  # a lazy line after a link definition
-            return after_definition(at, marks, stack, newline_end)
-        return marks, State(stack, leaf, header=header_cells(at.rest) if leaf == "p" else 0), None
-    return open_blocks(at, marks, list(stack[:matched]), leaf == "p" and all_matched)
+    if blank or not leaf_goes_on(leaf, all_matched) or interrupts(at, in_paragraph, not all_matched):
+        return None
+    if leaf == "d":  # a lazy line after a link definition
+        return after_definition(at, marks, stack, newline_end)
+    return marks, State(stack, leaf, header=header_cells(at.rest) if leaf == "p" else 0), None
+
+
+def prefix_marks(ended: tuple[str, ...], prefix_end: int, newline_end: int, continued: bool) -> list[Mark]:
+    """The marks before the line's own blocks: those of the blocks that ended with the last line's
+    newline, then the prefix that continues the open containers (when one does)."""
+    marks: list[Mark] = [(0, prefix_end if name == LITERAL else newline_end, name) for name in ended]
+    if continued:
+        marks.append((0, prefix_end, SPECIAL))
+    return marks
+
+
+def continued_blocks(stack: tuple[Block, ...], at: Cursor) -> int:
+    """How many of the open blocks, outermost first, continue on the line (their prefixes taken)."""
+    matched = 0
+    while matched < len(stack) and continues(stack[matched], at):
+        matched += 1
+    return matched
+
+
+def fence_end_marks(fence: Fence, prefix_end: int, newline_end: int) -> list[Mark]:
+    """A fenced code block whose container ended: it ends after the prefix, its content (if any)
+    with the last line's newline."""
+    marks: list[Mark] = [(0, prefix_end, LITERAL)]
+    return marks + ([(0, newline_end, CONTENT)] if fence[2] else [])
+
+
+def settled_item(stack: tuple[Block, ...], all_matched: bool, blank: bool) -> tuple[Block, ...]:
+    """A list item begun empty (its indent < 0), its containers all continued, ends at a blank
+    line and holds content after any other."""
+    if not all_matched or not stack or not isinstance(stack[-1], int) or stack[-1] >= 0:
+        return stack
+    return stack[:-1] if blank else (*stack[:-1], -stack[-1])
+
+
+def leaf_goes_on(leaf: str, all_matched: bool) -> bool:
+    """Does the open leaf take the line if nothing interrupts it? A paragraph even lazily (its
+    containers not all continued), a table only inside them all, link definitions only lazily."""
+    if leaf == "p":
+        return True
+    if leaf == "t":
+        return all_matched
+    return leaf == "d" and not all_matched
 
 
 def indented_code_line(at: Cursor, marks: list[Mark], state: State, matched: int,
-                       newline_end: int) -> tuple[list[Mark], State, int | None] | None:
+                       newline_end: int) -> Scanned | None:
     """A line in or after an indented code block; None once the block has ended (its end marked)."""
     stack, blank, code = state.stack, not at.rest.strip(" \t"), state.stack[-1:] == ("i",)
     if code and matched == len(stack):
@@ -165,7 +217,7 @@ def indented_code_line(at: Cursor, marks: list[Mark], state: State, matched: int
 
 
 def after_definition(at: Cursor, marks: list[Mark], stack: tuple[Block, ...],
-                     newline_end: int) -> tuple[list[Mark], State, int | None]:
+                     newline_end: int) -> Scanned:
     """A lazy line after a link definition: indented code, another definition or a paragraph."""
     if at.copy().blanks().ind >= 4:
         return [*marks, (newline_end, None, LITERAL)], State((*stack, "i")), None
@@ -175,7 +227,7 @@ def after_definition(at: Cursor, marks: list[Mark], stack: tuple[Block, ...],
     return marks, State(stack, "p", header=header_cells(at.rest)), newline_end
 
 
-def fenced_line(at: Cursor, marks: list[Mark], state: State) -> tuple[list[Mark], State, int | None]:
+def fenced_line(at: Cursor, marks: list[Mark], state: State) -> Scanned:
     """A line inside a fenced code block: its content, or the closing fence."""
     assert state.fence is not None
     char, length, content = state.fence
@@ -190,7 +242,7 @@ def fenced_line(at: Cursor, marks: list[Mark], state: State) -> tuple[list[Mark]
 
 
 def open_blocks(at: Cursor, marks: list[Mark], stack: list[Block],
-                in_paragraph: bool) -> tuple[list[Mark], State, int | None]:
+                in_paragraph: bool) -> Scanned:
     """The blocks that start on the line after the containers it continues."""
     line = at.line
     while True:
@@ -212,30 +264,45 @@ def open_blocks(at: Cursor, marks: list[Mark], stack: list[Block],
             in_paragraph = False
             continue
         item = LIST.match(rest)
-        if item:  # its content's indent: the marker's, plus the blanks after it up to 4, else 1
-            after = Cursor(line, at.pos + item.end(), at.col + item.end()).blanks()
-            gap = after.ind if after.rest else 1
-            indent = at.ind + len(item.group(1)) + (gap if gap <= 4 else 1)
-            stack.append(indent if after.rest else -indent)
-            marks.append((start, after.pos, "list.marker"))
-            at, in_paragraph = Cursor(line, after.pos, after.col, gap - 1 if gap > 4 else 0), False
+        if item:
+            at, in_paragraph = open_list_item(at, item, start, marks, stack), False
             continue
-        heading = ATX.match(rest)
-        if heading:
-            marks.append((start, at.pos + len(heading.group(1)), "heading.marker"))
-            if rest[heading.end():].strip(" \t"):
-                marks.append((at.byte(at.pos + heading.end()), at.byte(len(line.rstrip(" \t"))), "heading"))
-            return marks, State(tuple(stack)), None
-        fenced = FENCE.match(rest)
-        if fenced:
-            info = at.pos + fenced.start(2)
-            marks += [(start, None, LITERAL), (start, at.pos + fenced.end(1), "punctuation.delimiter")]
-            marks += escapes(line, info, len(line))
-            return marks, State((*stack, "f"), fence=(fenced[1][0], len(fenced[1]), False)), None
-        found = definition(at)
-        if found is not None:
-            return marks + found, State(tuple(stack), "d"), None
-        return marks, State(tuple(stack), "p", header=header_cells(rest)), at.byte(start)
+        return open_leaf(at, marks, stack, start, rest)
+
+
+def open_list_item(at: Cursor, item: re.Match[str], start: int, marks: list[Mark],
+                   stack: list[Block]) -> Cursor:
+    """A list item's marker, marked; its content's indent on the stack (the marker's, plus the
+    blanks after it up to 4, else 1); the cursor where its content starts."""
+    line = at.line
+    after = Cursor(line, at.pos + item.end(), at.col + item.end()).blanks()
+    gap = after.ind if after.rest else 1
+    indent = at.ind + len(item.group(1)) + (gap if gap <= 4 else 1)
+    stack.append(indent if after.rest else -indent)
+    marks.append((start, after.pos, "list.marker"))
+    return Cursor(line, after.pos, after.col, gap - 1 if gap > 4 else 0)
+
+
+def open_leaf(at: Cursor, marks: list[Mark], stack: list[Block], start: int, rest: str) -> Scanned:
+    """The leaf block the line opens after its containers: a heading, a code fence, link
+    definitions, else a paragraph."""
+    line = at.line
+    heading = ATX.match(rest)
+    if heading:
+        marks.append((start, at.pos + len(heading.group(1)), "heading.marker"))
+        if rest[heading.end():].strip(" \t"):
+            marks.append((at.byte(at.pos + heading.end()), at.byte(len(line.rstrip(" \t"))), "heading"))
+        return marks, State(tuple(stack)), None
+    fenced = FENCE.match(rest)
+    if fenced:
+        info = at.pos + fenced.start(2)
+        marks += [(start, None, LITERAL), (start, at.pos + fenced.end(1), "punctuation.delimiter")]
+        marks += escapes(line, info, len(line))
+        return marks, State((*stack, "f"), fence=(fenced[1][0], len(fenced[1]), False)), None
+    found = definition(at)
+    if found is not None:
+        return marks + found, State(tuple(stack), "d"), None
+    return marks, State(tuple(stack), "p", header=header_cells(rest)), at.byte(start)
 
 
 def escapes(line: str, start: int, end: int) -> list[Mark]:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from cockpit.config import Config, GateConfig
 from cockpit.config.gates import Gates
 from cockpit.session.workspace import Workspace
-from cockpit.ui.screenshot import BUILD_LOG, DEFAULT_REPLAY, RECORDED, mid_session, screenshot_app
+from cockpit.ui.frozen_cockpit import BUILD_LOG, DEFAULT_REPLAY, RECORDED, mid_session, screenshot_app
 
 if TYPE_CHECKING:
     from cockpit.ui.app import CockpitApp

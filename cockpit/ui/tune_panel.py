@@ -19,7 +19,7 @@ from cockpit.session.status import fmt_duration
 if TYPE_CHECKING:
     from textual.widgets import Sparkline
 
-    from cockpit.tune.progress import TuneProgress
+    from cockpit.tune.progress import Best, TuneProgress
 
 
 def tune_lines(progress: TuneProgress | None, now: float) -> Text:
@@ -27,31 +27,49 @@ def tune_lines(progress: TuneProgress | None, now: float) -> Text:
     if progress is None:
         return Text("no search in this session: cockpit tune --dry-run shows the space", style="dim")
     out = Text()
-    if progress.running:
-        out.append("tuning ", style="bold cyan")
-        out.append(f"trial {progress.measured} of {progress.planned}")
-        out.append(f"  ETA {fmt_duration(progress.eta_s(now))}", style="dim")
-        left = max(0.0, progress.started + progress.budget_s - now)
-        out.append(f" · budget left {fmt_duration(left)}", style="dim")
-    else:
+    _append_where(out, progress, now)
+    out.append(f"\n{printable(progress.target)}  compile queue {progress.queued}", style="dim")
+    for best in progress.best:
+        _append_best(out, best, progress.unit == " TFLOP/s", printable(progress.baseline))
+    _append_misses(out, progress)
+    for line in progress.recent:
+        out.append(f"\n  {printable(line)}", style="dim")
+    return out
+
+
+def _append_where(out: Text, progress: TuneProgress, now: float) -> None:
+    """Where the search stands: trial N of M with its ETA and budget left, or what it ended with."""
+    if not progress.running:
         out.append("tuned ", style="bold green")
         out.append(f"{progress.measured} configurations measured; {printable(progress.summary)}")
-    out.append(f"\n{printable(progress.target)}  compile queue {progress.queued}", style="dim")
-    baseline = printable(progress.baseline)  # the journal's words, through the door
-    rate = progress.unit == " TFLOP/s"
-    for best in progress.best:
-        out.append(f"\n{printable(best.group)} best ", style="bold")
-        out.append(printable(best.config))
-        v = best.value
-        out.append(f"  {v.value:.1f} TFLOP/s [{v.lo:.1f}, {v.hi:.1f}]" if rate else
-                   f"  {v.value:.2f}× {baseline} [{v.lo:.2f}, {v.hi:.2f}]",
-                   style="" if rate or v.value < 1 else "green")
-        if best.vs_current is not None:
-            style = "green" if best.beats_current else "yellow"
-            out.append(f"  {best.vs_current:.2f}× current", style=style)
-        if rate and best.vs_baseline is not None:
-            out.append(f"  {best.vs_baseline:.2f}× {baseline}",
-                       style="green" if best.vs_baseline >= 1 else "")
+        return
+    out.append("tuning ", style="bold cyan")
+    out.append(f"trial {progress.measured} of {progress.planned}")
+    out.append(f"  ETA {fmt_duration(progress.eta_s(now))}", style="dim")
+    left = max(0.0, progress.started + progress.budget_s - now)
+    out.append(f" · budget left {fmt_duration(left)}", style="dim")
+
+
+def _append_best(out: Text, best: Best, rate: bool, baseline: str) -> None:
+    """One group's best configuration: its value with its interval (TFLOP/s when `rate`, else ×
+    the baseline, whose name is the journal's words, through the door), then its speedups."""
+    out.append(f"\n{printable(best.group)} best ", style="bold")
+    out.append(printable(best.config))
+    v = best.value
+    out.append(f"  {v.value:.1f} TFLOP/s [{v.lo:.1f}, {v.hi:.1f}]" if rate else
+               f"  {v.value:.2f}× {baseline} [{v.lo:.2f}, {v.hi:.2f}]",
+               style="" if rate or v.value < 1 else "green")
+    if best.vs_current is not None:
+        style = "green" if best.beats_current else "yellow"
+        out.append(f"  {best.vs_current:.2f}× current", style=style)
+    if rate and best.vs_baseline is not None:
+        out.append(f"  {best.vs_baseline:.2f}× {baseline}",
+                   style="green" if best.vs_baseline >= 1 else "")
+
+
+def _append_misses(out: Text, progress: TuneProgress) -> None:
+    """The configurations rejected by a limit, and the trials that did not measure (yellow unless
+    all were only pruned)."""
     if progress.rejected:
         rejected = ", ".join(f"{n} {limit}" for limit, n in progress.rejected.items())
         out.append("\nrejected: " + printable(rejected),
@@ -61,9 +79,6 @@ def tune_lines(progress: TuneProgress | None, now: float) -> Text:
     if outcomes:
         out.append("\n" + printable(", ".join(f"{n} {k}" for k, n in outcomes.items())),
                    style="dim" if set(outcomes) == {"pruned"} else "yellow")
-    for line in progress.recent:
-        out.append(f"\n  {printable(line)}", style="dim")
-    return out
 
 
 class TunePanel(Vertical):

@@ -124,10 +124,12 @@ def tile_rule(k: dict[str, Any], limits: dict[str, Any], group: dict[str, Any]) 
     D, threads = group["D"], k["warps"] * 32
     rows = k["block_m"] / k["warps"]
     if rows not in (16, 32):
-        return f"{k['block_m']} query rows over {k['warps']} warps is {rows:g} per warp; the kernel takes 16 or 32"
+        return (f"{k['block_m']} query rows over {k['warps']} warps is {rows:g} per warp; "
+                "the kernel takes 16 or 32")
     chunks = k["block_n"] * D // 8
     if threads <= 1024 and chunks % threads:
-        return f"a {k['block_n']}-key tile is {chunks} 16-byte copies, which {threads} threads cannot split evenly"
+        return (f"a {k['block_n']}-key tile is {chunks} 16-byte copies, which {threads} threads "
+                "cannot split evenly")
     return fits(limits, threads=threads, smem=smem_bytes(k, D), registers=live_registers(k, D),
                 min_blocks=k["min_blocks"])
 
