@@ -194,3 +194,45 @@ def test_a_50_mb_session_md_is_cut_in_the_report_with_what_was_left_out(ws: Work
     assert notes is not None and len(notes) < 300_000
     assert notes.splitlines()[-1] == ("… (SESSION.md is 50 MB: cut to its first 262,144 characters; "
                                       "the whole is in SESSION.md)")
+
+
+def ended_parses(monkeypatch, ref: SessionRef) -> tuple[bool, int]:  # type: ignore[no-untyped-def]
+    """Whether the session's journal reads as ended (as finding the open session asks it), and
+    how many lines were parsed to answer."""
+    from cockpit.session import opening
+
+    parsed: list[int] = []
+    real = opening.parse_bounded
+
+    def counted(raw: bytes) -> object:
+        parsed.append(len(raw))
+        return real(raw)
+
+    monkeypatch.setattr(opening, "parse_bounded", counted)
+    return opening.journal_ended(ref.journal, ref.workspace), len(parsed)
+
+
+def test_a_line_holding_the_end_s_name_40000_times_is_parsed_once(ws: Workspace, session: SessionRef,
+                                                                  monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A 640 KB line written by hand, listing `"session_ended"` 40,000 times, took `cockpit status`
+    4 min 19 s: the line was parsed again for every copy. Once now, and a real end after it is
+    still found."""
+    with open(session.journal, "ab") as f:
+        f.write(b'{"type": "note", "t": 1, "text": "x", "tags": [' + b'"session_ended", ' * 40_000 + b'""]}\n')
+    assert ended_parses(monkeypatch, session) == (False, 1)
+    writer = JournalWriter(session.journal)
+    writer.append(ev.session_ended(T0 + 2, "done"))
+    writer.close()
+    assert ended_parses(monkeypatch, session) == (True, 2)
+
+
+def test_a_2_gb_sparse_line_ending_in_the_end_s_name_is_never_copied(ws: Workspace, session: SessionRef,
+                                                                     monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """One 2 GB line (a sparse file: it costs no disk) that ends in `"session_ended"` took the first
+    `cockpit status` 30 s and 6.3 GB: the line was copied to be parsed. A line longer than an event
+    may be is skipped as the journal's reader skips it, unparsed."""
+    with open(session.journal, "ab") as f:
+        f.truncate((2 << 30) + f.tell())
+        f.seek(0, 2)
+        f.write(b'"session_ended"}\n')
+    assert ended_parses(monkeypatch, session) == (False, 0)

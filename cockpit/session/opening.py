@@ -17,7 +17,7 @@ from pathlib import Path
 
 from cockpit.files import RefusedFile, regular_fd
 from cockpit.session import events as ev
-from cockpit.session.bounds import MAX_FIRST_LINE_BYTES
+from cockpit.session.bounds import MAX_EVENT_BYTES, MAX_FIRST_LINE_BYTES
 from cockpit.session.journal import parse_bounded
 from cockpit.session.saved_state import saved_end
 
@@ -95,16 +95,31 @@ def journal_ended(journal: Path, workspace: Path) -> bool:
         return False
     try:
         with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:
-            at = data.find(b'"session_ended"', start)
-            while at >= 0:
-                start, end = data.rfind(b"\n", 0, at) + 1, data.find(b"\n", at)
-                line = data[start:end if end >= 0 else len(data)]
-                if (event := parse_bounded(line)) and isinstance(event, dict) and \
-                        event.get("type") == ev.SESSION_ENDED:
-                    return True
-                at = data.find(b'"session_ended"', at + 1)
+            return _holds_an_end(data, start)
     except (OSError, ValueError):  # unreadable, or empty (mmap refuses 0 bytes)
         return False
     finally:
         os.close(fd)
+
+
+_END_MARK = f'"{ev.SESSION_ENDED}"'.encode()
+
+
+def _holds_an_end(data: mmap.mmap, start: int) -> bool:
+    """Whether a line from `start` (a line's start) on is a `session_ended` event. Each line that
+    holds the word is parsed once however often it holds it, and one longer than an event may be
+    (session/bounds.py: the journal's reader skips it too) is never copied or parsed: a crafted
+    journal costs one pass over its bytes, not a parse per copy of the word."""
+    pos = start
+    while (at := data.find(_END_MARK, pos)) >= 0:
+        low = max(pos, at - MAX_EVENT_BYTES - 1)
+        newline = data.rfind(b"\n", low, at)
+        line_start = newline + 1 if newline >= 0 else low
+        line_end = data.find(b"\n", at)
+        line_end = len(data) if line_end < 0 else line_end
+        fits = (newline >= 0 or low == pos) and line_end - line_start <= MAX_EVENT_BYTES
+        if fits and isinstance(event := parse_bounded(data[line_start:line_end]), dict) \
+                and event.get("type") == ev.SESSION_ENDED:
+            return True
+        pos = line_end + 1
     return False
