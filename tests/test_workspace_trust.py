@@ -175,7 +175,9 @@ def test_cockpit_gate_runs_after_trust_allow_and_refuses_again_after_an_edit(
     assert main(["--workspace", str(ws), "trust", "revoke"]) == 0
     assert "forgotten" in capsys.readouterr().out
     assert main(["--workspace", str(ws), "trust", "show", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["changed"] is False  # never trusted, as a new clone
+    after = json.loads(capsys.readouterr().out)
+    assert after["changed"] is False  # never trusted, as a new clone
+    assert [r["line"] for r in after["runs"] if r["new"]] == []  # nothing is new since a trust never given
 
 
 def test_trust_show_lists_each_thing_exactly_with_its_controls_escaped(

@@ -40,8 +40,8 @@ def as_json(runs: WorkspaceRuns) -> dict[str, object]:
         "workspace": str(runs.root), "needed": runs.needed, "trusted": runs.trusted,
         "allowed_t": runs.allowed_t, "changed": runs.approved is not None and not runs.trusted,
         "trust_file": str(trust_file()),
-        "runs": [{"key": n.key, "value": n.value, "line": n.line, "why": n.why, "new": n.line in runs.new}
-                 for n in runs.named],
+        "runs": [{"key": n.key, "value": n.value, "line": n.line, "why": n.why,
+                  "new": n.line in runs.new_since_trusted} for n in runs.named],
     }
 
 

@@ -102,6 +102,12 @@ class WorkspaceRuns:
         return tuple(line for line in self.lines if line not in seen)
 
     @property
+    def new_since_trusted(self) -> frozenset[str]:
+        """The lines added since the user last trusted this workspace (none when they never did:
+        then everything is to be approved, nothing is new since)."""
+        return frozenset(self.new) if self.approved is not None else frozenset()
+
+    @property
     def untrusted(self) -> str:
         """Why it is not trusted, after the file's name."""
         return "changed since you trusted it" if self.approved is not None else "is not trusted yet"
@@ -111,7 +117,7 @@ class WorkspaceRuns:
         `cockpit trust show` prints it; else under it, as the TUI's question wraps), the new ones
         marked."""
         width = max((len(n.line) for n in self.named), default=0) if beside else 0
-        new = set(self.new) if self.approved is not None else set()
+        new = self.new_since_trusted
         between = "  " if beside else "\n    "
         listed = []
         for n in self.named:
