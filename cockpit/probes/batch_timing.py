@@ -29,7 +29,7 @@ import torch
 
 from cockpit.analysis.timing_method import MAX_CALLS_PER_BATCH, MAX_SECONDS, batch_calls, enough
 from cockpit.probes.block_watch import BlockJudge, CellBlocks
-from cockpit.probes.device_hold import Cover, Hold, next_hold_ms
+from cockpit.probes.device_hold import Cover, Hold, next_hold_ms, working_spin
 from cockpit.probes.timing_pieces import Span, TimingCell, net_ms, settle_calls, timed_cell
 
 Call = Callable[[int], object]
@@ -111,10 +111,10 @@ def batch_cells(calls: Mapping[str, Call], call_ms: Mapping[str, float], calls_p
     intervals from them)."""
     names = list(calls)
     judge = judge or BlockJudge(None)
-    spin = _working(hold)
-    host_ms = {n: _host_ms(calls[n], min(HOST_PROBE_CALLS, calls_per_batch[n]), sets) for n in names}
+    spin = working_spin(hold)
+    host_ms = _host_times(calls, calls_per_batch, sets)
     most = HELD_CALLS if spin else MAX_CALLS_PER_BATCH
-    state = {n: _first_plan(calls_per_batch[n], most, host_ms[n], spin, event_ms) for n in names}
+    state = _first_plans(calls_per_batch, most, host_ms, spin, event_ms)
     pending: list[_Turn] = []
     kept: list[_Turn] = []
     rep = 0
@@ -126,8 +126,7 @@ def batch_cells(calls: Mapping[str, Call], call_ms: Mapping[str, float], calls_p
             judge.wait_past(max(t.t1 for t in pending))
             _judge(pending, kept, state, judge, done, final=True)
             continue
-        order = names if (config_index + round_no) % 2 == 0 else names[::-1]
-        for name in (n for n in order if n not in done):
+        for name in _round_order(names, config_index + round_no, done):
             turn, rep = _timed_turn(name, calls[name], state[name], rep, sets,
                                     settle_calls(settle_ms, call_ms[name]), spin is not None)
             pending.append(turn)
@@ -136,8 +135,7 @@ def batch_cells(calls: Mapping[str, Call], call_ms: Mapping[str, float], calls_p
         if anchor is not None:
             _place_turns(pending, anchor, anchor_t)
         _judge(pending, kept, state, judge, done, final=anchor is None)
-        for st in state.values():
-            st.replan(most)
+        _replan(state, most)
         _stop_quiet(state, done, time.perf_counter() - started, max_s, extra_s)
     spans = [(t.name, t.start, t.end, t.calls) for t in kept]
     return _cells(state, done, host_ms, spin is not None, keep_times), spans
@@ -153,9 +151,23 @@ def _cells(state: Mapping[str, _Impl], done: Mapping[str, str], host_ms: Mapping
     return cells
 
 
-def _working(hold: Hold | None) -> Hold | None:
-    """The spin to queue batches behind, or None when this GPU cannot hold one (batches race the host)."""
-    return hold if hold is not None and hold.works else None
+def _round_order(names: list[str], parity: int, done: Mapping[str, str]) -> list[str]:
+    """The implementations still timing, in the order this round runs them: reversed every other
+    round, so each is timed both first and after the others."""
+    order = names if parity % 2 == 0 else names[::-1]
+    return [n for n in order if n not in done]
+
+
+def _first_plans(calls_per_batch: Mapping[str, int], most: int, host_ms: Mapping[str, float],
+                 spin: Hold | None, event_ms: float) -> dict[str, _Impl]:
+    """Every implementation's first plan, in the order the caller named them."""
+    return {n: _first_plan(calls_per_batch[n], most, host_ms[n], spin, event_ms) for n in host_ms}
+
+
+def _replan(state: Mapping[str, _Impl], most: int) -> None:
+    """Every implementation's calls per batch planned again from its device times so far."""
+    for st in state.values():
+        st.replan(most)
 
 
 def _first_plan(calls_per_batch: int, most: int, host_ms: float, spin: Hold | None, event_ms: float) -> _Impl:
@@ -267,6 +279,11 @@ def _judge(pending: list[_Turn], kept: list[_Turn], state: Mapping[str, _Impl], 
             done.pop(turn.name, None)
     if dirty and not judge.spent():
         judge.recover()
+
+
+def _host_times(calls: Mapping[str, Call], calls_per_batch: Mapping[str, int], sets: int) -> dict[str, float]:
+    """Each implementation's enqueue time per call, from at most HOST_PROBE_CALLS calls on an idle GPU."""
+    return {n: _host_ms(call, min(HOST_PROBE_CALLS, calls_per_batch[n]), sets) for n, call in calls.items()}
 
 
 def _host_ms(call: Call, n: int, sets: int) -> float:
