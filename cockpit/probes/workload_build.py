@@ -64,6 +64,12 @@ def build(w: Any, args: argparse.Namespace) -> int | None:
         say(f"knob values cockpit tune kept for this GPU: {' '.join(defines)}")
         w = replace(w, build=replace(w.build, cuda_flags=(*w.build.cuda_flags, *defines)))
     code = build_extension(w.build, args) if w.build.kind == "extension" else None
+    return build_references(w, args, code)
+
+
+def build_references(w: Any, args: argparse.Namespace, code: int | None) -> int | None:
+    """Each reference's own build beside the workload's; the worst exit of those that must build
+    (or `code`, the workload's own, when none does worse)."""
     for ref in (r for r in w.references if r.build is not None):
         built = build_beside(ref.build, args)
         if not ref.optional:  # an optional earlier version that does not build is said, not fatal
