@@ -47,7 +47,7 @@ else:  # run by path, as the gates do: this folder is sys.path[0]
     from workload_build import build, tuned_for
     from workload_load import WorkloadLoadError, first_line, load_workload, manifest_json, space
 
-from cockpit.workload.tuned import TunedFileError
+from cockpit.workload.tuned import Tuned, TunedFileError, WinnerJson
 
 KnobsFor = Callable[[Mapping[str, Any]], Mapping[str, Any]]
 """shape -> the kwarg knobs of a candidate's call on it."""
@@ -159,19 +159,10 @@ def run_on_gpu(w: Any, args: argparse.Namespace) -> int:
     result: dict[str, Any] = {"mode": args.mode, "workload": w.name, "source": args.workload,
                               "device": gpu["name"], "gpu": gpu, "torch": torch.__version__,
                               "started": started, "pid": os.getpid(),
-                              "tuned": [wn.as_json() for wn in tuned.winners if wn.arch == tuned.arch]}
+                              "tuned": kept_here(tuned)}
     try:
         with GpuWatch(torch.cuda.current_device()) as watch:
-            if args.mode == "jit":
-                ok = jit(w, knobs, result)
-            elif args.mode == "correctness":
-                ok = check_all(w, knobs, result)
-            elif args.mode == "sanitize":
-                from cockpit.probes.workload.sanitize import sanitized_calls
-
-                ok = sanitized_calls(w, knobs, args.shapes, result, say)
-            else:
-                ok = bench_all(w, knobs, args, result, watch)
+            ok = run_mode(w, knobs, args, result, watch)
     except (RuntimeError, ValueError, FileNotFoundError, ImportError) as exc:
         say(f"{args.mode} could not run: {first_line(exc)}")
         return 2
@@ -180,6 +171,24 @@ def run_on_gpu(w: Any, args: argparse.Namespace) -> int:
     if args.out is not None:
         write_result(args.out, result)
     return 0 if ok else 1
+
+
+def kept_here(tuned: Tuned) -> list[WinnerJson]:
+    """The knob values `cockpit tune` kept for this GPU's architecture, as the result records them."""
+    return [wn.as_json() for wn in tuned.winners if wn.arch == tuned.arch]
+
+
+def run_mode(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[str, Any], watch: Any) -> bool:
+    """The mode's work on the GPU, watched: compile by calling, check, sanitize, or time."""
+    if args.mode == "jit":
+        return jit(w, knobs, result)
+    if args.mode == "correctness":
+        return check_all(w, knobs, result)
+    if args.mode == "sanitize":
+        from cockpit.probes.workload.sanitize import sanitized_calls
+
+        return sanitized_calls(w, knobs, args.shapes, result, say)
+    return bench_all(w, knobs, args, result, watch)
 
 
 def jit(w: Any, knobs: KnobsFor, result: dict[str, Any]) -> bool:
@@ -229,9 +238,7 @@ def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[st
     impls = implementations(w, knobs)
     optional = frozenset(impl_id(r.name) for r in w.references if r.optional)
     baseline = w.baseline
-    labels = {"ours": next(iter(w.candidates))}
-    labels.update({impl_id(n): n for n in list(w.candidates)[1:]})
-    labels.update({impl_id(r.name): r.name for r in w.references if not r.oracle})
+    labels = impl_labels(w)
     in_modes = f" in {', '.join(w.modes)}" if w.modes != ("forward",) else ""
     say(f"timing {len(w.bench_grid)} shapes{in_modes}: {', '.join(labels.values())}; {args.reps}+ reps in "
         f"{args.rounds} blocks per implementation, each after {args.settle_ms:g} ms untimed; "
@@ -249,11 +256,30 @@ def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[st
     others = [impl_id(n) for n in list(w.candidates)[1:]]
     result.update(rows=rows, ok=ok, ours="ours", candidates=["ours", *others], block_check=rules.as_json(),
                   baseline=impl_id(baseline.name) if baseline else None, labels=labels,
-                  compared=[impl_id(r.name) for r in w.references if not r.oracle
-                            and (r is baseline or not r.optional or r.build is not None)])
+                  compared=compared_with(w))
     if w.modes != ("forward",):
         result["modes"] = list(w.modes)
     return ok
+
+
+def impl_labels(w: Any) -> dict[str, str]:
+    """Each timed implementation's id -> its name: the first candidate is "ours"."""
+    from cockpit.probes.workload.timing import impl_id
+
+    labels = {"ours": next(iter(w.candidates))}
+    labels.update({impl_id(n): n for n in list(w.candidates)[1:]})
+    labels.update({impl_id(r.name): r.name for r in w.references if not r.oracle})
+    return labels
+
+
+def compared_with(w: Any) -> list[str]:
+    """The references ours is compared with: every timed one but an optional one with no build of
+    its own (the baseline always)."""
+    from cockpit.probes.workload.timing import impl_id
+
+    baseline = w.baseline
+    return [impl_id(r.name) for r in w.references if not r.oracle
+            and (r is baseline or not r.optional or r.build is not None)]
 
 
 def profile_target(w: Any, knobs: KnobsFor, iters: int) -> int:
