@@ -61,9 +61,7 @@ def judge_measured(ctx: GateContext, data: JsonObject, harness: str | None = Non
     """Validity, keep or revert, and the speedup class of one bench's measurements (the probe's,
     or, `harness` naming it, a replaced command's structured result)."""
     data = with_peaks(data)
-    baseline = text(data.get("baseline"))
-    validity = replace(probe_validity(data, ctx.config.thresholds), baseline=baseline,
-                       baseline_label=text(obj(data.get("labels")).get(baseline or "")) or baseline)
+    validity = _named_baseline(probe_validity(data, ctx.config.thresholds), data)
     t = time.time()
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(t))
     record_path = confine_session_path(ctx.session_dir / "results" / f"bench-{stamp}.json")
@@ -74,34 +72,50 @@ def judge_measured(ctx: GateContext, data: JsonObject, harness: str | None = Non
     refused = refusals({**data, "rows": rows})  # a time the card cannot reach decides nothing
     crashed = crash_line(data)  # the configs after the crash were never measured
     counts = not refused and crashed is None
-    record = bench_record_json(rows, ctx.session_dir.name, t, validity.valid and counts, validity.to_json(),
-                               commit, validity.decidable and counts, validity.suspect_configs)
+    valid, decidable = validity.valid and counts, validity.decidable and counts
+    record = bench_record_json(rows, ctx.session_dir.name, t, valid, validity.to_json(),
+                               commit, decidable, validity.suspect_configs)
     record_path.write_text(json.dumps({**record, "workload": workload}), encoding="utf-8")
-    current = BenchRecord(record_path, ctx.session_dir.name, t, validity.valid and counts, _ours_ms(rows),
+    current = BenchRecord(record_path, ctx.session_dir.name, t, valid, _ours_ms(rows),
                           commit, workload, suspect_configs=frozenset(validity.suspect_configs),
-                          decidable=validity.decidable and counts,
-                          left_out_why=", ".join(validity.suspect_why))
+                          decidable=decidable, left_out_why=", ".join(validity.suspect_why))
     paths = tuple(kernel_paths(ctx.config.workload, _manifest(ctx)))
     if crashed is not None:
-        candidate = text(obj(data.get("crash")).get("impl")) in (strings(data.get("candidates")) or ("ours",))
-        kept = (KeepResult("revert", f"REVERT: {crashed}", None, 0, "", None, paths) if candidate else
-                KeepResult("baseline", f"{crashed}: a reference that crashes decides nothing", None, 0, "",
-                           None, paths))
+        kept = _after_crash(data, crashed, paths)
     elif refused:  # never a keep, never a best: the time is not the kernel's
         first = refused[0]
         kept = KeepResult("revert", f"REVERT: {first.line(label_of(data, first.impl))}", None, 0, "", None,
                           paths)
     else:
-        history = bench_history(ctx.workspace / "sessions")
-        keep = decide_keep(current, history, ctx.objective, ctx.config.thresholds.keep_improvement)
-        kept = KeepResult(keep.action, keep.summary, keep.improvement, keep.shared_configs,
-                          keep.commit_message,
-                          stored_path(keep.reference.path, ctx.workspace) if keep.reference else None, paths)
+        kept = _keep_or_revert(ctx, current, paths)
     verdict = judge_bench({**data, "rows": rows}, validity, kept, ctx.config.thresholds,
                           stored_path(record_path, ctx.workspace), harness)
     if crashed is not None:
         return replace(verdict, status="fail", summary=crashed)
     return refuse(verdict, refused, data) if refused else verdict
+
+
+def _named_baseline(validity: BenchValidity, data: JsonObject) -> BenchValidity:
+    """The verdict with the baseline it judged against, and that baseline's label."""
+    baseline = text(data.get("baseline"))
+    return replace(validity, baseline=baseline,
+                   baseline_label=text(obj(data.get("labels")).get(baseline or "")) or baseline)
+
+
+def _after_crash(data: JsonObject, crashed: str, paths: tuple[str, ...]) -> KeepResult:
+    """A candidate that crashed is reverted; a reference that crashed decides nothing."""
+    if text(obj(data.get("crash")).get("impl")) in (strings(data.get("candidates")) or ("ours",)):
+        return KeepResult("revert", f"REVERT: {crashed}", None, 0, "", None, paths)
+    return KeepResult("baseline", f"{crashed}: a reference that crashes decides nothing", None, 0, "",
+                      None, paths)
+
+
+def _keep_or_revert(ctx: GateContext, current: BenchRecord, paths: tuple[str, ...]) -> KeepResult:
+    """Keep or revert this bench against the workspace's earlier ones (the objective decides)."""
+    history = bench_history(ctx.workspace / "sessions")
+    keep = decide_keep(current, history, ctx.objective, ctx.config.thresholds.keep_improvement)
+    return KeepResult(keep.action, keep.summary, keep.improvement, keep.shared_configs, keep.commit_message,
+                      stored_path(keep.reference.path, ctx.workspace) if keep.reference else None, paths)
 
 
 def crash_line(data: JsonObject) -> str | None:
@@ -180,14 +194,12 @@ def judge_bench(data: JsonObject, validity: BenchValidity | None, keep: KeepResu
     use, the speedup at equal clocks where ours and the baseline ran at different ones, and the
     validity verdict in words."""
     every = objects(data.get("rows"))
-    suspect = set(validity.suspect_configs) if validity is not None else set()
-    rows = [r for r in every if str(r.get("config")) not in suspect] or list(every)
+    rows = _headline_rows(every, validity)
     baseline = text(data.get("baseline")) or before_workloads.BASELINE
-    labels: dict[str, str] = {**before_workloads.LABELS, **{k: v for k, n in obj(data.get("labels")).items()
-                                                     if (v := text(n)) is not None}}
+    labels = _labels(data)
     candidates = strings(data.get("candidates")) or ("ours",)
-    timed = [i for i in dict.fromkeys(i for r in every for i in obj(r.get("impl"))) if i not in candidates]
-    vs = {ref: g for ref in timed if (g := rows_geomean(rows, SPEEDUP_PREFIX + ref)) is not None}
+    timed = _references(every, candidates)
+    vs = _versus(rows, timed)
     result = BenchResult(
         schema=SCHEMA, workload=text(data.get("workload")) or before_workloads.WORKLOAD, ours="ours",
         candidates=candidates,
@@ -200,15 +212,13 @@ def judge_bench(data: JsonObject, validity: BenchValidity | None, keep: KeepResu
     geomean, configs = vs[baseline]
     d = _decision(rows, geomean, thresholds)
     interval = rows_interval(rows, SPEEDUP_PREFIX + baseline)
-    spread = f" [{interval[0]:.2f}, {interval[1]:.2f}]" if interval else ""
     equal = _equal_clocks(rows, validity, baseline)
-    at_equal = f", {equal:.2f}x at equal clocks" if equal is not None else ""
     by_mode = mode_speedups(rows, baseline)
-    modes = f" ({', '.join(f'{m} {v:.2f}x' for m, v in by_mode.items())})" if by_mode else ""
-    summary = (f"{geomean:.2f}x{spread} vs {labels.get(baseline, baseline)} ({URGENCY[d.level]}) over "
-               f"{configs} configs{modes}{at_equal}{_against_others(data, rows, baseline, vs, labels)}"
+    summary = (f"{geomean:.2f}x{_spread(interval)} vs {labels.get(baseline, baseline)} ({URGENCY[d.level]}) "
+               f"over {configs} configs{_modes_words(by_mode)}{_at_equal_words(equal)}"
+               f"{_against_others(data, rows, baseline, vs, labels)}"
                f"{_left_out(validity, len(every) - len(rows))}{host_bound_note(every, labels)}; "
-               + (validity.words() if validity is not None else "SUSPECT: no validity verdict"))
+               + _validity_words(validity))
     result = replace(result, labels={i: labels.get(i, i) for i in ["ours", *timed]}, speedup=geomean,
                      configs=configs, vs={ref: g[0] for ref, g in vs.items()}, interval=interval,
                      level=d.level, next_step=d.next_step, modes=by_mode,
@@ -217,13 +227,61 @@ def judge_bench(data: JsonObject, validity: BenchValidity | None, keep: KeepResu
     return Verdict(_status(d, validity), summary, result.to_json())
 
 
+def _headline_rows(every: Sequence[JsonObject], validity: BenchValidity | None) -> list[JsonObject]:
+    """The rows the headline is over: those the validity verdict vouches for (every row when it
+    vouches for none, so a headline is always said)."""
+    suspect = set(validity.suspect_configs) if validity is not None else set()
+    return [r for r in every if str(r.get("config")) not in suspect] or list(every)
+
+
+def _labels(data: JsonObject) -> dict[str, str]:
+    """Each implementation's label: the probe's, over the labels of a result from before workloads."""
+    return {**before_workloads.LABELS, **{k: v for k, n in obj(data.get("labels")).items()
+                                          if (v := text(n)) is not None}}
+
+
+def _references(every: Sequence[JsonObject], candidates: Sequence[str]) -> list[str]:
+    """The timed implementations that are not candidates, in the order the rows first name them."""
+    return [i for i in dict.fromkeys(i for r in every for i in obj(r.get("impl"))) if i not in candidates]
+
+
+def _versus(rows: Sequence[JsonObject], timed: Sequence[str]) -> dict[str, tuple[float, int]]:
+    """Ours against each reference: its geometric mean and over how many configs (where any)."""
+    return {ref: g for ref in timed if (g := rows_geomean(rows, SPEEDUP_PREFIX + ref)) is not None}
+
+
+def _spread(interval: tuple[float, float] | None) -> str:
+    """' [1.21, 1.35]': the headline's interval, where every row has one."""
+    return f" [{interval[0]:.2f}, {interval[1]:.2f}]" if interval else ""
+
+
+def _at_equal_words(equal: float | None) -> str:
+    """', 1.30x at equal clocks': said only where ours and the baseline ran at different clocks."""
+    return f", {equal:.2f}x at equal clocks" if equal is not None else ""
+
+
+def _modes_words(by_mode: Mapping[str, float]) -> str:
+    """' (forward 1.20x, backward 0.90x)': each mode's speedup, for a bench with backward modes."""
+    return f" ({', '.join(f'{m} {v:.2f}x' for m, v in by_mode.items())})" if by_mode else ""
+
+
+def _validity_words(validity: BenchValidity | None) -> str:
+    """The validity verdict in words (a bench without one is suspect)."""
+    return validity.words() if validity is not None else "SUSPECT: no validity verdict"
+
+
+def _mode(row: JsonObject) -> str:
+    """The mode a row timed ("forward" for a row from a bench of the forward alone)."""
+    return text(row.get("mode")) or "forward"
+
+
 def mode_speedups(rows: Sequence[JsonObject], baseline: str) -> dict[str, float]:
     """Mode -> ours' geometric mean over the baseline in it, in the order the rows ran ("forward",
     "backward", "full"); empty when every row is a forward row (a bench of the forward alone)."""
     if not any("mode" in r for r in rows):
         return {}
-    order = list(dict.fromkeys(text(r.get("mode")) or "forward" for r in rows))
-    found = {mode: rows_geomean([r for r in rows if (text(r.get("mode")) or "forward") == mode],
+    order = list(dict.fromkeys(_mode(r) for r in rows))
+    found = {mode: rows_geomean([r for r in rows if _mode(r) == mode],
                                 SPEEDUP_PREFIX + baseline) for mode in order}
     return {mode: g[0] for mode, g in found.items() if g is not None}
 

@@ -64,15 +64,19 @@ def unclean(data: Mapping[str, object], watched: Collection[str]) -> tuple[dict[
     notes: list[str] = []
     for row in objects(data.get("rows")):
         config = str(row.get("config"))
-        cells = [(impl, obj(c)) for impl, c in obj(row.get("impl")).items()]
-        dirty = [(impl, text(c.get("unclean_why")) or "dirty") for impl, c in cells
-                 if c.get("clean") is False]
+        dirty = _never_clean(row)
         said = [f"{label_of(data, impl)}: {why}" for impl, why in dirty if impl in watched]
         if said:
             suspect[config] = ", ".join(said)
         notes += [f"{label_of(data, impl)}'s blocks never clean at {config} ({why}): its times there are "
                   "rough" for impl, why in dirty if impl not in watched]
     return suspect, notes
+
+
+def _never_clean(row: JsonObject) -> list[tuple[str, str]]:
+    """The implementations whose blocks never got clean on this row, each with why."""
+    cells = [(impl, obj(c)) for impl, c in obj(row.get("impl")).items()]
+    return [(impl, text(c.get("unclean_why")) or "dirty") for impl, c in cells if c.get("clean") is False]
 
 
 def unclean_reason(suspect: Mapping[str, str]) -> str:

@@ -28,6 +28,7 @@ from cockpit.config.validity_rules import ValidityRules
 from cockpit.gates.bench_blocks import (
     FOREIGN,
     NEVER_CLEAN,
+    Remeasured,
     config_list,
     judged_by_block,
     overlapped,
@@ -39,15 +40,16 @@ from cockpit.json_fields import JsonObject, as_number, obj, objects, strings, te
 from cockpit.telemetry.block_clocks import (
     Block,
     BlockSamples,
+    ImplClock,
     compare_clocks,
     config_clocks,
     impl_clocks,
     samples_in_blocks,
 )
 from cockpit.telemetry.probe_samples import ProbeSample, probe_snapshots
-from cockpit.telemetry.sample import GpuSample, GpuStatic
-from cockpit.telemetry.validity import SLOWDOWNS, judge_window
-from cockpit.telemetry.window_evidence import ForeignProcess
+from cockpit.telemetry.sample import GpuSample, GpuStatic, Snapshot
+from cockpit.telemetry.validity import SLOWDOWNS, Validity, judge_window
+from cockpit.telemetry.window_evidence import ClockEvent, ForeignProcess
 
 LEGACY_BASELINES = before_workloads.REFERENCES
 """A result from before workloads (cockpit/before_workloads.py): whose clocks must match ours."""
@@ -96,51 +98,105 @@ def probe_validity(data: Mapping[str, object], thresholds: Thresholds | None = N
     thresholds = thresholds or Thresholds()
     rules = thresholds.validity_rules()
     gpu = probe_gpu(data)
-    seen_gpu = {"gpu": {"index": gpu.index, "uuid": gpu.uuid, "name": gpu.name, "pci_bus_id": gpu.pci_bus_id}}
+    seen_gpu: JsonObject = {"gpu": {"index": gpu.index, "uuid": gpu.uuid, "name": gpu.name,
+                                    "pci_bus_id": gpu.pci_bus_id}}
     snapshots = probe_snapshots(cast(list[ProbeSample], data.get("gpu_samples") or []), gpu)
     if not snapshots:
-        why = data.get("gpu_watch_error") or "no NVML samples"
-        return BenchValidity(False, "unwatched", False, rules.mode, (f"the GPU was not watched ({why})",),
-                             raw=seen_gpu)
+        return _unwatched(data, rules.mode, seen_gpu)
     samples = [snap.samples[0] for snap in snapshots]
     judged = judged_by_block(data)
-    window = judge_window(snapshots, _seconds(data, "started"), _seconds(data, "finished"),
-                          own_pids={int(_seconds(data, "pid"))}, rules=rules,
-                          gpus={gpu.uuid} if gpu.uuid else None, remeasured=SLOWDOWNS if judged else ())
+    window = _judge_probe_window(data, snapshots, gpu, rules, judged)
     blocks = probe_blocks(data)
     reasons, notes = list(window.reasons), list(window.notes)
     suspect: dict[str, str] = {}  # config -> what left it out
     scoped = _pin_foreign(window.evidence.foreign, blocks, samples, reasons, notes, suspect)
     again = remeasured(objects(data.get("rows"))) if judged else None
-    if again is not None and again.blocks:
-        notes.append(remeasured_words(again.blocks, again.why))
     if judged:
-        never, others = unclean(data, {*(strings(data.get("candidates")) or ("ours",)), *compared_with(data)})
-        notes += others
-        if never:
-            reasons.append(unclean_reason(never))
-            scoped += 1
-            suspect.update({c: NEVER_CLEAN for c in never})
+        scoped += _note_unclean(data, again, reasons, notes, suspect)
     inside = samples_in_blocks(blocks, samples)
     comparisons = _compare_clocks(inside, compared_with(data), rules, reasons, notes)
-    cap = next((t for t in window.evidence.throttle if t.reason == "power cap"), None)
+    cap = _power_cap(window.evidence.throttle)
     valid = not reasons
     clocks = impl_clocks(inside)
     order = [str(r.get("config")) for r in objects(data.get("rows"))]
-    left_out = tuple(sorted(suspect, key=lambda c: order.index(c) if c in order else len(order)))
+    left_out = _in_row_order(suspect, order)
     return BenchValidity(
-        valid, ("comparable" if rules.mode == "comparable" else "valid") if valid else "suspect",
+        valid, _verdict_word(valid, rules.mode),
         window.checked, rules.mode, tuple(reasons), tuple(notes),
-        STRICT_POWER_CAP_HINT if rules.mode == "strict" and cap is not None and not cap.tolerated else None,
+        _power_cap_hint(rules.mode, cap),
         cap.fraction if cap else None, cap.seconds if cap else None,
-        {impl: c.median_mhz for impl, c in clocks.items() if c.median_mhz is not None},
+        _median_clocks(clocks),
         config_clocks(inside), evidence=window.evidence,
         remeasured=again.blocks if again else 0, remeasured_why=dict(again.why) if again else {},
         suspect_configs=left_out, suspect_why=tuple(dict.fromkeys(suspect[c] for c in left_out)),
-        configs_only=bool(left_out) and scoped == len(reasons) and len(left_out) < len(set(order)),
+        configs_only=_configs_only(left_out, scoped, len(reasons), order),
         raw={**seen_gpu, "clocks": {impl: c.as_json() for impl, c in clocks.items()},
              "comparisons": comparisons})
 
+
+def _unwatched(data: Mapping[str, object], mode: str, seen_gpu: JsonObject) -> BenchValidity:
+    """The verdict when no NVML sample names the GPU the bench ran on: nothing to judge the run by."""
+    why = data.get("gpu_watch_error") or "no NVML samples"
+    return BenchValidity(False, "unwatched", False, mode, (f"the GPU was not watched ({why})",), raw=seen_gpu)
+
+
+def _judge_probe_window(data: Mapping[str, object], snapshots: list[Snapshot], gpu: GpuStatic,
+                        rules: ValidityRules, judged: bool) -> Validity:
+    """The watch window of the run on its own GPU, the probe's pid its own; slowdowns the probe
+    re-measured block by block do not count against it."""
+    return judge_window(snapshots, _seconds(data, "started"), _seconds(data, "finished"),
+                        own_pids={int(_seconds(data, "pid"))}, rules=rules,
+                        gpus={gpu.uuid} if gpu.uuid else None, remeasured=SLOWDOWNS if judged else ())
+
+
+def _power_cap(throttle: Sequence[ClockEvent]) -> ClockEvent | None:
+    """The power-cap clock event the watch saw, if any: it is always shown, and may be tolerated."""
+    return next((t for t in throttle if t.reason == "power cap"), None)
+
+
+def _median_clocks(clocks: Mapping[str, ImplClock]) -> dict[str, float]:
+    """Each implementation's median SM clock, for those with any sample inside their blocks."""
+    return {impl: c.median_mhz for impl, c in clocks.items() if c.median_mhz is not None}
+
+
+def _configs_only(left_out: tuple[str, ...], scoped: int, reasons: int, order: list[str]) -> bool:
+    """Whether every reason is pinned to some configs and some configs are left clean: the
+    headline then decides on the rest."""
+    return bool(left_out) and scoped == reasons and len(left_out) < len(set(order))
+
+
+def _note_unclean(data: Mapping[str, object], again: Remeasured | None, reasons: list[str],
+                  notes: list[str], suspect: dict[str, str]) -> int:
+    """A judged run's re-measured blocks (a note) and the configs never timed clean (a reason that
+    leaves them out). Returns how many reasons this pinned to configs (0 or 1)."""
+    if again is not None and again.blocks:
+        notes.append(remeasured_words(again.blocks, again.why))
+    never, others = unclean(data, {*(strings(data.get("candidates")) or ("ours",)), *compared_with(data)})
+    notes += others
+    if not never:
+        return 0
+    reasons.append(unclean_reason(never))
+    suspect.update({c: NEVER_CLEAN for c in never})
+    return 1
+
+
+def _in_row_order(suspect: Mapping[str, str], order: list[str]) -> tuple[str, ...]:
+    """The suspect configs in the order the bench's rows list them (unknown ones last)."""
+    return tuple(sorted(suspect, key=lambda c: order.index(c) if c in order else len(order)))
+
+
+def _verdict_word(valid: bool, mode: str) -> str:
+    """The one-word verdict: what a clean run is called depends on the validity mode."""
+    if not valid:
+        return "suspect"
+    return "comparable" if mode == "comparable" else "valid"
+
+
+def _power_cap_hint(mode: str, cap: ClockEvent | None) -> str | None:
+    """The strict mode's hint when a power cap held the clocks down and was not tolerated."""
+    if mode == "strict" and cap is not None and not cap.tolerated:
+        return STRICT_POWER_CAP_HINT
+    return None
 
 def _pin_foreign(foreign: Sequence[ForeignProcess], blocks: Sequence[Block], samples: Sequence[GpuSample],
                  reasons: list[str], notes: list[str], suspect: dict[str, str]) -> int:

@@ -85,17 +85,23 @@ def pin_command(command: GateCommand, config: Config, gpus: Sequence[GpuStatic] 
         return command
     value = pin.value
     if pin.kind in ("pci", "index"):
-        where = config.pinned_gpu_where or "cockpit.toml"
-        if gpus is None:
-            raise CockpitError(f"{where}: gates.device = {pin}: NVML cannot be read to find that GPU; "
-                               "pin it by UUID (`nvidia-smi -L` lists them)")
-        gpu = find_gpu(pin, gpus)
-        if gpu is None or not gpu.uuid:
-            seen = ", ".join(f"{g.index} {short_uuid(g.uuid)} {g.pci_bus_id or ''}".rstrip() for g in gpus)
-            raise CockpitError(f"{where}: gates.device = {pin}: no such GPU (NVML sees {seen or 'none'}); "
-                               "`nvidia-smi -L` lists them")
-        value = gpu.uuid
+        value = _pinned_uuid(pin, config.pinned_gpu_where or "cockpit.toml", gpus)
     return replace(command, env={**command.env, VISIBLE: value})
+
+
+def _pinned_uuid(pin: DeviceSpec, where: str, gpus: Sequence[GpuStatic] | None) -> str:
+    """The UUID of the GPU a PCI bus id or an index pins (indices and bus ids can change between
+    boots; the UUID is what CUDA_VISIBLE_DEVICES holds); one line saying what to do when NVML
+    cannot be read or sees no such GPU."""
+    if gpus is None:
+        raise CockpitError(f"{where}: gates.device = {pin}: NVML cannot be read to find that GPU; "
+                           "pin it by UUID (`nvidia-smi -L` lists them)")
+    gpu = find_gpu(pin, gpus)
+    if gpu is None or not gpu.uuid:
+        seen = ", ".join(f"{g.index} {short_uuid(g.uuid)} {g.pci_bus_id or ''}".rstrip() for g in gpus)
+        raise CockpitError(f"{where}: gates.device = {pin}: no such GPU (NVML sees {seen or 'none'}); "
+                           "`nvidia-smi -L` lists them")
+    return gpu.uuid
 
 
 def needs_nvml(config: Config) -> bool:

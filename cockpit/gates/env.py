@@ -66,22 +66,24 @@ def read_env_result(path: Path) -> tuple[EnvCheck, ...]:
     items = data.get("checks") if isinstance(data, dict) else None
     if not isinstance(items, list):
         raise CockpitError(f"{path}: env probe result has no 'checks' list; run the env gate again")
-    checks = []
-    for index, item in enumerate(items):
-        if (not isinstance(item, dict) or not isinstance(item.get("name"), str)
-                or item.get("status") not in _STATUSES):
-            raise CockpitError(
-                f"{path}: checks[{index}] is not a check (needs a name and a status pass|warn|fail); "
-                "run the env gate again"
-            )
-        checks.append(EnvCheck(
-            name=item["name"],
-            status=cast(EnvStatus, item["status"]),
-            value=str(item.get("value", "")),
-            expected=str(item.get("expected", "")),
-            fix=str(item.get("fix", "")),
-        ))
-    return tuple(checks)
+    return tuple(_env_check(path, index, item) for index, item in enumerate(items))
+
+
+def _env_check(path: Path, index: int, item: object) -> EnvCheck:
+    """One check of the result; CockpitError naming its index when it is not one."""
+    if (not isinstance(item, dict) or not isinstance(item.get("name"), str)
+            or item.get("status") not in _STATUSES):
+        raise CockpitError(
+            f"{path}: checks[{index}] is not a check (needs a name and a status pass|warn|fail); "
+            "run the env gate again"
+        )
+    return EnvCheck(
+        name=item["name"],
+        status=cast(EnvStatus, item["status"]),
+        value=str(item.get("value", "")),
+        expected=str(item.get("expected", "")),
+        fix=str(item.get("fix", "")),
+    )
 
 
 def env_verdict(checks: Iterable[EnvCheck]) -> tuple[EnvStatus, str]:
@@ -94,13 +96,18 @@ def env_verdict(checks: Iterable[EnvCheck]) -> tuple[EnvStatus, str]:
     passed = sum(c.status == "pass" for c in checks)
     if not failed and not warned:
         return "pass", (f"all {passed} checks passed" if passed != 1 else "the 1 check passed")
+    return ("fail" if failed else "warn"), _tally(failed, warned, passed)
+
+
+def _tally(failed: list[str], warned: int, passed: int) -> str:
+    """"2 failed (cuda_available, nvcc), 3 warnings, 9 passed": the failed ones named, none said as 0."""
     parts = []
     if failed:
         parts.append(f"{len(failed)} failed ({', '.join(failed)})")
     if warned:
         parts.append(f"{warned} warning{'s' if warned != 1 else ''}")
     parts.append(f"{passed} passed")
-    return ("fail" if failed else "warn"), ", ".join(parts)
+    return ", ".join(parts)
 
 
 def workload_describe(ctx: GateContext) -> tuple[str, ...]:

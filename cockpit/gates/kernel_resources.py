@@ -6,7 +6,7 @@ build, one under the occupancy floor or one that spills is a warning."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -15,6 +15,10 @@ from cockpit.hardware.limits import GpuLimits, arch_of, limits_for
 from cockpit.hardware.occupancy import occupancy
 from cockpit.hardware.symbols import demangle_all, function_parts, short_name, split_args
 
+Launch = tuple[int, int, bool]
+"""A kernel's launch as occupancy needs it: threads per block, dynamic smem bytes, smem opt-in."""
+KernelKey = tuple[str, tuple[str, ...]]
+"""A kernel as launch_info() names it: its unqualified function name and its template arguments."""
 
 @dataclass(frozen=True)
 class ResourcePolicy:
@@ -78,15 +82,10 @@ def report_kernels(kernels: list[KernelResources], launch: Mapping[str, Any] | N
     """Every kernel ptxas (or cuobjdump) named, joined with its launch-table entry and judged."""
     policy = policy or ResourcePolicy()
     entries, why = launch_entries(launch)
-    gpu = (launch or {}).get("gpu") or None
+    gpu = _launch_gpu(launch)
     names = demangle_all(k.name for k in kernels)
     by_key = {(e.get("kernel"), split_args(str(e.get("template_args", "")))): e for e in entries}
-    built = {}  # (kernel key, arch) -> its ptxas resources, for the other targets' registers
-    keyed = []
-    for k in kernels:
-        key = function_parts(names[k.name])
-        built[(key, arch_of(k.arch))] = k
-        keyed.append((key, k))
+    built, keyed = _keyed(kernels, names)
     rows, findings, notes = [], [], []
     for key, k in keyed:
         entry = by_key.get(key)
@@ -94,62 +93,143 @@ def report_kernels(kernels: list[KernelResources], launch: Mapping[str, Any] | N
         row: dict[str, Any] = asdict(k) | {"label": label, "threads": None, "dynamic_smem": None,
                                            "smem_per_block": None, "smem_opt_in": None,
                                            "occupancy": []}
-        spilled = k.spill_stores + k.spill_loads
-        if spilled:
-            findings.append(Finding("warn", f"{label} ({k.arch}) spills {spilled} bytes to local memory"))
+        findings += _spills(label, k)
         if entry is not None:
             targets = _targets(key, k, entry, gpu, built, policy)
-            row.update(threads=entry.get("threads_per_block"), dynamic_smem=entry.get("dynamic_smem_bytes"),
-                       smem_per_block=k.smem + int(entry.get("dynamic_smem_bytes") or 0),
-                       smem_opt_in=entry.get("smem_opt_in"), occupancy=[asdict(t) for t in targets])
+            row.update(_launch_fields(k, entry, targets))
             findings += _judge(label, targets, policy)
-            notes += [t.note for t in targets if t.limiter == "?"]
+            notes += _not_in_limits_table(targets)
         elif entries:
             findings.append(Finding("warn", f"{label} ({k.arch}) is not in launch_info(): its shared "
                                     "memory per block and occupancy are unknown (csrc/README.md)"))
         rows.append(row)
-    if entries and kernels and not any(r["occupancy"] for r in rows):
-        why = "no compiled kernel matches an entry of launch_info(); check its template_args"
+    why = _none_matched(entries, kernels, rows) or why
     rows.sort(key=lambda r: (r["label"], r["arch"]))
     findings.sort(key=lambda f: f.severity != "fail")
     return KernelReport(tuple(rows), tuple(findings), tuple(dict.fromkeys(notes)),
                         bool(entries) and not why, why)
 
 
-def _targets(key: tuple[str, tuple[str, ...]], k: KernelResources, entry: dict[str, Any],
+def _keyed(kernels: list[KernelResources], names: Mapping[str, str]) -> tuple[
+        dict[Any, KernelResources], list[tuple[KernelKey, KernelResources]]]:
+    """Each kernel with its key (function name, template args), and the kernels by (key, arch):
+    the other targets are judged with the registers of the build for their arch, when there is one."""
+    built = {}
+    keyed = []
+    for k in kernels:
+        key = function_parts(names[k.name])
+        built[(key, arch_of(k.arch))] = k
+        keyed.append((key, k))
+    return built, keyed
+
+
+def _launch_fields(k: KernelResources, entry: Mapping[str, Any],
+                   targets: list[TargetOccupancy]) -> dict[str, Any]:
+    """A kernel's row fields from its launch-table entry: the launch, its shared memory per block
+    (static from ptxas plus the entry's dynamic) and its occupancy on each target."""
+    return {"threads": entry.get("threads_per_block"), "dynamic_smem": entry.get("dynamic_smem_bytes"),
+            "smem_per_block": k.smem + int(entry.get("dynamic_smem_bytes") or 0),
+            "smem_opt_in": entry.get("smem_opt_in"), "occupancy": [asdict(t) for t in targets]}
+
+
+def _not_in_limits_table(targets: list[TargetOccupancy]) -> list[str]:
+    """The notes of targets whose limiter is unknown (their arch is not in the limits table)."""
+    return [t.note for t in targets if t.limiter == "?"]
+
+
+def _launch_gpu(launch: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The GPU the build probe ran on, as launch_info() saw it (None when it saw none)."""
+    return (launch or {}).get("gpu") or None
+
+
+def _spills(label: str, k: KernelResources) -> list[Finding]:
+    """A warning for a kernel that spills registers to local memory (none when it spills nothing)."""
+    spilled = k.spill_stores + k.spill_loads
+    if not spilled:
+        return []
+    return [Finding("warn", f"{label} ({k.arch}) spills {spilled} bytes to local memory")]
+
+
+def _none_matched(entries: list[dict[str, Any]], kernels: list[KernelResources],
+                  rows: list[dict[str, Any]]) -> str:
+    """Why occupancy is unknown when launch_info() lists kernels but none of the compiled ones
+    matches an entry ("" when some kernel matched, or there was nothing to match)."""
+    if entries and kernels and not any(r["occupancy"] for r in rows):
+        return "no compiled kernel matches an entry of launch_info(); check its template_args"
+    return ""
+
+
+def _targets(key: KernelKey, k: KernelResources, entry: dict[str, Any],
              gpu: dict[str, Any] | None, built: dict[Any, KernelResources],
              policy: ResourcePolicy) -> list[TargetOccupancy]:
-    threads = int(entry.get("threads_per_block") or 0)
-    dynamic = int(entry.get("dynamic_smem_bytes") or 0)
-    opt_in = bool(entry.get("smem_opt_in"))
+    threads, dynamic, opt_in = _entry_launch(entry)
     own = arch_of(k.arch) or k.arch
     out: list[TargetOccupancy] = []
-    here = arch_of(str(gpu.get("arch", ""))) if gpu else None
-    device = entry.get("device")
-    runs_here = here is not None and (here == own or (key, here) not in built)
-    if runs_here and isinstance(device, dict) and gpu is not None:
-        out.append(_runtime(gpu, here or own, device, threads, dynamic, opt_in))
-    listed = entry.get("builds")
-    builds: dict[str, Any] = listed if isinstance(listed, dict) else {}
+    here = _gpu_arch(gpu)
+    if here is not None and gpu is not None:
+        out += _runtime_here(gpu, here, own, entry.get("device"), (threads, dynamic, opt_in),
+                             here == own or (key, here) not in built)
+    builds = _other_builds(entry)
     for arch in dict.fromkeys((own, *policy.targets)):
         limits = limits_for(arch)
-        if limits is None or (out and arch == here) or (arch != own and (key, arch) in built):
-            continue  # the GPU present answered for itself; a built arch has its own row
-        launch = (threads, dynamic, opt_in)
-        note = "" if arch == own else f"with the {k.arch} build's {k.registers} registers"
-        other = builds.get(arch) if arch != own else None
-        if isinstance(other, dict) and other.get("threads_per_block"):
-            # The extension says what a build for that arch launches (its own tile, e.g. the
-            # L4's where this build has the H100's): judge that GPU by that build.
-            launch = (int(other["threads_per_block"]), int(other.get("dynamic_smem_bytes") or 0),
-                      bool(other.get("smem_opt_in")))
-            if launch != (threads, dynamic, opt_in):
-                note = f"the {arch} build's own tile, {other.get('label', '?')}; {note}"
+        if limits is None or _has_own_row(arch, own, here if out else None, (key, arch) in built):
+            continue
+        launch, note = _arch_launch((threads, dynamic, opt_in), builds, arch, own, k)
         occ = occupancy(limits, launch[0], k.registers, launch[1], k.smem, launch[2])
         out.append(TargetOccupancy(limits.gpu, arch, "limits table", occ.blocks_per_sm,
                                    occ.warps_per_sm, occ.fraction, occ.limiter, k.registers,
                                    occ.why_not or note))
     return out
+
+
+def _gpu_arch(gpu: Mapping[str, Any] | None) -> str | None:
+    """The arch of the GPU present (None when the probe saw no GPU)."""
+    return arch_of(str(gpu.get("arch", ""))) if gpu else None
+
+
+def _runtime_here(gpu: dict[str, Any], here: str, own: str, device: object, launch: Launch,
+                  runs_here: bool) -> list[TargetOccupancy]:
+    """The CUDA runtime's answer for the GPU present, when this build is the one that runs on it
+    (its own arch, or no build of that arch) and the probe asked the runtime."""
+    if not runs_here or not isinstance(device, dict):
+        return []
+    return [_runtime(gpu, here or own, device, *launch)]
+
+
+def _other_builds(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """What the extension says a build for each other arch launches (none when it says nothing)."""
+    listed = entry.get("builds")
+    return listed if isinstance(listed, dict) else {}
+
+
+def _entry_launch(entry: Mapping[str, Any]) -> Launch:
+    """The launch a launch_info() entry declares: threads per block, dynamic smem, smem opt-in."""
+    return (int(entry.get("threads_per_block") or 0), int(entry.get("dynamic_smem_bytes") or 0),
+            bool(entry.get("smem_opt_in")))
+
+
+def _has_own_row(arch: str, own: str, answered: str | None, built_for_arch: bool) -> bool:
+    """Whether `arch` is judged elsewhere: the GPU present (`answered`) answered for itself, or a
+    build for that arch has its own row."""
+    return arch == answered or (arch != own and built_for_arch)
+
+
+def _arch_launch(launch: Launch, builds: Mapping[str, Any], arch: str, own: str,
+                 k: KernelResources) -> tuple[Launch, str]:
+    """The launch (threads, dynamic smem, opt-in) to judge `arch` by, and its note: another arch
+    is judged with this build's registers, and, where the extension says what a build for that
+    arch launches (its own tile, e.g. the L4's where this build has the H100's), by that build."""
+    if arch == own:
+        return launch, ""
+    note = f"with the {k.arch} build's {k.registers} registers"
+    other = builds.get(arch)
+    if not isinstance(other, dict) or not other.get("threads_per_block"):
+        return launch, note
+    theirs = (int(other["threads_per_block"]), int(other.get("dynamic_smem_bytes") or 0),
+              bool(other.get("smem_opt_in")))
+    if theirs != launch:
+        note = f"the {arch} build's own tile, {other.get('label', '?')}; {note}"
+    return theirs, note
 
 
 def _runtime(gpu: dict[str, Any], arch: str, device: dict[str, Any], threads: int, dynamic: int,
@@ -199,13 +279,19 @@ def resources_summary(report: KernelReport) -> str:
     if not report.launch_known:
         return f"{text}; shared memory per block and occupancy unknown: {report.why_unknown}"
     smem = max(int(r["smem_per_block"] or 0) for r in rows)
+    parts = [f"{t['warps_per_sm']} {where}"
+             + (f" ({t['fraction']:.0%}, {t['limiter']})" if t["fraction"] is not None else "")
+             for where, t in _fewest_warps(rows).items()]
+    return f"{text}, ≤{smem / 1024:g} KB smem/block; fewest warps/SM: {', '.join(parts)}"
+
+
+def _fewest_warps(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each GPU's target with the fewest warps per SM over every kernel ("on this H100" when the
+    CUDA runtime answered for the GPU present)."""
     lowest: dict[str, dict[str, Any]] = {}
     for r in rows:
         for t in r["occupancy"]:
             where = f"on {'this ' if t['source'] == 'CUDA runtime' else ''}{t['gpu']}"
             if where not in lowest or t["warps_per_sm"] < lowest[where]["warps_per_sm"]:
                 lowest[where] = t
-    parts = [f"{t['warps_per_sm']} {where}"
-             + (f" ({t['fraction']:.0%}, {t['limiter']})" if t["fraction"] is not None else "")
-             for where, t in lowest.items()]
-    return f"{text}, ≤{smem / 1024:g} KB smem/block; fewest warps/SM: {', '.join(parts)}"
+    return lowest

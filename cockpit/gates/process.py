@@ -173,47 +173,78 @@ class GateProcess:
         try:
             while True:
                 now = time.monotonic()
-                if ending == "exited" and self._cancel.is_set():
-                    ending = "cancelled"
-                elif ending == "exited" and now >= deadline:
-                    ending = "timeout"
-                if ending != "exited" and kill_at is None:
-                    _signal_group(proc, signal.SIGTERM)
-                    kill_at = now + self._grace_s
-                if kill_at is not None and now >= kill_at:
-                    _signal_group(proc, signal.SIGKILL)
-                    kill_at = float("inf")
+                ending = self._ending(ending, now, deadline)
+                kill_at = self._escalate(proc, ending, kill_at, now)
                 if exited_at is None and proc.poll() is not None:
                     exited_at = now
-                output = follower.poll()
-                if output is not None:
-                    self._sink.on_output(output)
+                self._pass_output(follower)
                 if follower.offset > size:
                     size, last_output, stall_warned = follower.offset, now, False
                 cap.trim(size, follower.offset)
-                if exited_at is not None:
-                    if not _log_held(follower.fd, proc.pid):
-                        break
-                    if now - exited_at > HELD_AFTER_EXIT_S:
-                        # The child is gone but something it started still writes its log.
-                        _signal_group(proc, signal.SIGKILL)
-                        break
-                silent = now - last_output
-                if silent >= self.command.stall_after_s and not stall_warned and ending == "exited":
-                    stall_warned = True
-                    self._sink.on_stall(silent)
-                if exited_at is not None:  # what it started may still be writing: look again soon
-                    time.sleep(0.05)
-                else:
-                    _wait_exit(exit_fd, min(self._poll_s, max(0.0, deadline - now))
-                               if ending == "exited" else self._poll_s)
+                if exited_at is not None and _log_released(follower, proc, now - exited_at):
+                    break
+                stall_warned = self._warn_stall(now - last_output, stall_warned, ending)
+                self._pause(exit_fd, exited_at is not None, ending, deadline - now)
         finally:
             if exit_fd is not None:
                 os.close(exit_fd)
-        output = follower.poll(final=True)
+        self._pass_output(follower, final=True)
+        return ending
+
+    def _ending(self, ending: Ending, now: float, deadline: float) -> Ending:
+        """How the run is ending: once cancelled or timed out it stays so, whatever happens next."""
+        if ending != "exited":
+            return ending
+        if self._cancel.is_set():
+            return "cancelled"
+        return "timeout" if now >= deadline else ending
+
+    def _escalate(self, proc: subprocess.Popen[bytes], ending: Ending, kill_at: float | None,
+                  now: float) -> float | None:
+        """A run being stopped gets SIGTERM, then SIGKILL after the grace period; the new kill time
+        (infinity once killed)."""
+        if ending != "exited" and kill_at is None:
+            _signal_group(proc, signal.SIGTERM)
+            kill_at = now + self._grace_s
+        if kill_at is not None and now >= kill_at:
+            _signal_group(proc, signal.SIGKILL)
+            kill_at = float("inf")
+        return kill_at
+
+    def _warn_stall(self, silent: float, warned: bool, ending: Ending) -> bool:
+        """A running command silent for `stall_after_s` is said to stall, once per silence;
+        whether it has been warned of this silence."""
+        if silent >= self.command.stall_after_s and not warned and ending == "exited":
+            self._sink.on_stall(silent)
+            return True
+        return warned
+
+    def _pass_output(self, follower: LogFollower, final: bool = False) -> None:
+        """Whatever the log gained since the last look, passed on to the sink."""
+        output = follower.poll(final=final)
         if output is not None:
             self._sink.on_output(output)
-        return ending
+
+    def _pause(self, exit_fd: int | None, exited: bool, ending: Ending, to_deadline: float) -> None:
+        """Wait before looking again: briefly once the child exited (what it started may still be
+        writing), else until it exits or the next poll (never past the deadline while running)."""
+        if exited:
+            time.sleep(0.05)
+        else:
+            _wait_exit(exit_fd, min(self._poll_s, max(0.0, to_deadline))
+                       if ending == "exited" else self._poll_s)
+
+
+def _log_released(follower: LogFollower, proc: subprocess.Popen[bytes], since_exit: float) -> bool:
+    """Whether the log is done with, the child having exited: nothing holds it open any more, or
+    something the child started still writes it long after (that is killed)."""
+    if not _log_held(follower.fd, proc.pid):
+        return True
+    if since_exit > HELD_AFTER_EXIT_S:
+        # The child is gone but something it started still writes its log.
+        _signal_group(proc, signal.SIGKILL)
+        return True
+    return False
 
 
 def _log_header(command: GateCommand) -> bytes:

@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cockpit.analysis.results.bench import read_bench_result
+from cockpit.analysis.results.bench import BenchResult, read_bench_result
 from cockpit.analysis.results.profile import KernelVerdict, ProfiledKernel, ProfileResult
 from cockpit.analysis.roofline import Roofline, place
 from cockpit.errors import CockpitError
@@ -20,6 +20,7 @@ from cockpit.session.journal import JOURNAL_NAME
 from cockpit.session.paths import stored_path
 from cockpit.session.results import read_result_json
 from cockpit.session.saved_state import recent_state
+from cockpit.session.state import GateRunRecord
 from cockpit.workload.describe import workload_args
 
 if TYPE_CHECKING:
@@ -150,6 +151,12 @@ def _main_launch(launches: Sequence[KernelLaunch]) -> tuple[int, float | None]:
     return longest, 100.0 * known[longest] / sum(known)
 
 
+def _latest_bench(runs: Sequence[GateRunRecord]) -> BenchResult | None:
+    """The result of the session's latest finished run that measured (None without one)."""
+    run = next((r for r in reversed(runs) if r.finished and measures(r.gate)), None)
+    return read_bench_result(run.result) if run is not None else None
+
+
 def bench_row_for(ctx: GateContext, name: str) -> tuple[float | None, Roofline | None]:
     """Our per-call time for this shape (as the workload names it) from the session's latest bench
     run, and the kernel on the roofline there (the row's FLOP and byte counts, the card's peaks);
@@ -158,8 +165,7 @@ def bench_row_for(ctx: GateContext, name: str) -> tuple[float | None, Roofline |
         state = recent_state(ctx.session_dir / JOURNAL_NAME, ctx.workspace)
     except CockpitError:
         return None, None
-    run = next((r for r in reversed(state.gate_runs) if r.finished and measures(r.gate)), None)
-    bench = read_bench_result(run.result) if run is not None else None
+    bench = _latest_bench(state.gate_runs)
     if bench is None:
         return None, None
     ms = dict(bench.ours_ms).get(name)

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cockpit.analysis.results.sanitize import Finding, SanitizeResult
 from cockpit.analysis.sanitizer import SanitizerLog, parse_sanitizer_log
@@ -124,44 +125,78 @@ def read_run(probe: JsonObject, calls: JsonObject, source: str, shapes_asked: in
     """The run as the probe (`probe`) and the target (`calls`) wrote it down."""
     rows = objects(calls.get("rows"))
     failed = next((text(r.get("error")) for r in rows if r.get("error")), None)
-    allocator = calls.get("allocator_off")
     return SanitizeRun(
         tool=text(probe.get("tool")) or "memcheck", workload=text(calls.get("workload")) or source,
         shapes_asked=shapes_asked, shapes=texts(calls.get("shapes")),
         candidates=strings(calls.get("candidates")),
-        calls=sum(1 for r in rows if not r.get("error")), planned=whole(calls.get("planned")) or 0,
-        allocator_off=allocator if isinstance(allocator, bool) else None,
+        calls=_calls_made(rows), planned=whole(calls.get("planned")) or 0,
+        allocator_off=_flag(calls.get("allocator_off")),
         torch_kernels=probe.get("torch_kernels") is True, duration_s=as_number(probe.get("duration_s")),
         exit=whole(probe.get("exit")), timed_out=probe.get("timed_out") is True,
         timeout_s=as_number(probe.get("timeout_s")), calling=text(probe.get("calling")),
         said=failed or text(probe.get("last_line")) or "", log=log, workspace=workspace)
 
 
+def _calls_made(rows: Sequence[JsonObject]) -> int:
+    """How many of the target's calls ran to the end (a row with an error did not)."""
+    return sum(1 for r in rows if not r.get("error"))
+
+
+def _flag(value: object) -> bool | None:
+    """A yes/no the target wrote, or None when it wrote none (an older target)."""
+    return value if isinstance(value, bool) else None
+
+
 def judge_sanitize(log: SanitizerLog, run: SanitizeRun) -> Verdict:
     """The verdict: errors the sanitizer counted (or printed) fail; a report without its ERROR
     SUMMARY, or calls that did not all run, are errors; 0 errors on every call pass."""
-    errors = [f for f in log.findings if f.severity == "error"]
-    warnings = [f for f in log.findings if f.severity != "error"]
+    errors, warnings = _by_severity(log.findings)
     result = SanitizeResult(run.tool, log.errors, log.findings, run.shapes, run.candidates, run.calls,
                             run.planned, run.allocator_off, run.torch_kernels, run.duration_s, run.log,
                             None if run.complete else run.calling, log.notes).to_json()
     w = f"workload {run.workload!r}"
-    stopped = (f"stopped after {run.timeout_s or 0:g} s" if run.timed_out
-               else f"exit {run.exit}" if run.exit is not None else "no exit code")
+    stopped = _how_it_stopped(run)
     count = log.errors if log.errors is not None else len(errors)
     if count > 0 or errors:
-        head = f"{run.tool}: {count} error{'s' if count != 1 else ''}"
-        if not log.summary_seen:
-            head += f" before compute-sanitizer ended without its summary ({stopped}, {run.where})"
-        said = (describe(errors, run.workspace) if errors
-                else f"none printed in a form read here: see {run.log}")
-        return Verdict("fail", f"{head} — {said}", result)
+        return Verdict("fail", _errors_line(log, run, count, errors, stopped), result)
     if not log.summary_seen:
         return Verdict("error", _unjudged(log, run, w, stopped), result)
     if not run.complete:
         why = run.said or f"the calls stopped ({stopped})"
         return Verdict("error", f"{run.tool}: 0 errors, but not every call ran on {w} ({run.calls} of "
                        f"{run.planned or '?'}, {run.where}): {why}; fix that and run the gate again", result)
+    return _clean_verdict(run, warnings, result)
+
+
+def _by_severity(findings: Sequence[Finding]) -> tuple[list[Finding], list[Finding]]:
+    """The findings that fail the gate (errors) and those that only warn."""
+    errors = [f for f in findings if f.severity == "error"]
+    warnings = [f for f in findings if f.severity != "error"]
+    return errors, warnings
+
+
+def _how_it_stopped(run: SanitizeRun) -> str:
+    """How the target's run ended: the gate's timeout, its exit code, or nothing known."""
+    if run.timed_out:
+        return f"stopped after {run.timeout_s or 0:g} s"
+    return f"exit {run.exit}" if run.exit is not None else "no exit code"
+
+
+def _errors_line(log: SanitizerLog, run: SanitizeRun, count: int, errors: Sequence[Finding],
+                 stopped: str) -> str:
+    """The failing verdict's line: how many errors (and that the report was cut short, if it was),
+    then the first error in full, or where to read them when none was printed in a known form."""
+    head = f"{run.tool}: {count} error{'s' if count != 1 else ''}"
+    if not log.summary_seen:
+        head += f" before compute-sanitizer ended without its summary ({stopped}, {run.where})"
+    said = (describe(errors, run.workspace) if errors
+            else f"none printed in a form read here: see {run.log}")
+    return f"{head} — {said}"
+
+
+def _clean_verdict(run: SanitizeRun, warnings: Sequence[Finding], result: dict[str, Any]) -> Verdict:
+    """The verdict on a complete run with 0 errors: warn on warnings or on the caching allocator
+    left on (a write past a tensor's end stays inside its pooled block), else pass."""
     ran = (f"on {len(run.shapes)} shape{'s' if len(run.shapes) != 1 else ''} x {len(run.candidates)} "
            f"candidate{'s' if len(run.candidates) != 1 else ''}")
     took = f" in {run.duration_s:.0f} s" if run.duration_s is not None else ""
@@ -202,9 +237,7 @@ def describe(findings: Sequence[Finding], workspace: Path | None = None) -> str:
         (api if f.kernel is None and f.kind.startswith("Program hit ") else in_kernels).append(f)
     then = ""
     if api and in_kernels:
-        errors = ", ".join(dict.fromkeys(m.group(1) for f in api if (m := _API_ERROR.match(f.kind))))
-        then = (f"; then {len(api)} CUDA API call{'s' if len(api) != 1 else ''} failed"
-                + (f" ({errors}: the fault's sticky error)" if errors else ""))
+        then = _after_fault_words(api)
         findings = in_kernels
     groups: dict[tuple[str, str | None, str | None], list[Finding]] = {}
     for f in findings:
@@ -215,10 +248,22 @@ def describe(findings: Sequence[Finding], workspace: Path | None = None) -> str:
     if like:
         said += f", {like} more like it"
     if others:
-        kinds = "; ".join(where(g[0], workspace, brief=True) for g in others[:OTHERS_SAID])
-        said += f"; also {kinds}" + (f" and {len(others) - OTHERS_SAID} more" if len(others) > OTHERS_SAID
-                                     else "")
+        said += _other_kinds(others, workspace)
     return said + then
+
+
+def _after_fault_words(api: Sequence[Finding]) -> str:
+    """The CUDA API calls that failed after a kernel's fault, counted, with the sticky errors they got."""
+    errors = ", ".join(dict.fromkeys(m.group(1) for f in api if (m := _API_ERROR.match(f.kind))))
+    return (f"; then {len(api)} CUDA API call{'s' if len(api) != 1 else ''} failed"
+            + (f" ({errors}: the fault's sticky error)" if errors else ""))
+
+
+def _other_kinds(others: Sequence[list[Finding]], workspace: Path | None) -> str:
+    """The other kinds of finding, briefly, the first `OTHERS_SAID` of them named."""
+    kinds = "; ".join(where(g[0], workspace, brief=True) for g in others[:OTHERS_SAID])
+    return f"; also {kinds}" + (f" and {len(others) - OTHERS_SAID} more" if len(others) > OTHERS_SAID
+                                else "")
 
 
 _API_ERROR = re.compile(r"Program hit (cuda\w+)")

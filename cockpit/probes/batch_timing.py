@@ -29,7 +29,7 @@ import torch
 
 from cockpit.analysis.timing_method import MAX_CALLS_PER_BATCH, MAX_SECONDS, batch_calls, enough
 from cockpit.probes.block_watch import BlockJudge, CellBlocks
-from cockpit.probes.device_hold import Cover, Hold, next_hold_ms
+from cockpit.probes.device_hold import Cover, Hold, next_hold_ms, working_spin
 from cockpit.probes.timing_pieces import Span, TimingCell, net_ms, settle_calls, timed_cell
 
 Call = Callable[[int], object]
@@ -111,13 +111,10 @@ def batch_cells(calls: Mapping[str, Call], call_ms: Mapping[str, float], calls_p
     intervals from them)."""
     names = list(calls)
     judge = judge or BlockJudge(None)
-    spin = hold if hold is not None and hold.works else None
-    host_ms = {n: _host_ms(calls[n], min(HOST_PROBE_CALLS, calls_per_batch[n]), sets) for n in names}
+    spin = working_spin(hold)
+    host_ms = _host_times(calls, calls_per_batch, sets)
     most = HELD_CALLS if spin else MAX_CALLS_PER_BATCH
-    state = {n: _Impl(min(calls_per_batch[n], most),
-                      Cover(spin, next_hold_ms(host_ms[n] * min(calls_per_batch[n], most), False, 0.0)),
-                      event_ms=event_ms)
-             for n in names}
+    state = _first_plans(calls_per_batch, most, host_ms, spin, event_ms)
     pending: list[_Turn] = []
     kept: list[_Turn] = []
     rep = 0
@@ -129,47 +126,95 @@ def batch_cells(calls: Mapping[str, Call], call_ms: Mapping[str, float], calls_p
             judge.wait_past(max(t.t1 for t in pending))
             _judge(pending, kept, state, judge, done, final=True)
             continue
-        order = names if (config_index + round_no) % 2 == 0 else names[::-1]
-        for name in order:
-            if name in done:
-                continue
-            st = state[name]
-            for _ in range(settle_calls(settle_ms, call_ms[name])):
-                calls[name](rep % sets)
-                rep += 1
-            busy = torch.cuda.Event()
-            busy.record()  # the settle calls still running: the first batch queues behind them
-            first = len(st.batches)
-            for _ in range(BATCHES_PER_TURN):
-                rep = _held_batch(calls[name], st, rep, sets, busy)
-                busy = st.batches[-1].end
-            pending.append(_Turn(name, first, BATCHES_PER_TURN, st.batches[first].start, st.batches[-1].end,
-                                 sum(b.calls for b in st.batches[first:])))
-            if spin is not None:  # the eager batch must not queue behind the spin
-                torch.cuda.synchronize()
-                rep = _eager_batch(calls[name], st, rep, sets)
+        for name in _round_order(names, config_index + round_no, done):
+            turn, rep = _timed_turn(name, calls[name], state[name], rep, sets,
+                                    settle_calls(settle_ms, call_ms[name]), spin is not None)
+            pending.append(turn)
         torch.cuda.synchronize()
         round_no += 1
         if anchor is not None:
-            for turn in pending:
-                turn.t0 = anchor_t + anchor.elapsed_time(turn.start) / 1e3
-                turn.t1 = anchor_t + anchor.elapsed_time(turn.end) / 1e3
+            _place_turns(pending, anchor, anchor_t)
         _judge(pending, kept, state, judge, done, final=anchor is None)
-        for st in state.values():
-            st.replan(most)
-        elapsed = time.perf_counter() - started
-        for name in names:
-            st = state[name]
-            if name in done or st.last_clean is False:
-                continue
-            stop, why = enough(st.samples(), elapsed, max_s=max_s, extra_s=extra_s)
-            if stop and (st.samples() or elapsed >= max_s):  # none covered by the cap: said in the cell
-                done[name] = why
-    cells = {n: _cell(state[n], done[n], host_ms[n], spin is not None) for n in names}
+        _replan(state, most)
+        _stop_quiet(state, done, time.perf_counter() - started, max_s, extra_s)
+    spans = [(t.name, t.start, t.end, t.calls) for t in kept]
+    return _cells(state, done, host_ms, spin is not None, keep_times), spans
+
+
+def _cells(state: Mapping[str, _Impl], done: Mapping[str, str], host_ms: Mapping[str, float], held: bool,
+           keep_times: bool) -> dict[str, TimingCell]:
+    """Each implementation's cell, with its samples when the caller keeps them (the tuner's bootstrap)."""
+    cells = {n: _cell(st, done[n], host_ms[n], held) for n, st in state.items()}
     if keep_times:
-        for n in names:
-            cells[n]["times_ms"] = state[n].samples()
-    return cells, [(t.name, t.start, t.end, t.calls) for t in kept]
+        for n, st in state.items():
+            cells[n]["times_ms"] = st.samples()
+    return cells
+
+
+def _round_order(names: list[str], parity: int, done: Mapping[str, str]) -> list[str]:
+    """The implementations still timing, in the order this round runs them: reversed every other
+    round, so each is timed both first and after the others."""
+    order = names if parity % 2 == 0 else names[::-1]
+    return [n for n in order if n not in done]
+
+
+def _first_plans(calls_per_batch: Mapping[str, int], most: int, host_ms: Mapping[str, float],
+                 spin: Hold | None, event_ms: float) -> dict[str, _Impl]:
+    """Every implementation's first plan, in the order the caller named them."""
+    return {n: _first_plan(calls_per_batch[n], most, host_ms[n], spin, event_ms) for n in host_ms}
+
+
+def _replan(state: Mapping[str, _Impl], most: int) -> None:
+    """Every implementation's calls per batch planned again from its device times so far."""
+    for st in state.values():
+        st.replan(most)
+
+
+def _first_plan(calls_per_batch: int, most: int, host_ms: float, spin: Hold | None, event_ms: float) -> _Impl:
+    """An implementation before its first turn: the planned calls per batch (at most what one spin
+    can cover) and a spin long enough for the host to queue a batch of them."""
+    per = min(calls_per_batch, most)
+    return _Impl(per, Cover(spin, next_hold_ms(host_ms * per, False, 0.0)), event_ms=event_ms)
+
+
+def _timed_turn(name: str, call: Call, st: _Impl, rep: int, sets: int, settle: int,
+                held: bool) -> tuple[_Turn, int]:
+    """One implementation's turn: `settle` untimed calls, then its timed batches, each queued
+    behind the one before; with a spin, one eager batch after (it must not queue behind the spin)."""
+    for _ in range(settle):
+        call(rep % sets)
+        rep += 1
+    busy = torch.cuda.Event()
+    busy.record()  # the settle calls still running: the first batch queues behind them
+    first = len(st.batches)
+    for _ in range(BATCHES_PER_TURN):
+        rep = _held_batch(call, st, rep, sets, busy)
+        busy = st.batches[-1].end
+    turn = _Turn(name, first, BATCHES_PER_TURN, st.batches[first].start, st.batches[-1].end,
+                 sum(b.calls for b in st.batches[first:]))
+    if held:
+        torch.cuda.synchronize()
+        rep = _eager_batch(call, st, rep, sets)
+    return turn, rep
+
+
+def _place_turns(pending: list[_Turn], anchor: Any, anchor_t: float) -> None:
+    """Each pending turn's span on the watch's clock, from its events' distance to the anchor event."""
+    for turn in pending:
+        turn.t0 = anchor_t + anchor.elapsed_time(turn.start) / 1e3
+        turn.t1 = anchor_t + anchor.elapsed_time(turn.end) / 1e3
+
+
+def _stop_quiet(state: Mapping[str, _Impl], done: dict[str, str], elapsed: float, max_s: float,
+                extra_s: float) -> None:
+    """Mark done each implementation whose last block was clean and whose samples are quiet enough
+    (or whose time is up: none covered by the cap is said in the cell)."""
+    for name, st in state.items():
+        if name in done or st.last_clean is False:
+            continue
+        stop, why = enough(st.samples(), elapsed, max_s=max_s, extra_s=extra_s)
+        if stop and (st.samples() or elapsed >= max_s):
+            done[name] = why
 
 
 def _held_batch(call: Call, st: _Impl, rep: int, sets: int, busy: Any) -> int:
@@ -234,6 +279,11 @@ def _judge(pending: list[_Turn], kept: list[_Turn], state: Mapping[str, _Impl], 
             done.pop(turn.name, None)
     if dirty and not judge.spent():
         judge.recover()
+
+
+def _host_times(calls: Mapping[str, Call], calls_per_batch: Mapping[str, int], sets: int) -> dict[str, float]:
+    """Each implementation's enqueue time per call, from at most HOST_PROBE_CALLS calls on an idle GPU."""
+    return {n: _host_ms(call, min(HOST_PROBE_CALLS, calls_per_batch[n]), sets) for n, call in calls.items()}
 
 
 def _host_ms(call: Call, n: int, sets: int) -> float:

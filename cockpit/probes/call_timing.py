@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +25,7 @@ import torch
 
 from cockpit.analysis.timing_method import EXTRA_SECONDS, INTERVAL_TARGET, half_width
 from cockpit.probes.block_watch import BlockJudge, CellBlocks
-from cockpit.probes.device_hold import Cover, Hold
+from cockpit.probes.device_hold import Cover, Hold, working_spin
 from cockpit.probes.timing_pieces import Span, TimingCell, block_plan, net_ms, settle_calls, timed_cell
 
 Run = Callable[[int], object]
@@ -65,7 +65,7 @@ def per_call_cells(runs: Mapping[str, Run], flush: Any, call_ms: Mapping[str, fl
     """Each implementation's cell from its clean blocks' per-call device times (`event_ms`, the
     events' own cost, taken out of each), and those blocks' spans for the validity verdict."""
     judge = judge or BlockJudge(None)
-    spin = hold if hold is not None and hold.works else None
+    spin = working_spin(hold)
     state = {impl: _Impl(Cover(spin)) for impl in runs}
     counter = [0]
     clean: list[_Block] = []
@@ -74,35 +74,71 @@ def per_call_cells(runs: Mapping[str, Run], flush: Any, call_ms: Mapping[str, fl
     last = ""
     planned_done: float | None = None
     while todo:
-        for block in todo:
-            settle = 0 if block.impl == last else settle_calls(settle_ms, call_ms[block.impl])
-            _run_block(runs[block.impl], flush, block, settle, state[block.impl], input_sets, counter)
-            last = block.impl
+        last = _run_blocks(todo, runs, flush, state, last, settle_ms, call_ms, input_sets, counter)
         torch.cuda.synchronize()
         if anchor is not None:
-            for block in todo:
-                block.t0 = anchor_t + anchor.elapsed_time(block.events[0][0]) / 1e3
-                block.t1 = anchor_t + anchor.elapsed_time(block.events[-1][1]) / 1e3
+            _place_blocks(todo, anchor, anchor_t)
         judge.wait_past(max(b.t1 for b in todo))
         todo = _judged(todo, clean, state, judge)
         if todo:
             continue
         planned_done = planned_done or time.perf_counter()
         if time.perf_counter() - planned_done < extra_s:
-            todo = [_Block(impl, max(max(timed for i, _, timed in plan if i == impl),
-                                     math.ceil(EXTRA_BLOCK_MS / max(call_ms[impl], 1e-3))))
-                    for impl in runs if _wide(_samples(clean, impl, event_ms))]
+            todo = _extra_blocks(plan, runs, clean, call_ms, event_ms)
+    cells = _cells(runs, flush, clean, state, input_sets, counter, event_ms, spin is not None, keep_times)
+    return cells, _spans(clean)
+
+
+def _run_blocks(blocks: list[_Block], runs: Mapping[str, Run], flush: Any, state: Mapping[str, _Impl],
+                last: str, settle_ms: float, call_ms: Mapping[str, float], input_sets: int,
+                counter: list[int]) -> str:
+    """The blocks in turn, each after its settle calls (none when the same implementation ran the
+    block before: its clock is settled); returns the implementation that ran last."""
+    for block in blocks:
+        settle = 0 if block.impl == last else settle_calls(settle_ms, call_ms[block.impl])
+        _run_block(runs[block.impl], flush, block, settle, state[block.impl], input_sets, counter)
+        last = block.impl
+    return last
+
+
+def _spans(clean: list[_Block]) -> list[Span]:
+    """The clean blocks' spans (implementation, first event, last event, calls) for the validity verdict."""
+    return [(b.impl, b.events[0][0], b.events[-1][1], b.timed) for b in clean]
+
+
+def _place_blocks(blocks: list[_Block], anchor: Any, anchor_t: float) -> None:
+    """Each block's span on the watch's clock, from its first and last events' distance to the anchor."""
+    for block in blocks:
+        block.t0 = anchor_t + anchor.elapsed_time(block.events[0][0]) / 1e3
+        block.t1 = anchor_t + anchor.elapsed_time(block.events[-1][1]) / 1e3
+
+
+def _extra_blocks(plan: Sequence[tuple[str, Any, int]], runs: Mapping[str, Run], clean: list[_Block],
+                  call_ms: Mapping[str, float], event_ms: float) -> list[_Block]:
+    """One more block for each implementation whose median is still wide: as long as its longest
+    planned block, and at least EXTRA_BLOCK_MS of calls."""
+    return [_Block(impl, max(max(timed for i, _, timed in plan if i == impl),
+                             math.ceil(EXTRA_BLOCK_MS / max(call_ms[impl], 1e-3))))
+            for impl in runs if _wide(_samples(clean, impl, event_ms))]
+
+
+def _cells(runs: Mapping[str, Run], flush: Any, clean: list[_Block], state: Mapping[str, _Impl],
+           input_sets: int, counter: list[int], event_ms: float, held: bool,
+           keep_times: bool) -> dict[str, TimingCell]:
+    """Every implementation's eager calls, timed once all its blocks are, then each one's cell."""
     eager = {impl: _eager(runs[impl], flush, input_sets, counter, event_ms) for impl in runs}
-    cells: dict[str, TimingCell] = {}
-    for impl in runs:
-        samples = _samples(clean, impl, event_ms)
-        st = state[impl]
-        cells[impl] = timed_cell(samples, "per-call", eager[impl], spin is not None,
-                                 {"expired_holds": st.cover.expired, "event_ms": event_ms,
-                                  **st.blocks.fields()})
-        if keep_times:
-            cells[impl]["times_ms"] = samples
-    return cells, [(b.impl, b.events[0][0], b.events[-1][1], b.timed) for b in clean]
+    return {impl: _cell(_samples(clean, impl, event_ms), eager[impl], held, st, event_ms, keep_times)
+            for impl, st in state.items()}
+
+
+def _cell(samples: list[float], eager: list[float], held: bool, st: _Impl, event_ms: float,
+          keep_times: bool) -> TimingCell:
+    """One implementation's cell from its clean blocks' samples (kept in it when the caller keeps them)."""
+    cell = timed_cell(samples, "per-call", eager, held,
+                      {"expired_holds": st.cover.expired, "event_ms": event_ms, **st.blocks.fields()})
+    if keep_times:
+        cell["times_ms"] = samples
+    return cell
 
 
 def _run_block(run: Run, flush: Any, block: _Block, settle: int, st: _Impl, input_sets: int,

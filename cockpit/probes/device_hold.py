@@ -60,6 +60,12 @@ class Hold:
         return done is not None and not done.query()
 
 
+def working_spin(hold: Hold | None) -> Hold | None:
+    """The spin to queue timed work behind, or None when this GPU cannot hold one (the work then
+    races the host's launches)."""
+    return hold if hold is not None and hold.works else None
+
+
 def next_hold_ms(host_ms: float, expired: bool, last_ms: float) -> float:
     """The next hold for a group: sized from the host's time to queue the last one, doubled after a
     hold that ran out."""

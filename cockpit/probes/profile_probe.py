@@ -92,17 +92,7 @@ def ncu_filter(regex: str, launch_skip: int) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--workspace", type=Path, required=True)
-    p.add_argument("--out", type=Path, required=True)
-    p.add_argument("--report", type=Path, required=True)
-    p.add_argument("--kernel-regex", default="", help="default: the workload's profile kernel")
-    p.add_argument("--launch-skip", type=int, default=3)
-    p.add_argument("--clock-control", choices=("base", "none"), default="base")
-    p.add_argument("--section", action="append", default=[])
-    p.add_argument("--set-full", action="store_true")
-    p.add_argument("target", nargs=argparse.REMAINDER)
-    args = p.parse_args(argv)
+    args = _parser().parse_args(argv)
     target = [a for a in args.target if a != "--"]
     started = time.monotonic()
     ncu = find_ncu()
@@ -117,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         except (ValueError, OSError, subprocess.TimeoutExpired) as exc:
             say(f"cannot tell what to profile: {exc}")
             return 2
-    sections = ["--set", "full"] if args.set_full else [a for s in args.section for a in ("--section", s)]
+    sections = _sections(args.set_full, args.section)
     args.report.parent.mkdir(parents=True, exist_ok=True)
     if not regex:
         say(f"every kernel of one call of {candidate or 'the candidate'}"
@@ -131,46 +121,9 @@ def main(argv: list[str] | None = None) -> int:
                                  "report": str(rep), "csv": None, "exit": code,
                                  "kernel_regex": regex, "shape": shape_name, "candidate": candidate,
                                  "every_kernel": not regex}
-    text = "\n".join(lines)
-    status = 0
-    cannot = next((line for line in lines if line.startswith(CANNOT_RUN)), None)
-    if cannot is not None:
-        say(cannot.removeprefix(CANNOT_RUN))
-        result["error"] = "target"
-        status = 2
-    elif PERMISSION in text:
-        say(f"error: {PERMISSION}: {PERMISSION_FIX}")
-        result["error"] = "permission"
-        status = 1
-    elif "No kernels were profiled" in text or not rep.exists():
-        names = [m.group(1) for m in re.finditer(r"^\s*\d+\.\s+(\S.*)$", text, re.M)]
-        if regex:
-            say(f"no kernel matched regex:{regex}"
-                + (f"; kernels that ran: {', '.join(names)}" if names else ""))
-        else:
-            say(f"no kernel ran in the profiled call of {candidate or 'the candidate'}: "
-                + NO_KERNEL_IN_RANGE)
-        result.update(error="no match", kernels_seen=names)
-        status = 1
-    else:
-        csv_path = args.report.with_suffix(".csv")
-        out = subprocess.run([ncu, "--import", str(rep), "--csv", "--page", "raw",
-                              "--print-units", "base"], capture_output=True, text=True)
-        if out.returncode != 0:
-            say(f"error: ncu --import failed: {out.stderr.strip()[-300:]}")
-            status = 1
-        else:
-            csv_path.write_text(out.stdout, encoding="utf-8")
-            result["csv"] = str(csv_path)
-            say(f"report {rep}, csv {csv_path}")
-            details = subprocess.run([ncu, "--import", str(rep), "--csv", "--page", "details",
-                                      "--print-details", "all"], capture_output=True, text=True)
-            if details.returncode == 0 and details.stdout.strip():
-                details_path = args.report.with_suffix(".details.csv")
-                details_path.write_text(details.stdout, encoding="utf-8")
-                result["details_csv"] = str(details_path)
-            else:  # an older ncu without rule columns: the decision tree decides alone
-                say(f"no details page with rule results ({details.stderr.strip()[-200:] or 'empty'})")
+    status = _failed_run(lines, rep, regex, candidate, result)
+    if status is None:
+        status = _export_csv(ncu, rep, args.report, result)
     result["duration_s"] = round(time.monotonic() - started, 2)
     tmp = args.out.with_suffix(".tmp")
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -178,6 +131,80 @@ def main(argv: list[str] | None = None) -> int:
     os.replace(tmp, args.out)
     return status
 
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--workspace", type=Path, required=True)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--report", type=Path, required=True)
+    p.add_argument("--kernel-regex", default="", help="default: the workload's profile kernel")
+    p.add_argument("--launch-skip", type=int, default=3)
+    p.add_argument("--clock-control", choices=("base", "none"), default="base")
+    p.add_argument("--section", action="append", default=[])
+    p.add_argument("--set-full", action="store_true")
+    p.add_argument("target", nargs=argparse.REMAINDER)
+    return p
+
+
+def _failed_run(lines: list[str], rep: Path, regex: str, candidate: str | None,
+                result: dict[str, object]) -> int | None:
+    """The exit status when ncu's run gave no report to read (the target could not run, no
+    permission for the counters, no kernel profiled), said and recorded; None when it gave one."""
+    text = "\n".join(lines)
+    cannot = next((line for line in lines if line.startswith(CANNOT_RUN)), None)
+    if cannot is not None:
+        say(cannot.removeprefix(CANNOT_RUN))
+        result["error"] = "target"
+        return 2
+    if PERMISSION in text:
+        say(f"error: {PERMISSION}: {PERMISSION_FIX}")
+        result["error"] = "permission"
+        return 1
+    if "No kernels were profiled" in text or not rep.exists():
+        names = [m.group(1) for m in re.finditer(r"^\s*\d+\.\s+(\S.*)$", text, re.M)]
+        say(_no_kernel_line(regex, names, candidate))
+        result.update(error="no match", kernels_seen=names)
+        return 1
+    return None
+
+
+def _no_kernel_line(regex: str, names: list[str], candidate: str | None) -> str:
+    """Why nothing was profiled: the regex matched none of the kernels that ran, or (with no
+    regex) the profiled call launched no kernel."""
+    if regex:
+        return (f"no kernel matched regex:{regex}"
+                + (f"; kernels that ran: {', '.join(names)}" if names else ""))
+    return f"no kernel ran in the profiled call of {candidate or 'the candidate'}: " + NO_KERNEL_IN_RANGE
+
+
+def _sections(set_full: bool, section: list[str]) -> list[str]:
+    """ncu's section flags: the full set, or each section asked for."""
+    if set_full:
+        return ["--set", "full"]
+    return [a for s in section for a in ("--section", s)]
+
+
+def _export_csv(ncu: str, rep: Path, report: Path, result: dict[str, object]) -> int:
+    """The report's raw page as CSV next to it and, where this ncu has one, its details page with
+    the rule results; the exit status (1 when ncu cannot import its own report)."""
+    csv_path = report.with_suffix(".csv")
+    out = subprocess.run([ncu, "--import", str(rep), "--csv", "--page", "raw",
+                          "--print-units", "base"], capture_output=True, text=True)
+    if out.returncode != 0:
+        say(f"error: ncu --import failed: {out.stderr.strip()[-300:]}")
+        return 1
+    csv_path.write_text(out.stdout, encoding="utf-8")
+    result["csv"] = str(csv_path)
+    say(f"report {rep}, csv {csv_path}")
+    details = subprocess.run([ncu, "--import", str(rep), "--csv", "--page", "details",
+                              "--print-details", "all"], capture_output=True, text=True)
+    if details.returncode == 0 and details.stdout.strip():
+        details_path = report.with_suffix(".details.csv")
+        details_path.write_text(details.stdout, encoding="utf-8")
+        result["details_csv"] = str(details_path)
+    else:  # an older ncu without rule columns: the decision tree decides alone
+        say(f"no details page with rule results ({details.stderr.strip()[-200:] or 'empty'})")
+    return 0
 
 if __name__ == "__main__":
     sys.exit(main())

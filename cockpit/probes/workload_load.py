@@ -15,6 +15,7 @@ import sys
 import traceback
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 _PACKAGE_PARENT = Path(__file__).resolve().parents[2]
@@ -24,6 +25,7 @@ if str(_PACKAGE_PARENT) not in sys.path:
     sys.path.insert(0, str(_PACKAGE_PARENT))
 
 from cockpit.workload.probe_wire import (  # noqa: E402  (after the path above)
+    BuildJson,
     GridShapeJson,
     GroupSpaceJson,
     KnobDefaultsJson,
@@ -32,7 +34,7 @@ from cockpit.workload.probe_wire import (  # noqa: E402  (after the path above)
     ProfileJson,
     SpaceJson,
 )
-from cockpit.workload.spec import Workload  # noqa: E402
+from cockpit.workload.spec import Build, Knob, Workload  # noqa: E402
 from cockpit.workload.tuned import GroupKey, Scalar  # noqa: E402
 
 MANIFEST_SCHEMA = 1
@@ -55,29 +57,9 @@ def load_workload(source: str, workspace: Path, task: Mapping[str, Any] | None =
     (then `task` names its ModelNew files and any grid); `only` keeps those candidates."""
     importable(workspace)
     if source.startswith("gpumode:"):
-        from cockpit.probes.gpumode import gpumode_workload
-
-        task = task or {}
-        folder = _inside(workspace, source.removeprefix("gpumode:"))
-        try:
-            workload = gpumode_workload(folder, list(task.get("tests", [])), list(task.get("benchmarks", [])),
-                                        list(task.get("submissions", [])), bytes=task.get("bytes"),
-                                        flops=task.get("flops"))
-        except Exception as exc:
-            raise WorkloadLoadError(_where(exc, folder)) from exc
+        workload = _gpumode(source.removeprefix("gpumode:"), workspace, task or {})
     elif source.startswith("kernelbench:"):
-        from cockpit.probes.kernelbench import ProblemError, kernelbench_workload
-
-        task = task or {}
-        problem = _inside(workspace, source.removeprefix("kernelbench:"))
-        model_new = [_inside(workspace, str(p)) for p in task.get("model_new", [])]
-        try:
-            workload = kernelbench_workload(problem, model_new, test_sizes=list(task.get("test_sizes", [])),
-                                            bench_sizes=list(task.get("bench_sizes", [])))
-        except ProblemError as exc:
-            raise WorkloadLoadError(str(exc)) from exc
-        except Exception as exc:
-            raise WorkloadLoadError(_where(exc, problem)) from exc
+        workload = _kernelbench(source.removeprefix("kernelbench:"), workspace, task or {})
     else:
         workload = _from_module(source, workspace).or_every_kernel()
     if only:
@@ -87,6 +69,34 @@ def load_workload(source: str, workspace: Path, task: Mapping[str, Any] | None =
                                     f"{', '.join(workload.candidates)}); fix [workload] candidates")
         workload = _keep(workload, only)
     return workload
+
+
+def _gpumode(folder_name: str, workspace: Path, task: Mapping[str, Any]) -> Workload:
+    """A GPU MODE task folder as a workload (its task.yml read by the cockpit, passed as `task`)."""
+    from cockpit.probes.gpumode import gpumode_workload
+
+    folder = _inside(workspace, folder_name)
+    try:
+        return gpumode_workload(folder, list(task.get("tests", [])), list(task.get("benchmarks", [])),
+                                list(task.get("submissions", [])), bytes=task.get("bytes"),
+                                flops=task.get("flops"))
+    except Exception as exc:
+        raise WorkloadLoadError(_where(exc, folder)) from exc
+
+
+def _kernelbench(problem_file: str, workspace: Path, task: Mapping[str, Any]) -> Workload:
+    """A KernelBench problem as a workload, with the ModelNew files and any grid `task` names."""
+    from cockpit.probes.kernelbench import ProblemError, kernelbench_workload
+
+    problem = _inside(workspace, problem_file)
+    model_new = [_inside(workspace, str(p)) for p in task.get("model_new", [])]
+    try:
+        return kernelbench_workload(problem, model_new, test_sizes=list(task.get("test_sizes", [])),
+                                    bench_sizes=list(task.get("bench_sizes", [])))
+    except ProblemError as exc:
+        raise WorkloadLoadError(str(exc)) from exc
+    except Exception as exc:
+        raise WorkloadLoadError(_where(exc, problem)) from exc
 
 
 def importable(workspace: Path) -> None:
@@ -113,21 +123,7 @@ def _inside(workspace: Path, relative: str) -> Path:
 
 def _from_module(source: str, workspace: Path) -> Workload:
     if source.endswith(".py") or "/" in source:
-        path = _inside(workspace, source)
-        if not path.is_file():
-            raise WorkloadLoadError(f"{source}: no such file in {workspace}; fix [workload] module in "
-                                    "cockpit.toml (or run `cockpit init` to write one)")
-        if str(path.parent) not in sys.path:
-            sys.path.insert(0, str(path.parent))
-        spec = importlib.util.spec_from_file_location(f"cockpit_workload_{path.stem}", path)
-        if spec is None or spec.loader is None:
-            raise WorkloadLoadError(f"{source}: not a Python module")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # dataclasses and pickling look the module up by name
-        try:
-            spec.loader.exec_module(module)
-        except Exception as exc:
-            raise WorkloadLoadError(_where(exc, path)) from exc
+        module = _module_from_file(source, workspace)
     else:
         try:
             module = importlib.import_module(source)
@@ -147,33 +143,74 @@ def _from_module(source: str, workspace: Path) -> Workload:
     return found
 
 
+def _module_from_file(source: str, workspace: Path) -> ModuleType:
+    """The workload's module from its file in the workspace, its folder importable (so its own
+    helper modules are); one line naming the file and line when it raises."""
+    path = _inside(workspace, source)
+    if not path.is_file():
+        raise WorkloadLoadError(f"{source}: no such file in {workspace}; fix [workload] module in "
+                                "cockpit.toml (or run `cockpit init` to write one)")
+    if str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
+    spec = importlib.util.spec_from_file_location(f"cockpit_workload_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise WorkloadLoadError(f"{source}: not a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses and pickling look the module up by name
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        raise WorkloadLoadError(_where(exc, path)) from exc
+    return module
+
+
 def _where(exc: BaseException, path: Path | None, name: str | None = None) -> str:
     """`file:line: Type: message` at the deepest frame in the workload's own file; a missing torch
     is said as what to do."""
-    missing = next((m for m in ("torch", "triton") if isinstance(exc, ImportError)
-                    and (exc.name == m or str(exc) == f"No module named '{m}'")), None)
+    missing = _missing_module(exc)
     if missing == "torch":
         traceback.print_exc()  # stays in the gate's log
         return (f"torch does not import in {sys.executable} ({exc}): install torch's CUDA build in this "
                 "python, or start the cockpit from the environment that has it")
     if missing == "triton":
         traceback.print_exc()
-        frames = [f for f in traceback.extract_tb(exc.__traceback__) if "importlib" not in f.filename]
-        at = f"{_short(Path(frames[-1].filename))}:{frames[-1].lineno}: " if frames else ""
-        return (f"{at}triton does not import in {sys.executable} ({exc}): install Triton in this python "
-                "(pip install triton; torch's CUDA wheels bring it), or import it inside the function "
-                "that launches the kernel, so describing the workload does not need it")
+        return _triton_missing(exc)
     frames = traceback.extract_tb(exc.__traceback__)
     if isinstance(exc, SyntaxError) and exc.filename:
         return f"{_short(Path(exc.filename))}:{exc.lineno}: SyntaxError: {exc.msg}"
-    # "<frozen os>" is no file: resolved, it would land in the working folder (the workspace)
-    mine = [f for f in frames if path is not None and not f.filename.startswith("<")
-            and Path(f.filename).resolve().is_relative_to(path if path.is_dir() else path.parent)]
+    mine = _own_frames(frames, path)
     what = first_line(exc)
     if not (mine or frames):
         return f"{name or path}: {what}"
     frame = (mine or frames)[-1]
     return f"{_short(Path(frame.filename))}:{frame.lineno}: {what}"
+
+
+def _missing_module(exc: BaseException) -> str | None:
+    """"torch" or "triton" when the exception is that module failing to import, else None."""
+    if not isinstance(exc, ImportError):
+        return None
+    return next((m for m in ("torch", "triton") if exc.name == m or str(exc) == f"No module named '{m}'"),
+                None)
+
+
+def _triton_missing(exc: BaseException) -> str:
+    """The line for a Triton that does not import: where the workload imported it, and what to do."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "importlib" not in f.filename]
+    at = f"{_short(Path(frames[-1].filename))}:{frames[-1].lineno}: " if frames else ""
+    return (f"{at}triton does not import in {sys.executable} ({exc}): install Triton in this python "
+            "(pip install triton; torch's CUDA wheels bring it), or import it inside the function "
+            "that launches the kernel, so describing the workload does not need it")
+
+
+def _own_frames(frames: traceback.StackSummary, path: Path | None) -> list[traceback.FrameSummary]:
+    """The frames in the workload's own file (or its folder's): where its line is said from."""
+    if path is None:
+        return []
+    folder = path if path.is_dir() else path.parent
+    # "<frozen os>" is no file: resolved, it would land in the working folder (the workspace)
+    return [f for f in frames
+            if not f.filename.startswith("<") and Path(f.filename).resolve().is_relative_to(folder)]
 
 
 def _short(path: Path) -> str:
@@ -186,33 +223,12 @@ def _short(path: Path) -> str:
 def manifest_json(w: Workload, source: str, limits: Mapping[str, Any] | None = None) -> ManifestJson:
     """The manifest (cockpit/workload/manifest.py reads it): every shape with its name, FLOPs and
     bytes as the workload's own functions count them."""
-    build = w.build
-    # A define knob's untuned value is the source's own #ifndef default unless the workload says.
-    knobs: list[KnobJson] = [
-        {"name": k.name, "values": list(k.values), "via": k.via, "macro": k.macro or k.name,
-         "start": k.default if k.via == "define" else k.start, "hints": dict(k.hints)} for k in w.knobs]
-    combos = list(itertools.product(*(k.values for k in w.knobs))) if w.knobs else []
+    combos = knob_combinations(w)
     groups = tune_groups(w)
-    allowed = None
-    if w.rule is not None and combos:
-        names = [k.name for k in w.knobs]
-        known = dict(limits or {})
-        allowed = sum(1 for c in combos
-                      if rule_verdict(w, dict(zip(names, c, strict=True)), known, groups[0] if groups else {})
-                      is None)
+    allowed = _allowed(w, combos, groups, limits) if w.rule is not None and combos else None
     defaults: list[KnobDefaultsJson] = [{"group": g, "knobs": knob_defaults(w, g)} for g in groups]
-    profile: ProfileJson | None = None
-    if w.profile is not None:
-        profile = {"kernel": w.profile.kernel, "shape": _row(w, w.profile.shape),
-                   "candidate": w.profile.candidate or next(iter(w.candidates))}
     return {
-        "schema": MANIFEST_SCHEMA, "name": w.name, "source": source,
-        "build": {"kind": build.kind, "name": getattr(build, "name", None),
-                  "sources": list(getattr(build, "sources", ())),
-                  "include_dirs": list(getattr(build, "include_dirs", ())),
-                  "cuda_flags": list(getattr(build, "cuda_flags", ())),
-                  "variant_build": getattr(build, "variant_build", "rebuild"),
-                  "tuned_header": getattr(build, "tuned_header", None)},
+        "schema": MANIFEST_SCHEMA, "name": w.name, "source": source, "build": _build_json(w.build),
         "candidates": list(w.candidates),
         "references": [{"name": r.name, "oracle": r.oracle, "baseline": r.baseline, "optional": r.optional}
                        for r in w.references],
@@ -221,12 +237,59 @@ def manifest_json(w: Workload, source: str, limits: Mapping[str, Any] | None = N
         "bench_grid": [_row(w, s) for s in w.bench_grid],
         "check": {"kind": w.check.kind, "tolerance": dict(w.check.tolerance), "atol": dict(w.check.atol)},
         "dtype_key": w.dtype_key, "writes_output": w.make_output is not None,
-        "profile": profile, "knobs": knobs, "knob_combinations": len(combos), "knob_allowed": allowed,
+        "profile": _profile_json(w), "knobs": [_knob_json(k) for k in w.knobs],
+        "knob_combinations": len(combos), "knob_allowed": allowed,
         "keep_per": list(w.keep_per),
-        "tune_grid": [_row(w, s) for s in w.tune_grid] if w.tune_grid is not None else None,
+        "tune_grid": _grid_json(w, w.tune_grid),
         "knob_defaults": defaults,
         "modes": list(w.modes), "grad_inputs": list(w.grad_inputs),
     }
+
+
+def _build_json(build: Build) -> BuildJson:
+    """How the workload builds its kernel (a build kind without a field gets that field's default)."""
+    return {"kind": build.kind, "name": getattr(build, "name", None),
+            "sources": list(getattr(build, "sources", ())),
+            "include_dirs": list(getattr(build, "include_dirs", ())),
+            "cuda_flags": list(getattr(build, "cuda_flags", ())),
+            "variant_build": getattr(build, "variant_build", "rebuild"),
+            "tuned_header": getattr(build, "tuned_header", None)}
+
+
+def _knob_json(k: Knob) -> KnobJson:
+    """One knob; a define knob's untuned value is the source's own #ifndef default unless the
+    workload says."""
+    return {"name": k.name, "values": list(k.values), "via": k.via, "macro": k.macro or k.name,
+            "start": k.default if k.via == "define" else k.start, "hints": dict(k.hints)}
+
+
+def knob_combinations(w: Workload) -> list[tuple[Any, ...]]:
+    """Every combination of the knobs' values (none when the workload has no knob)."""
+    return list(itertools.product(*(k.values for k in w.knobs))) if w.knobs else []
+
+
+def _allowed(w: Workload, combos: Sequence[tuple[Any, ...]], groups: Sequence[GroupKey],
+             limits: Mapping[str, Any] | None) -> int:
+    """How many combinations the workload's rule allows on the first tune group, on a GPU with
+    these limits."""
+    names = [k.name for k in w.knobs]
+    known = dict(limits or {})
+    group = groups[0] if groups else {}
+    return sum(1 for c in combos if rule_verdict(w, dict(zip(names, c, strict=True)), known, group) is None)
+
+
+def _profile_json(w: Workload) -> ProfileJson | None:
+    """What `cockpit profile` profiles: the kernel, the shape and the candidate (the first one
+    when the workload names none); None when it declares no profile."""
+    if w.profile is None:
+        return None
+    return {"kernel": w.profile.kernel, "shape": _row(w, w.profile.shape),
+            "candidate": w.profile.candidate or next(iter(w.candidates))}
+
+
+def _grid_json(w: Workload, grid: Sequence[Mapping[str, Any]] | None) -> list[GridShapeJson] | None:
+    """A grid's rows (None for a grid the workload does not declare)."""
+    return [_row(w, s) for s in grid] if grid is not None else None
 
 
 def _row(w: Workload, shape: Mapping[str, Any]) -> GridShapeJson:
@@ -284,7 +347,7 @@ def space(w: Workload, limits: Mapping[str, Any]) -> SpaceJson:
     import re
 
     names = [k.name for k in w.knobs]
-    combos = list(itertools.product(*(k.values for k in w.knobs))) if w.knobs else []
+    combos = knob_combinations(w)
     groups: list[GroupSpaceJson] = []
     for group in tune_groups(w):
         feasible: list[list[Scalar]] = []

@@ -31,11 +31,11 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or __package__:  # python -m, or imported (tests); mypy reads this
+    from cockpit.probes.workload_build import build, tuned_for
     from cockpit.probes.workload_load import (
         WorkloadLoadError,
         first_line,
@@ -44,9 +44,10 @@ if TYPE_CHECKING or __package__:  # python -m, or imported (tests); mypy reads t
         space,
     )
 else:  # run by path, as the gates do: this folder is sys.path[0]
+    from workload_build import build, tuned_for
     from workload_load import WorkloadLoadError, first_line, load_workload, manifest_json, space
 
-from cockpit.workload.tuned import KnobDecl, Tuned, TunedFileError, read_winners, sm_arch, tuned_path
+from cockpit.workload.tuned import Tuned, TunedFileError, WinnerJson
 
 KnobsFor = Callable[[Mapping[str, Any]], Mapping[str, Any]]
 """shape -> the kwarg knobs of a candidate's call on it."""
@@ -58,35 +59,6 @@ def say(text: str) -> None:
     print(text, flush=True)
 
 
-def knob_decls(w: Any) -> tuple[KnobDecl, ...]:
-    """The knobs as the tuned file knows them; a define knob's untuned value is the source's own
-    #ifndef default unless the workload gives one."""
-    return tuple(KnobDecl(k.name, k.via, k.macro or k.name, k.default if k.via == "define" else k.start)
-                 for k in w.knobs)
-
-
-def tuned_for(w: Any, args: argparse.Namespace, arch: str | None) -> Tuned:
-    """The kept winners for this GPU architecture (none on an unknown one: the declared values)."""
-    path = tuned_path(args.workspace, args.workload) if w.knobs else None
-    return Tuned(knob_decls(w), tuple(w.keep_per), arch or "", read_winners(path) if arch else ())
-
-
-def build_arch() -> str | None:
-    """What the build compiles for: TORCH_CUDA_ARCH_LIST when it names one arch, else the GPU."""
-    listed = os.environ.get("TORCH_CUDA_ARCH_LIST", "").replace(";", " ").split()
-    if len(listed) == 1:
-        return sm_arch(listed[0])
-    try:
-        import torch
-
-        if torch.cuda.is_available():
-            major, minor = torch.cuda.get_device_capability()
-            return f"sm_{major}{minor}"
-    except ImportError:
-        pass
-    return None
-
-
 def write_result(out: Path, result: Mapping[str, Any]) -> None:
     tmp = out.with_suffix(".tmp")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -95,6 +67,29 @@ def write_result(out: Path, result: Mapping[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    os.environ.setdefault("COCKPIT_WORKSPACE", str(args.workspace))
+    try:
+        task = json.loads((args.workspace / args.task).read_text(encoding="utf-8")) if args.task else None
+    except (OSError, ValueError) as exc:
+        say(f"{args.task}: cannot read the GPU MODE task the cockpit wrote ({exc}); run the gate again")
+        return 2
+    try:
+        w = load_workload(args.workload, args.workspace, task, json.loads(args.candidates))
+    except WorkloadLoadError as exc:
+        say(str(exc))
+        return 2
+    if args.mode in ("describe", "space"):
+        return describe(w, args)
+    if args.mode == "build":
+        code = build(w, args)
+        if code is not None:
+            return code
+        args.mode = "jit"  # Triton, load_inline, a callable: compiled (or checked) by a first call
+    return run_on_gpu(w, args)
+
+
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("mode", choices=("describe", "build", "jit", "correctness", "bench", "profile", "sanitize",
                                     "space", "serve"))
@@ -116,126 +111,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--shapes", type=int, default=3, help="sanitize: the smallest test shapes called")
     p.add_argument("--variant", default=None, help="build: a tuner's configuration, its own module name")
     p.add_argument("--defines", default="[]", help="build --variant: JSON list of -D flags")
-    args = p.parse_args(argv)
-    os.environ.setdefault("COCKPIT_WORKSPACE", str(args.workspace))
+    return p
+
+
+def describe(w: Any, args: argparse.Namespace) -> int:
+    """`describe` prints the manifest, `space` the knob combinations the rule allows, each as one
+    line; a rule or knob_defaults that raises is one line naming it."""
     try:
-        task = json.loads((args.workspace / args.task).read_text(encoding="utf-8")) if args.task else None
-    except (OSError, ValueError) as exc:
-        say(f"{args.task}: cannot read the GPU MODE task the cockpit wrote ({exc}); run the gate again")
-        return 2
-    try:
-        w = load_workload(args.workload, args.workspace, task, json.loads(args.candidates))
+        if args.mode == "describe":
+            say(MANIFEST_LINE + json.dumps(manifest_json(w, args.workload, json.loads(args.limits))))
+        else:
+            say(SPACE_LINE + json.dumps(space(w, json.loads(args.limits))))
     except WorkloadLoadError as exc:
         say(str(exc))
         return 2
-    if args.mode == "describe":
-        try:
-            say(MANIFEST_LINE + json.dumps(manifest_json(w, args.workload, json.loads(args.limits))))
-        except WorkloadLoadError as exc:  # its rule or knob_defaults raised: one line naming it
-            say(str(exc))
-            return 2
-        return 0
-    if args.mode == "space":
-        try:
-            say(SPACE_LINE + json.dumps(space(w, json.loads(args.limits))))
-        except WorkloadLoadError as exc:
-            say(str(exc))
-            return 2
-        return 0
-    if args.mode == "build" and args.variant is not None:
-        if w.build.kind != "extension":
-            say(f"define knobs are compiled into an Extension build; {w.name} is {w.build.kind}")
-            return 2
-        flags = json.loads(args.defines)
-        if w.build.variant_build == "relink":
-            return relink_variant(w.build, flags, args)
-        return build_extension(w.build.with_flags(args.variant, flags), args)
-    if args.mode == "build":
-        try:
-            defines = tuned_for(w, args, build_arch()).defines()
-        except TunedFileError as exc:
-            say(str(exc))
-            return 2
-        if defines and w.build.kind == "extension":
-            say(f"knob values cockpit tune kept for this GPU: {' '.join(defines)}")
-            w = replace(w, build=replace(w.build, cuda_flags=(*w.build.cuda_flags, *defines)))
-        code = build_extension(w.build, args) if w.build.kind == "extension" else None
-        for ref in (r for r in w.references if r.build is not None):
-            built = build_beside(ref.build, args)
-            if not ref.optional:  # an optional earlier version that does not build is said, not fatal
-                code = max(code or 0, built)
-        if code is not None:
-            return code
-        args.mode = "jit"  # Triton, load_inline, a callable: compiled (or checked) by a first call
-    return run_on_gpu(w, args)
-
-
-def build_extension(build: Any, args: argparse.Namespace) -> int:
-    """The build gate's ninja build of an Extension (progress, ptxas, the import check)."""
-    if TYPE_CHECKING or __package__:
-        from cockpit.probes import build_probe
-    else:
-        import build_probe
-    argv = ["--workspace", str(args.workspace), "--name", build.module_name,
-            "--sources", json.dumps(list(build.sources)),
-            "--include-dirs", json.dumps(list(build.include_dirs)),
-            "--cuda-flags", json.dumps(list(build.cuda_flags)),
-            "--build-dir", str(build.build_dir(args.workspace))]
-    if args.out is not None:
-        argv += ["--out", str(args.out)]
-    return int(build_probe.main(argv))
-
-
-def relink_variant(build: Any, flags: list[str], args: argparse.Namespace) -> int:
-    """A variant's .cu objects rebuilt with `flags` and linked with the base build's other objects."""
-    if TYPE_CHECKING or __package__:
-        from cockpit.probes import build_probe, relink
-    else:
-        import build_probe
-        import relink
-
-    def make_base(folder: Path) -> int:
-        say(f"cockpit-build: the base build for relinked variants, {folder}")
-        return int(build_probe.main([
-            "--workspace", str(args.workspace), "--name", build.name, "--out", str(folder / "build.json"),
-            "--sources", json.dumps(list(build.sources)),
-            "--include-dirs", json.dumps(list(build.include_dirs)),
-            "--cuda-flags", json.dumps(list(build.cuda_flags)), "--build-dir", str(folder)]))
-
-    code = relink.ensure_base(args.workspace, build.name, make_base)
-    if code != 0:
-        say(f"cockpit-build: the base build failed (exit {code}): the variant cannot be relinked")
-        return code
-    folder = build.with_flags(args.variant, flags).build_dir(args.workspace)
-    with relink.locked(folder):  # two GPUs' workers may ask for one variant: one builds it
-        try:
-            relink.prepare(relink.base_dir(args.workspace, build.name), folder, flags)
-        except (OSError, ValueError) as exc:
-            say(f"cockpit-build: cannot relink in {folder}: {exc}")
-            return 2
-        say(f"cockpit-build: relinking {build.name} with {' '.join(flags)} in {folder}")
-        return int(build_probe.run_ninja(folder, int(os.environ.get("MAX_JOBS") or 2)))
-
-
-def build_beside(build: Any, args: argparse.Namespace) -> int:
-    """A reference's own build (an earlier version of the kernel) in a child of its own, its log in
-    its build folder so the gate's table stays the current kernel's; one line here says how it went."""
-    import subprocess
-
-    log = build.build_dir(args.workspace) / "build.log"
-    log.parent.mkdir(parents=True, exist_ok=True)
-    argv = [sys.executable, str(Path(__file__).resolve().parent / "build_probe.py"),
-            "--workspace", str(args.workspace), "--name", build.module_name,
-            "--out", str(log.with_suffix(".json")), "--sources", json.dumps(list(build.sources)),
-            "--include-dirs", json.dumps(list(build.include_dirs)),
-            "--cuda-flags", json.dumps(list(build.cuda_flags))]
-    if build.revision:
-        argv += ["--revision", build.revision]
-    with log.open("w") as f:
-        code = subprocess.call(argv, stdout=f, stderr=subprocess.STDOUT)
-    say(f"cockpit-build: {build.module_name} ({build.revision or 'as is'}) "
-        f"{'built' if code == 0 else f'FAILED (exit {code})'}: {log}")
-    return code
+    return 0
 
 
 def run_on_gpu(w: Any, args: argparse.Namespace) -> int:
@@ -269,19 +159,10 @@ def run_on_gpu(w: Any, args: argparse.Namespace) -> int:
     result: dict[str, Any] = {"mode": args.mode, "workload": w.name, "source": args.workload,
                               "device": gpu["name"], "gpu": gpu, "torch": torch.__version__,
                               "started": started, "pid": os.getpid(),
-                              "tuned": [wn.as_json() for wn in tuned.winners if wn.arch == tuned.arch]}
+                              "tuned": kept_here(tuned)}
     try:
         with GpuWatch(torch.cuda.current_device()) as watch:
-            if args.mode == "jit":
-                ok = jit(w, knobs, result)
-            elif args.mode == "correctness":
-                ok = check_all(w, knobs, result)
-            elif args.mode == "sanitize":
-                from cockpit.probes.workload.sanitize import sanitized_calls
-
-                ok = sanitized_calls(w, knobs, args.shapes, result, say)
-            else:
-                ok = bench_all(w, knobs, args, result, watch)
+            ok = run_mode(w, knobs, args, result, watch)
     except (RuntimeError, ValueError, FileNotFoundError, ImportError) as exc:
         say(f"{args.mode} could not run: {first_line(exc)}")
         return 2
@@ -290,6 +171,24 @@ def run_on_gpu(w: Any, args: argparse.Namespace) -> int:
     if args.out is not None:
         write_result(args.out, result)
     return 0 if ok else 1
+
+
+def kept_here(tuned: Tuned) -> list[WinnerJson]:
+    """The knob values `cockpit tune` kept for this GPU's architecture, as the result records them."""
+    return [wn.as_json() for wn in tuned.winners if wn.arch == tuned.arch]
+
+
+def run_mode(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[str, Any], watch: Any) -> bool:
+    """The mode's work on the GPU, watched: compile by calling, check, sanitize, or time."""
+    if args.mode == "jit":
+        return jit(w, knobs, result)
+    if args.mode == "correctness":
+        return check_all(w, knobs, result)
+    if args.mode == "sanitize":
+        from cockpit.probes.workload.sanitize import sanitized_calls
+
+        return sanitized_calls(w, knobs, args.shapes, result, say)
+    return bench_all(w, knobs, args, result, watch)
 
 
 def jit(w: Any, knobs: KnobsFor, result: dict[str, Any]) -> bool:
@@ -339,9 +238,7 @@ def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[st
     impls = implementations(w, knobs)
     optional = frozenset(impl_id(r.name) for r in w.references if r.optional)
     baseline = w.baseline
-    labels = {"ours": next(iter(w.candidates))}
-    labels.update({impl_id(n): n for n in list(w.candidates)[1:]})
-    labels.update({impl_id(r.name): r.name for r in w.references if not r.oracle})
+    labels = impl_labels(w)
     in_modes = f" in {', '.join(w.modes)}" if w.modes != ("forward",) else ""
     say(f"timing {len(w.bench_grid)} shapes{in_modes}: {', '.join(labels.values())}; {args.reps}+ reps in "
         f"{args.rounds} blocks per implementation, each after {args.settle_ms:g} ms untimed; "
@@ -359,11 +256,30 @@ def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[st
     others = [impl_id(n) for n in list(w.candidates)[1:]]
     result.update(rows=rows, ok=ok, ours="ours", candidates=["ours", *others], block_check=rules.as_json(),
                   baseline=impl_id(baseline.name) if baseline else None, labels=labels,
-                  compared=[impl_id(r.name) for r in w.references if not r.oracle
-                            and (r is baseline or not r.optional or r.build is not None)])
+                  compared=compared_with(w))
     if w.modes != ("forward",):
         result["modes"] = list(w.modes)
     return ok
+
+
+def impl_labels(w: Any) -> dict[str, str]:
+    """Each timed implementation's id -> its name: the first candidate is "ours"."""
+    from cockpit.probes.workload.timing import impl_id
+
+    labels = {"ours": next(iter(w.candidates))}
+    labels.update({impl_id(n): n for n in list(w.candidates)[1:]})
+    labels.update({impl_id(r.name): r.name for r in w.references if not r.oracle})
+    return labels
+
+
+def compared_with(w: Any) -> list[str]:
+    """The references ours is compared with: every timed one but an optional one with no build of
+    its own (the baseline always)."""
+    from cockpit.probes.workload.timing import impl_id
+
+    baseline = w.baseline
+    return [impl_id(r.name) for r in w.references if not r.oracle
+            and (r is baseline or not r.optional or r.build is not None)]
 
 
 def profile_target(w: Any, knobs: KnobsFor, iters: int) -> int:

@@ -143,45 +143,79 @@ def manifest_from_json(data: Any) -> Manifest:
     d = _mapping(data, "manifest")
     if d.get("schema") != SCHEMA:
         raise ManifestError(f"manifest schema {d.get('schema')!r}, this cockpit reads {SCHEMA}")
-    b = _mapping(d.get("build"), "build")
-    kind = b.get("kind")
-    if kind not in BUILD_KINDS:
-        raise ManifestError(f"build.kind {kind!r} is not one of {', '.join(BUILD_KINDS)}")
-    build = Build(kind, b.get("name"), _strings(b.get("sources", []), "build.sources"),
-                  _strings(b.get("include_dirs", []), "build.include_dirs"),
-                  _strings(b.get("cuda_flags", []), "build.cuda_flags"),
-                  "relink" if b.get("variant_build") == "relink" else "rebuild",
-                  str(b["tuned_header"]) if isinstance(b.get("tuned_header"), str) else None)
+    build = _build(d.get("build"))
     candidates = _strings(d.get("candidates"), "candidates")
     if not candidates:
         raise ManifestError("candidates: the workload declares no candidate (its kernel)")
-    refs = tuple(ReferenceInfo(str(r["name"]), bool(r.get("oracle")), bool(r.get("baseline")),
-                               bool(r.get("optional")))
-                 for r in _list(d.get("references"), "references"))
-    prof = d.get("profile")
+    refs = tuple(_reference(r) for r in _list(d.get("references"), "references"))
     return Manifest(
         schema=SCHEMA, name=str(d.get("name") or "workload"), source=str(d.get("source") or ""),
         build=build, candidates=candidates, references=refs,
         test_grid=_grid(d.get("test_grid"), "test_grid"), bench_grid=_grid(d.get("bench_grid"), "bench_grid"),
         check=_mapping(d.get("check"), "check"), dtype_key=d.get("dtype_key"),
         writes_output=bool(d.get("writes_output")),
-        profile=ProfileInfo(str(prof.get("kernel") or ""), _grid([prof.get("shape")], "profile.shape")[0],
-                            str(prof.get("candidate") or candidates[0])) if isinstance(prof, dict) else None,
-        knobs=tuple(KnobInfo(str(k["name"]), tuple(k["values"]), str(k.get("via", "define")),
-                             str(k.get("macro") or k["name"]), k.get("start"),
-                             _hints(k.get("hints")))
-                    for k in _list(d.get("knobs", []), "knobs")),
+        profile=_profile(d.get("profile"), candidates),
+        knobs=tuple(_knob(k) for k in _list(d.get("knobs", []), "knobs")),
         knob_combinations=int(d.get("knob_combinations") or 0),
         knob_allowed=d.get("knob_allowed"),
         keep_per=_strings(d.get("keep_per", []), "keep_per"),
         correctness=_strings(d.get("correctness", []), "correctness"),
-        tune_grid=_grid(d["tune_grid"], "tune_grid") if d.get("tune_grid") is not None else None,
-        knob_defaults=tuple((dict(_mapping(g.get("group"), "knob_defaults.group")),
-                             dict(_mapping(g.get("knobs"), "knob_defaults.knobs")))
-                            for g in _list(d.get("knob_defaults") or [], "knob_defaults")),
+        tune_grid=_tune_grid(d.get("tune_grid")),
+        knob_defaults=_knob_defaults(d.get("knob_defaults")),
         modes=_strings(d.get("modes") or ["forward"], "modes"),
-        grad_inputs=tuple(int(i) for i in _list(d.get("grad_inputs") or [], "grad_inputs")),
+        grad_inputs=_grad_inputs(d.get("grad_inputs")),
     )
+
+
+def _build(data: Any) -> Build:
+    """The manifest's build: its kind (one cockpit knows), sources, flags and how a variant builds."""
+    b = _mapping(data, "build")
+    kind = b.get("kind")
+    if kind not in BUILD_KINDS:
+        raise ManifestError(f"build.kind {kind!r} is not one of {', '.join(BUILD_KINDS)}")
+    return Build(kind, b.get("name"), _strings(b.get("sources", []), "build.sources"),
+                 _strings(b.get("include_dirs", []), "build.include_dirs"),
+                 _strings(b.get("cuda_flags", []), "build.cuda_flags"),
+                 "relink" if b.get("variant_build") == "relink" else "rebuild",
+                 str(b["tuned_header"]) if isinstance(b.get("tuned_header"), str) else None)
+
+
+def _reference(r: Any) -> ReferenceInfo:
+    """One reference: the oracle correctness compares against, the baseline, or one optional to time."""
+    return ReferenceInfo(str(r["name"]), bool(r.get("oracle")), bool(r.get("baseline")),
+                         bool(r.get("optional")))
+
+
+def _tune_grid(data: Any) -> tuple[GridShape, ...] | None:
+    """The shapes the tuner times (None when the workload tunes on its bench grid)."""
+    return _grid(data, "tune_grid") if data is not None else None
+
+
+def _grad_inputs(data: Any) -> tuple[int, ...]:
+    """The indices of the inputs whose gradients the backward modes check."""
+    return tuple(int(i) for i in _list(data or [], "grad_inputs"))
+
+
+def _profile(prof: Any, candidates: tuple[str, ...]) -> ProfileInfo | None:
+    """What `cockpit profile` profiles (None when the workload declares no profile): the first
+    candidate when it names none."""
+    if not isinstance(prof, dict):
+        return None
+    return ProfileInfo(str(prof.get("kernel") or ""), _grid([prof.get("shape")], "profile.shape")[0],
+                       str(prof.get("candidate") or candidates[0]))
+
+
+def _knob(k: Any) -> KnobInfo:
+    """One tuning knob: its values, how it reaches the kernel (a define by default) and its macro."""
+    return KnobInfo(str(k["name"]), tuple(k["values"]), str(k.get("via", "define")),
+                    str(k.get("macro") or k["name"]), k.get("start"), _hints(k.get("hints")))
+
+
+def _knob_defaults(data: Any) -> tuple[tuple[dict[str, Any], dict[str, Any]], ...]:
+    """Each group of shapes and the knob values it defaults to."""
+    return tuple((dict(_mapping(g.get("group"), "knob_defaults.group")),
+                  dict(_mapping(g.get("knobs"), "knob_defaults.knobs")))
+                 for g in _list(data or [], "knob_defaults"))
 
 
 def manifest_to_json(m: Manifest) -> ManifestJson:

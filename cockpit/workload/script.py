@@ -56,15 +56,7 @@ def from_script(path: str | Path, *names: str) -> Script:
         text = source.read_text(encoding="utf-8")
     except OSError as exc:
         raise FileNotFoundError(f"{path}: cannot read the script ({exc.strerror})") from None
-    tree = ast.parse(text, filename=str(source))
-    kept: list[ast.stmt] = []
-    skipped: list[str] = []
-    for node in tree.body:
-        if _defines(node):
-            kept.append(node)
-        else:
-            skipped.append(f"{node.lineno}: {ast.get_source_segment(text, node, padded=False) or ''}"
-                           .splitlines()[0][:60])
+    kept, skipped = _definitions(text, source)
     module = ModuleType(f"cockpit_script_{source.stem.replace('-', '_')}")
     module.__file__ = str(source)
     sys.modules[module.__name__] = module  # dataclasses, pickling and Triton look a module up by name
@@ -78,6 +70,20 @@ def from_script(path: str | Path, *names: str) -> Script:
         raise AttributeError(f"{source.name} defines no {', '.join(map(repr, missing))} outside its "
                              f"top-level code (left out: {'; '.join(skipped[:4]) or 'nothing'})")
     return script
+
+
+def _definitions(text: str, source: Path) -> tuple[list[ast.stmt], list[str]]:
+    """The script's top-level statements that only define (kept), and the first line of each
+    other one ("12: main()"), said when a name asked for is missing."""
+    kept: list[ast.stmt] = []
+    skipped: list[str] = []
+    for node in ast.parse(text, filename=str(source)).body:
+        if _defines(node):
+            kept.append(node)
+        else:
+            skipped.append(f"{node.lineno}: {ast.get_source_segment(text, node, padded=False) or ''}"
+                           .splitlines()[0][:60])
+    return kept, skipped
 
 
 def _defines(node: ast.stmt) -> bool:

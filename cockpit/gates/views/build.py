@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from cockpit.analysis.results.build import BuildResult, Kernel, Occupancy
+from cockpit.analysis.results.build import BuildResult, CompileError, Kernel, Occupancy
 from cockpit.gates.views import Cell, Column, Fact, GateView, ViewTable, present, unit
 
 ERRORS_SHOWN = 20
@@ -32,15 +32,20 @@ def build_view(result: BuildResult) -> GateView:
 def problems(result: BuildResult) -> tuple[Cell, ...]:
     """What failed or warns, one line each: compiler errors, else the failed steps; the kernels'
     failures and warnings."""
-    lines = [Cell(f"✗ {e.file}:{e.line}: {e.message}" if e.line is not None and e.file else
-                  f"✗ {e.file}: {e.message}" if e.file else f"✗ {e.message}", "bad")
-             for e in result.errors[:ERRORS_SHOWN]]
+    lines = [Cell(_error_line(e), "bad") for e in result.errors[:ERRORS_SHOWN]]
     if not any(e.line is not None for e in result.errors):
         lines += [Cell(f"✗ {f.target} failed: {f.said or 'no output'}", "bad")
                   for f in result.failed_steps[:STEPS_SHOWN]]
     lines += [Cell(f"✗ {text}", "bad") for text in result.failures]
     lines += [Cell(f"! {text}", "warn") for text in result.warnings]
     return tuple(lines)
+
+
+def _error_line(e: CompileError) -> str:
+    """'✗ k.cu:12: message', with as much of where as the compiler said."""
+    if e.line is not None and e.file:
+        return f"✗ {e.file}:{e.line}: {e.message}"
+    return f"✗ {e.file}: {e.message}" if e.file else f"✗ {e.message}"
 
 
 def kernels_table(kernels: tuple[Kernel, ...], notes: tuple[str, ...]) -> ViewTable:
@@ -50,17 +55,21 @@ def kernels_table(kernels: tuple[Kernel, ...], notes: tuple[str, ...]) -> ViewTa
                Column(f"regs {archs[0]}" if len(archs) == 1 else "regs", True),
                Column("spill/stack", True), Column("smem/blk", True),
                *(Column(title, True) for _, title in targets))
-    rows = []
-    for k in kernels:
-        by_target = {(o.source, o.arch): o for o in k.occupancy}
-        stack = k.stack if k.stack is not None else "?"
-        rows.append((Cell(k.label or kernel_label(k.name)), *((Cell(k.arch),) if len(archs) > 1 else ()),
-                     Cell(str(k.registers) if k.registers is not None else "?"),
-                     Cell(f"{k.spills}/{stack}", "warn" if k.spills else ""),
-                     Cell(f"{k.smem_per_block / 1024:g} KB" if k.smem_per_block is not None else "?"),
-                     *(occupancy_cell(by_target[key]) if key in by_target else Cell("")
-                       for key, _ in targets)))
-    return ViewTable("resources per kernel", columns, tuple(rows), notes)
+    rows = tuple(_kernel_cells(k, targets, len(archs) > 1) for k in kernels)
+    return ViewTable("resources per kernel", columns, rows, notes)
+
+
+def _kernel_cells(k: Kernel, targets: list[tuple[tuple[str | None, str | None], str]],
+                  arch_column: bool) -> tuple[Cell, ...]:
+    """One kernel's row: its name, arch (when kernels of several archs are shown), registers,
+    spills/stack, shared memory per block and its occupancy on each target ("?" where unknown)."""
+    by_target = {(o.source, o.arch): o for o in k.occupancy}
+    stack = k.stack if k.stack is not None else "?"
+    return (Cell(k.label or kernel_label(k.name)), *((Cell(k.arch),) if arch_column else ()),
+            Cell(str(k.registers) if k.registers is not None else "?"),
+            Cell(f"{k.spills}/{stack}", "warn" if k.spills else ""),
+            Cell(f"{k.smem_per_block / 1024:g} KB" if k.smem_per_block is not None else "?"),
+            *(occupancy_cell(by_target[key]) if key in by_target else Cell("") for key, _ in targets))
 
 
 def occupancy_columns(kernels: tuple[Kernel, ...]) -> list[tuple[tuple[str | None, str | None], str]]:

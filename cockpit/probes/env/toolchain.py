@@ -105,6 +105,11 @@ def check_cuda_available(p: Probe) -> Check:
     return Check("cuda_available", "pass", f"True: {prefix}{listed}", expected)
 
 
+def _numpy_abi_noise(line: str) -> bool:
+    """Whether a line is NumPy saying this torch was built against another NumPy ABI."""
+    return any(key in line for key in _NUMPY_ABI_NOISE)
+
+
 def check_numpy(p: Probe) -> Check:
     expected = "numpy that this torch was built for (tensor.numpy() works)"
     fix = "pip install 'numpy<2'  # or upgrade torch to a build made for NumPy 2"
@@ -119,8 +124,7 @@ def check_numpy(p: Probe) -> Check:
     except TorchUnavailable:
         return Check("numpy", "warn", f"{version}; torch bridge not tested (torch does not import)",
                      expected, "fix the torch check first")
-    problems = [line for line in p.torch_import_noise.splitlines()
-                if any(key in line for key in _NUMPY_ABI_NOISE)]
+    problems = [line for line in p.torch_import_noise.splitlines() if _numpy_abi_noise(line)]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -128,7 +132,7 @@ def check_numpy(p: Probe) -> Check:
             torch.from_numpy(numpy.zeros(2, dtype=numpy.float32))
         except Exception as exc:
             problems.append(f"{type(exc).__name__}: {exc}")
-    problems += [str(w.message) for w in caught if any(key in str(w.message) for key in _NUMPY_ABI_NOISE)]
+    problems += [str(w.message) for w in caught if _numpy_abi_noise(str(w.message))]
     if problems:
         return Check("numpy", "fail", f"{version}; torch bridge broken: {one_line(problems[0], 160)}",
                      expected, fix)

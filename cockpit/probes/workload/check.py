@@ -24,6 +24,7 @@ does, is free in its order)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -42,7 +43,7 @@ from cockpit.probes.workload.compare import (
 )
 from cockpit.probes.workload.copies import clone
 from cockpit.probes.workload_load import first_line
-from cockpit.workload.spec import Workload, rel_l2
+from cockpit.workload.spec import Reference, Workload, rel_l2
 
 Say = Callable[[str], None]
 
@@ -74,52 +75,99 @@ def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: KnobsFo
     rows: list[dict[str, Any]] = []
     ordered = w.smallest_first(shapes)
     for index, shape in enumerate(ordered):
-        name = w.shape_name(shape)
-        step = f"[{index + 1}/{len(ordered)}]"
-        dtype = shape.get(w.dtype_key) if w.dtype_key else None
-        passed: dict[str, dict[str, Any]] = {}
-        passed_grads: dict[str, dict[str, Any]] = {}
-        given: dict[str, Any] = {}  # each candidate's copy of the round before
+        check = _ShapeCheck(w, oracle, shape, index, f"[{index + 1}/{len(ordered)}]", knobs, say, rows)
         for r in range(rounds):
-            seed = 1000 + index + ROUND_SEED * r
-            inputs = w.make_inputs(seed, **shape)
-            ref = oracle.fn(*clone(inputs))
-            grads = _GradRound(w, inputs, ref, seed) if w.grad_modes else None
-            for cand, fn in w.candidates.items():
-                same = given.get(cand) if r == 1 else None  # round 2: the same tensors, new values
-                mine = same if same is not None and refill(same, inputs) else clone(inputs)
-                given[cand] = mine
-                stats = _round(w, fn, mine, inputs, ref, shape, dtype, knobs, repeat=r == 0)
-                if not stats["ok"]:
-                    if r > 0 and not stats.pop("mutated", False):
-                        stats["what"] = (f"fails on fresh inputs in round {r + 1} of {rounds} after "
-                                         f"passing round 1 ({_words(stats)}): a result kept from an "
-                                         "earlier call?")
-                    stats.pop("mutated", None)
-                    _emit(rows, cand, name, shape, {**stats, "rounds": r + 1}, step, w, say)
-                    return rows, False
-                before = passed.get(cand)
-                if before is None or (stats["rel_l2"] or 0) > (before["rel_l2"] or 0):
-                    keep: dict[str, Any] = {k: before[k] for k in ("deterministic", "repeat_max_abs")
-                                            if before and k in before}
-                    passed[cand] = {**stats, **keep}
-                if grads is None:
-                    continue
-                gstats = grads.check(fn, shape, dtype, knobs)
-                if not gstats["ok"]:
-                    _emit(rows, cand, w.mode_name(shape, "backward"), shape,
-                          {**gstats, "rounds": r + 1, "mode": "backward"}, step, w, say)
-                    return rows, False
-                before = passed_grads.get(cand)
-                if before is None or (gstats["rel_l2"] or 0) > (before["rel_l2"] or 0):
-                    passed_grads[cand] = gstats
-        for cand in w.candidates:
-            _emit(rows, cand, name, shape, {**passed[cand], "rounds": rounds}, step, w, say)
-        for cand, gstats in passed_grads.items():
-            _emit(rows, cand, w.mode_name(shape, "backward"), shape,
-                  {**gstats, "rounds": rounds, "mode": "backward"}, step, w, say)
-        del given
+            if not check.round(r, rounds):
+                return rows, False
+        check.emit_passed(rounds)
     return rows, True
+
+
+@dataclass
+class _ShapeCheck:
+    """One shape's rounds: each candidate's copy of the round before (round 2 refills it), its
+    worst passing round and its worst passing gradients, emitted once every round has passed."""
+
+    w: Workload
+    oracle: Reference
+    shape: Mapping[str, Any]
+    index: int
+    step: str
+    knobs: KnobsFor
+    say: Say
+    rows: list[dict[str, Any]]
+    passed: dict[str, dict[str, Any]] = field(default_factory=dict)
+    passed_grads: dict[str, dict[str, Any]] = field(default_factory=dict)
+    given: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.name = self.w.shape_name(self.shape)
+        self.dtype = self.shape.get(self.w.dtype_key) if self.w.dtype_key else None
+
+    def round(self, r: int, rounds: int) -> bool:
+        """Round `r` of every candidate (and its gradients); False, its row emitted, at the first failure."""
+        w = self.w
+        seed = 1000 + self.index + ROUND_SEED * r
+        inputs = w.make_inputs(seed, **self.shape)
+        ref = self.oracle.fn(*clone(inputs))
+        grads = _GradRound(w, inputs, ref, seed) if w.grad_modes else None
+        for cand, fn in w.candidates.items():
+            mine = self._copy(cand, inputs, r)
+            stats = _round(w, fn, mine, inputs, ref, self.shape, self.dtype, self.knobs, repeat=r == 0)
+            if not stats["ok"]:
+                self._emit(cand, self.name, {**_failed_round(stats, r, rounds), "rounds": r + 1})
+                return False
+            self.passed[cand] = _worst_pass(self.passed.get(cand), stats)
+            if grads is None:
+                continue
+            gstats = grads.check(fn, self.shape, self.dtype, self.knobs)
+            if not gstats["ok"]:
+                self._emit(cand, w.mode_name(self.shape, "backward"),
+                           {**gstats, "rounds": r + 1, "mode": "backward"})
+                return False
+            before = self.passed_grads.get(cand)
+            if before is None or (gstats["rel_l2"] or 0) > (before["rel_l2"] or 0):
+                self.passed_grads[cand] = gstats
+        return True
+
+    def emit_passed(self, rounds: int) -> None:
+        """Every candidate's worst passing round, then its worst passing gradients."""
+        for cand in self.w.candidates:
+            self._emit(cand, self.name, {**self.passed[cand], "rounds": rounds})
+        for cand, gstats in self.passed_grads.items():
+            self._emit(cand, self.w.mode_name(self.shape, "backward"),
+                       {**gstats, "rounds": rounds, "mode": "backward"})
+
+    def _copy(self, cand: str, inputs: Any, r: int) -> Any:
+        """The candidate's copy of this round's inputs: in round 2 the very tensors it was given in
+        round 1, refilled with the new values (a result kept per pointer is then stale)."""
+        same = self.given.get(cand) if r == 1 else None
+        mine = same if same is not None and refill(same, inputs) else clone(inputs)
+        self.given[cand] = mine
+        return mine
+
+    def _emit(self, cand: str, name: str, stats: Mapping[str, Any]) -> None:
+        _emit(self.rows, cand, name, self.shape, stats, self.step, self.w, self.say)
+
+
+def _failed_round(stats: dict[str, Any], r: int, rounds: int) -> dict[str, Any]:
+    """A failing round's stats: a failure after round 1 that is not a changed input is said as a
+    result kept from an earlier call."""
+    if r > 0 and not stats.pop("mutated", False):
+        stats["what"] = (f"fails on fresh inputs in round {r + 1} of {rounds} after "
+                         f"passing round 1 ({_words(stats)}): a result kept from an "
+                         "earlier call?")
+    stats.pop("mutated", None)
+    return stats
+
+
+def _worst_pass(before: dict[str, Any] | None, stats: dict[str, Any]) -> dict[str, Any]:
+    """The worse of a candidate's passing rounds by rel L2, keeping round 1's repeat verdict."""
+    if before is None or (stats["rel_l2"] or 0) > (before["rel_l2"] or 0):
+        keep: dict[str, Any] = {k: before[k] for k in ("deterministic", "repeat_max_abs")
+                                if before and k in before}
+        return {**stats, **keep}
+    return before
 
 
 class _GradRound:
@@ -146,8 +194,7 @@ class _GradRound:
                         f"fails: {_words(forward)}"}
             seeded = g.seed_grad(self.w, value, self.seed)
             g.backward(value, seeded)
-            if torch.cuda.is_available():
-                torch.cuda.synchronize()
+            _sync()
             theirs = self._oracle(seeded)
         except (g.NoGrad, OracleGradError) as exc:
             return _failed(str(exc))
@@ -161,20 +208,26 @@ class _GradRound:
             if got is None:
                 return _failed(f"{who} is None: its backward returned no gradient for an input that "
                                "requires grad")
-            stats = compare(got, ref_grad, self.judge, dtype, shape, mine)
-            if not stats["ok"] and stats["rel_l2"] is not None and not stats["nonfinite"]:
-                stats = _zero_gradient(stats, ref_grad, seeded, self.judge.tolerance_for(dtype))
-            trivial = constant_output(got, ref_grad) if stats["ok"] else None
-            if trivial is not None:
-                stats = {**stats, "ok": False, "what": trivial}
+            stats = self._judge_grad(got, ref_grad, seeded, dtype, shape, mine)
             per.append({"input": g.input_name(fn, i), "rel_l2": stats["rel_l2"], "max_abs": stats["max_abs"],
                         "nonfinite": stats["nonfinite"]})
             if not stats["ok"]:
                 return {**stats, "what": f"{who}: {_words(stats)}", "grads": per}
-            if worst is None or (stats["rel_l2"] or 0) > (worst["rel_l2"] or 0):
-                worst = {**stats, "what": "" if stats["rel_l2"] is not None else stats["what"]}
+            worst = _worst_grad(worst, stats)
         assert worst is not None
         return {**worst, "grads": per}
+
+    def _judge_grad(self, got: Any, ref_grad: Any, seeded: Sequence[Any], dtype: str | None,
+                    shape: Mapping[str, Any], mine: Sequence[Any]) -> dict[str, Any]:
+        """One gradient against the oracle's: a gradient the oracle gives as 0 is held to its max
+        |Δ| instead, and a constant one against a reference that is not constant fails."""
+        stats = compare(got, ref_grad, self.judge, dtype, shape, mine)
+        if not stats["ok"] and stats["rel_l2"] is not None and not stats["nonfinite"]:
+            stats = _zero_gradient(stats, ref_grad, seeded, self.judge.tolerance_for(dtype))
+        trivial = constant_output(got, ref_grad) if stats["ok"] else None
+        if trivial is not None:
+            stats = {**stats, "ok": False, "what": trivial}
+        return stats
 
     def _oracle(self, seeded: Sequence[Any]) -> list[Any]:
         key = tuple(d.dtype for d in seeded)
@@ -192,6 +245,13 @@ class _GradRound:
                                       f"{g.input_name(oracle.fn, missing[0])}")
             self.oracle_grads[key] = [theirs[i].grad for i in self.which]
         return self.oracle_grads[key]
+
+
+def _worst_grad(worst: dict[str, Any] | None, stats: dict[str, Any]) -> dict[str, Any]:
+    """The worse by rel L2 of the gradients judged so far (a gradient held to its max |Δ| keeps its words)."""
+    if worst is None or (stats["rel_l2"] or 0) > (worst["rel_l2"] or 0):
+        return {**stats, "what": "" if stats["rel_l2"] is not None else stats["what"]}
+    return worst
 
 
 def _zero_gradient(stats: dict[str, Any], ref_grad: Any, seeded: Sequence[Any], tol: float) -> dict[str, Any]:
@@ -264,9 +324,14 @@ def _call_once(w: Workload, fn: Callable[..., Any], inputs: Any, shape: Mapping[
         if isinstance(out, torch.Tensor) and out.is_floating_point():
             out.fill_(float("nan"))
     result = call(fn, inputs, out, knobs(shape))
+    _sync()
+    return result
+
+
+def _sync() -> None:
+    """Wait for the GPU's queued work, so a kernel's fault is raised here, on the call that made it."""
     if torch.cuda.is_available():
         torch.cuda.synchronize()
-    return result
 
 
 def _repeat(w: Workload, fn: Callable[..., Any], inputs: Any, first: Any, shape: Mapping[str, Any],

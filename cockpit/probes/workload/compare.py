@@ -7,7 +7,7 @@ the correctness rounds in `check`."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import torch
@@ -21,36 +21,56 @@ def compare(out: Any, ref: Any, check: Check, dtype: str | None, shape: Mapping[
     """{ok, max_abs, rel_l2, nonfinite, tolerance, what} of one output against the oracle's (a
     custom check's verdict, with max |Δ| and rel L2 beside it when both are tensors alike)."""
     if check.kind == "custom":
-        assert check.fn is not None
-        try:
-            ok, what = check.fn(out, ref, dict(shape), tuple(inputs))
-        except Exception as exc:  # the workload's own check, not the kernel: said as such
-            raise CheckRaised(first_line(exc)) from exc
-        numbers = distance(out, ref) if alike(out, ref) else None
-        return {"ok": bool(ok), "max_abs": numbers[0] if numbers else None,
-                "rel_l2": numbers[1] if numbers else None, "nonfinite": numbers[2] if numbers else 0,
-                "tolerance": None, "what": str(what)}
-    if not isinstance(out, torch.Tensor) or not isinstance(ref, torch.Tensor):
+        return _custom(out, ref, check, shape, inputs)
+    unlike = _not_comparable(out, ref)
+    if unlike is not None:
         return {"ok": False, "max_abs": None, "rel_l2": None, "nonfinite": 0, "tolerance": None,
-                "what": f"returned {type(out).__name__}, expected a tensor like the oracle's"}
-    if tuple(out.shape) != tuple(ref.shape):
-        return {"ok": False, "max_abs": None, "rel_l2": None, "nonfinite": 0, "tolerance": None,
-                "what": f"shape {tuple(out.shape)}, the oracle's is {tuple(ref.shape)}"}
+                "what": unlike}
     tol = check.tolerance_for(dtype)
     atol = check.atol_for(dtype) if check.kind == "allclose" else None
     max_abs, rel, nonfinite, within = _walk(out, ref, atol, tol)
-    if check.kind == "exact":
-        ok, tol = nonfinite == 0 and max_abs == 0.0, 0.0
-    elif check.kind == "allclose":
-        ok = nonfinite == 0 and within
-    else:
-        ok = nonfinite == 0 and rel <= tol
+    ok, tol = _passes(check.kind, max_abs, rel, nonfinite, within, tol)
     what = ""
     if not ok and nonfinite == 0 and check.kind != "rel_l2":
         what = ("not equal" if check.kind == "exact" else
                 f"outside atol {check.atol_for(dtype):g} + rtol {tol:g}·|ref| (max |Δ| {max_abs:.2e})")
     return {"ok": ok, "max_abs": max_abs, "rel_l2": rel, "nonfinite": nonfinite, "tolerance": tol,
             "what": what}
+
+
+def _custom(out: Any, ref: Any, check: Check, shape: Mapping[str, Any],
+            inputs: Sequence[Any]) -> dict[str, Any]:
+    """The workload's own check decides; max |Δ| and rel L2 are said beside it when both are
+    tensors alike. A check that raises is the workload's fault (CheckRaised), not the kernel's."""
+    assert check.fn is not None
+    try:
+        ok, what = check.fn(out, ref, dict(shape), tuple(inputs))
+    except Exception as exc:  # the workload's own check, not the kernel: said as such
+        raise CheckRaised(first_line(exc)) from exc
+    numbers = distance(out, ref) if alike(out, ref) else None
+    return {"ok": bool(ok), "max_abs": numbers[0] if numbers else None,
+            "rel_l2": numbers[1] if numbers else None, "nonfinite": numbers[2] if numbers else 0,
+            "tolerance": None, "what": str(what)}
+
+
+def _not_comparable(out: Any, ref: Any) -> str | None:
+    """Why the output cannot be held against the oracle's (not a tensor, another shape); None when it can."""
+    if not isinstance(out, torch.Tensor) or not isinstance(ref, torch.Tensor):
+        return f"returned {type(out).__name__}, expected a tensor like the oracle's"
+    if tuple(out.shape) != tuple(ref.shape):
+        return f"shape {tuple(out.shape)}, the oracle's is {tuple(ref.shape)}"
+    return None
+
+
+def _passes(kind: str, max_abs: float, rel: float, nonfinite: int, within: bool,
+            tol: float) -> tuple[bool, float]:
+    """Whether the output passes the check of this kind (never with a NaN/Inf), and the tolerance
+    it was held to (0 for an exact check)."""
+    if kind == "exact":
+        return nonfinite == 0 and max_abs == 0.0, 0.0
+    if kind == "allclose":
+        return nonfinite == 0 and within, tol
+    return nonfinite == 0 and rel <= tol, tol
 
 
 class CheckRaised(RuntimeError):
@@ -126,13 +146,18 @@ def refill(mine: Any, inputs: Any) -> bool:
 
 def same_bits(a: Any, b: Any) -> bool:
     """Bit for bit equal: tensors by their bytes (NaN equal to the same NaN), the rest by ==."""
-    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+    if _both(a, b, torch.Tensor):
         return bool(a.shape == b.shape and a.dtype == b.dtype and torch.equal(_bytes(a), _bytes(b)))
-    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+    if _both(a, b, (tuple, list)):
         return len(a) == len(b) and all(same_bits(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
+    if _both(a, b, dict):
         return a.keys() == b.keys() and all(same_bits(a[k], b[k]) for k in a)
     return bool(a == b)
+
+
+def _both(a: Any, b: Any, kind: type | tuple[type, ...]) -> bool:
+    """Whether both values are of this kind: a pair walked side by side."""
+    return isinstance(a, kind) and isinstance(b, kind)
 
 
 def _bytes(t: torch.Tensor) -> torch.Tensor:
@@ -144,22 +169,24 @@ def changed_input(mine: Any, pristine: Any, where: str = "", returned: frozenset
     """Which input the call changed ("#0", "#1[2]", "#0['x']"), or None. An input the call returns
     (its storage is the output's: GPU MODE hands the output buffer in with the inputs) is the
     output, and may change."""
-    if isinstance(mine, (tuple, list)) and isinstance(pristine, (tuple, list)):
-        for i, (m, p) in enumerate(zip(mine, pristine, strict=False)):
-            found = changed_input(m, p, f"{where}[{i}]" if where else f"#{i}", returned)
-            if found is not None:
-                return found
-        return None
-    if isinstance(mine, dict) and isinstance(pristine, dict):
-        for k in mine:
-            found = changed_input(mine[k], pristine.get(k), f"{where}[{k!r}]", returned)
-            if found is not None:
-                return found
-        return None
-    if isinstance(mine, torch.Tensor) and isinstance(pristine, torch.Tensor):
+    if _both(mine, pristine, (tuple, list)):
+        return _first_changed(((m, p, f"{where}[{i}]" if where else f"#{i}")
+                               for i, (m, p) in enumerate(zip(mine, pristine, strict=False))), returned)
+    if _both(mine, pristine, dict):
+        return _first_changed(((mine[k], pristine.get(k), f"{where}[{k!r}]") for k in mine), returned)
+    if _both(mine, pristine, torch.Tensor):
         if mine.untyped_storage().data_ptr() in returned:
             return None
         return None if same_bits(mine, pristine) else (where or "#0")
+    return None
+
+
+def _first_changed(items: Iterable[tuple[Any, Any, str]], returned: frozenset[int]) -> str | None:
+    """The first of a container's items (its copy, the pristine one, where it sits) the call changed."""
+    for mine, pristine, where in items:
+        found = changed_input(mine, pristine, where, returned)
+        if found is not None:
+            return found
     return None
 
 

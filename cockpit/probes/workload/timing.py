@@ -313,16 +313,21 @@ def _row(w: Workload, shape: Mapping[str, Any], name: str, cells: Mapping[str, T
     if l2_note:
         row["l2_note"] = l2_note
     for impl, cell in cells.items():
-        median = cell["median_ms"]
-        timed = median > 0  # a call that put no work on the GPU reads 0: no rate (the gate refuses it)
-        row["impl"][impl] = {**cell, "tflops": flops / (median * 1e-3) / 1e12 if flops and timed else None,
-                             "gbps": nbytes / (median * 1e-3) / 1e9 if nbytes and timed else None}
+        row["impl"][impl] = _with_rates(cell, flops, nbytes)
     ours = row["impl"].get("ours")
     for impl, cell in row["impl"].items():
         if ours and impl != "ours" and ours["median_ms"] > 0:
             row[f"speedup_vs_{impl}"] = cell["median_ms"] / ours["median_ms"]
     speedup_intervals(row)
     return row
+
+
+def _with_rates(cell: TimingCell, flops: float | None, nbytes: float | None) -> dict[str, Any]:
+    """The cell with the rates its median makes (TFLOP/s, GB/s), where the counts are declared."""
+    median = cell["median_ms"]
+    timed = median > 0  # a call that put no work on the GPU reads 0: no rate (the gate refuses it)
+    return {**cell, "tflops": flops / (median * 1e-3) / 1e12 if flops and timed else None,
+            "gbps": nbytes / (median * 1e-3) / 1e9 if nbytes and timed else None}
 
 
 def _counts(w: Workload, shape: Mapping[str, Any], mode: str) -> tuple[float | None, float | None]:
@@ -335,8 +340,12 @@ def _counts(w: Workload, shape: Mapping[str, Any], mode: str) -> tuple[float | N
         return fwd
     if mode == "backward":
         return bwd
-    return (fwd[0] + bwd[0] if fwd[0] is not None and bwd[0] is not None else None,
-            fwd[1] + bwd[1] if fwd[1] is not None and bwd[1] is not None else None)
+    return _both_counted(fwd[0], bwd[0]), _both_counted(fwd[1], bwd[1])
+
+
+def _both_counted(forward: float | None, backward: float | None) -> float | None:
+    """A full pass's count: the forward's and the backward's, or None when either is not declared."""
+    return forward + backward if forward is not None and backward is not None else None
 
 
 def _line(row: Mapping[str, Any]) -> str:
