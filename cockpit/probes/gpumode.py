@@ -197,6 +197,6 @@ def _module_name(folder: Path, path: Path) -> str:
 def _clone_data(data: Any) -> Any:
     """A copy of every tensor in `data` (tuples, lists, dicts), as GPU MODE's eval.py makes one:
     the correctness check's own copy (torch is imported by then)."""
-    from cockpit.probes.workload.copies import clone
+    from cockpit.probes.copies import clone
 
     return clone(data)

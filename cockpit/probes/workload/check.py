@@ -29,6 +29,7 @@ from typing import Any
 
 import torch
 
+from cockpit.probes.copies import clone
 from cockpit.probes.workload import grads as g
 from cockpit.probes.workload.compare import (
     CheckRaised,
@@ -41,7 +42,6 @@ from cockpit.probes.workload.compare import (
     same_bits,
     storages,
 )
-from cockpit.probes.workload.copies import clone
 from cockpit.probes.workload_load import first_line
 from cockpit.workload.spec import Reference, Workload, rel_l2
 
