@@ -22,6 +22,8 @@ import contextlib
 import os
 from pathlib import Path
 
+from cockpit.write_whole import write_whole
+
 try:  # BLAKE2 without `hashlib`, whose import maps OpenSSL's libcrypto: ~0.55 MiB in every TUI
     from _blake2 import blake2b
 except ImportError:  # an interpreter built without it
@@ -88,11 +90,6 @@ def keep(kind: str, path: Path, answer: str, seen: str | None, read_t: float) ->
     with contextlib.suppress(OSError, ValueError):
         if target.read_text(encoding="utf-8") == text:
             return  # kept already: tmux asks every few seconds, the file is not written again
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
+    with contextlib.suppress(OSError):  # not kept: the next reader reads the file again
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, target)
-    except OSError:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        write_whole(target, text)

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 from cockpit.user_cache import cache_root, path_key
+from cockpit.write_whole import write_whole
 
 HEADER = "cockpit ended sessions v1"
 _MINUTE = len("YYYYMMDD-HHMM")
@@ -70,14 +70,9 @@ class EndedSessions:
             return  # nothing new: the file is not written again (tmux asks every few seconds)
         path = ended_file(self._sessions_dir)
         ids = self._read() | self._found
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
+        with contextlib.suppress(OSError):  # no list: the next reader searches the journals
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text("\n".join([self._title(), *sorted(ids)]) + "\n", encoding="utf-8")
-            os.replace(tmp, path)
-        except OSError:  # no list: the next reader searches the journals
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+            write_whole(path, "\n".join([self._title(), *sorted(ids)]) + "\n")
         self._known, self._found = ids, set()
 
 

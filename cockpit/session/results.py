@@ -22,6 +22,7 @@ from cockpit.files import not_a_file, read_file, too_big
 from cockpit.session import events as ev
 from cockpit.session.inside import OutsideWorkspace, confine_session_path
 from cockpit.session.journal import Event
+from cockpit.write_whole import write_whole
 
 INLINE_MAX = 16 * 1024
 """Bytes of JSON a result may take inline in the journal (an env, build or profile result fits)."""
@@ -79,9 +80,7 @@ def gate_finished_event(
     try:
         confine_session_path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(document, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
-        os.replace(tmp, path)
+        write_whole(path, json.dumps(document, ensure_ascii=False, separators=(",", ":")))
     except (OSError, OutsideWorkspace):
         return ev.gate_finished(t, run_id, gate, status, summary, duration_s, exit_code, log, result)
     finished = ev.gate_finished(t, run_id, gate, status, summary, duration_s, exit_code, log,

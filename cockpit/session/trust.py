@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from cockpit.config import CONFIG_NAME, Config
 from cockpit.errors import CockpitError
+from cockpit.write_whole import write_whole
 
 if TYPE_CHECKING:
     from cockpit.config.gates import GateConfig
@@ -218,13 +219,10 @@ def revoke(root: Path) -> bool:
 def _write(answers: dict[str, Any]) -> None:
     """The answers, whole, in place of the file (a reader never sees half of it)."""
     path = trust_file()
-    tmp = path.with_name(f".trust.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp.write_text(json.dumps({"version": VERSION, "workspaces": answers}, indent=1), encoding="utf-8")
-        os.replace(tmp, path)
+        write_whole(path, json.dumps({"version": VERSION, "workspaces": answers}, indent=1))
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise CockpitError(f"{path}: cannot record your answer ({exc.strerror}); free space or fix its "
                            "folder's permissions, then answer again (`cockpit trust allow` or "
                            "`revoke`)") from exc
