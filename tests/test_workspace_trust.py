@@ -244,3 +244,38 @@ def test_asking_an_interpreter_for_its_torch_never_imports_the_workspaces_torch_
     monkeypatch.chdir(tmp_path)  # `python -c` puts the current folder first on sys.path
     ask_torch(sys.executable)
     assert ran(tmp_path) == []
+
+
+def test_an_empty_pythonpath_entry_never_imports_the_workspaces_torch_py(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`export PYTHONPATH=$PYTHONPATH:/x` with the variable unset leaves an empty entry, which names
+    the current folder: the clone, where the env probe imports torch. A committed torch.py is not
+    what it imports."""
+    ws = tmp_path / "clone"
+    ws.mkdir()
+    (ws / "torch.py").write_text(f"open({str(tmp_path / 'torch-py-ran')!r}, 'w')\n")
+    assert main(["--workspace", str(ws), "new", "their kernel"]) == 0
+    monkeypatch.chdir(ws)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep + os.environ.get("PYTHONPATH", ""))
+    main(["gate", "env"])  # passes or fails with this box's toolchain; what matters is what ran
+    assert ran(tmp_path) == []
+
+
+@pytest.mark.parametrize("var", ["PATH", "PYTHONPATH", "LD_LIBRARY_PATH"])
+def test_a_gates_child_inherits_no_search_path_entry_that_names_the_workspace(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], var: str) -> None:
+    """From the user's shell: an empty, `.` or relative entry reaches no gate's child (a committed
+    libcudart.so would be loaded by torch there); one with no absolute entry left is unset, since an
+    empty PATH itself looks in the current folder."""
+    ws = tmp_path / "ws"
+    seen = tmp_path / "seen.json"
+    dump = f"import json, os; json.dump(os.environ.get({var!r}), open({str(seen)!r}, 'w'))"
+    ws.mkdir()
+    (ws / "cockpit.toml").write_text(f'[gates.env]\ncommand = {json.dumps([sys.executable, "-c", dump])}\n')
+    assert main(["--workspace", str(ws), "new", "mine"]) == 0
+    assert main(["--workspace", str(ws), "trust", "allow"]) == 0
+    absolute = os.environ["PATH"] if var == "PATH" else str(tmp_path / "lib")
+    for given, passed in ((os.pathsep.join(["", absolute, ".", "lib", ""]), absolute), (":.:lib", None)):
+        monkeypatch.setenv(var, given)
+        assert main(["--workspace", str(ws), "gate", "env"]) == 0, capsys.readouterr().err
+        assert json.loads(seen.read_text()) == passed
