@@ -21,8 +21,11 @@ from cockpit.config import Config, GateConfig, load_config
 from cockpit.gates.interpreter import ask_torch, candidates, forget, gates_python
 from cockpit.session.trust import trust_file, what_runs
 from cockpit.session.workspace import Workspace, latest_open_session
+from cockpit.tune import launch, worker
+from cockpit.tune.plan import PLAN_NAME
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.dialogs import TrustDialog
+from tests.tune_fakes import tile_plan
 
 SIZE = (150, 44)
 
@@ -279,3 +282,24 @@ def test_a_gates_child_inherits_no_search_path_entry_that_names_the_workspace(
         monkeypatch.setenv(var, given)
         assert main(["--workspace", str(ws), "gate", "env"]) == 0, capsys.readouterr().err
         assert json.loads(seen.read_text()) == passed
+
+
+# --- what a running tune reads again --------------------------------------------------------------
+
+def test_a_tune_worker_runs_no_python_a_pull_named_after_the_tune_began(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`cockpit tune` checked the workspace; 15 minutes in, a `git pull` brings a cockpit.toml whose
+    `[gates] python` nobody approved. Each worker reads cockpit.toml again (its store, its
+    interpreter): it refuses in one line naming `cockpit trust`, and the new python never runs."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    plan = launch.new_run(ws, tile_plan())  # no cockpit.toml yet: nothing to trust
+    launch.write_plan(ws, plan)
+    marker_script(ws / "tools" / "python", tmp_path / "python-ran")
+    (ws / "cockpit.toml").write_text('[gates]\npython = "tools/python"\n')  # the pull
+    capsys.readouterr()
+    assert worker.main(["--workspace", str(ws), "--plan", str(ws / plan.run_dir / PLAN_NAME),
+                        "--start", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "`cockpit trust allow`" in err, err
+    assert ran(tmp_path) == []
