@@ -23,6 +23,7 @@ from cockpit.session.trust import trust_file, what_runs
 from cockpit.session.workspace import Workspace, latest_open_session
 from cockpit.tune import launch, worker
 from cockpit.tune.plan import PLAN_NAME
+from cockpit.tune.target import Gpu
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.dialogs import TrustDialog
 from tests.tune_fakes import tile_plan
@@ -303,3 +304,19 @@ def test_a_tune_worker_runs_no_python_a_pull_named_after_the_tune_began(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "`cockpit trust allow`" in err, err
     assert ran(tmp_path) == []
+
+
+def test_a_tune_worker_never_imports_a_cockpit_package_committed_in_the_workspace(tmp_path: Path) -> None:
+    """`python -m` puts the current folder first on sys.path: started in the workspace, a worker
+    would be the clone's own `cockpit/tune/worker.py` (or import its `optuna.py`)."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    plan = launch.new_run(ws, tile_plan())
+    launch.write_plan(ws, plan)
+    for package in ("cockpit", "cockpit/tune"):
+        (ws / package).mkdir()
+        (ws / package / "__init__.py").write_text("")
+    (ws / "cockpit" / "tune" / "worker.py").write_text(f"open({str(tmp_path / 'worker-py-ran')!r}, 'w')\n")
+    (ws / "cockpit.toml").write_text('[gates]\npython = "tools/python"\n')  # untrusted: the real one stops
+    codes = launch.run_workers(ws, plan, [Gpu(0, "GPU-0", "H100 80GB HBM3", "sm_90")], ws / "logs", lambda: None)
+    assert ran(tmp_path) == [] and codes == [2], [p.read_text() for p in (ws / "logs").iterdir()]
