@@ -21,8 +21,12 @@ from cockpit.config import Config, GateConfig, load_config
 from cockpit.gates.interpreter import ask_torch, candidates, forget, gates_python
 from cockpit.session.trust import trust_file, what_runs
 from cockpit.session.workspace import Workspace, latest_open_session
+from cockpit.tune import launch, worker
+from cockpit.tune.plan import PLAN_NAME
+from cockpit.tune.target import Gpu
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.dialogs import TrustDialog
+from tests.tune_fakes import tile_plan
 
 SIZE = (150, 44)
 
@@ -246,3 +250,75 @@ def test_asking_an_interpreter_for_its_torch_never_imports_the_workspaces_torch_
     monkeypatch.chdir(tmp_path)  # `python -c` puts the current folder first on sys.path
     ask_torch(sys.executable)
     assert ran(tmp_path) == []
+
+
+def test_an_empty_pythonpath_entry_never_imports_the_workspaces_torch_py(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`export PYTHONPATH=$PYTHONPATH:/x` with the variable unset leaves an empty entry, which names
+    the current folder: the clone, where the env probe imports torch. A committed torch.py is not
+    what it imports."""
+    ws = tmp_path / "clone"
+    ws.mkdir()
+    (ws / "torch.py").write_text(f"open({str(tmp_path / 'torch-py-ran')!r}, 'w')\n")
+    assert main(["--workspace", str(ws), "new", "their kernel"]) == 0
+    monkeypatch.chdir(ws)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep + os.environ.get("PYTHONPATH", ""))
+    main(["gate", "env"])  # passes or fails with this box's toolchain; what matters is what ran
+    assert ran(tmp_path) == []
+
+
+@pytest.mark.parametrize("var", ["PATH", "PYTHONPATH", "LD_LIBRARY_PATH"])
+def test_a_gates_child_inherits_no_search_path_entry_that_names_the_workspace(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], var: str) -> None:
+    """From the user's shell: an empty, `.` or relative entry reaches no gate's child (a committed
+    libcudart.so would be loaded by torch there); one with no absolute entry left is unset, since an
+    empty PATH itself looks in the current folder."""
+    ws = tmp_path / "ws"
+    seen = tmp_path / "seen.json"
+    dump = f"import json, os; json.dump(os.environ.get({var!r}), open({str(seen)!r}, 'w'))"
+    ws.mkdir()
+    (ws / "cockpit.toml").write_text(f'[gates.env]\ncommand = {json.dumps([sys.executable, "-c", dump])}\n')
+    assert main(["--workspace", str(ws), "new", "mine"]) == 0
+    assert main(["--workspace", str(ws), "trust", "allow"]) == 0
+    absolute = os.environ["PATH"] if var == "PATH" else str(tmp_path / "lib")
+    for given, passed in ((os.pathsep.join(["", absolute, ".", "lib", ""]), absolute), (":.:lib", None)):
+        monkeypatch.setenv(var, given)
+        assert main(["--workspace", str(ws), "gate", "env"]) == 0, capsys.readouterr().err
+        assert json.loads(seen.read_text()) == passed
+
+
+# --- what a running tune reads again --------------------------------------------------------------
+
+def test_a_tune_worker_runs_no_python_a_pull_named_after_the_tune_began(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`cockpit tune` checked the workspace; 15 minutes in, a `git pull` brings a cockpit.toml whose
+    `[gates] python` nobody approved. Each worker reads cockpit.toml again (its store, its
+    interpreter): it refuses in one line naming `cockpit trust`, and the new python never runs."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    plan = launch.new_run(ws, tile_plan())  # no cockpit.toml yet: nothing to trust
+    launch.write_plan(ws, plan)
+    marker_script(ws / "tools" / "python", tmp_path / "python-ran")
+    (ws / "cockpit.toml").write_text('[gates]\npython = "tools/python"\n')  # the pull
+    capsys.readouterr()
+    assert worker.main(["--workspace", str(ws), "--plan", str(ws / plan.run_dir / PLAN_NAME),
+                        "--start", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "`cockpit trust allow`" in err, err
+    assert ran(tmp_path) == []
+
+
+def test_a_tune_worker_never_imports_a_cockpit_package_committed_in_the_workspace(tmp_path: Path) -> None:
+    """`python -m` puts the current folder first on sys.path: started in the workspace, a worker
+    would be the clone's own `cockpit/tune/worker.py` (or import its `optuna.py`)."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    plan = launch.new_run(ws, tile_plan())
+    launch.write_plan(ws, plan)
+    for package in ("cockpit", "cockpit/tune"):
+        (ws / package).mkdir()
+        (ws / package / "__init__.py").write_text("")
+    (ws / "cockpit" / "tune" / "worker.py").write_text(f"open({str(tmp_path / 'worker-py-ran')!r}, 'w')\n")
+    (ws / "cockpit.toml").write_text('[gates]\npython = "tools/python"\n')  # untrusted: the real one stops
+    codes = launch.run_workers(ws, plan, [Gpu(0, "GPU-0", "H100 80GB HBM3", "sm_90")], ws / "logs", lambda: None)
+    assert ran(tmp_path) == [] and codes == [2], [p.read_text() for p in (ws / "logs").iterdir()]

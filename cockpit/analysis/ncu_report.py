@@ -15,26 +15,31 @@ from typing import Any
 from cockpit.analysis.bottleneck import BottleneckVerdict
 from cockpit.analysis.launch_reading import Thresholds, fmt_ns, occupancy_limiters, stall_note, top_stalls
 from cockpit.analysis.ncu import EXPORT_HINT, KernelLaunch
+from cockpit.analysis.ncu_csv_file import read_ncu_csv
 from cockpit.analysis.ncu_metrics import ACHIEVED, COMPUTE, MEMORY, MEMORY_UNITS, THEORETICAL, WAVES
 from cockpit.errors import CockpitError
+from cockpit.files import RefusedFile, open_file
 
 IMPORT_TIMEOUT_S = 300
 
 
 def read_report(path: Path) -> str:
     """The CSV text of an ncu report: the file itself, or a .ncu-rep exported through ncu."""
-    if not path.is_file():
-        raise CockpitError(f"{path}: no such file; pass an ncu CSV ({EXPORT_HINT}) or a .ncu-rep")
-    if path.suffix == ".ncu-rep":
-        return import_ncu_rep(path)
     try:
-        data = path.read_bytes()
+        if path.suffix == ".ncu-rep":
+            open_file(path).close()  # only a regular file goes to ncu: a FIFO would hang its import
+            return import_ncu_rep(path)
+        text = read_ncu_csv(path)
+    except FileNotFoundError as exc:
+        raise CockpitError(f"{path}: no such file; pass an ncu CSV ({EXPORT_HINT}) or a .ncu-rep") from exc
+    except RefusedFile:
+        raise  # one line already: a FIFO, a folder, or over the cap
     except OSError as exc:
         raise CockpitError(f"{path}: cannot read it ({exc.strerror}); check its permissions") from exc
-    if b"\0" in data[:65536]:
+    if "\0" in text[:65536]:
         raise CockpitError(f"{path}: a binary file, not an ncu CSV; a .ncu-rep needs that suffix, "
                            f"or export a CSV with: {EXPORT_HINT}")
-    return data.decode("utf-8", errors="replace")
+    return text
 
 
 def import_ncu_rep(path: Path) -> str:

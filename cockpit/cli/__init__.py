@@ -17,7 +17,7 @@ from typing import cast
 from cockpit.cli.parser import build_parser, session_named
 from cockpit.cli.printed import through_the_door
 from cockpit.errors import CockpitError
-from cockpit.path_entries import absolute_path
+from cockpit.path_entries import drop_workspace_entries
 
 HANDLERS = {
     "tui": "cockpit.cli.tui:run_tui",
@@ -50,8 +50,7 @@ def handler(verb: str) -> Callable[..., int]:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = build_parser(argv).parse_args(argv)
-    if "PATH" in os.environ:  # an empty or relative entry would find a program in the workspace
-        os.environ["PATH"] = absolute_path(os.environ["PATH"])
+    drop_workspace_entries(os.environ)  # an empty or relative entry finds a program, module or .so here
     try:
         with through_the_door():  # every word a verb prints, its errors included (cli/printed.py)
             try:

@@ -13,11 +13,13 @@ from cockpit.analysis.bottleneck import Thresholds, verdict
 from cockpit.analysis.decide import SpeedupThresholds
 from cockpit.analysis.decide import decide as classify
 from cockpit.analysis.ncu import parse_ncu_csv
+from cockpit.analysis.ncu_csv_file import read_ncu_csv
 from cockpit.analysis.ncu_report import kernel_block, kernel_json, read_report
 from cockpit.analysis.ncu_rules import NoRules, RuleResult, parse_rules, ranked
 from cockpit.cli.parser import workspace_of
 from cockpit.config import load_config
 from cockpit.errors import CockpitError
+from cockpit.files import RefusedFile
 
 
 def analyze(args: argparse.Namespace) -> int:
@@ -53,13 +55,17 @@ def analyze_file(path: Path, as_json: bool, bench_ms: float | None = None,
 
 def _rules(path: Path, explicit: bool) -> list[RuleResult]:
     """ncu's rule results from its details page; none when there is no page (unless named)."""
-    if not path.exists():
+    try:
+        return parse_rules(read_ncu_csv(path))
+    except FileNotFoundError as exc:
         if explicit:
             raise CockpitError(f"{path}: no such file; export it with `ncu --import R.ncu-rep --csv --page "
-                               "details --print-details all > FILE.details.csv`")
+                               "details --print-details all > FILE.details.csv`") from exc
         return []
-    try:
-        return parse_rules(path.read_text(encoding="utf-8", errors="replace"))
+    except RefusedFile:
+        raise  # one line already: a FIFO, a folder, or over the cap
+    except OSError as exc:
+        raise CockpitError(f"{path}: cannot read it ({exc.strerror}); check its permissions") from exc
     except NoRules as exc:
         raise CockpitError(f"{path}: {exc}") from exc
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from cockpit.analysis.results.build import BuildResult, CompileError, kernel_of
 from cockpit.analysis.results.build import FailedStep as ResultStep
 from cockpit.errors import CockpitError
+from cockpit.files import read_tail, size_words
 from cockpit.gates.build_log import (
     BuildError,
     FailedStep,
@@ -37,6 +38,10 @@ from cockpit.workload.describe import cached
 
 NO_LAUNCH_TABLE = "a replaced build gives no launch table"
 """Why a replaced build's kernels have no shared memory per block or occupancy (no launch_info())."""
+
+MAX_BUILD_LOG_BYTES = 16 << 20
+"""The most of a build log judged: its last 16 MB, where a failed step and its errors are
+(`[gates] log_max_mb` lets a log grow to 100,000 MB; read whole, it would be held whole)."""
 
 
 def ninja_history(ctx: GateContext) -> list[NinjaInvocation]:
@@ -85,23 +90,36 @@ class BuildGate:
         return NinjaTracker(ninja_history(ctx))
 
     def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
-        lines = _read_log(ctx)
+        lines, cut = _read_log(ctx)
         probe = _read_result(ctx.result_path)
         if probe.get("mode") == "jit":
-            return judge_first_call(lines, exit_code, probe)
-        return judge_build(lines, exit_code, probe)
+            return _saying(cut, judge_first_call(lines, exit_code, probe))
+        return _saying(cut, judge_build(lines, exit_code, probe))
 
 
 def judge_replaced_build(ctx: GateContext, exit_code: int) -> Verdict:
-    """The verdict on a build command cockpit.toml put in place of the cockpit's: its whole log."""
-    return judge_build_log(_read_log(ctx), exit_code, stored_path(ctx.log_path, ctx.workspace))
+    """The verdict on a build command cockpit.toml put in place of the cockpit's: its log."""
+    lines, cut = _read_log(ctx)
+    return _saying(cut, judge_build_log(lines, exit_code, stored_path(ctx.log_path, ctx.workspace)))
 
 
-def _read_log(ctx: GateContext) -> list[str]:
+def _read_log(ctx: GateContext) -> tuple[list[str], str]:
+    """The build log's lines (the child's bytes, as a terminal shows them), through the door; past
+    MAX_BUILD_LOG_BYTES only its last lines, and a note saying what was cut ("" when nothing was)."""
     try:
-        return text_lines(ctx.log_path.read_bytes())  # the child's bytes, as a terminal shows them
-    except OSError as exc:
+        data, size = read_tail(ctx.log_path, MAX_BUILD_LOG_BYTES)
+    except OSError as exc:  # a FIFO or a folder in its place too: one line naming it
         raise CockpitError(f"{ctx.log_path}: cannot read the build log ({exc.strerror})") from exc
+    if size <= len(data):
+        return text_lines(data), ""
+    whole = stored_path(ctx.log_path, ctx.workspace)
+    return text_lines(data)[1:], (f"judged from the last {size_words(MAX_BUILD_LOG_BYTES)} of its "
+                                  f"{size_words(size)} log: the whole is {whole}")
+
+
+def _saying(cut: str, verdict: Verdict) -> Verdict:
+    """The verdict, its summary saying what of the log was cut (when something was)."""
+    return replace(verdict, summary=f"{verdict.summary} ({cut})") if cut else verdict
 
 
 def _read_result(path: Path) -> JsonObject:

@@ -7,11 +7,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cockpit.analysis.ncu_csv_file import read_ncu_csv
 from cockpit.analysis.results.bench import BenchResult, read_bench_result
 from cockpit.analysis.results.profile import KernelVerdict, ProfiledKernel, ProfileResult
 from cockpit.analysis.roofline import Roofline, place
 from cockpit.errors import CockpitError
-from cockpit.files import read_file
 from cockpit.gates.catalog import measures
 from cockpit.gates.gate import COULD_NOT_RUN, GateContext, NoProgress, ProgressTracker, Verdict
 from cockpit.hardware.peaks import peak_for
@@ -28,9 +28,6 @@ if TYPE_CHECKING:
 
 PROBE = Path(__file__).resolve().parent.parent / "probes" / "profile_probe.py"
 TARGET = Path(__file__).resolve().parent.parent / "probes" / "workload_probe.py"
-MAX_NCU_CSV_BYTES = 256 << 20
-"""The biggest ncu CSV read: a bigger one is refused in one line, never read whole."""
-NCU_CSV_WHAT = "an ncu CSV may be"
 CLOCK_NOTE = {
     "base": "ncu locked the clocks to base (--clock-control base): its durations are steadier but "
             "not comparable with the benchmark's; set [profile] clock_control = \"none\" to compare",
@@ -84,7 +81,7 @@ class ProfileGate:
         shape = text(probe.get("shape"))
         ms, roofline = bench_row_for(ctx, shape) if shape is not None else (None, None)
         details = text(probe.get("details_csv"))
-        return judge_profile(read_file(csv, MAX_NCU_CSV_BYTES, NCU_CSV_WHAT).decode("utf-8"),
+        return judge_profile(read_ncu_csv(csv),
                              replace(base, shape=shape, roofline=roofline), ms,
                              _read(details) if details is not None else None)
 
@@ -95,7 +92,7 @@ def _stored(path: object, workspace: Path) -> str | None:
 
 def _read(path: str) -> str | None:
     try:
-        return read_file(path, MAX_NCU_CSV_BYTES, NCU_CSV_WHAT).decode("utf-8", errors="replace")
+        return read_ncu_csv(path)
     except OSError:
         return None
 

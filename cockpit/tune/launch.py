@@ -6,6 +6,7 @@ per GPU pinned by UUID, and the wait for them, resumable after any stop. In a sh
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -290,9 +291,11 @@ def run_workers(
             f"{spent:.3f}",
         ]
         with (logs / f"{plan.run}-gpu{gpu.index}.log").open("a", encoding="utf-8") as log:
+            # from the root: `-m` puts the current folder first on sys.path, where a clone's own
+            # cockpit/ or optuna.py would be imported (the worker's children run in the workspace)
             children.append(
                 subprocess.Popen(
-                    argv, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=workspace, start_new_session=True
+                    argv, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=os.sep, start_new_session=True
                 )
             )
     def every() -> None:

@@ -23,6 +23,7 @@ from cockpit.errors import CockpitError
 from cockpit.gates.interpreter import gates_python
 from cockpit.hardware.peaks import peak_for
 from cockpit.session.journal import Event, JournalWriter
+from cockpit.session.trust import require_trust
 from cockpit.tune.build import BuildPool, Built, build_variant
 from cockpit.tune.measure import ProbeMeasurer, start_measuring
 from cockpit.tune.plan import KnobPlan, read_plan
@@ -116,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
     ws = args.workspace.resolve()
     plan = read_plan(args.plan)
     settings = load_config(ws)
+    require_trust(ws, settings)  # read again: a `git pull` since `cockpit tune` checked may name a new python
     store = store_of(ws, plan, settings.tune).asking(owner_of(plan.run_dir, plan.run))
     # the Python with the CUDA torch builds and measures; this process only drives the search
     python = gates_python(settings.gates, ws).path

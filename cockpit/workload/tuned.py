@@ -25,8 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
 
+from cockpit.files import read_file
+
 SCHEMA = 1
 SUFFIX = ".tuned.json"
+MAX_TUNED_BYTES = 16 << 20
+"""The biggest tuned file read: a winner per architecture and group is a few hundred bytes."""
 
 Scalar = int | float | str | bool | None
 """A JSON scalar: an axis's value in a shape, a knob's value (None: a define left to the source)."""
@@ -143,7 +147,7 @@ def read_winners(path: Path | None) -> tuple[Winner, ...]:
     if path is None:
         return ()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_file(path, MAX_TUNED_BYTES, "a tuned file may be")  # a FIFO in its place: one line
     except FileNotFoundError:
         return ()
     except OSError as exc:
