@@ -38,6 +38,7 @@ from cockpit.config.gates import Gates
 from cockpit.errors import CockpitError
 from cockpit.path_entries import absolute_path
 from cockpit.user_cache import user_cache
+from cockpit.write_whole import write_whole
 
 ASK_TIMEOUT_S = 60.0
 ASK = "import sys, torch; print(torch.__version__, torch.version.cuda or 'cpu', sys.version.split()[0])"
@@ -124,9 +125,7 @@ class PythonCache:
         self.known[key] = [stamp, answer]
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(self.known), encoding="utf-8")
-            os.replace(tmp, self.path)
+            write_whole(self.path, json.dumps(self.known))  # two cockpits asking: each file whole
         except OSError:
             pass  # a read-only cache asks again next time
         return answer
