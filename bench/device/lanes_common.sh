@@ -7,14 +7,17 @@ export PATH=/usr/local/cuda/bin:$PATH
 mapfile -t uuids < <(nvidia-smi --query-gpu=uuid --format=csv,noheader)
 # snap: the work folder as $FINAL/<name>.tgz (made whole, then moved: a cut call returns the last one)
 snap() { tar czf "$FINAL/t.tgz" -C /tmp "$(basename "$OUT")" && mv "$FINAL/t.tgz" "$FINAL/${ARCHIVE:-next}.tgz"; }
-# ws NAME MODULE: a scratch workspace (the examples and the planted workloads), a git repo, a session
+# ws NAME MODULE: a scratch workspace (the examples and the planted workloads), a git repo, trusted, a session
 ws() {
   local d; d=$(mktemp -d "/tmp/ws-$1-XXXX"); cp -r "$repo/workloads" "$repo/csrc" "$d/"
   mkdir -p "$d/planted"; cp "$repo"/bench/device/planted/*.py "$d/planted/"
   printf '[workload]\nmodule = "%s"\n' "$2" > "$d/cockpit.toml"
   (cd "$d" && git init -q && git add -A && git -c user.email=c@c -c user.name=c commit -qm base)
+  python3 -m cockpit --workspace "$d" trust allow > /dev/null  # our own copy: trusted, as `cockpit init` makes it
   python3 -m cockpit --workspace "$d" new "visit: $1" > /dev/null; echo "$d"
 }
+# toml WS TEXT: cockpit.toml replaced, and trusted again (a changed file asks again)
+toml() { printf '%b' "$2" > "$1/cockpit.toml"; python3 -m cockpit --workspace "$1" trust allow > /dev/null; }
 # gate WS NAME GATE: one gate, its --json kept, one line said
 gate() {
   local t0=$(date +%s)
