@@ -86,3 +86,14 @@ def holds_hidden(text: str) -> bool:
     if text.isascii() or HIDDEN_ONE.search(text) is None:
         return False
     return REVEALED.sub(_code_point, text) != text
+
+
+def unshown(text: str) -> str | None:
+    """What `printable` changes in `text`, in words; None when it shows `text` as it is. Text shown
+    through the door and saved back would have lost it."""
+    what = []
+    if CONTROLS.search(text) and UNPRINTABLE.search(text):
+        what.append("control bytes (`cat -v` shows them)")
+    if holds_hidden(text):
+        what.append("hidden characters (shown as <U+…>)")
+    return " and ".join(what) or None

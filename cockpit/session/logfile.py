@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cockpit.errors import CockpitError
-from cockpit.files import RefusedFile, read_file, read_head, size_words
+from cockpit.files import RefusedFile, open_file, read_file, read_head, size_words, too_big
 from cockpit.session.inside import OutsideWorkspace, confine_session_path
 
 
@@ -31,6 +31,10 @@ takes 0.4 s; at 50 MB the first frame took 37 s and a key 15 s. A bigger one is 
 in part, and never written."""
 SHOWN_BYTES = 256 << 10
 """What the editor shows of a SESSION.md over MAX_EDIT_BYTES, its beginning: drawn in half a second."""
+KEPT_UP_TO = 64 << 20
+"""The biggest version of SESSION.md that is kept aside whole (`.theirs`) before the editor's text
+is written over it: 8 times what the editor edits (a log someone appended a build's output to).
+A bigger one is not read, so it is not written over either."""
 
 
 @dataclass(frozen=True)
@@ -96,17 +100,40 @@ def _too_big(path: Path, head: bytes, stamp: Stamp) -> Loaded:
                   "another editor", f"{size}, too big to edit here")
 
 
-def read_aside(path: Path) -> str:
-    """A copy kept beside SESSION.md (`.mine`, `.theirs`) as text; RefusedFile (an OSError) for a
-    FIFO or a file over MAX_EDIT_BYTES: no editor's text is ever that."""
-    return read_file(path, MAX_EDIT_BYTES, "the editor reads").decode("utf-8", errors="replace")
+def disk_version(path: Path) -> tuple[bytes, Stamp | None]:
+    """The file's exact bytes (not UTF-8, or over MAX_EDIT_BYTES, alike) and their stamp, read at
+    once: what is kept aside before the editor's text replaces it. A missing file is b"" and None;
+    one over KEPT_UP_TO, or no file (a FIFO), is RefusedFile: not kept, so not to be written over."""
+    confine_session_path(path)
+    try:
+        with open_file(path) as f:
+            data, st = f.read(KEPT_UP_TO + 1), os.fstat(f.fileno())
+    except FileNotFoundError:
+        return b"", None
+    except RefusedFile:
+        raise
+    except OSError as exc:
+        raise CockpitError(f"{path}: cannot read ({exc.strerror})") from exc
+    if len(data) > KEPT_UP_TO:
+        raise too_big(path, st.st_size, KEPT_UP_TO, "kept aside whole")
+    return data, Stamp(st.st_mtime_ns, st.st_size, _digest(data[:MAX_EDIT_BYTES + 1]))  # as stamp_of
+
+
+def read_aside(path: Path) -> bytes:
+    """A copy kept beside SESSION.md (`.mine`, `.theirs`), its bytes; RefusedFile (an OSError) for a
+    FIFO or a file over KEPT_UP_TO: no copy kept here is ever that."""
+    return read_file(path, KEPT_UP_TO, "kept aside whole")
 
 
 def save(path: Path, text: str) -> Stamp:
+    """Write `text` atomically (save_bytes)."""
+    return save_bytes(path, text.encode("utf-8"))
+
+
+def save_bytes(path: Path, data: bytes) -> Stamp:
     """Write atomically: a crash leaves either the old file or the new one, never half of one.
     Never through a session folder that leads out of the workspace (OutsideWorkspace)."""
     confine_session_path(path)
-    data = text.encode("utf-8")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with tmp.open("wb") as f:

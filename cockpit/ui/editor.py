@@ -19,7 +19,7 @@ from textual.timer import Timer
 from textual.widgets import TextArea
 
 from cockpit.errors import CockpitError
-from cockpit.printable import holds_hidden, printable
+from cockpit.printable import printable, unshown
 from cockpit.session import logfile
 from cockpit.ui.markdown_marks import MarkdownMarks
 
@@ -28,6 +28,9 @@ SAVE_AT_MOST_S = 1.5  # ... or this long after the first unsaved one: a kill -9 
 # characters; above this, plain text: highlighting reads ~0.1 s per MB when a log opens, and again
 # after an edit that changes every line below it (an opened fence); a keystroke is < 1 ms
 HIGHLIGHT_UP_TO = 1_000_000
+BOM = "\ufeff"
+"""A byte order mark at the start (Windows editors write one): not shown, and written back as it
+was on every save, so it alone never makes a file read-only."""
 
 
 class MarkdownArea(TextArea):
@@ -106,6 +109,7 @@ class SessionEditor(Vertical):
         self.path: Path | None = None
         self.area = MarkdownArea("", soft_wrap=True, id="session-md")
         self._stamp: logfile.Stamp | None = None
+        self._bom = ""
         self._first_unsaved: float | None = None
         self._last_edit = 0.0
         self._asked = False
@@ -134,20 +138,23 @@ class SessionEditor(Vertical):
             self.app.notify(loaded.problem, severity="warning", markup=False, timeout=15)
 
     def _show(self, loaded: logfile.Loaded) -> None:
-        # shown through the door: no escape reaches the screen, a hidden character shows as <U+…>
-        shown = printable(loaded.text)
-        self.area.load_markdown(shown, highlight=len(loaded.text) <= HIGHLIGHT_UP_TO)
+        """Show the file through the door: no escape reaches the screen, a hidden character shows
+        as <U+…>. Where that is not the text on disk (a colour code, a form feed, a lone CR left
+        out; a bidi override spelled out), a save from here would write what is shown, not what
+        was there: the file is read-only, its border says why."""
+        self._bom = BOM if loaded.text.startswith(BOM) else ""
+        text = loaded.text.removeprefix(BOM)
+        shown = printable(text)
+        self.area.load_markdown(shown, highlight=len(text) <= HIGHLIGHT_UP_TO)
         self.area.move_cursor(self.area.document.end)  # a log grows at its end: type there
-        # A file holding hidden characters (a bidi override, a zero-width space) is shown with them
-        # spelled out; saved from here it would hold the spelling, not the characters: read-only.
-        hidden = loaded.editable and holds_hidden(loaded.text)
-        self.area.read_only = not loaded.editable or hidden
+        why = unshown(text) if loaded.editable and shown != text else None
+        self.area.read_only = not loaded.editable or why is not None
         self._stamp = loaded.stamp
         self._first_unsaved = None
         self._asked = False
         self._ended = False
         self.border_subtitle = (f"read-only: {loaded.read_only_why}" if not loaded.editable else
-                                "read-only: it holds hidden characters (shown as <U+…>)" if hidden else
+                                f"read-only: it holds {why}; remove them elsewhere to edit" if why else
                                 "saved")
 
     def follow(self, session: bool, ended: bool) -> None:
@@ -158,7 +165,7 @@ class SessionEditor(Vertical):
             self.area.disabled = not session
         if ended and not self._ended:
             if not self.flush() and self.dirty and self.path is not None:  # a question still open
-                kept = keep_aside(self.path, "mine", self.area.text)
+                kept = keep_aside(self.path, "mine", self.area.text.encode())
                 self.app.notify(f"The session ended with unsaved text in the editor: it is in {kept}",
                                 severity="warning", markup=False, timeout=60)
             self._ended = True
@@ -208,12 +215,12 @@ class SessionEditor(Vertical):
             self._ask()
             return False
         try:
-            self._stamp = logfile.save(self.path, self.area.text)
+            self._stamp = logfile.save(self.path, self._bom + self.area.text)
         except CockpitError as exc:
             first = self.border_subtitle != "NOT SAVED"
             self.border_subtitle = "NOT SAVED"
             if first:  # once per failure, not at every retry: a copy where the disk still takes it
-                copy = logfile.rescue(self.path, self.area.text)
+                copy = logfile.rescue(self.path, self._bom + self.area.text)
                 where = f"; a copy is in {copy}" if copy else "; no folder took a copy either"
                 self.app.notify(str(exc) + where, severity="error", markup=False, timeout=30)
             return False
@@ -239,19 +246,28 @@ class SessionEditor(Vertical):
         ours, loaded = self.area.text, logfile.load(self.path)
         kept = None
         if self.dirty:
-            kept = keep_aside(self.path, "mine", ours)
-        elif drops_lines(ours, printable(loaded.text)):
-            kept = kept_by_them(self.path, ours) or keep_aside(self.path, "mine", ours)
+            kept = keep_aside(self.path, "mine", ours.encode())
+        elif drops_lines(ours, printable(loaded.text.removeprefix(BOM))):
+            kept = kept_by_them(self.path, ours) or keep_aside(self.path, "mine", ours.encode())
         self._show(loaded)
         return kept
 
     def keep_mine(self) -> Path:
         """Write the editor's text over the file on disk, the disk's version kept first in
-        SESSION.md.theirs (returned): neither side is lost."""
+        SESSION.md.theirs (returned), byte for byte: neither side is lost. A disk version that
+        cannot be kept whole (over logfile.KEPT_UP_TO, a FIFO) is not written over: CockpitError,
+        and the question comes back at the next look at the disk."""
         assert self.path is not None
-        theirs = keep_aside(self.path, "theirs", logfile.load(self.path).text)
+        try:
+            data, stamp = logfile.disk_version(self.path)
+        except CockpitError as exc:
+            self._asked = False
+            raise CockpitError(f"{exc} — so your text was not written over it (it is still in the "
+                               f"editor): take the disk's version (yours goes to {self.path.name}.mine) "
+                               "or move that file away") from exc
+        theirs = keep_aside(self.path, "theirs", data)
         self._asked = False
-        self._stamp = logfile.stamp_of(self.path)
+        self._stamp = stamp
         if self._first_unsaved is None:
             self._first_unsaved = self.now()
         self.flush()
@@ -329,19 +345,19 @@ def drops_lines(ours: str, theirs: str) -> bool:
     return any(line.strip() and line not in kept for line in ours.splitlines())
 
 
-def keep_aside(path: Path, side: str, text: str) -> Path:
-    """Write `text` beside `path` as `<name>.<side>`, or `.<side>.2`, `.3`... when that name
-    holds other text already: a second conflict never overwrites what the first one kept."""
+def keep_aside(path: Path, side: str, data: bytes) -> Path:
+    """Write `data` beside `path` as `<name>.<side>`, or `.<side>.2`, `.3`... when that name
+    holds other bytes already: a second conflict never overwrites what the first one kept."""
     for n in range(1, 100):
         target = path.with_name(f"{path.name}.{side}" + (f".{n}" if n > 1 else ""))
         try:
             held = logfile.read_aside(target)
         except FileNotFoundError:
-            logfile.save(target, text)
+            logfile.save_bytes(target, data)
             return target
         except OSError:
             continue  # not a file we can read (a folder of that name): the next name
-        if held == text:
+        if held == data:
             return target
     raise CockpitError(f"{path.parent}: 99 {path.name}.{side} files already; move the old ones "
                        "away and choose again")
@@ -351,7 +367,8 @@ def kept_by_them(path: Path, text: str) -> Path | None:
     """The `.theirs` file where another cockpit kept `text` when it wrote its own over it."""
     for theirs in sorted(path.parent.glob(f"{path.name}.theirs*")):
         try:
-            if printable(logfile.read_aside(theirs)) == text:
+            held = logfile.read_aside(theirs).decode("utf-8", errors="replace")
+            if printable(held.removeprefix(BOM)) == text:
                 return theirs
         except OSError:
             continue

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import os
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -48,6 +49,10 @@ class GateBoard:
         """Kept for the app's life: a trigger that backtracks for ever is named once, then skipped."""
         self._config_seen = self._config_stamp()
         """cockpit.toml's (mtime, size) when the app's config was read: an edit applies to the next run."""
+        self._finding_python = False
+        """The user has just trusted the workspace: its Python is being found in a thread, and a
+        gate that runs in it waits (asked on the UI thread, each interpreter's torch import froze
+        the keys for seconds)."""
 
     # Intents ------------------------------------------------------------------------------
 
@@ -126,6 +131,9 @@ class GateBoard:
         config = self.app.config.gate(name)
         python, how = sys.executable, ""
         if config.command is None:  # the gate's own probe: in the Python with the CUDA torch
+            if self._finding_python:  # started once it is found
+                self.queue.insert(0, name)
+                return
             try:  # warmed in a thread when the app starts (app.py): found, not asked, here
                 found = gates_python(self.app.config.gates, self.app.workspace.root)
             except CockpitError as exc:  # [gates] python names one that does not run
@@ -166,13 +174,26 @@ class GateBoard:
         self.refresh()
 
     def _trust_answered(self, trusted: bool) -> None:
-        if trusted:
-            self._start_next()
+        if trusted:  # the warm-up skipped this untrusted workspace: its Python is found now, in a thread
+            self._finding_python = True
+            threading.Thread(target=self._find_python_then_start, name="gates-python", daemon=True).start()
+            self._start_next()  # a gate with its own command needs none: it starts now
             return
         dropped, self.queue = self.queue, []
         self.app.notify(f"Nothing ran ({', '.join(dropped)}): this workspace is not trusted. r asks again; "
                         "`cockpit trust show` lists what it would run.", severity="warning", markup=False)
         self.refresh()
+
+    def _find_python_then_start(self) -> None:
+        try:
+            self.find_python()
+        finally:
+            self._post(self._python_found)
+
+    def _python_found(self) -> None:
+        self._finding_python = False
+        if self.run is None:  # else the gate running starts the next when it ends
+            self._start_next()
 
     def _config_stamp(self) -> tuple[int, int] | None:
         try:
