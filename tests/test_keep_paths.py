@@ -6,8 +6,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from cockpit.analysis.keep import commit_kernel, kernel_diff_stat, restore_kernel
 from cockpit.config.workload import WorkloadConfig
+from cockpit.gates.kernel_git import commit_kernel, kernel_diff_stat, restore_kernel
 from cockpit.workload.kernel_files import kernel_paths
 from cockpit.workload.manifest import Manifest, manifest_from_json
 

@@ -4,16 +4,14 @@ At least `keep_improvement` faster (20 % by default, geometric mean over the sha
 → KEEP and commit the kernel's files; otherwise REVERT them to the last kept version. A run suspect
 of named configs alone (blocks never clean there, a foreign process over their blocks: the
 validity verdict's `suspect_configs`) still decides, on the other configs, and says how many it
-left out; a run suspect window-wide decides nothing. Git is only
-ever touched by `commit_kernel` / `restore_kernel`, which the UI calls after the engineer confirms,
-on the paths the workload names (cockpit/workload/kernel_files.py: its sources' folders, its
-module's folder), never on the rest of the workspace.
+left out; a run suspect window-wide decides nothing. This module decides and runs nothing: git is
+cockpit/gates/kernel_git.py's, which commits or restores the kernel's files after the engineer
+confirms.
 """
 
 from __future__ import annotations
 
 import math
-import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +19,6 @@ from typing import Literal
 
 from cockpit import before_workloads
 from cockpit.analysis.stats import geomean
-from cockpit.errors import CockpitError
 from cockpit.json_fields import JsonObject, as_number, obj, pair, strings, texts
 from cockpit.session.results import read_result_json
 
@@ -211,47 +208,6 @@ def _left_out(before: BenchRecord, now: BenchRecord) -> str:
     else:
         why = f"{before.left_out_why or 'suspect'} in the earlier run"
     return f"; {len(out)} left out: {why}"
-
-
-def _git(repo: Path, *args: str) -> str:
-    try:
-        out = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
-                             timeout=30)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise CockpitError(f"git {' '.join(args)} did not run: {exc}") from exc
-    if out.returncode != 0:
-        err = out.stderr.strip().splitlines()
-        raise CockpitError(f"git {' '.join(args)}: {err[-1] if err else 'failed'}")
-    return out.stdout
-
-
-def head_commit(repo: Path) -> str | None:
-    try:
-        return _git(repo, "rev-parse", "--short", "HEAD").strip() or None
-    except CockpitError:
-        return None  # not a git checkout: decisions still work, nothing to commit or restore
-
-
-def kernel_diff_stat(repo: Path, paths: Sequence[str]) -> str:
-    """What changed in the kernel's files since the last commit (read-only)."""
-    return _git(repo, "diff", "--stat", "HEAD", "--", *paths).strip()
-
-
-def commit_kernel(repo: Path, paths: Sequence[str], message: str) -> str:
-    """KEEP, confirmed: commit the kernel's files alone; returns the new commit."""
-    _git(repo, "add", "--", *paths)
-    _git(repo, "commit", "-m", message, "--", *paths)
-    return _git(repo, "rev-parse", "--short", "HEAD").strip()
-
-
-def restore_kernel(repo: Path, paths: Sequence[str]) -> str:
-    """REVERT, confirmed: put the kernel's files back as they were at the last commit (the last
-    kept version). Files the last commit does not have are left alone (git restore refuses them)."""
-    stat = kernel_diff_stat(repo, paths)
-    tracked = [p for p in paths if _git(repo, "ls-tree", "--name-only", "HEAD", "--", p.rstrip("/")).strip()]
-    if tracked:
-        _git(repo, "restore", "--source=HEAD", "--staged", "--worktree", "--", *tracked)
-    return stat
 
 
 def bench_record_json(rows: Sequence[JsonObject], session: str, t: float, valid: bool,

@@ -21,7 +21,6 @@ from cockpit.analysis.keep import (
     bench_history,
     bench_record_json,
     decide_keep,
-    head_commit,
     rows_geomean,
     rows_interval,
 )
@@ -34,6 +33,7 @@ from cockpit.errors import CockpitError
 from cockpit.gates.bench_blocks import label_of
 from cockpit.gates.bench_validity import probe_validity
 from cockpit.gates.gate import GateContext, GateStatus, Verdict
+from cockpit.gates.kernel_git import head_commit
 from cockpit.gates.probe_call import ShapeCounter, probe_argv, read_result
 from cockpit.hardware.peaks import peak_for, share_of_peak
 from cockpit.json_fields import JsonObject, as_number, compact, obj, objects, strings, text

@@ -22,11 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
-from cockpit.analysis.keep import bench_record_json, head_commit
+from cockpit.analysis.keep import bench_record_json
 from cockpit.analysis.stats import Estimate, speedup
 from cockpit.config import Config
 from cockpit.errors import CockpitError
 from cockpit.gates.bench_validity import judge_probe_window
+from cockpit.gates.kernel_git import head_commit
 from cockpit.session.paths import stored_path
 from cockpit.tune.header import render, write_header
 from cockpit.tune.plan import GroupPlan, KnobPlan

@@ -4,9 +4,9 @@ the suggestion to profile first. Git is touched only on a yes, only on the paths
 
 from __future__ import annotations
 
-from cockpit.analysis import keep as git_keep
 from cockpit.analysis.results.bench import BenchResult
 from cockpit.errors import CockpitError
+from cockpit.gates import kernel_git
 from cockpit.session import events as ev
 from cockpit.session import timer
 from cockpit.ui.dialogs import ConfirmDialog
@@ -23,7 +23,7 @@ def offer_bench_decision(host: CockpitHost, result: BenchResult) -> None:
     paths = list(keep.touched)
     named = " ".join(paths)
     try:
-        stat = git_keep.kernel_diff_stat(repo, paths)
+        stat = kernel_git.kernel_diff_stat(repo, paths)
     except CockpitError as exc:
         stat = f"(no git diff: {exc})"
     if keep.action == "keep":
@@ -38,10 +38,10 @@ def offer_bench_decision(host: CockpitHost, result: BenchResult) -> None:
         if yes:
             try:
                 if keep.action == "keep":
-                    details["commit"] = git_keep.commit_kernel(repo, paths, keep.commit_message)
+                    details["commit"] = kernel_git.commit_kernel(repo, paths, keep.commit_message)
                     host.notify(f"Kept: committed {named} as {details['commit']}.", markup=False)
                 else:
-                    details["restored"] = git_keep.restore_kernel(repo, paths)
+                    details["restored"] = kernel_git.restore_kernel(repo, paths)
                     host.notify(f"Reverted: {named} back to the last kept version.", markup=False)
             except CockpitError as exc:
                 host.notify(str(exc), severity="error", markup=False, timeout=15)

@@ -1,0 +1,57 @@
+"""The kernel's files in git: the commit a confirmed KEEP makes, the restore a confirmed REVERT
+makes, and the commit a bench or a tune records it ran on.
+
+The only place the cockpit runs git. It touches only the paths the workload names
+(cockpit/workload/kernel_files.py: its sources' folders, its module's folder), never the rest of
+the workspace, and only after the engineer confirms (ui/decisions.py); reading the head commit
+changes nothing. Each git call is one line on failure (`CockpitError`), within 30 s.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from cockpit.errors import CockpitError
+
+
+def _git(repo: Path, *args: str) -> str:
+    try:
+        out = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
+                             timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise CockpitError(f"git {' '.join(args)} did not run: {exc}") from exc
+    if out.returncode != 0:
+        err = out.stderr.strip().splitlines()
+        raise CockpitError(f"git {' '.join(args)}: {err[-1] if err else 'failed'}")
+    return out.stdout
+
+
+def head_commit(repo: Path) -> str | None:
+    try:
+        return _git(repo, "rev-parse", "--short", "HEAD").strip() or None
+    except CockpitError:
+        return None  # not a git checkout: decisions still work, nothing to commit or restore
+
+
+def kernel_diff_stat(repo: Path, paths: Sequence[str]) -> str:
+    """What changed in the kernel's files since the last commit (read-only)."""
+    return _git(repo, "diff", "--stat", "HEAD", "--", *paths).strip()
+
+
+def commit_kernel(repo: Path, paths: Sequence[str], message: str) -> str:
+    """KEEP, confirmed: commit the kernel's files alone; returns the new commit."""
+    _git(repo, "add", "--", *paths)
+    _git(repo, "commit", "-m", message, "--", *paths)
+    return _git(repo, "rev-parse", "--short", "HEAD").strip()
+
+
+def restore_kernel(repo: Path, paths: Sequence[str]) -> str:
+    """REVERT, confirmed: put the kernel's files back as they were at the last commit (the last
+    kept version). Files the last commit does not have are left alone (git restore refuses them)."""
+    stat = kernel_diff_stat(repo, paths)
+    tracked = [p for p in paths if _git(repo, "ls-tree", "--name-only", "HEAD", "--", p.rstrip("/")).strip()]
+    if tracked:
+        _git(repo, "restore", "--source=HEAD", "--staged", "--worktree", "--", *tracked)
+    return stat
