@@ -46,11 +46,11 @@ from cockpit.probes.workload_load import first_line
 from cockpit.workload.spec import Workload
 
 Say = Callable[[str], None]
-BenchRow = dict[str, Any]
+RowJson = dict[str, Any]
 """One bench shape's row as the result file holds it: config, shape (its axes at the top level
 too), dtype, flops, bytes, impl -> TimingCell (device time, eager time, blocks re-measured),
 blocks (the clean ones' spans), method, speedup_vs_<impl>[_ci]. Its keys vary with the workload's
-axes and implementations: open JSON, read by cockpit/analysis/results/bench.py."""
+axes and implementations: open JSON, read by cockpit/analysis/results/bench.py into its `BenchRow`."""
 
 
 def impl_id(name: str) -> str:
@@ -90,7 +90,7 @@ def _reference(fn: Callable[..., Any]) -> Bind:
 class BenchCrash(RuntimeError):
     """An implementation raised at one config: where, the error's first line, and the rows before."""
 
-    def __init__(self, config: str, impl: str, error: str, rows: list[BenchRow]) -> None:
+    def __init__(self, config: str, impl: str, error: str, rows: list[RowJson]) -> None:
         super().__init__(f"{impl} crashed at {config}: {error}")
         self.config, self.impl, self.error, self.rows = config, impl, error, rows
 
@@ -116,7 +116,7 @@ def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
           input_sets: int, say: Say, budget_s: float = 0.5, settle_ms: float = 100.0, rounds: int = 2,
           optional: frozenset[str] = frozenset(), shapes: Sequence[Mapping[str, Any]] | None = None,
           keep_times: bool = False, judge: BlockJudge | None = None,
-          modes: Sequence[str] = ("forward",)) -> list[BenchRow]:
+          modes: Sequence[str] = ("forward",)) -> list[RowJson]:
     """Time every implementation on every bench shape (or `shapes`) in each of `modes` (see the
     module docstring). An optional reference that raises on a shape is left out of that shape,
     said in the log; a candidate or a required reference that raises ends the bench
@@ -129,7 +129,7 @@ def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
     if not hold.works:
         say("  this torch has no spin kernel (torch.cuda._sleep): times include the host's launch cost")
     judge = judge or BlockJudge(None)
-    rows: list[BenchRow] = []
+    rows: list[RowJson] = []
     grid = list(w.bench_grid if shapes is None else shapes)
     running = _Running()
     several = tuple(modes) != ("forward",)
@@ -164,7 +164,7 @@ def flush_buffer() -> Any:
 
 def _config(w: Workload, impls: Mapping[str, Bind], shape: Mapping[str, Any], name: str, index: int,
             warmup: int, input_sets: int, say: Say, optional: frozenset[str], running: _Running,
-            **how: Any) -> BenchRow:
+            **how: Any) -> RowJson:
     """One shape in one mode: each implementation warmed up and its call estimated, the method
     planned, then timed."""
     mode = how["mode"]
@@ -304,10 +304,10 @@ class Pass:
 
 def _row(w: Workload, shape: Mapping[str, Any], name: str, cells: Mapping[str, TimingCell],
          anchor: Any, anchor_t: float, spans: Sequence[Span], method: str = "",
-         l2_note: str | None = None, mode: str = "forward") -> BenchRow:
+         l2_note: str | None = None, mode: str = "forward") -> RowJson:
     flops, nbytes = _counts(w, shape, mode)
     dtype = shape.get(w.dtype_key) if w.dtype_key else None
-    row: BenchRow = {"config": name, "shape": dict(shape), **dict(shape), "dtype": dtype,
+    row: RowJson = {"config": name, "shape": dict(shape), **dict(shape), "dtype": dtype,
                            "flops": flops, "bytes": nbytes, "impl": {},
                            "blocks": block_spans(anchor, anchor_t, spans), "method": method}
     if l2_note:
