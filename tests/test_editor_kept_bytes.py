@@ -13,6 +13,7 @@ from cockpit.session import logfile
 from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.dialogs import DiskChangedDialog
+from tests.waiting import until
 
 SIZE = (160, 48)
 COLOUR_OUTPUT = "err \x1b[31mred\x1b[0m\n\x0cpage two\nprogress 10%\rprogress 100%\n"
@@ -35,13 +36,15 @@ def make_app(ws: Workspace, ref: SessionRef) -> tuple[CockpitApp, list[str]]:
     return app, told
 
 
-async def until(pilot, holds, what: str) -> None:  # type: ignore[no-untyped-def]
-    """Wait for a state, never for a fixed time (the suite runs on a busy 2-core box)."""
-    for _ in range(3000):
-        if holds():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError(f"never: {what}")
+async def keep_mine_when(pilot, app: CockpitApp, session: SessionRef, theirs: bytes) -> None:  # type: ignore[no-untyped-def]
+    """"mine" typed at the end of the log, `theirs` written to disk by another hand, and at the
+    question that follows, Escape: keep mine."""
+    app.editor.area.focus()
+    await pilot.press("end", *"mine")
+    session.log_md.write_bytes(theirs)
+    app.tick()
+    await until(pilot, lambda: isinstance(app.screen, DiskChangedDialog), "the question")
+    await pilot.press("escape")
 
 
 async def test_a_session_md_holding_colour_output_opens_read_only_and_keeps_its_bytes(
@@ -84,12 +87,7 @@ async def test_keep_mine_keeps_a_big_disk_version_that_is_not_utf8_byte_for_byte
     app, told = make_app(ws, session)
     theirs = b"# Session\n\xff\xfe latin-1 caf\xe9\n" + b"build output line\n" * 520_000  # ~9 MB
     async with app.run_test(size=SIZE) as pilot:
-        app.editor.area.focus()
-        await pilot.press("end", *"mine")
-        session.log_md.write_bytes(theirs)
-        app.tick()
-        await until(pilot, lambda: isinstance(app.screen, DiskChangedDialog), "the question")
-        await pilot.press("escape")  # keep mine
+        await keep_mine_when(pilot, app, session, theirs)
         await until(pilot, lambda: not isinstance(app.screen, DiskChangedDialog), "the answer")
         await until(pilot, lambda: session.log_md.read_text().endswith("## Log\nmine"), "mine saved")
     assert len(theirs) > logfile.MAX_EDIT_BYTES
@@ -105,12 +103,7 @@ async def test_keep_mine_is_refused_when_the_disk_version_cannot_be_kept_whole(
     app, told = make_app(ws, session)
     theirs = b"build output line\n" * 100_000  # 1.7 MB
     async with app.run_test(size=SIZE) as pilot:
-        app.editor.area.focus()
-        await pilot.press("end", *"mine")
-        session.log_md.write_bytes(theirs)
-        app.tick()
-        await until(pilot, lambda: isinstance(app.screen, DiskChangedDialog), "the question")
-        await pilot.press("escape")  # keep mine
+        await keep_mine_when(pilot, app, session, theirs)
         await until(pilot, lambda: any("not written over" in t for t in told), "the refusal")
         assert session.log_md.read_bytes() == theirs
         assert not (session.path / "SESSION.md.theirs").exists()

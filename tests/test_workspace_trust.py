@@ -28,6 +28,7 @@ from cockpit.tune.target import Gpu
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.dialogs import TrustDialog
 from tests.tune_fakes import tile_plan
+from tests.waiting import until
 
 SIZE = (150, 44)
 
@@ -74,15 +75,6 @@ def app_on(ws: Path) -> CockpitApp:
     real = app.notify
     app.notify = lambda message, **kw: (app.toasts.append(message), real(message, **kw))  # type: ignore[method-assign,attr-defined]
     return app
-
-
-async def until(pilot, holds, what: str) -> None:  # type: ignore[no-untyped-def]
-    """Wait for a state, never for a fixed time (the suite runs on a busy 2-core box)."""
-    for _ in range(3000):
-        if holds():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError(f"never: {what}")
 
 
 def dialog_lines(app: CockpitApp) -> str:
