@@ -26,9 +26,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from cockpit.config import Config  # noqa: E402
-from cockpit.gates.build import judge_build  # noqa: E402
-from cockpit.gates.env import env_verdict, read_env_result  # noqa: E402
-from cockpit.gates.profile import CLOCK_NOTE, judge_profile  # noqa: E402
+from cockpit.gates.build.gate import judge_build  # noqa: E402
+from cockpit.gates.env.gate import env_verdict, read_env_result  # noqa: E402
+from cockpit.gates.profile.gate import CLOCK_NOTE, judge_profile  # noqa: E402
 from cockpit.report.export import DEFAULT_NAMES  # noqa: E402
 from cockpit.session import events as ev  # noqa: E402
 from cockpit.session import timer  # noqa: E402

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import torch
 
-from cockpit.gates.correctness import judge_correctness
+from cockpit.gates.correctness.gate import judge_correctness
 from cockpit.probes.workload.check import ROUNDS, correctness
 from cockpit.workload.spec import Reference, Workload, axes, rel_l2
 
@@ -274,9 +274,9 @@ def _gate_row(config: str, mode: str | None, ours_ms: float, ref_ms: float) -> d
 
 
 def test_the_bench_headline_names_the_modes_side_by_side_and_the_result_reads_them() -> None:
-    from cockpit.analysis.results.bench import BenchResult
     from cockpit.config import Config
-    from cockpit.gates.bench import judge_bench
+    from cockpit.gates.bench.gate import judge_bench
+    from cockpit.gates.bench.result import BenchResult
 
     rows = [_gate_row(f"N={n}{'' if m == 'forward' else ' ' + m}", m, 1.0, s * (1 + n / 1e5))
             for n in (1024, 4096) for m, s in (("forward", 1.57), ("backward", 1.21), ("full", 1.30))]
@@ -292,9 +292,9 @@ def test_the_bench_headline_names_the_modes_side_by_side_and_the_result_reads_th
 
 
 def test_a_forward_only_bench_says_no_modes_and_its_result_has_none() -> None:
-    from cockpit.analysis.results.bench import BenchResult
     from cockpit.config import Config
-    from cockpit.gates.bench import judge_bench
+    from cockpit.gates.bench.gate import judge_bench
+    from cockpit.gates.bench.result import BenchResult
 
     data = {"rows": [_gate_row("N=1024", None, 1.0, 1.5)], "baseline": "torch.layer_norm", "workload": "w"}
     verdict = judge_bench(data, None, None, Config().thresholds, "b.json")

@@ -11,9 +11,9 @@ import json
 from pathlib import Path
 
 from cockpit.analysis.bench_notes import host_bound_note
-from cockpit.analysis.results.validity import BenchValidity
 from cockpit.config import Config
-from cockpit.gates.bench import judge_bench
+from cockpit.gates.bench.gate import judge_bench
+from cockpit.gates.bench.validity import BenchValidity
 
 FIX = Path(__file__).parent / "fixtures" / "gpu" / "gates-blocks" / "gate-bench.json"
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from cockpit.analysis.results.bench import read_bench_result
 from cockpit.analysis.stats import geomean
 from cockpit.before_workloads import WORKLOAD as ATTENTION
+from cockpit.gates.bench.result import read_bench_result
 
 ROOT = Path(__file__).parent.parent
 RECORDED = sorted([*(ROOT / "examples" / "sessions").glob("*/journal.jsonl"),

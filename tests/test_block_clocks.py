@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from cockpit.analysis.results.validity import BenchValidity
 from cockpit.config import Thresholds
-from cockpit.gates.bench_validity import judge_probe_window
+from cockpit.gates.bench.validity import BenchValidity
+from cockpit.gates.bench.validity_rules import judge_probe_window
 from cockpit.telemetry.block_clocks import Block, compare_clocks, samples_in_blocks
 from cockpit.telemetry.sample import GpuSample
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from cockpit.gates.build import judge_build
-from cockpit.gates.build_log import KernelResources, parse_errors, parse_ptxas
-from cockpit.gates.kernel_resources import ResourcePolicy, report_kernels
+from cockpit.gates.build.gate import judge_build
+from cockpit.gates.build.log import KernelResources, parse_errors, parse_ptxas
+from cockpit.gates.build.resources import ResourcePolicy, report_kernels
 from cockpit.workload.tuned import read_winners
 
 REPO = Path(__file__).resolve().parent.parent

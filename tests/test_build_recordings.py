@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cockpit.gates.build import NinjaTracker, judge_build
-from cockpit.gates.build_log import parse_ninja_step, parse_ptxas, read_ninja_log
+from cockpit.gates.build.gate import NinjaTracker, judge_build
+from cockpit.gates.build.log import parse_ninja_step, parse_ptxas, read_ninja_log
 from cockpit.patterns.library import SHIPPED
 
 REC = Path(__file__).parent / "fixtures" / "gpu" / "build"
@@ -102,7 +102,7 @@ def test_a_cached_build_is_judged_as_the_fresh_one_was() -> None:
     that followed it. cuobjdump's SHARED:1024 is the KB sm_80+ reserves per block, not static shared
     memory of the kernel (ptxas said none): counted as such, a cached build would have claimed
     48 KB + 1 KB of shared memory per block and failed the L4 judgement the fresh build passed."""
-    from cockpit.gates.build_log import parse_cuobjdump
+    from cockpit.gates.build.log import parse_cuobjdump
 
     fresh = {k.name: (k.registers, k.smem, k.stack) for k in parse_ptxas(log("clean"))}
     cached = {k.name: (k.registers, k.smem, k.stack) for k in
@@ -117,7 +117,7 @@ def test_the_build_gate_starts_in_a_workspace_that_replaces_no_gate(tmp_path: Pa
     KeyError (what every build on the H200 hit at 841a723); a replaced command has no ninja history."""
     from cockpit.config import Config
     from cockpit.config.gates import GateConfig, Gates
-    from cockpit.gates.build import BuildGate
+    from cockpit.gates.build.gate import BuildGate
     from cockpit.gates.gate import GateContext
 
     plain = GateContext(tmp_path, tmp_path / "s", "001-build", config=Config())

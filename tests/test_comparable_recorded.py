@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from cockpit.config import Config
-from cockpit.gates.bench_validity import judge_probe_window
+from cockpit.gates.bench.validity_rules import judge_probe_window
 
 HERE = Path(__file__).parent / "fixtures" / "gpu" / "comparable"
 

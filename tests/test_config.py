@@ -187,8 +187,8 @@ def test_a_table_cockpit_does_not_know_lists_every_top_level_key(tmp_path: Path)
 def test_the_gates_hand_the_workload_probe_the_workload_cockpit_toml_names(tmp_path: Path) -> None:
     from cockpit.config import Config
     from cockpit.errors import CockpitError
-    from cockpit.gates.bench import BenchGate
-    from cockpit.gates.correctness import CorrectnessGate
+    from cockpit.gates.bench.gate import BenchGate
+    from cockpit.gates.correctness.gate import CorrectnessGate
     from cockpit.gates.gate import GateContext
 
     write(tmp_path, '[workload]\nmodule = "workloads/softmax.py"\nreps = 40\n')

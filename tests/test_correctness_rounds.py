@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import torch
 
-from cockpit.gates.correctness import judge_correctness
+from cockpit.gates.correctness.gate import judge_correctness
 from cockpit.probes.gpumode import NOT_SIZES
 from cockpit.probes.workload.check import ROUNDS, correctness
 from cockpit.workload.spec import Reference, Workload, allclose, axes, rel_l2

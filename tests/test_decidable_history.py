@@ -13,8 +13,8 @@ import pytest
 
 from cockpit.cli import main
 from cockpit.config import Config
-from cockpit.gates.bench import judge_bench
-from cockpit.gates.bench_validity import probe_validity
+from cockpit.gates.bench.gate import judge_bench
+from cockpit.gates.bench.validity_rules import probe_validity
 from cockpit.report.history_reader import workspace_summaries
 from cockpit.session import events as ev
 from cockpit.session import timer

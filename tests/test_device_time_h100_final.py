@@ -15,7 +15,7 @@ import pytest
 
 from cockpit.analysis.block_validity import BlockRules, around, block_fault, reference_clock
 from cockpit.analysis.keep import rows_geomean
-from cockpit.gates.bench_validity import probe_validity
+from cockpit.gates.bench.validity_rules import probe_validity
 
 HERE = Path(__file__).parent / "fixtures" / "gpu" / "device-time-final"
 RUNS = (1, 2, 3)

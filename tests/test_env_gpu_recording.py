@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from cockpit.config import Config
-from cockpit.gates.env import env_verdict, read_env_result
+from cockpit.gates.env.gate import env_verdict, read_env_result
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.workspace import SessionRef, Workspace, create_session

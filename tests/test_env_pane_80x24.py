@@ -16,7 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from cockpit.config import Config
-from cockpit.gates.env import env_argv, env_verdict, read_env_result
+from cockpit.gates.env.gate import env_argv, env_verdict, read_env_result
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.workspace import Workspace, create_session

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from cockpit.errors import CockpitError
-from cockpit.gates.env import PROBE_SCRIPT, EnvCheck, env_argv, env_verdict, read_env_result
+from cockpit.gates.env.gate import PROBE_SCRIPT, EnvCheck, env_argv, env_verdict, read_env_result
 from cockpit.probes.env.extension import check_extension
 from cockpit.probes.env.probe import Check, Probe, find_files, format_age
 from cockpit.probes.env.profiler import profiling_admin_only

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from cockpit.analysis.keep import BenchRecord, decide_keep, read_bench_record
-from cockpit.analysis.results.keep import KeepResult
-from cockpit.analysis.results.validity import BenchValidity
 from cockpit.config import Config, Thresholds
-from cockpit.gates.bench import judge_bench
-from cockpit.gates.bench_validity import judge_probe_window
-from cockpit.gates.correctness import judge_correctness
+from cockpit.gates.bench.gate import judge_bench
+from cockpit.gates.bench.keep import KeepResult
+from cockpit.gates.bench.validity import BenchValidity
+from cockpit.gates.bench.validity_rules import judge_probe_window
+from cockpit.gates.correctness.gate import judge_correctness
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.workspace import Workspace, create_session

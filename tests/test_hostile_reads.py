@@ -17,7 +17,7 @@ import pytest
 from cockpit.cli import main
 from cockpit.config import Config
 from cockpit.errors import CockpitError
-from cockpit.gates import build
+from cockpit.gates.build import gate as build
 from cockpit.gates.gate import GateContext
 from cockpit.workload.tuned import TunedFileError, read_winners
 from tests.test_hostile_fifos import RETURNS_WITHIN_S, Watchdog

@@ -18,7 +18,7 @@ import pytest
 from cockpit.cli.init import init
 from cockpit.config import load_config
 from cockpit.errors import CockpitError
-from cockpit.gates.correctness import judge_correctness
+from cockpit.gates.correctness.gate import judge_correctness
 from cockpit.probes.kernelbench import ProblemError, kernelbench_workload, scaled_down
 from cockpit.probes.workload.check import correctness
 from cockpit.probes.workload_load import WorkloadLoadError, load_workload, manifest_json

@@ -88,9 +88,9 @@ def test_what_an_idle_cockpit_never_uses_loads_when_first_used() -> None:
     out = subprocess.run(
         [sys.executable, "-c", "import cockpit.ui.app, sys; print('\\n'.join(sys.modules))"],
         capture_output=True, text=True, check=True, timeout=60).stdout.split()
-    lazy = {"cockpit.gates.bench", "cockpit.gates.correctness", "cockpit.gates.build", "cockpit.gates.profile",
-            "cockpit.gates.sanitize", "cockpit.analysis.sanitizer",
-            "cockpit.gates.env", "cockpit.hardware.limits", "cockpit.hardware.occupancy",
+    lazy = {"cockpit.gates.bench.gate", "cockpit.gates.correctness.gate", "cockpit.gates.build.gate", "cockpit.gates.profile.gate",
+            "cockpit.gates.sanitize.gate", "cockpit.gates.sanitize.findings",
+            "cockpit.gates.env.gate", "cockpit.hardware.limits", "cockpit.hardware.occupancy",
             "cockpit.hardware.symbols", "cockpit.hardware.itanium", "cockpit.telemetry.validity",
             "cockpit.patterns.library", "yaml", "cockpit.ui.patterns", "cockpit.ui.gate_results",
             "cockpit.tune.progress", "statistics", "textual.widgets._sparkline",

@@ -71,8 +71,8 @@ def test_the_liger_softmaxs_fix_is_the_l1tex_stall_ncu_estimated_and_says_what_t
 
 
 def test_the_profile_gate_takes_the_liger_softmaxs_fix_from_ncus_estimate() -> None:
-    from cockpit.analysis.results.profile import ProfileResult
-    from cockpit.gates.profile import CLOCK_NOTE, judge_profile
+    from cockpit.gates.profile.gate import CLOCK_NOTE, judge_profile
+    from cockpit.gates.profile.result import ProfileResult
 
     verdict = judge_profile((RULES / "liger_softmax.raw.csv").read_text(),
                             ProfileResult(clock_note=CLOCK_NOTE["base"]), None, LIGER.read_text())

@@ -7,10 +7,10 @@ import json
 import sys
 from pathlib import Path
 
-from cockpit.analysis.results.profile import ProfileResult
 from cockpit.config import Config, load_config
 from cockpit.gates.gate import COULD_NOT_RUN, GateContext
-from cockpit.gates.profile import CLOCK_NOTE, ProfileGate, judge_profile
+from cockpit.gates.profile.gate import CLOCK_NOTE, ProfileGate, judge_profile
+from cockpit.gates.profile.result import ProfileResult
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.workspace import Workspace, create_session

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.analysis.results.bench import read_bench_result
 from cockpit.cli import main
 from cockpit.config import Config
+from cockpit.gates.bench.result import read_bench_result
 from cockpit.report.bench_charts import roofline_chart, speedup_chart
 from cockpit.report.build import build_report
 from cockpit.report.chart import ChartUnavailable

@@ -16,7 +16,7 @@ import pytest
 
 from cockpit.cli import main
 from cockpit.config import Config
-from cockpit.gates.views.bench import evidence_lines as lines_of
+from cockpit.gates.bench.view import evidence_lines as lines_of
 from cockpit.report.build import build_report
 from cockpit.report.chart import render_chart
 from cockpit.report.chart_labels import place_labels, width_pt

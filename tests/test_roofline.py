@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.analysis.results.profile import ProfileResult
 from cockpit.analysis.roofline import MATRIX_INTENSITY, place
+from cockpit.gates.profile.result import ProfileResult
 from cockpit.hardware.peaks import peak_for
 
 RECORDED = Path(__file__).parent / "fixtures" / "gpu" / "device-time"

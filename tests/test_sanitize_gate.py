@@ -15,15 +15,15 @@ from typing import Any
 
 import pytest
 
-from cockpit.analysis.results.sanitize import Finding, SanitizeResult
-from cockpit.analysis.sanitizer import SanitizerLog, parse_sanitizer_log
 from cockpit.cli import main
 from cockpit.config import ConfigError, load_config
 from cockpit.config.sanitize import SanitizeSettings
 from cockpit.errors import CockpitError
 from cockpit.gates.catalog import GATES, view_of
 from cockpit.gates.gate import GateContext
-from cockpit.gates.sanitize import SanitizeGate, SanitizeRun, calls_path, judge_sanitize, report_path
+from cockpit.gates.sanitize.findings import SanitizerLog, parse_sanitizer_log
+from cockpit.gates.sanitize.gate import SanitizeGate, SanitizeRun, calls_path, judge_sanitize, report_path
+from cockpit.gates.sanitize.result import Finding, SanitizeResult
 from cockpit.probes import sanitize_probe
 from cockpit.probes.sanitize_probe import CALLING, ERROR_EXIT
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.analysis.sanitizer import parse_sanitizer_log
-from cockpit.gates.sanitize import describe, judge_sanitize, read_run
+from cockpit.gates.sanitize.findings import parse_sanitizer_log
+from cockpit.gates.sanitize.gate import describe, judge_sanitize, read_run
 
 RECORDED = Path(__file__).parent / "fixtures" / "gpu" / "sanitize"
 pytestmark = pytest.mark.skipif(not (RECORDED / "past_end.log").exists(),

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from cockpit.analysis.speed_of_light import impossible
-from cockpit.gates.bench import refusals
+from cockpit.gates.bench.gate import refusals
 from cockpit.hardware.peaks import peak_for
 
 H100 = "NVIDIA H100 80GB HBM3"

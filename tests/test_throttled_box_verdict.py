@@ -19,11 +19,11 @@ import pytest
 
 from cockpit.analysis.bench_notes import equal_clock_speedup
 from cockpit.analysis.keep import BenchRecord, bench_record_json, decide_keep, read_bench_record
-from cockpit.analysis.results.bench import read_bench_result
-from cockpit.analysis.results.validity import BenchValidity
 from cockpit.config import Config, Thresholds
-from cockpit.gates.bench import BenchGate, judge_bench
-from cockpit.gates.bench_validity import probe_validity
+from cockpit.gates.bench.gate import BenchGate, judge_bench
+from cockpit.gates.bench.result import read_bench_result
+from cockpit.gates.bench.validity import BenchValidity
+from cockpit.gates.bench.validity_rules import probe_validity
 from cockpit.gates.gate import GateContext
 
 GPU = Path(__file__).parent / "fixtures" / "gpu"

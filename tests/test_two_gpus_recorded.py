@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from cockpit.gates.bench_validity import judge_probe_window
+from cockpit.gates.bench.validity_rules import judge_probe_window
 
 HERE = Path(__file__).parent / "fixtures" / "gpu" / "multigpu"
 GPU0 = "GPU-6cee6002-d251-df96-ed51-99a6dcf12352"

@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from cockpit.analysis.results.bench import SCHEMA, BenchResult, read_bench_result
-from cockpit.analysis.results.build import BuildResult
-from cockpit.analysis.results.correctness import CorrectnessResult
-from cockpit.analysis.results.env import EnvResult
-from cockpit.analysis.results.keep import KeepResult
-from cockpit.analysis.results.profile import ProfileResult
-from cockpit.analysis.results.validity import BenchValidity
-from cockpit.config import GATE_NAMES
+from cockpit.gate_lines import GATE_NAMES
+from cockpit.gates.bench.keep import KeepResult
+from cockpit.gates.bench.result import SCHEMA, BenchResult, read_bench_result
+from cockpit.gates.bench.validity import BenchValidity
+from cockpit.gates.build.result import BuildResult
 from cockpit.gates.catalog import GATES, measures, read_result, view_of
+from cockpit.gates.correctness.result import CorrectnessResult
+from cockpit.gates.env.result import EnvResult
+from cockpit.gates.profile.result import ProfileResult
 from cockpit.report.gate_details import details
 from cockpit.report.reading import read_session
 from cockpit.session.workspace import Workspace, list_sessions
@@ -120,7 +120,23 @@ def test_the_tui_and_the_report_show_one_view_of_a_bench() -> None:
 
 
 def _profile() -> dict[str, object]:
-    from cockpit.gates.profile import CLOCK_NOTE, judge_profile
+    from cockpit.gates.profile.gate import CLOCK_NOTE, judge_profile
 
     csv = next(PROFILE.glob("*.csv")).read_text()
     return judge_profile(csv, ProfileResult(report="r.ncu-rep", clock_note=CLOCK_NOTE["base"]), 0.5).result
+
+
+def test_a_gate_is_one_folder_and_one_catalog_line() -> None:
+    """Every folder under cockpit/gates/ holding a gate is on the catalog, and every catalog line's
+    folder holds its code, result type and view by the names the line gives."""
+    import importlib
+    from pathlib import Path
+
+    from cockpit.gate_lines import CATALOG
+
+    gates = Path(importlib.import_module("cockpit.gates").__file__ or "").parent
+    folders = {p.parent.name for p in gates.glob("*/gate.py")}
+    assert folders == set(GATE_NAMES)
+    for line in CATALOG:
+        for module, name in (("gate", line.code), ("result", line.result), ("view", line.view)):
+            assert hasattr(importlib.import_module(f"cockpit.gates.{line.name}.{module}"), name)

@@ -21,11 +21,11 @@ from typing import Any
 
 import pytest
 
-from cockpit.analysis.results.profile import ProfileResult
 from cockpit.cli.workload import check_text, describe_lines
 from cockpit.errors import CockpitError
 from cockpit.gates.gate import GateContext
-from cockpit.gates.profile import CLOCK_NOTE, ProfileGate, judge_profile
+from cockpit.gates.profile.gate import CLOCK_NOTE, ProfileGate, judge_profile
+from cockpit.gates.profile.result import ProfileResult
 from cockpit.probes import profile_probe
 from cockpit.probes.gpumode import gpumode_workload
 from cockpit.probes.workload_load import load_workload, manifest_json

@@ -13,10 +13,10 @@ from types import SimpleNamespace
 import pytest
 from rich.console import Console
 
-from cockpit.analysis.results.bench import BenchResult, read_bench_result
 from cockpit.cli import main
 from cockpit.clock import FakeClock
 from cockpit.config import Config
+from cockpit.gates.bench.result import BenchResult, read_bench_result
 from cockpit.report.build import build_report
 from cockpit.report.gate_details import details
 from cockpit.report.history import SessionSummary, previous_in_workload, resolve_workloads

@@ -7,8 +7,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from cockpit import __version__
-from cockpit.config.names import GATE_NAMES
 from cockpit.errors import CockpitError
+from cockpit.gate_lines import GATE_NAMES
 from cockpit.session.workspace import Workspace, find_workspace
 
 

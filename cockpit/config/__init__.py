@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from cockpit.config.gates import GateConfig, Gates
     from cockpit.config.load import Config, load_config
-    from cockpit.config.names import CONFIG_NAME, GATE_NAMES
+    from cockpit.config.names import CONFIG_NAME
     from cockpit.config.phases import DEFAULT_TEMPLATES, PhaseSpec, Template
     from cockpit.config.profile import ProfileSettings
     from cockpit.config.reader import ConfigError
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
 _WHERE = {
     "CONFIG_NAME": "names",
-    "GATE_NAMES": "names",
     "Config": "load",
     "load_config": "load",
     "DEFAULT_TEMPLATES": "phases",
@@ -47,7 +46,6 @@ _WHERE = {
 __all__ = [
     "CONFIG_NAME",
     "DEFAULT_TEMPLATES",
-    "GATE_NAMES",
     "Config",
     "ConfigError",
     "GateConfig",

@@ -7,8 +7,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from cockpit.config.names import GATE_NAMES
 from cockpit.config.reader import ConfigReader
+from cockpit.gate_lines import GATE_NAMES
 from cockpit.hardware.device_spec import DeviceSpec, parse_device
 
 

@@ -1,6 +1,4 @@
-"""The names the rest of the house needs of the configuration without reading it: the file's name
-and the gates' names (a command line is built from them before any cockpit.toml is read)."""
+"""The name the rest of the house needs of the configuration without reading it: the file's name
+(the gates' names are the catalog's, `cockpit/gate_lines.py`)."""
 
 CONFIG_NAME = "cockpit.toml"
-
-GATE_NAMES = ("env", "build", "correctness", "bench", "profile", "sanitize")

@@ -1,13 +1,8 @@
-"""The gates the cockpit runs, in the order a session needs them: each registered once, here.
+"""The gates as the house runs them: each line of `cockpit/gate_lines.py`, with its code, result
+type and view loaded from the gate's folder (`cockpit/gates/<name>/`) when first used.
 
-A gate's line names its title, its time limit, where its code is ("module:Class": what runs and
-judges it, loaded when the gate first runs or judges a run), the type of its result (read from
-the journal through `analysis/results/`) and its view (`gates/views/`: what the TUI and the
-report show of a run). The TUI lists every gate at start and an idle one runs none: their code
-(log parsers, validity rules, kernel resources, ncu verdicts) is ~0.6 MiB it need not hold.
-
-A new gate is its code (a `GateCode`), its result type, its view and one line below; its name
-goes in `config/gates.py:GATE_NAMES` too, for `[gates.<name>]` (config sits under the gates).
+The TUI lists every gate at start and an idle one runs none: their code (log parsers, validity
+rules, kernel resources, ncu verdicts) is ~0.6 MiB it need not hold.
 """
 
 from __future__ import annotations
@@ -19,18 +14,17 @@ from functools import cache
 from typing import cast
 
 from cockpit.analysis.decide import URGENCY
-from cockpit.analysis.results import GateResult
 from cockpit.config import Config
+from cockpit.gate_lines import CATALOG, MEASURING_GATE, GateLine
 from cockpit.gates.gate import GateCode, GateContext, ProgressTracker, Verdict
-from cockpit.gates.views import GateView
-
-BENCH_RESULT = "cockpit.analysis.results.bench:BenchResult"
+from cockpit.gates.result import GateResult
+from cockpit.gates.view import GateView
 
 
 @dataclass(frozen=True)
 class CatalogGate:
-    """A gate as the catalog names it: "module:name" of what runs and judges it (`code`), of the
-    type its results are read as (`result`) and of what shows a result (`view`)."""
+    """A gate of the catalog: "module:name" of what runs and judges it (`code`), of the type its
+    results are read as (`result`) and of what shows a result (`view`), all in its folder."""
 
     name: str
     title: str
@@ -40,6 +34,12 @@ class CatalogGate:
     view: str
     needs_workload: bool = True
     """Its probe reads the workspace's workload (env checks the box with or without one)."""
+
+    @classmethod
+    def of(cls, line: GateLine) -> CatalogGate:
+        folder = f"cockpit.gates.{line.name}"
+        return cls(line.name, line.title, line.timeout_s, f"{folder}.gate:{line.code}",
+                   f"{folder}.result:{line.result}", f"{folder}.view:{line.view}", line.needs_workload)
 
     def argv(self, ctx: GateContext) -> tuple[str, ...]:
         return _code(self.code).argv(ctx)
@@ -92,28 +92,7 @@ def _view(where: str) -> Callable[[GateResult], GateView]:
     return cast(Callable[[GateResult], GateView], found)
 
 
-GATES: dict[str, CatalogGate] = {
-    g.name: g
-    for g in (
-        CatalogGate("env", "Environment", 120.0, "cockpit.gates.env:EnvGate",
-                    "cockpit.analysis.results.env:EnvResult", "cockpit.gates.views.env:env_view",
-                    needs_workload=False),
-        CatalogGate("build", "Build", 1800.0, "cockpit.gates.build:BuildGate",
-                    "cockpit.analysis.results.build:BuildResult", "cockpit.gates.views.build:build_view"),
-        CatalogGate("correctness", "Correctness", 1800.0, "cockpit.gates.correctness:CorrectnessGate",
-                    "cockpit.analysis.results.correctness:CorrectnessResult",
-                    "cockpit.gates.views.correctness:correctness_view"),
-        CatalogGate("bench", "Benchmark", 3600.0, "cockpit.gates.bench:BenchGate", BENCH_RESULT,
-                    "cockpit.gates.views.bench:bench_view"),
-        CatalogGate("profile", "Profile", 600.0, "cockpit.gates.profile:ProfileGate",
-                    "cockpit.analysis.results.profile:ProfileResult",
-                    "cockpit.gates.views.profile:profile_view"),
-        # its own limit is [sanitize] timeout_s (900 s), which names the call it stopped at
-        CatalogGate("sanitize", "Sanitizer", 3600.0, "cockpit.gates.sanitize:SanitizeGate",
-                    "cockpit.analysis.results.sanitize:SanitizeResult",
-                    "cockpit.gates.views.sanitize:sanitize_view"),
-    )
-}
+GATES: dict[str, CatalogGate] = {line.name: CatalogGate.of(line) for line in CATALOG}
 
 
 def read_result(gate_name: str, raw: object) -> GateResult | None:
@@ -141,8 +120,7 @@ def wanting_workload(config: Config) -> frozenset[str]:
 def measures(gate_name: str) -> bool:
     """Whether the gate's runs are benchmarks (their result is a `BenchResult`): the runs the
     speedup, keep/revert and the session's history are made of."""
-    found = GATES.get(gate_name)
-    return found is not None and found.result == BENCH_RESULT
+    return gate_name == MEASURING_GATE
 
 
 def summary_said(gate_name: str, summary: str, result_inline: Mapping[str, object]) -> str:

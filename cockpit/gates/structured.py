@@ -20,7 +20,7 @@ bench is "unwatched" (never "valid") unless the document carries the NVML sample
 (`gpu_samples`, `started`, `finished`, `pid`, as the cockpit's probes write them). A replaced
 correctness or bench command that hands back nothing is NOT JUDGED: its exit code says it ran, not
 that the kernel is right or fast. A replaced build command hands back its log: it is read as the
-cockpit's own build's (gates/build.py).
+cockpit's own build's (gates/build/gate.py).
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def judge_replaced(gate: str, ctx: GateContext, exit_code: int, tail: Sequence[s
     """The verdict on a replaced correctness, bench or build command; None for the other gates
     (their exit code is their verdict)."""
     if gate == "build":
-        from cockpit.gates.build import judge_replaced_build
+        from cockpit.gates.build.gate import judge_replaced_build
 
         return judge_replaced_build(ctx, exit_code)
     if gate not in JUDGED_GATES:
@@ -81,7 +81,7 @@ def judge_replaced(gate: str, ctx: GateContext, exit_code: int, tail: Sequence[s
     if not isinstance(rows, list) or not rows:
         raise CockpitError("the command's cockpit result has no rows")
     if gate == "correctness":
-        from cockpit.gates.correctness import judge_correctness
+        from cockpit.gates.correctness.gate import judge_correctness
 
         return judge_correctness({"rows": [_check_row(r) for r in rows], "workload": doc.get("workload")})
     return _judge_bench(ctx, doc, rows)
@@ -131,7 +131,7 @@ def bench_data(doc: Mapping[str, Any], rows: list[Any]) -> dict[str, Any]:
 
 
 def _judge_bench(ctx: GateContext, doc: Mapping[str, Any], rows: list[Any]) -> Verdict:
-    from cockpit.gates.bench import judge_measured
+    from cockpit.gates.bench.gate import judge_measured
 
     data = bench_data(doc, rows)
     if not data["rows"]:

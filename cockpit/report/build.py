@@ -10,11 +10,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from cockpit.analysis.decide import URGENCY
-from cockpit.analysis.results.bench import BenchResult, read_bench_result
-from cockpit.analysis.results.env import EnvResult
 from cockpit.errors import CockpitError
 from cockpit.files import read_head
+from cockpit.gates.bench.result import BenchResult, read_bench_result
 from cockpit.gates.catalog import measures, summary_said
+from cockpit.gates.env.result import EnvResult
 from cockpit.patterns.library import Pattern, load_patterns
 from cockpit.patterns.triggers import TriggerBudget
 from cockpit.report.configs import bench_configs

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cockpit.analysis.results.bench import BenchResult
+from cockpit.gates.bench.result import BenchResult
 from cockpit.json_fields import JsonObject, obj
 from cockpit.workload.formula import Formula, FormulaError, parse_formula
 

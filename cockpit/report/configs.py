@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from cockpit.analysis.results.bench import SPEEDUP_PREFIX, BenchResult, BenchRow, ImplTime, read_bench_result
+from cockpit.gates.bench.result import SPEEDUP_PREFIX, BenchResult, BenchRow, ImplTime, read_bench_result
 from cockpit.hardware.peaks import peak_for
 from cockpit.json_fields import JsonObject, obj, pair, text
 from cockpit.report.byte_model import ByteModel, byte_model

@@ -1,11 +1,11 @@
-"""What a gate run adds to the report: its view (`gates/views/`, the one the TUI draws too) as
+"""What a gate run adds to the report: its view (`gates/<name>/view.py`, the one the TUI draws too) as
 facts, warnings and tables of clean text. Results come from journals that may be old,
-hand-edited or torn: their types read what is there (`analysis/results/`), never an error."""
+hand-edited or torn: their types read what is there (`gates/<name>/result.py`), never an error."""
 
 from __future__ import annotations
 
 from cockpit.gates.catalog import view_of
-from cockpit.gates.views import Column, Fact, GateView
+from cockpit.gates.view import Column, Fact, GateView
 from cockpit.report.model import Fact as ReportFact
 from cockpit.report.model import Table
 from cockpit.report.text import clean_value

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cockpit.analysis.results.bench import BenchResult, read_bench_result
 from cockpit.files import RefusedFile, read_tail
+from cockpit.gates.bench.result import BenchResult, read_bench_result
 from cockpit.gates.catalog import measures
 from cockpit.gates.output import text_lines
 from cockpit.patterns.library import Pattern

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
-from cockpit.analysis.results.bench import forget_reads
+from cockpit.gates.bench.result import forget_reads
 from cockpit.patterns.library import load_patterns
 from cockpit.patterns.triggers import TriggerBudget
 from cockpit.report.history import SessionSummary, pattern_birth, summarize

@@ -1,7 +1,7 @@
 """What the watch of a benchmark window saw, as the validity verdict records it: the window, the
 GPUs it watched, each clock event, each GPU's busy SM clock, the processes that were not ours.
 
-`telemetry/validity.py` writes it; the bench result (`analysis/results/validity.py`) reads it back
+`telemetry/validity.py` writes it; the bench result (`gates/bench/validity.py`) reads it back
 and the bench view says it in words. `to_json` writes the JSON the verdict has always held (old
 journals read the same); `from_json` takes a recorded one, old, hand-edited or torn, and never
 raises: a field of the wrong type reads as absent.

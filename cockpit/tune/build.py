@@ -22,7 +22,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from cockpit.gates.build_log import parse_errors, parse_ptxas
+from cockpit.gates.build.log import parse_errors, parse_ptxas
 from cockpit.tune.space import Variant
 from cockpit.workload.builds import Extension
 from cockpit.workload.describe import PROBE

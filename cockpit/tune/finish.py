@@ -26,7 +26,7 @@ from cockpit.analysis.keep import bench_record_json
 from cockpit.analysis.stats import Estimate, speedup
 from cockpit.config import Config
 from cockpit.errors import CockpitError
-from cockpit.gates.bench_validity import judge_probe_window
+from cockpit.gates.bench.validity_rules import judge_probe_window
 from cockpit.gates.kernel_git import head_commit
 from cockpit.session.paths import stored_path
 from cockpit.tune.header import render, write_header
@@ -102,7 +102,7 @@ class GroupVerdict:
     winner: Contender | None
     why: str
     validity: Mapping[str, Any]
-    """The validity verdict on the confirmation's window (gates/bench_validity.py)."""
+    """The validity verdict on the confirmation's window (gates/bench/validity_rules.py)."""
 
 
 def top_configurations(plan: KnobPlan, group: GroupPlan, where: Path | Store, k: int) -> list[KnobSetting]:

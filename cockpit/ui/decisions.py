@@ -4,9 +4,9 @@ the suggestion to profile first. Git is touched only on a yes, only on the paths
 
 from __future__ import annotations
 
-from cockpit.analysis.results.bench import BenchResult
 from cockpit.errors import CockpitError
 from cockpit.gates import kernel_git
+from cockpit.gates.bench.result import BenchResult
 from cockpit.session import events as ev
 from cockpit.session import timer
 from cockpit.ui.dialogs import ConfirmDialog

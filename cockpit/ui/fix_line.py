@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import ScrollableContainer, Vertical
 from textual.widgets import Static
 
-from cockpit.gates.views import Fix
+from cockpit.gates.view import Fix
 from cockpit.printable import printable
 
 

@@ -260,7 +260,7 @@ class GateBoard:
             pattern = matches[0][0]
             self.app.notify(f"Pattern {pattern.id:02d} fits: {pattern.title} — o opens it, A marks "
                             "it applied", title="Pattern", timeout=15, markup=False)
-        from cockpit.analysis.results.bench import read_bench_result
+        from cockpit.gates.bench.result import read_bench_result
 
         bench = read_bench_result(verdict.result) if measures(run.gate.name) else None
         if bench is not None and bench.keep is not None:

@@ -90,7 +90,7 @@ def _run_said(record: GateRunRecord, elsewhere: bool) -> str:
 def bench_speedups(runs: Iterable[GateRunRecord], shown: GateRunRecord) -> list[float]:
     """Each bench run's speedup over its baseline, oldest first, for the chart under the shown
     run: runs of its workload only (another workload's speedup is over another baseline)."""
-    from cockpit.analysis.results.bench import read_bench_result
+    from cockpit.gates.bench.result import read_bench_result
 
     this = read_bench_result(shown.result)
     if this is None:

@@ -1,4 +1,4 @@
-"""A gate run's result as the detail pane draws it: the run's view (`gates/views/`, the same one
+"""A gate run's result as the detail pane draws it: the run's view (`gates/<name>/view.py`, the same one
 the report writes) in colour: what failed first, the gate's table, then its facts and warnings.
 Every word of a view comes from a child's result file: each passes the door (cockpit/printable.py)."""
 
@@ -9,9 +9,9 @@ from rich.table import Table
 from rich.text import Text
 
 from cockpit.analysis.decide import URGENCY
-from cockpit.analysis.results.bench import read_bench_result
+from cockpit.gates.bench.result import read_bench_result
 from cockpit.gates.catalog import measures, view_of
-from cockpit.gates.views import Cell, Fact, Fix, GateView, Tone, ViewTable
+from cockpit.gates.view import Cell, Fact, Fix, GateView, Tone, ViewTable
 from cockpit.printable import printable
 from cockpit.session.state import GateRunRecord
 from cockpit.ui.fitted_table import FittedTable, least_widths

@@ -50,7 +50,7 @@ RowJson = dict[str, Any]
 """One bench shape's row as the result file holds it: config, shape (its axes at the top level
 too), dtype, flops, bytes, impl -> TimingCell (device time, eager time, blocks re-measured),
 blocks (the clean ones' spans), method, speedup_vs_<impl>[_ci]. Its keys vary with the workload's
-axes and implementations: open JSON, read by cockpit/analysis/results/bench.py into its `BenchRow`."""
+axes and implementations: open JSON, read by cockpit/gates/bench/result.py into its `BenchRow`."""
 
 
 def impl_id(name: str) -> str:

@@ -9,11 +9,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from cockpit.analysis.results.build import BuildResult, CompileError, kernel_of
-from cockpit.analysis.results.build import FailedStep as ResultStep
 from cockpit.errors import CockpitError
 from cockpit.files import read_tail, size_words
-from cockpit.gates.build_log import (
+from cockpit.gates.build.log import (
     BuildError,
     FailedStep,
     KernelResources,
@@ -27,8 +25,10 @@ from cockpit.gates.build_log import (
     read_ninja_log,
     up_to_date,
 )
+from cockpit.gates.build.resources import KernelReport, ResourcePolicy, report_kernels, resources_summary
+from cockpit.gates.build.result import BuildResult, CompileError, kernel_of
+from cockpit.gates.build.result import FailedStep as ResultStep
 from cockpit.gates.gate import GateContext, GateStatus, Progress, Verdict
-from cockpit.gates.kernel_resources import KernelReport, ResourcePolicy, report_kernels, resources_summary
 from cockpit.gates.output import text_lines
 from cockpit.gates.probe_call import probe_argv
 from cockpit.json_fields import JsonObject, as_number, obj, objects, text

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from cockpit.analysis.results.env import EnvResult
-from cockpit.gates.views import Cell, Column, Fix, GateView, Tone, ViewTable, present
+from cockpit.gates.env.result import EnvResult
+from cockpit.gates.view import Cell, Column, Fix, GateView, Tone, ViewTable, present
 
 STATUS_TONE: dict[str, Tone] = {"pass": "good", "warn": "warn", "fail": "bad"}
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from cockpit.analysis.results.build import BuildResult, CompileError, Kernel, Occupancy
-from cockpit.gates.views import Cell, Column, Fact, GateView, ViewTable, present, unit
+from cockpit.gates.build.result import BuildResult, CompileError, Kernel, Occupancy
+from cockpit.gates.view import Cell, Column, Fact, GateView, ViewTable, present, unit
 
 ERRORS_SHOWN = 20
 STEPS_SHOWN = 5

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cockpit.analysis.decide import URGENCY
-from cockpit.analysis.results.bench import BenchResult, BenchRow, ImplTime
-from cockpit.gates.views import Cell, Column, Fact, GateView, ViewTable, fmt, present, speed_tone, unit
+from cockpit.gates.bench.result import BenchResult, BenchRow, ImplTime
+from cockpit.gates.view import Cell, Column, Fact, GateView, ViewTable, fmt, present, speed_tone, unit
 from cockpit.telemetry.window_evidence import BusyClock, ClockEvent, WindowEvidence
 
 SHOWN_REFERENCES = 3

@@ -1,4 +1,4 @@
-"""The build gate's result: what the build log and the build probe say (gates/build.py writes it).
+"""The build gate's result: what the build log and the build probe say (gates/build/gate.py writes it).
 
 Version 1: whether ninja had work (`up_to_date`), its `steps`, `build_s`, the `arch` built for,
 whether the extension imports (`import`), the compiler `errors`, the `failed_steps`, and each

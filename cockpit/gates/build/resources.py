@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from cockpit.gates.build_log import KernelResources
+from cockpit.gates.build.log import KernelResources
 from cockpit.hardware.limits import GpuLimits, arch_of, limits_for
 from cockpit.hardware.occupancy import occupancy
 from cockpit.hardware.symbols import demangle_all, function_parts, short_name, split_args

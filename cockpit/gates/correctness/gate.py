@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from cockpit.analysis.results.correctness import Check, CorrectnessResult
+from cockpit.gates.correctness.result import Check, CorrectnessResult
 from cockpit.gates.gate import GateContext, Verdict
 from cockpit.gates.probe_call import ShapeCounter, probe_argv, read_result
 

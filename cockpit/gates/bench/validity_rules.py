@@ -10,7 +10,7 @@ and the clock each implementation ran at are always shown.
 
 A probe that judged each timed block itself (`block_check`, issue 32) re-measured the blocks a
 slowdown touched: a slowdown is then a note, with how many blocks were timed again and why, and
-what re-measuring cannot fix is pinned to configs where it can be (`gates/bench_blocks.py`: blocks
+what re-measuring cannot fix is pinned to configs where it can be (`gates/bench/blocks.py`: blocks
 never clean, a foreign process over their blocks). A verdict suspect of those configs alone is
 `configs_only`: the headline and keep/revert decide on the rest. `[thresholds] validity = "strict"`
 keeps the older rule: any clock event makes the bench suspect.
@@ -22,10 +22,9 @@ from collections.abc import Mapping, Sequence
 from typing import cast
 
 from cockpit import before_workloads
-from cockpit.analysis.results.validity import BenchValidity, remeasured_words
 from cockpit.config import Thresholds
 from cockpit.config.validity_rules import ValidityRules
-from cockpit.gates.bench_blocks import (
+from cockpit.gates.bench.blocks import (
     FOREIGN,
     NEVER_CLEAN,
     Remeasured,
@@ -36,6 +35,7 @@ from cockpit.gates.bench_blocks import (
     unclean,
     unclean_reason,
 )
+from cockpit.gates.bench.validity import BenchValidity, remeasured_words
 from cockpit.json_fields import JsonObject, as_number, obj, objects, strings, text, whole
 from cockpit.telemetry.block_clocks import (
     Block,

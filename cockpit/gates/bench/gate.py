@@ -24,14 +24,14 @@ from cockpit.analysis.keep import (
     rows_geomean,
     rows_interval,
 )
-from cockpit.analysis.results.bench import SCHEMA, SPEEDUP_PREFIX, BenchResult
-from cockpit.analysis.results.keep import KeepResult
-from cockpit.analysis.results.validity import BenchValidity
 from cockpit.analysis.speed_of_light import Impossible, impossible
 from cockpit.config import Thresholds
 from cockpit.errors import CockpitError
-from cockpit.gates.bench_blocks import label_of
-from cockpit.gates.bench_validity import probe_validity
+from cockpit.gates.bench.blocks import label_of
+from cockpit.gates.bench.keep import KeepResult
+from cockpit.gates.bench.result import SCHEMA, SPEEDUP_PREFIX, BenchResult
+from cockpit.gates.bench.validity import BenchValidity
+from cockpit.gates.bench.validity_rules import probe_validity
 from cockpit.gates.gate import GateContext, GateStatus, Verdict
 from cockpit.gates.kernel_git import head_commit
 from cockpit.gates.probe_call import ShapeCounter, probe_argv, read_result

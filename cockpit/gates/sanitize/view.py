@@ -4,8 +4,8 @@ allocator, torch's own kernels), or why its report could not be judged."""
 
 from __future__ import annotations
 
-from cockpit.analysis.results.sanitize import Finding, SanitizeResult
-from cockpit.gates.views import Cell, Column, Fact, GateView, ViewTable, unit
+from cockpit.gates.sanitize.result import Finding, SanitizeResult
+from cockpit.gates.view import Cell, Column, Fact, GateView, ViewTable, unit
 
 FINDINGS = 20
 ALLOCATOR: dict[bool | None, str] = {True: "off (every tensor its own allocation)",

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, cast
 
-from cockpit.analysis.results.env import Check, EnvResult
 from cockpit.errors import CockpitError
 from cockpit.files import RefusedFile, read_file
+from cockpit.gates.env.result import Check, EnvResult
 from cockpit.gates.gate import GateContext, NoProgress, ProgressTracker, Verdict
 from cockpit.session.results import MAX_RESULT_BYTES, RESULT_CAP_WHAT
 from cockpit.workload.describe import PROBE as WORKLOAD_PROBE

@@ -24,9 +24,9 @@ from functools import cached_property
 from typing import ClassVar
 
 from cockpit import before_workloads
-from cockpit.analysis.results.keep import KeepResult
-from cockpit.analysis.results.validity import BenchValidity
 from cockpit.analysis.stats import geomean
+from cockpit.gates.bench.keep import KeepResult
+from cockpit.gates.bench.validity import BenchValidity
 from cockpit.json_fields import (
     JsonObject,
     as_number,

@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cockpit.analysis.ncu_csv_file import read_ncu_csv
-from cockpit.analysis.results.bench import BenchResult, read_bench_result
-from cockpit.analysis.results.profile import KernelVerdict, ProfiledKernel, ProfileResult
 from cockpit.analysis.roofline import Roofline, place
 from cockpit.errors import CockpitError
+from cockpit.gates.bench.result import BenchResult, read_bench_result
 from cockpit.gates.catalog import measures
 from cockpit.gates.gate import COULD_NOT_RUN, GateContext, NoProgress, ProgressTracker, Verdict
+from cockpit.gates.profile.result import KernelVerdict, ProfiledKernel, ProfileResult
 from cockpit.hardware.peaks import peak_for
 from cockpit.json_fields import as_number, obj, strings, text
 from cockpit.session.journal import JOURNAL_NAME

@@ -4,8 +4,8 @@ how sure the verdict is; the clocks ncu ran at and its report."""
 
 from __future__ import annotations
 
-from cockpit.analysis.results.profile import COMPUTE, MEMORY, ProfileResult
-from cockpit.gates.views import Fact, GateView, present
+from cockpit.gates.profile.result import COMPUTE, MEMORY, ProfileResult
+from cockpit.gates.view import Fact, GateView, present
 
 KERNELS = 3
 NOTES = 4

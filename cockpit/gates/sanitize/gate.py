@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cockpit.analysis.results.sanitize import Finding, SanitizeResult
-from cockpit.analysis.sanitizer import SanitizerLog, parse_sanitizer_log
 from cockpit.errors import CockpitError
 from cockpit.files import read_head
 from cockpit.gates.gate import GateContext, Verdict
 from cockpit.gates.probe_call import ShapeCounter
+from cockpit.gates.sanitize.findings import SanitizerLog, parse_sanitizer_log
+from cockpit.gates.sanitize.result import Finding, SanitizeResult
 from cockpit.json_fields import JsonObject, as_number, obj, objects, strings, text, texts, whole
 from cockpit.session.paths import stored_path
 from cockpit.session.results import read_result_json

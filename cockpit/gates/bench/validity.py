@@ -1,5 +1,5 @@
 """The bench's validity verdict, as journaled: were ours and the baseline measured under the same
-clean conditions (gates/bench_validity.py judges it from the probe's NVML samples).
+clean conditions (gates/bench/validity_rules.py judges it from the probe's NVML samples).
 
 Version 1: `valid`, `checked`, the `verdict` word ("comparable", "valid", "suspect",
 "unwatched"), the `mode`, `reasons` (why suspect), `notes` (seen, not suspect), a `hint`, the

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from cockpit.analysis.results.sanitize import Finding
+from cockpit.gates.sanitize.result import Finding
 
 PREFIX = re.compile(r"^={9}(?: (.*))?$")
 SUMMARY = re.compile(r"^ERROR SUMMARY: (\d[\d,]*) errors?\b")

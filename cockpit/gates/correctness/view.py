@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from cockpit.analysis.results.correctness import CorrectnessResult
-from cockpit.gates.views import Cell, Column, Fact, GateView, ViewTable, fmt
+from cockpit.gates.correctness.result import CorrectnessResult
+from cockpit.gates.view import Cell, Column, Fact, GateView, ViewTable, fmt
 
 
 def correctness_view(result: CorrectnessResult) -> GateView:
