@@ -125,7 +125,7 @@ def test_a_trend_line_lists_the_latest_twenty_sessions_of_many() -> None:
 def test_a_sessions_bench_results_are_let_go_once_its_row_is_made(ws: Workspace) -> None:
     """The bench-result memo kept every result it read alive: 10,000 sessions held 1.9 GB. Each
     session's results now go with it; what is left is its row."""
-    from cockpit.gates.result import bench as bench_results
+    from cockpit.gates.bench import result as bench_results
 
     from .test_report_history import FIRST, bench
 
