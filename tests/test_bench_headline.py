@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from cockpit.analysis.bench_notes import host_bound_note
+from cockpit.before_workloads import bench_probe
 from cockpit.config import Config
 from cockpit.gates.bench.gate import judge_bench
 from cockpit.gates.bench.validity import BenchValidity
@@ -32,7 +33,7 @@ def _fastest(rows: list[dict], n: int) -> list[dict]:
 
 def _judge(rows: list[dict]):  # type: ignore[no-untyped-def]
     validity = json.loads(FIX.read_text())["result"]["validity"]
-    return judge_bench({"rows": rows, "device": "NVIDIA H200"}, BenchValidity.from_json(validity), None,
+    return judge_bench(bench_probe({"rows": rows, "device": "NVIDIA H200"}), BenchValidity.from_json(validity), None,
                        Config().thresholds, "b.json")
 
 

@@ -14,6 +14,8 @@ import pytest
 
 from cockpit.analysis.stats import geomean
 from cockpit.before_workloads import WORKLOAD as ATTENTION
+from cockpit.config import Config
+from cockpit.gates.bench.gate import judge_bench
 from cockpit.gates.bench.result import read_bench_result
 
 ROOT = Path(__file__).parent.parent
@@ -86,6 +88,25 @@ def test_a_schema_2_result_names_its_workload_baseline_and_references() -> None:
     assert first.speedups == {"torch.softmax": pytest.approx(1.25), "torch.compile": pytest.approx(0.9)}
     assert bench.ours_ms == (("M=4096 N=1024 fp16", 0.020), ("M=4096 N=4096 fp16", 0.060),
                              ("M=4096 N=16384 fp16", 0.250))
+
+
+def test_a_bench_judged_now_is_written_in_the_generic_schema_alone() -> None:
+    # A probe that names no `compared` list and times a reference it calls "flash": that reference
+    # is shown as the probe names it, ours is compared with the baseline alone, and nothing of the
+    # first workload's (its labels, its fallback reference, its geomean_vs_flash) is written.
+    rows = softmax_result()["rows"]
+    for row in rows:
+        row["impl"]["flash"] = row["impl"]["torch.compile"]
+        row["speedup_vs_flash"] = row["speedup_vs_torch.compile"]
+    data = {"workload": "row-softmax", "baseline": "torch.softmax", "candidates": ["ours"],
+            "labels": {"ours": "ours", "torch.softmax": "torch.softmax"}, "rows": rows,
+            "device": "NVIDIA H100 80GB HBM3"}
+    verdict = judge_bench(data, None, None, Config().thresholds, "b.json")
+    written = json.dumps(verdict.result)
+    assert not any(word in written for word in ("geomean_vs_flash", "FLASH", "SDPA", "cuDNN", ATTENTION))
+    assert verdict.summary == "1.26x vs torch.softmax (ahead of the baseline) over 3 configs; SUSPECT: no validity verdict"
+    assert verdict.result["labels"] == {"ours": "ours", "torch.softmax": "torch.softmax",
+                                        "torch.compile": "torch.compile", "flash": "flash"}
 
 
 def test_a_narrow_table_keeps_the_baseline_and_the_references_ours_does_worst_against() -> None:

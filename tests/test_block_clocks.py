@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cockpit.before_workloads import bench_probe
 from cockpit.config import Thresholds
 from cockpit.gates.bench.validity import BenchValidity
 from cockpit.gates.bench.validity_rules import judge_probe_window
@@ -30,7 +31,8 @@ def run(ours: tuple[int, int], sdpa: tuple[int, int], configs: int = 8,
         big_from: int | None = None, big: tuple[tuple[int, int], tuple[int, int]] | None = None
         ) -> dict[str, Any]:
     """A bench of `configs` configs: ours' blocks at (SM MHz, clock-event mask) `ours`, SDPA's at
-    `sdpa`; from config `big_from` on, `big` gives (ours, sdpa) instead."""
+    `sdpa`; from config `big_from` on, `big` gives (ours, sdpa) instead. Written as the attention
+    probe wrote it before workloads, read as the bench gate reads its file."""
     rows, samples = [], []
     for c in range(configs):
         start = T0 + c
@@ -43,8 +45,9 @@ def run(ours: tuple[int, int], sdpa: tuple[int, int], configs: int = 8,
             clock, mask = o if i < 10 else s
             samples.append({"t": t, "util": 100, "sm_clock": clock, "max_sm_clock": 1980, "throttle": mask,
                             "temp": 60, "power_w": 650.0, "pids": [[4242, 2000]]})
-    return {"started": T0, "finished": T0 + configs, "pid": 4242, "rows": rows, "gpu_samples": samples,
-            "gpu": {"uuid": UUID, "nvml_index": 1, "nvml_uuid": UUID, "name": "NVIDIA H100 80GB HBM3"}}
+    return bench_probe({"started": T0, "finished": T0 + configs, "pid": 4242, "rows": rows,
+                        "gpu_samples": samples,
+                        "gpu": {"uuid": UUID, "nvml_index": 1, "nvml_uuid": UUID, "name": "NVIDIA H100 80GB HBM3"}})
 
 
 def test_ours_and_sdpa_at_the_same_clock_are_comparable_and_the_clocks_are_shown() -> None:

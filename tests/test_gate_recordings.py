@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from cockpit.analysis.keep import BenchRecord, decide_keep, read_bench_record
+from cockpit.before_workloads import bench_probe
 from cockpit.config import Config, Thresholds
 from cockpit.gates.bench.gate import judge_bench
 from cockpit.gates.bench.keep import KeepResult
@@ -40,7 +41,7 @@ def test_every_config_is_correct_on_the_h200() -> None:
 
 def test_the_bench_verdict_is_high_and_honest_about_the_power_cap() -> None:
     result = recorded("bench")["result"]
-    verdict = judge_bench({"rows": result["rows"], "device": result["device"]},
+    verdict = judge_bench(bench_probe({"rows": result["rows"], "device": result["device"]}),
                           BenchValidity.from_json(result["validity"]), KeepResult.from_json(result["keep"]),
                           Config().thresholds, result["record"])
     assert verdict.status == "warn"  # HIGH: slower than SDPA but within reach
@@ -98,7 +99,7 @@ BLOCKS = Path(__file__).parent / "fixtures" / "gpu" / "gates-blocks"
 
 
 def probe_bench() -> dict:
-    return json.loads(gzip.decompress((BLOCKS / "probe-bench.json.gz").read_bytes()))
+    return bench_probe(json.loads(gzip.decompress((BLOCKS / "probe-bench.json.gz").read_bytes())))
 
 
 def test_every_implementation_got_its_timed_calls_on_every_config() -> None:

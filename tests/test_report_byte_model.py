@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from cockpit.before_workloads import BYTES as BEFORE_WORKLOADS_BYTES
 from cockpit.cli import main
 from cockpit.report.build import build_report
-from cockpit.report.byte_model import BEFORE_WORKLOADS_BYTES
 from cockpit.session.workspace import Workspace, resolve_session
 from cockpit.workload.formula import parse_formula
 

@@ -113,10 +113,18 @@ def test_json_round_trips_exactly(recorded: Workspace) -> None:
     data["gates"][0]["duration_s"] = "slow"
     with pytest.raises(ReportFormatError, match=r"^gates\[0\]\.duration_s: expected a number, found \"slow\""):
         loads(json.dumps(data))
-    # a version-1 report, written before the outcome named FLASH, still reads: that field unknown
-    del data["outcome"]["vs_flash"]
     data["gates"][0]["duration_s"] = None
-    assert loads(json.dumps({**data, "schema_version": 1})).outcome.vs_flash is None
+    assert loads(json.dumps({**data, "schema_version": 1})).outcome == report.outcome
+    # versions 2 to 4 carried the first workload's `vs_flash` beside `vs`: they read as before, and
+    # a version 5 holding it is refused (a field that names one workload is written no more)
+    assert loads(json.dumps({**data, "schema_version": 4,
+                             "outcome": {**data["outcome"], "vs_flash": None}})).outcome == report.outcome
+    with pytest.raises(ReportFormatError, match="unknown field 'vs_flash'"):
+        loads(json.dumps({**data, "outcome": {**data["outcome"], "vs_flash": 1.25}}))
+    version_2 = {k: v for k, v in data["outcome"].items() if k not in ("workload", "baseline", "vs")}
+    read = loads(json.dumps({**data, "schema_version": 2, "outcome": {**version_2, "vs_flash": 1.25}}))
+    assert [(v.reference, v.label, v.speedup) for v in read.outcome.vs] == [
+        ("sdpa", "SDPA", report.outcome.best_speedup), ("flash", "FLASH", 1.25)]
     with pytest.raises(ReportFormatError, match="schema_version is 7"):
         loads(json.dumps({**json.loads(text), "schema_version": 7}))
 

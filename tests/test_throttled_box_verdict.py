@@ -19,6 +19,7 @@ import pytest
 
 from cockpit.analysis.bench_notes import equal_clock_speedup
 from cockpit.analysis.keep import BenchRecord, bench_record_json, decide_keep, read_bench_record
+from cockpit.before_workloads import bench_probe
 from cockpit.config import Config, Thresholds
 from cockpit.gates.bench.gate import BenchGate, judge_bench
 from cockpit.gates.bench.result import read_bench_result
@@ -31,14 +32,15 @@ CHECK = {"clock_fraction": 0.85, "budget": 16, "tolerated": []}
 
 
 def h100() -> dict:
-    """The H100 bench with block spans, as a probe that judged its blocks writes it."""
+    """The H100 bench with block spans, as a probe that judged its blocks writes it (the attention
+    probe's file, read as the bench gate reads it)."""
     data = json.loads(gzip.decompress((GPU / "comparable" / "probe-bench.json.gz").read_bytes()))
-    return {**data, "block_check": CHECK}
+    return bench_probe({**data, "block_check": CHECK})
 
 
 def h200() -> dict:
     """The H200 bench whose window held SW thermal, HW thermal and HW slowdown events."""
-    return json.loads(gzip.decompress((GPU / "gates-blocks" / "probe-bench.json.gz").read_bytes()))
+    return bench_probe(json.loads(gzip.decompress((GPU / "gates-blocks" / "probe-bench.json.gz").read_bytes())))
 
 
 def never_clean(data: dict, at: list[int], impl: str = "ours") -> list[str]:

@@ -378,16 +378,25 @@ KNOB_EVENTS = [
     tev.tune_trial(T0 + 30, "tune-2", "N=4096", 2, "ROWS=2 num_warps=8", "incorrect",
                    detail="FAILS at M=3 N=4096 fp16", queued=0),
 ]
-ATTENTION_EVENTS = [
-    tev.tune_started(T0, "tune-1", "H100 (sm_90)", ["GPU-a"], 900.0, 100,
-                     [{"head_dim": 64, "total": 480, "left": 136, "rejected_by": {"registers": 64}}],
-                     "LHS", False),
-    tev.tune_baseline(T0 + 5, "tune-1", 64, {"value": 270.0, "lo": 268.0, "hi": 272.0}),
-    tev.tune_trial(T0 + 10, "tune-1", 64, 0, "BM128 BN64 8w mb2 1st O:smem", "timed", tflops=255.0, lo=254.0,
-                   hi=256.0, current=True, queued=2),
-    tev.tune_trial(T0 + 20, "tune-1", 64, 1, "BM128 BN128 4w mb1 2st O:smem", "timed", tflops=281.0,
-                   lo=280.0, hi=282.5, queued=2),
+ATTENTION_EVENTS = [  # as the attention kernel's tuner journaled them, before workloads
+    {"t": T0, "type": "tune_started", "run": "tune-1", "target": "H100 (sm_90)", "gpus": ["GPU-a"],
+     "budget_s": 900.0, "trials": 100,
+     "spaces": [{"head_dim": 64, "total": 480, "left": 136, "rejected_by": {"registers": 64}}],
+     "seed": "LHS", "resumed": False},
+    {"t": T0 + 5, "type": "tune_baseline", "run": "tune-1", "d": 64,
+     "flash": {"value": 270.0, "lo": 268.0, "hi": 272.0}},
+    {"t": T0 + 10, "type": "tune_trial", "run": "tune-1", "d": 64, "n": 0, "config": "BM128 BN64 8w mb2 1st O:smem",
+     "outcome": "timed", "tflops": 255.0, "lo": 254.0, "hi": 256.0, "current": True, "queued": 2},
+    {"t": T0 + 20, "type": "tune_trial", "run": "tune-1", "d": 64, "n": 1, "config": "BM128 BN128 4w mb1 2st O:smem",
+     "outcome": "timed", "tflops": 281.0, "lo": 280.0, "hi": 282.5, "queued": 2},
 ]
+
+
+def test_a_tune_event_written_now_names_its_group_and_reference_in_the_generic_keys() -> None:
+    written = [json.loads(json.dumps(e)) for e in KNOB_EVENTS]
+    assert all("d" not in e and "flash" not in e for e in written)
+    assert (written[1]["group"], written[1]["reference"]) == ("N=4096", {"value": 1.0, "lo": 1.0, "hi": 1.0})
+    assert written[2]["group"] == "N=4096"
 
 
 def test_a_knob_search_reads_in_times_its_baseline_and_the_attention_tiles_still_in_tflops() -> None:

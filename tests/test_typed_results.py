@@ -83,7 +83,10 @@ def test_a_decision_and_a_validity_verdict_round_trip_on_their_own() -> None:
                       ("csrc/", "workloads/attention/"))
     assert KeepResult.from_json(keep.to_json()) == keep and keep.touched == ("csrc/", "workloads/attention/")
     assert KeepResult.from_json({"action": "merge"}) is None  # an action this cockpit does not know
-    assert KeepResult("revert", "REVERT").touched == ("csrc/",)  # results from before paths: the kernel
+    # a decision from before the bench named paths touches the first kernel's, once read from its result
+    old = read_bench_result({"rows": [], "keep": {"action": "revert", "summary": "REVERT"}})
+    assert old is not None and old.keep is not None and old.keep.touched == ("csrc/",)
+    assert KeepResult("revert", "REVERT").touched == ()  # one written now names its paths
     validity = BenchValidity.from_json(OLD_BENCH["validity"])
     assert validity is not None and BenchValidity.from_json(validity.to_json()) == validity
     assert BenchValidity.from_json({"reasons": ["no flag"]}) is None

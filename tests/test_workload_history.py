@@ -148,8 +148,7 @@ def test_the_softmax_report_is_compared_with_the_softmax_session_before_it(
     report = build_report(ws, two_workloads["s2"], now=DAY + 10 * 86400)
     assert report.outcome.text == ("1.01x vs torch.softmax (ahead of the baseline), 0.74x vs torch.compile, "
                                    "run 001-bench")
-    assert (report.outcome.workload, report.outcome.baseline, report.outcome.vs_flash) == (
-        "row-softmax", "torch.softmax", None)
+    assert (report.outcome.workload, report.outcome.baseline) == ("row-softmax", "torch.softmax")
     assert [(v.reference, v.label) for v in report.outcome.vs] == [("torch.softmax", "torch.softmax"),
                                                                    ("torch.compile", "torch.compile")]
     assert report.comparison is not None and report.comparison.previous_id == two_workloads["s1"].id

@@ -36,7 +36,7 @@ class BenchRecord:
     ours_ms: dict[str, float]
     commit: str | None = None
     workload: str | None = None
-    """The workload it measured; None for a record from before workloads (cockpit/before_workloads.py)."""
+    """The workload it measured."""
     ours_ci: dict[str, tuple[float, float]] = field(default_factory=dict)
     """Our median's interval per config (benches that measured one); empty for older records."""
     launch_bound: frozenset[str] = frozenset()
@@ -58,7 +58,7 @@ class BenchRecord:
 
     @property
     def measured(self) -> str:
-        return self.workload or before_workloads.WORKLOAD
+        return self.workload or ""
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,7 @@ class KeepDecision:
 def read_bench_record(path: Path) -> BenchRecord | None:
     try:
         data = read_result_json(path)
+        data = before_workloads.bench_record(data) if isinstance(data, dict) else data
         ours = {row["config"]: float(row["impl"]["ours"]["median_ms"])
                 for row in data["rows"] if "ours" in row.get("impl", {})}
         ci = {row["config"]: (float(c[0]), float(c[1])) for row in data["rows"]
@@ -128,8 +129,8 @@ def geomean_speedup(reference: dict[str, float], now: dict[str, float]) -> tuple
 
 
 def rows_geomean(rows: Sequence[JsonObject], key: str) -> tuple[float, int] | None:
-    """The geometric mean of one speedup column of a bench result's rows ("speedup_vs_torch.softmax",
-    "speedup_vs_flash"), and over how many configs; None when no row has a usable value. Every
+    """The geometric mean of one speedup column of a bench result's rows ("speedup_vs_torch.softmax"),
+    and over how many configs; None when no row has a usable value. Every
     config counts: each time is the device's (the host's launch cost out of the way), so a small
     shape is the kernel's number like a big one (a host that cannot keep up in eager use is a note)."""
     values = [v for r in valued_rows(rows, key) if (v := as_number(r.get(key))) is not None]

@@ -7,7 +7,7 @@ before each call, is bimodal by itself on an H100 (15.5 µs, or 25–34 µs for 
 an idle card): when the host's enqueue of one iteration outlasts the GPU's flush + call, the queue
 drains and the start event is stamped before the call has even been launched, so host launch
 latency lands inside the interval. Two runs of one binary 7 minutes apart read 1.06x and 1.01x
-vs FLASH because three 8–15 µs configs moved 2.5–3.4x. Below `LAUNCH_BOUND_MS` a config is
+against one reference because three 8–15 µs configs moved 2.5–3.4x. Below `LAUNCH_BOUND_MS` a config is
 therefore timed in *batches* (nvbench's batch measurement, Triton's do_bench): `calls_per_batch`
 calls back to back between two events, no flush inside, the inputs rotated over enough sets that
 every call reads data L2 no longer holds; one sample is a batch's mean call time.

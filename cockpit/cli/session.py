@@ -73,7 +73,7 @@ NOW = " · now: "
 
 
 def now_of(text: str) -> str | None:
-    """The "now:" part of a posted status line ("… · now: ncu on flash_fwd · ~2:00 left"), without
+    """The "now:" part of a posted status line ("… · now: ncu on softmax_fwd · ~2:00 left"), without
     its time left; None when the line has none."""
     if NOW not in text:
         return None

@@ -135,7 +135,6 @@ def outcome(state: SessionState) -> Outcome:
     return Outcome(speedup, level, run.run_id, valid, len(benches) - valid,
                    f"{speedup:.2f}x vs {vs[0].label} ({urgency}){_modes(result)}{others}, run {run.run_id}"
                    + (f"; {clean_line(left)}" if (left := result.left_out_words()) else ""),
-                   result.vs.get("flash"),  # report.json 2's field, kept for its readers
                    clean_line(result.workload), vs[0].label, vs)
 
 

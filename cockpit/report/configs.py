@@ -23,7 +23,7 @@ from cockpit.session.state import SessionState
 
 LAUNCH_COST_MS = 0.015
 """A call this short on ours or the baseline is mostly its launch: per-call times of 8-15 µs
-attention configs moved 2.5-3.4x between two benches of one binary, where every config over
+configs moved 2.5-3.4x between two benches of one binary, where every config over
 ~20 µs agreed within 1.5 % (DESIGN.md, third round). Such a row is shown, never as the fastest."""
 
 

@@ -47,8 +47,7 @@ class SessionSummary:
     id: str
     objective: str
     workload: str | None
-    """What its bench runs measured (results that predate workloads: cockpit/before_workloads.py); None: it
-    ran no bench."""
+    """What its bench runs measured; None: it ran no bench."""
     started_t: float
     ended_t: float | None
     duration_s: float

@@ -14,6 +14,7 @@ import typing
 from functools import cache
 from typing import Any, Union
 
+from cockpit import before_workloads
 from cockpit.errors import CockpitError
 from cockpit.report.model import READS, SCHEMA_VERSION, Report
 
@@ -46,6 +47,8 @@ def loads(text: str) -> Report:
         found = data.get("schema_version") if isinstance(data, dict) else None
         raise ReportFormatError(f"schema_version is {found!r}, this cockpit reads "
                                 f"{' and '.join(map(str, READS))}; export the session again")
+    if data["schema_version"] < 5 and isinstance(data.get("outcome"), dict):
+        data["outcome"] = before_workloads.report_outcome(data["outcome"], data["schema_version"])
     result: Report = from_json(Report, data, "")
     return result
 

@@ -13,13 +13,15 @@ from dataclasses import dataclass, field
 
 from cockpit.hardware.peaks import Peak
 
-SCHEMA_VERSION = 4
-READS = (1, 2, 3, 4)
+SCHEMA_VERSION = 5
+READS = (1, 2, 3, 4, 5)
 TIMELINE_MAX = 500
 """Statuses and journaled notes a report lists: the latest (a week's 46,000 auto statuses made a
 report no one reads, and the export took seconds); `statuses_total` says how many there were."""
-"""Versions `jsonio.loads` reads: 2 added `outcome.vs_flash` (null when read from a 1); 3 added
-`outcome.workload`, `outcome.baseline` and `outcome.vs` (null and empty when read from a 1 or 2)."""
+"""Versions `jsonio.loads` reads: 3 added `outcome.workload`, `outcome.baseline` and `outcome.vs`
+(null and empty when read from a 1 or 2), 4 the statuses' totals; 2 to 4 carry one reference's
+speedup of the first workload's beside `vs`, which 5 dropped (cockpit/before_workloads.py's
+`report_outcome` reads it into `vs`)."""
 RENDERED_ONLY = {"report_json": False}
 """Field metadata: a sentence the Markdown and HTML say that report.json (its schema versioned)
 does not carry; read back from JSON it is its default, and reports compare equal without it."""
@@ -48,11 +50,8 @@ class Outcome:
     valid_runs: int
     suspect_runs: int
     text: str
-    vs_flash: float | None = None
-    """The same run against the reference "flash", where the bench measured one: report.json
-    version 2's field (cockpit/before_workloads.py), kept for its readers."""
     workload: str | None = None
-    """What the session benchmarked (results that predate workloads: cockpit/before_workloads.py)."""
+    """What the session benchmarked."""
     baseline: str | None = None
     """The label of the reference `best_speedup` is stated against ("torch.softmax")."""
     vs: tuple[ReferenceSpeedup, ...] = ()

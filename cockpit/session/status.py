@@ -1,4 +1,4 @@
-"""The status line ("2:15 elapsed · PROFILE 12:31/30:00 · now: ncu on flash_fwd · ~1:30 left")
+"""The status line ("2:15 elapsed · PROFILE 12:31/30:00 · now: ncu on softmax_fwd · ~1:30 left")
 and the cadence that posts it every `status_every_s`.
 """
 

@@ -20,14 +20,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cockpit import before_workloads
 from cockpit.hardware.clock_events import CLOCK_EVENT_SW_POWER_CAP
 from cockpit.telemetry.sample import GpuSample
 
 MIN_CONFIGS = 3
 """Fewer configs with samples of both sides than this: too little to compare."""
-IMPL_NAMES = before_workloads.LABELS
-"""How the implementations of a result from before workloads are shown (it carries no labels)."""
 
 
 @dataclass(frozen=True)
@@ -75,8 +72,8 @@ class ClockComparison:
     def comparable(self) -> bool:
         return not self.material or self.explained_by_cap
 
-    def line(self, threshold: float) -> str:
-        base = IMPL_NAMES.get(self.baseline, self.baseline)
+    def line(self, threshold: float, base: str) -> str:
+        """The comparison in words, the baseline shown as `base` (its label)."""
         if self.difference is None or self.configs < MIN_CONFIGS:
             return (f"clocks vs {base} not compared: {self.configs} configs had samples of both "
                     f"(needs {MIN_CONFIGS})")

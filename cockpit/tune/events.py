@@ -33,19 +33,19 @@ def tune_started(t: float, run: str, target: str, gpus: list[str], budget_s: flo
                  spaces=spaces, seed=seed, resumed=resumed, **fields)
 
 
-def tune_baseline(t: float, run: str, group: int | str, reference: dict[str, float]) -> Event:
+def tune_baseline(t: float, run: str, group: str, reference: dict[str, float]) -> Event:
     """The reference the search is stated against, in the search's unit (value, lo, hi): 1.0 per
-    group (the unit is "x baseline"). Journals from before workloads hold TFLOP/s under an int group
-    (its "d") and the same key, "flash", which is why the key keeps that name."""
-    return event(TUNE_BASELINE, t, run=run, d=group, flash=reference)
+    group (the unit is "x baseline"). Older journals' keys are upgraded where they are read
+    (cockpit/before_workloads.py's `tune_event`)."""
+    return event(TUNE_BASELINE, t, run=run, group=group, reference=reference)
 
 
-def tune_trial(t: float, run: str, group: int | str, number: int, config: str, outcome: str,
+def tune_trial(t: float, run: str, group: str, number: int, config: str, outcome: str,
                **fields: Any) -> Event:
-    """One configuration of one group (a label such as "N=4096"; an int in older journals): timed |
+    """One configuration of one group (a label such as "N=4096"): timed |
     pruned | incorrect | crashed | failed | rejected (+ tflops or value, lo, hi,
     compile_s, cached, queued, gpu, limit, detail where they apply)."""
-    return event(TUNE_TRIAL, t, run=run, d=group, n=number, config=config, outcome=outcome, **fields)
+    return event(TUNE_TRIAL, t, run=run, group=group, n=number, config=config, outcome=outcome, **fields)
 
 
 def tune_finished(t: float, run: str, outcome: str, summary: str, **fields: Any) -> Event:

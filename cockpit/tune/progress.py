@@ -22,7 +22,7 @@ class Best:
     """A workload's group ("N=4096", "D=64", "all")."""
     config: str
     value: Estimate
-    """In the search's unit: "x baseline" (TFLOP/s in journals from before workloads)."""
+    """In the search's unit ("x baseline")."""
     current_value: float | None
     baseline_value: float | None
     beats_current: bool
@@ -43,7 +43,7 @@ class TuneProgress:
     started: float
     budget_s: float
     planned: int
-    """Trials planned over every head dim."""
+    """Trials planned over every group."""
     measured: int
     best: tuple[Best, ...]
     rejected: dict[str, int]
@@ -60,9 +60,9 @@ class TuneProgress:
     recent: tuple[str, ...] = field(default=())
     searching: str | None = None
     """The group of the latest trial."""
-    unit: str = " TFLOP/s"
-    """How a value reads after its number: " TFLOP/s", or "x torch.softmax" for a workload's knobs."""
-    baseline: str = "FLASH"
+    unit: str = ""
+    """How a value reads after its number ("x torch.softmax")."""
+    baseline: str = ""
 
     @property
     def running(self) -> bool:
@@ -77,7 +77,7 @@ class TuneProgress:
         return min(by_budget, per_trial * max(0, self.planned - self.measured))
 
     def activity(self) -> str:
-        """The status line: `tuning: 37/100, best 1.04× FLASH`."""
+        """The status line: `tuning: 37/100, best 1.04× torch.softmax`."""
         if not self.running:
             return f"tuned: {self.summary}" if self.summary else "tuned"
         text = f"tuning: {self.measured}/{self.planned}"
@@ -106,15 +106,16 @@ class _Run:
         if kind == tev.TUNE_TRIAL:
             self.trials.append(e)
         elif kind == tev.TUNE_BASELINE:
-            self.baselines[group_of(e)] = float(e["flash"]["value"])
+            self.baselines[group_of(e)] = float(e["reference"]["value"])
         elif kind == tev.TUNE_FINISHED:
             self.finished = e
 
 
 def latest_run(journal: Iterable[Event]) -> _Run | None:
-    """The latest search's events; a resumed search (its run started again) keeps its own."""
+    """The latest search's events, each in today's keys (cockpit/before_workloads.py upgrades a
+    journal's older ones); a resumed search (its run started again) keeps its own."""
     run: _Run | None = None
-    for e in journal:
+    for e in map(before_workloads.tune_event, journal):
         if e.get("type") == tev.TUNE_STARTED:
             run = _Run(e) if run is None or not run.holds(e) else _Run(e, run.trials, run.baselines,
                                                                         run.finished)
@@ -131,7 +132,6 @@ def tune_progress(journal: Iterable[Event]) -> TuneProgress | None:
     started, trials, finished = run.started, run.trials, run.finished
     groups = _groups(started)
     outcomes = Counter(str(t.get("outcome")) for t in trials)
-    knobs = "unit" in started
     return TuneProgress(
         run=str(started["run"]), started=float(started["t"]), budget_s=float(started.get("budget_s", 0)),
         planned=_planned(started, len(groups)),
@@ -145,23 +145,15 @@ def tune_progress(journal: Iterable[Event]) -> TuneProgress | None:
         summary=str(finished.get("summary", "")) if finished is not None else "",
         last_t=float((trials[-1] if trials else started)["t"]),
         searching=group_of(trials[-1]) if trials else None,
-        recent=tuple(f"{group_of(t)} {t['config']}: {t['outcome']}" + _reading(t, knobs, started)
+        recent=tuple(f"{group_of(t)} {t['config']}: {t['outcome']}" + _reading(t, started)
                      for t in trials[-3:]),
-        **_unit(started),
+        unit=str(started.get("unit", "")), baseline=str(started.get("baseline", "")),
     )
 
 
-def _unit(started: Event) -> dict[str, str]:
-    """What a value reads against: "x <baseline>" for a workload's knobs, TFLOP/s vs FLASH before."""
-    if "unit" in started:
-        return {"unit": str(started["unit"]), "baseline": str(started.get("baseline", ""))}
-    return {"unit": " TFLOP/s", "baseline": "FLASH"}
-
-
 def _groups(started: Event) -> list[str]:
-    """The groups the search walks, as its start names them (a head dim reads "D=64")."""
-    return [str(s["group"]) if "group" in s else f"D={s[before_workloads.TUNE_GROUP]}"
-            for s in started.get("spaces", [])]
+    """The groups the search walks, as its start names them."""
+    return [str(s["group"]) for s in started.get("spaces", [])]
 
 
 def _rejected(started: Event, trials: list[Event]) -> dict[str, int]:
@@ -182,9 +174,8 @@ def _planned(started: Event, groups: int) -> int:
 
 
 def group_of(e: Event) -> str:
-    """A tune event's group; an int (a journal from before workloads) reads "D=64"."""
-    d = e.get("d")
-    return f"D={d}" if isinstance(d, int) and not isinstance(d, bool) else str(d)
+    """A tune event's group ("N=4096", "all")."""
+    return str(e.get("group"))
 
 
 def _value(t: Event) -> float | None:
@@ -192,11 +183,15 @@ def _value(t: Event) -> float | None:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
-def _reading(t: Event, knobs: bool, started: Event) -> str:
+def _reading(t: Event, started: Event) -> str:
+    """' 1.400× torch.softmax': a trial against the baseline; ' 255.0 TFLOP/s' where it measured
+    throughput (a trial that holds "tflops")."""
     v = _value(t)
     if v is None:
         return ""
-    return f" {v:.3f}× {started.get('baseline', '')}" if knobs else f" {v:.1f} TFLOP/s"
+    if "value" in t:
+        return f" {v:.3f}× {started.get('baseline', '')}"
+    return f" {v:.1f}{started.get('unit', '')}"
 
 
 def _best(group: str, trials: list[Event], baseline: float | None) -> Best | None:

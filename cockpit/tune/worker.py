@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     def record(event: Event) -> None:
         writer.append(event)
         print(
-            f"{event['type']} {event.get('d', '')} {event.get('config', '')} {event.get('outcome', '')} "
+            f"{event['type']} {event.get('group', '')} {event.get('config', '')} {event.get('outcome', '')} "
             f"{event.get('value', '')}",
             flush=True,
         )

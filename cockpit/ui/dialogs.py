@@ -103,7 +103,7 @@ class StatusDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("[b]Post a status[/b] — what are you doing now?")
-            yield Input(placeholder="e.g. ncu on flash_fwd, waiting for the report", id="doing")
+            yield Input(placeholder="e.g. ncu on softmax_fwd, waiting for the report", id="doing")
             yield Label(printable(self._preview), classes="hint", markup=False)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -1,6 +1,6 @@
 """The tune panel fed from the session: hidden until the journal holds a search (`cockpit tune`
 in another pane, or a resumed one), then its progress each second, and the status line's
-activity while it runs: "tuning: 37/100, best 1.04× FLASH"."""
+activity while it runs: "tuning: 37/100, best 1.04× torch.softmax"."""
 
 from __future__ import annotations
 

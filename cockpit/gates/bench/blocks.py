@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from cockpit import before_workloads
 from cockpit.json_fields import JsonObject, obj, objects, text, whole
 from cockpit.telemetry.block_clocks import Block
 from cockpit.telemetry.sample import GpuSample
@@ -52,8 +51,8 @@ def remeasured(rows: Sequence[JsonObject]) -> Remeasured:
 
 
 def label_of(data: Mapping[str, object], impl: str) -> str:
-    """How the result shows `impl` (a result from before workloads: cockpit/before_workloads.py)."""
-    return text(obj(data.get("labels")).get(impl)) or before_workloads.LABELS.get(impl, impl)
+    """How the result shows `impl` (its id where the probe gave it no label)."""
+    return text(obj(data.get("labels")).get(impl)) or impl
 
 
 def unclean(data: Mapping[str, object], watched: Collection[str]) -> tuple[dict[str, str], list[str]]:

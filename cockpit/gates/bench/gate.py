@@ -12,6 +12,7 @@ import statistics
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from pathlib import PurePosixPath
 
 from cockpit import before_workloads
 from cockpit.analysis.bench_notes import equal_clock_speedup, host_bound_note
@@ -54,13 +55,13 @@ class BenchGate:
         return ShapeCounter()
 
     def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
-        return judge_measured(ctx, read_result(ctx, exit_code, tail))
+        return judge_measured(ctx, before_workloads.bench_probe(read_result(ctx, exit_code, tail)))
 
 
 def judge_measured(ctx: GateContext, data: JsonObject, harness: str | None = None) -> Verdict:
     """Validity, keep or revert, and the speedup class of one bench's measurements (the probe's,
     or, `harness` naming it, a replaced command's structured result)."""
-    data = with_peaks(data)
+    data = with_peaks({**data, "workload": text(data.get("workload")) or _workload_name(ctx)})
     validity = _named_baseline(probe_validity(data, ctx.config.thresholds), data)
     t = time.time()
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(t))
@@ -93,6 +94,12 @@ def judge_measured(ctx: GateContext, data: JsonObject, harness: str | None = Non
     if crashed is not None:
         return replace(verdict, status="fail", summary=crashed)
     return refuse(verdict, refused, data) if refused else verdict
+
+
+def _workload_name(ctx: GateContext) -> str:
+    """What a replaced command that names no workload measured: the configured workload's name."""
+    w = ctx.config.workload
+    return PurePosixPath((w.module or w.gpumode or w.kernelbench).rstrip("/")).stem or "workload"
 
 
 def _named_baseline(validity: BenchValidity, data: JsonObject) -> BenchValidity:
@@ -195,20 +202,21 @@ def judge_bench(data: JsonObject, validity: BenchValidity | None, keep: KeepResu
     validity verdict in words."""
     every = objects(data.get("rows"))
     rows = _headline_rows(every, validity)
-    baseline = text(data.get("baseline")) or before_workloads.BASELINE
+    baseline = text(data.get("baseline")) or ""
     labels = _labels(data)
     candidates = strings(data.get("candidates")) or ("ours",)
     timed = _references(every, candidates)
     vs = _versus(rows, timed)
     result = BenchResult(
-        schema=SCHEMA, workload=text(data.get("workload")) or before_workloads.WORKLOAD, ours="ours",
+        schema=SCHEMA, workload=text(data.get("workload")) or "", ours="ours",
         candidates=candidates,
         baseline=baseline, labels=labels, speedup=None, configs=None, vs={}, device=text(data.get("device")),
         validity=validity, keep=keep, source=text(data.get("source")), raw_rows=every, record=record_path,
         raw=compact({"gpu": data.get("gpu"), "peak": data.get("peak"), "harness": harness}))
     if baseline not in vs:
         return Verdict("error", "no shape produced a time for both ours and "
-                       f"{labels.get(baseline, baseline)}", result.to_json())
+                       f"{labels.get(baseline, baseline) or 'a baseline (the workload names none)'}",
+                       result.to_json())
     geomean, configs = vs[baseline]
     d = _decision(rows, geomean, thresholds)
     interval = rows_interval(rows, SPEEDUP_PREFIX + baseline)
@@ -235,9 +243,8 @@ def _headline_rows(every: Sequence[JsonObject], validity: BenchValidity | None) 
 
 
 def _labels(data: JsonObject) -> dict[str, str]:
-    """Each implementation's label: the probe's, over the labels of a result from before workloads."""
-    return {**before_workloads.LABELS, **{k: v for k, n in obj(data.get("labels")).items()
-                                          if (v := text(n)) is not None}}
+    """Each implementation's label, as the probe names it."""
+    return {k: v for k, n in obj(data.get("labels")).items() if (v := text(n)) is not None}
 
 
 def _references(every: Sequence[JsonObject], candidates: Sequence[str]) -> list[str]:
@@ -326,7 +333,7 @@ def _against_others(data: JsonObject, rows: Sequence[JsonObject], baseline: str,
     """Ours against each other compared reference. A geomean over small and large sizes can read
     as parity while the sizes that matter lose: the worst config is said with it."""
     said = ""
-    for ref in strings(data.get("compared")) or ("flash",):
+    for ref in strings(data.get("compared")):
         if ref == baseline or ref not in vs:
             continue
         said += f", {vs[ref][0]:.2f}x vs {labels.get(ref, ref)}"

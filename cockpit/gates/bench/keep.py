@@ -11,12 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from cockpit import before_workloads
 from cockpit.json_fields import JsonObject, as_number, compact, obj, strings, text, whole
 
 ACTIONS = ("keep", "revert", "baseline")
-DEFAULT_PATHS = before_workloads.PATHS
-"""What git may touch when a result from before the bench named its paths."""
 
 
 @dataclass(frozen=True)
@@ -43,8 +40,9 @@ class KeepResult:
 
     @property
     def touched(self) -> tuple[str, ...]:
-        """The paths git may touch: the named ones, or those of a result from before workloads."""
-        return self.paths or DEFAULT_PATHS
+        """The paths git may touch (a decision read from before the bench named them has csrc/'s:
+        cockpit/before_workloads.py)."""
+        return self.paths
 
     @classmethod
     def from_json(cls, value: object) -> KeepResult | None:

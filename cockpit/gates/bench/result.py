@@ -3,8 +3,8 @@
 Schema 2 (the bench of any workload) names its workload, its candidates, the baseline the
 speedup is stated against, a display label per implementation, and the geometric mean against
 each timed reference that ran (`vs`). A result without a "schema" key is from before workloads:
-it reads as the workload, baseline and labels cockpit/before_workloads.py names, so old journals
-say what they said before.
+it is read through cockpit/before_workloads.py's upgrade to schema 2's keys, so old journals say
+what they said before.
 `to_json` writes schema 2, with every key it was read from that this type does not model.
 
 Modes (issue 35): a workload timed in several modes (forward, backward, full) has a row per shape
@@ -41,7 +41,7 @@ from cockpit.json_fields import (
 )
 
 SCHEMA = 2
-"""The schema `to_json` writes (1: no "schema" key, before workloads: cockpit/before_workloads.py)."""
+"""The schema `to_json` writes (1: no "schema" key, before workloads)."""
 SPEEDUP_PREFIX = "speedup_vs_"
 """A row's speedup of ours over one reference: `speedup_vs_<reference id>`."""
 BENCH_KEYS = ("rows", "geomean_speedup", "validity")
@@ -141,8 +141,6 @@ class BenchResult:
             "validity": self.validity.to_json() if self.validity else None,
             "keep": self.keep.to_json() if self.keep else None, "record": self.record,
             "modes": dict(self.modes) or None}
-        if "flash" in self.vs:  # report.json 2's readers and journals before `vs`
-            document["geomean_vs_flash"] = self.vs["flash"]
         return compact(document)
 
     @cached_property
@@ -262,14 +260,15 @@ def forget_reads() -> None:
 
 def _read(result: JsonObject) -> BenchResult | None:
     schema = result.get("schema")
-    if schema is None:
-        return _read_first(result)
+    if schema is None:  # before workloads: read as schema 2 once upgraded
+        raw = objects(result.get("rows"))
+        return _read_schema_2(before_workloads.bench_result(result, lambda ref: _raw_geomean(raw, ref)), 1)
     if schema == SCHEMA and not isinstance(schema, bool):
         return _read_schema_2(result)
     return None
 
 
-def _read_schema_2(result: JsonObject) -> BenchResult | None:
+def _read_schema_2(result: JsonObject, schema: int = SCHEMA) -> BenchResult | None:
     workload, baseline = text(result.get("workload")), text(result.get("baseline"))
     if workload is None or baseline is None:
         return None  # a schema 2 result always names both
@@ -284,24 +283,8 @@ def _read_schema_2(result: JsonObject) -> BenchResult | None:
         speedup = vs.get(baseline)
     elif baseline not in vs:
         vs[baseline] = speedup
-    return _result(result, 2, workload, ours, candidates, baseline, labels, speedup,
+    return _result(result, schema, workload, ours, candidates, baseline, labels, speedup,
                    whole(result.get("configs")), vs, source=text(result.get("source")))
-
-
-def _read_first(result: JsonObject) -> BenchResult:
-    """A result from before the schema (cockpit/before_workloads.py says what it measured)."""
-    raw = objects(result.get("rows"))
-    speedup = positive(result.get("geomean_speedup"))
-    vs: dict[str, float] = {before_workloads.BASELINE: speedup} if speedup is not None else {}
-    flash = positive(result.get("geomean_vs_flash"))
-    if flash is None:  # journals from before the gate stored it: read from the rows
-        flash = _raw_geomean(raw, "flash")[0]
-    if flash is not None:
-        vs["flash"] = flash
-    base = before_workloads.BASELINE
-    return _result(result, 1, before_workloads.WORKLOAD, "ours", ("ours",), base,
-                   dict(before_workloads.LABELS), speedup,
-                   _raw_geomean(raw, base)[1] if speedup is not None else None, vs)
 
 
 def _raw_geomean(raw: tuple[JsonObject, ...], reference: str) -> tuple[float | None, int]:
@@ -326,7 +309,7 @@ def _result(result: JsonObject, schema: int, workload: str, ours: str,
         labels=labels, raw_rows=objects(result.get("rows")), speedup=speedup, configs=configs,
         vs=ordered, level=text(result.get("level")), next_step=text(result.get("next_step")),
         device=text(result.get("device")), validity=BenchValidity.from_json(result.get("validity")),
-        keep=KeepResult.from_json(result.get("keep")), source=source,
+        keep=KeepResult.from_json(before_workloads.keep(obj(result.get("keep")))), source=source,
         interval=pair(result.get("interval")), launch_bound=strings(result.get("launch_bound")),
         record=text(result.get("record")), modes=_modes(result.get("modes")), raw=result)
 

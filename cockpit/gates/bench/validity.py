@@ -74,8 +74,9 @@ class BenchValidity:
 
     @classmethod
     def from_json(cls, value: object) -> BenchValidity | None:
-        """None when `value` is not a verdict (no `valid` flag)."""
-        data = obj(value)
+        """None when `value` is not a verdict (no `valid` flag). One from before workloads names
+        its baseline once read (cockpit/before_workloads.py)."""
+        data = before_workloads.validity(obj(value))
         if not isinstance(data.get("valid"), bool):
             return None
         cap = obj(data.get("power_cap"))
@@ -136,10 +137,9 @@ class BenchValidity:
         shown = []
         if self.power_cap_fraction is not None:
             shown.append(f"power cap {self.power_cap_fraction:.0%} of the window")
-        baseline = self.baseline or before_workloads.BASELINE
-        label = self.baseline_label or before_workloads.LABELS.get(baseline, baseline)
-        named = [(name, self.impl_mhz[impl]) for impl, name in (("ours", "ours"), (baseline, label))
-                 if impl in self.impl_mhz]
+        baseline = self.baseline or ""
+        named = [(name, self.impl_mhz[impl]) for impl, name in
+                 (("ours", "ours"), (baseline, self.baseline_label or baseline)) if impl in self.impl_mhz]
         if named:
             shown.append("SM clock " + ", ".join(f"{name} {mhz:.0f}" for name, mhz in named) + " MHz")
         if self.remeasured:

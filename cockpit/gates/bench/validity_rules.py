@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import cast
 
-from cockpit import before_workloads
 from cockpit.config import Thresholds
 from cockpit.config.validity_rules import ValidityRules
 from cockpit.gates.bench.blocks import (
@@ -30,6 +29,7 @@ from cockpit.gates.bench.blocks import (
     Remeasured,
     config_list,
     judged_by_block,
+    label_of,
     overlapped,
     remeasured,
     unclean,
@@ -51,8 +51,6 @@ from cockpit.telemetry.sample import GpuSample, GpuStatic, Snapshot
 from cockpit.telemetry.validity import SLOWDOWNS, Validity, judge_window
 from cockpit.telemetry.window_evidence import ClockEvent, ForeignProcess
 
-LEGACY_BASELINES = before_workloads.REFERENCES
-"""A result from before workloads (cockpit/before_workloads.py): whose clocks must match ours."""
 STRICT_POWER_CAP_HINT = ('this card sits at its power cap under load: validity = "comparable" (the '
                          'default) accepts that and still checks that ours and the baseline ran at '
                          'comparable clocks; or add "power cap" to tolerated_clock_events')
@@ -60,12 +58,12 @@ STRICT_POWER_CAP_HINT = ('this card sits at its power cap under load: validity =
 
 def compared_with(data: JsonObject) -> tuple[str, ...]:
     """The references whose clocks must match ours: those the probe says every speedup is stated
-    against (the baseline and the other required references), or those of a result from before
-    workloads."""
+    against (the baseline and the other required references), else the baseline alone."""
     compared = data.get("compared")
     if isinstance(compared, list) and all(isinstance(c, str) for c in compared):
         return tuple(compared)
-    return LEGACY_BASELINES
+    baseline = text(data.get("baseline"))
+    return (baseline,) if baseline else ()
 
 
 def probe_gpu(data: JsonObject) -> GpuStatic:
@@ -114,7 +112,7 @@ def probe_validity(data: Mapping[str, object], thresholds: Thresholds | None = N
     if judged:
         scoped += _note_unclean(data, again, reasons, notes, suspect)
     inside = samples_in_blocks(blocks, samples)
-    comparisons = _compare_clocks(inside, compared_with(data), rules, reasons, notes)
+    comparisons = _compare_clocks(data, inside, compared_with(data), rules, reasons, notes)
     cap = _power_cap(window.evidence.throttle)
     valid = not reasons
     clocks = impl_clocks(inside)
@@ -223,8 +221,8 @@ def _pin_foreign(foreign: Sequence[ForeignProcess], blocks: Sequence[Block], sam
     return pinned
 
 
-def _compare_clocks(inside: BlockSamples, baselines: tuple[str, ...], rules: ValidityRules,
-                    reasons: list[str], notes: list[str]) -> list[dict[str, object]]:
+def _compare_clocks(data: Mapping[str, object], inside: BlockSamples, baselines: tuple[str, ...],
+                    rules: ValidityRules, reasons: list[str], notes: list[str]) -> list[dict[str, object]]:
     """Ours against each baseline's clock in the timed blocks: a line in the reasons (suspect) or
     the notes (comparable) for each, and each comparison as the verdict records it."""
     if not inside:
@@ -235,8 +233,9 @@ def _compare_clocks(inside: BlockSamples, baselines: tuple[str, ...], rules: Val
     implemented = {impl for _, impl in inside}
     for baseline in (b for b in baselines if b in implemented):
         c = compare_clocks(inside, baseline, rules.clock_difference, cap_explains)
-        (notes if c.comparable else reasons).append(c.line(rules.clock_difference))
-        comparisons.append({**c.as_json(), "line": c.line(rules.clock_difference)})
+        line = c.line(rules.clock_difference, label_of(data, baseline))
+        (notes if c.comparable else reasons).append(line)
+        comparisons.append({**c.as_json(), "line": line})
     return comparisons
 
 
