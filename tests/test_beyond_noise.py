@@ -6,8 +6,6 @@ Times here are synthetic (a unit test of the rule); the bench's own are tested o
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from cockpit.analysis.keep import BenchRecord, decide_keep, speedup_interval
 from cockpit.report.history import SessionSummary
 from cockpit.report.trend import regressions
@@ -19,7 +17,7 @@ def record(t: float, ms: float, spread: float, bound: frozenset[str] = frozenset
            fast_ms: float | None = None) -> BenchRecord:
     ours = {c: ms for c in CONFIGS} | {"S=32": fast_ms or ms}
     ci = {c: (v * (1 - spread), v * (1 + spread)) for c, v in ours.items()}
-    return BenchRecord(Path(f"bench-{t:.0f}.json"), "s", t, True, ours, None, "softmax", ci, bound)
+    return BenchRecord(f"s/{t:.0f}-bench", t, True, ours, "softmax", ci, bound)
 
 
 def test_a_gain_over_the_bar_inside_the_noise_is_not_kept() -> None:

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.analysis.keep import BenchRecord, decide_keep, read_bench_record
+from cockpit.analysis.keep import BenchRecord, KeepResult, decide_keep
 from cockpit.before_workloads import bench_probe
 from cockpit.config import Config, Thresholds
 from cockpit.gates.bench.gate import judge_bench
-from cockpit.gates.bench.keep import KeepResult
+from cockpit.gates.bench.past import as_record
+from cockpit.gates.bench.result import read_bench_result
 from cockpit.gates.bench.validity import BenchValidity
 from cockpit.gates.bench.validity_rules import judge_probe_window
 from cockpit.gates.correctness.gate import judge_correctness
@@ -55,9 +56,10 @@ def test_the_bench_verdict_is_high_and_honest_about_the_power_cap() -> None:
 
 
 def test_a_suspect_run_never_decides_keep_or_revert() -> None:
-    [path] = REC.glob("bench-*.json")
-    record = read_bench_record(path)
-    assert record is not None and not record.valid and len(record.ours_ms) == 56
+    bench = read_bench_result(recorded("bench")["result"])
+    assert bench is not None
+    record = as_record("s/004-bench", 1.0, bench)
+    assert not record.valid and len(record.ours_ms) == 56
     decision = decide_keep(record, [record], "tile the softmax")
     assert decision.action == "baseline" and "re-measure on a quiet GPU" in decision.summary
 
@@ -160,8 +162,8 @@ def test_keep_or_revert_gives_a_real_answer_on_the_power_capped_h200(tmp_path: P
     data = probe_bench()
     v = judge_probe_window(data)
     ours = {r["config"]: r["impl"]["ours"]["median_ms"] for r in data["rows"]}
-    earlier = BenchRecord(tmp_path / "a" / "bench-1.json", "a", data["started"], v["valid"], ours)
-    now = BenchRecord(tmp_path / "b" / "bench-2.json", "b", data["started"] + 3600, v["valid"], ours)
+    earlier = BenchRecord("a/001-bench", data["started"], v["valid"], ours)
+    now = BenchRecord("b/001-bench", data["started"] + 3600, v["valid"], ours)
     first = decide_keep(earlier, [], "tile the softmax")
     assert first.action == "baseline" and first.summary.startswith("first valid measurement")
     # the same kernel measured again under the same cap: not faster, so REVERT (not "re-measure")
@@ -180,5 +182,5 @@ def test_a_foreign_process_on_the_measured_gpu_still_makes_the_run_suspect_and_u
     v = judge_probe_window(data)
     assert not v["valid"] and v["verdict"] == "suspect"
     assert v["reasons"] == ["GPU 0: pid 445 (unknown) is not ours and used 1002 MiB in 440 of 880 samples"]
-    record = BenchRecord(Path("bench.json"), "s", 1.0, v["valid"], {"c": 1.0})
+    record = BenchRecord("s/001-bench", 1.0, v["valid"], {"c": 1.0})
     assert decide_keep(record, [], "x").summary.startswith("this run is suspect")

@@ -18,10 +18,11 @@ from pathlib import Path
 import pytest
 
 from cockpit.analysis.bench_notes import equal_clock_speedup
-from cockpit.analysis.keep import BenchRecord, bench_record_json, decide_keep, read_bench_record
+from cockpit.analysis.keep import BenchRecord, bench_record, decide_keep
 from cockpit.before_workloads import bench_probe
 from cockpit.config import Config, Thresholds
 from cockpit.gates.bench.gate import BenchGate, judge_bench
+from cockpit.gates.bench.past import as_record
 from cockpit.gates.bench.result import read_bench_result
 from cockpit.gates.bench.validity import BenchValidity
 from cockpit.gates.bench.validity_rules import probe_validity
@@ -185,13 +186,8 @@ def _record(tmp: Path, t: float, scale: float, suspect: tuple[str, ...] = (), de
             valid: bool = True) -> BenchRecord:
     rows = [{**r, "impl": {"ours": {**r["impl"]["ours"], "median_ms": r["impl"]["ours"]["median_ms"] * scale}}}
             for r in h100()["rows"]]
-    validity = {"valid": valid, "suspect_why": ["blocks never clean"] if suspect else []}
-    path = tmp / f"bench-{t:.0f}.json"
-    path.write_text(json.dumps({**bench_record_json(rows, "s", t, valid, validity, None, decidable, suspect),
-                                "workload": "attention"}))
-    record = read_bench_record(path)
-    assert record is not None
-    return record
+    return bench_record(f"s/{t:.0f}-bench", t, rows, "ours", "attention", valid, decidable, suspect,
+                        "blocks never clean" if suspect else "")
 
 
 def test_keep_decides_on_the_configs_a_suspect_run_vouches_for_and_says_what_it_left_out(tmp_path: Path) -> None:
@@ -201,23 +197,23 @@ def test_keep_decides_on_the_configs_a_suspect_run_vouches_for_and_says_what_it_
     assert now.suspect_configs == frozenset(configs[:6]) and now.decides and not now.valid
     keep = decide_keep(now, [before], "tile the rows")
     assert keep.action == "keep" and keep.shared_configs == 50
-    assert keep.summary == ("KEEP: +25% vs the best earlier run (s/bench-1.json) over 50 configs; "
+    assert keep.summary == ("KEEP: +25% vs the best earlier run (s/1-bench) over 50 configs; "
                             "6 left out: blocks never clean")
     # a later run compares with the decidable one leaving its suspect configs out
     later = decide_keep(_record(tmp_path, 3, 0.8), [before, now], "x")
-    assert later.reference == now and later.shared_configs == 50
+    assert later.reference == now.run and later.shared_configs == 50
     assert later.summary.endswith("; 6 left out: blocks never clean in the earlier run, under the 20% bar: "
                                   "restore the last kept version and try a different fix")
     window = _record(tmp_path, 4, 0.5, decidable=False, valid=False)
     assert decide_keep(window, [before], "x").summary.startswith("this run is suspect (see validity): re-measure")
 
 
-def test_a_record_from_before_reads_as_it_did(tmp_path: Path) -> None:
-    path = tmp_path / "bench-1.json"
-    path.write_text(json.dumps({"session": "s", "t": 1, "valid": False, "validity": {}, "rows": [
-        {"config": "c", "launch_bound": True, "impl": {"ours": {"median_ms": 0.01}}}]}))
-    record = read_bench_record(path)
-    assert record is not None and not record.decides and record.suspect_configs == frozenset()
+def test_a_result_from_before_reads_as_it_did() -> None:
+    bench = read_bench_result({"geomean_speedup": 1.1, "validity": {"valid": False}, "rows": [
+        {"config": "c", "launch_bound": True, "impl": {"ours": {"median_ms": 0.01}}}]})
+    assert bench is not None
+    record = as_record("s/004-bench", 1.0, bench)
+    assert not record.decides and record.suspect_configs == frozenset()
     assert record.launch_bound == frozenset({"c"})
 
 
@@ -239,8 +235,8 @@ def test_a_candidate_that_crashes_at_one_shape_fails_in_one_line_and_keeps_the_r
     assert verdict.summary == ("ours crashed at B4 H16 S2048 D64 fp16 full: CUDA error: an illegal memory "
                                "access was encountered")
     assert len(verdict.result["rows"]) == 12 and verdict.result["keep"]["action"] == "revert"
-    record = read_bench_record(tmp_path / verdict.result["record"])
-    assert record is not None and not record.decides  # recorded, never a reference
+    bench = read_bench_result(verdict.result)
+    assert bench is not None and not as_record("001-x/003-bench", 1.0, bench).decides  # never a reference
 
 
 def test_a_reference_that_crashes_decides_nothing(tmp_path: Path) -> None:

@@ -16,6 +16,8 @@ import pytest
 from cockpit.config import ConfigError, load_config
 from cockpit.config.tune import TuneConfig
 from cockpit.errors import CockpitError
+from cockpit.gates.bench.past import as_record
+from cockpit.gates.bench.result import read_bench_result
 from cockpit.tune import events as tev
 from cockpit.tune import launch
 from cockpit.tune.build import BuildPool, Built
@@ -361,7 +363,9 @@ def test_the_confirmation_keeps_a_winner_beyond_the_bar_and_reverts_otherwise(tm
     [mine] = [w for w in kept if w.arch == "sm_90"]
     assert (mine.group, mine.knobs, mine.run) == ({"N": 4096}, {"ROWS": 4, "num_warps": 8}, plan.run)
     assert Tuned(KWARGS, ("N",), "sm_90", kept).kwargs({"M": 4096, "N": 4096}) == {"ROWS": 4, "num_warps": 8}
-    assert out["record"] is not None and (tmp_path / out["record"]).exists()
+    confirmed = read_bench_result(out["bench"])  # journaled in tune_finished: the next bench's reference
+    assert confirmed is not None and confirmed.workload == plan.workload and confirmed.valid
+    assert as_record("s/tune-1", T0, confirmed).ours_ms.keys() == {r["config"] for r in rows}
 
 
 # --- the panel ------------------------------------------------------------------------------------

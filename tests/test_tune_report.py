@@ -62,7 +62,8 @@ def journal(session: Path, t0: float) -> None:
 def test_the_report_reads_idle_fraction_build_times_and_what_the_confirmation_kept(tmp_path: Path) -> None:
     t0 = 1795303184.7  # the recording's first tick: idle for ~3 s, then loaded
     result = confirmed(tmp_path, 1.3)
-    session = tmp_path / "sessions" / "s1"  # the plan's session: its journal, its bench record
+    session = tmp_path / "sessions" / "s1"  # the plan's session: its journal
+    session.mkdir(parents=True)
     journal(session, t0)
     summary = summarize(session, result, LOADED, bar=1.15)
     assert summary["measured"] == 4 and summary["trials_per_min"] == round(4 / (61 / 60), 2)
@@ -91,6 +92,7 @@ def test_a_reverted_tune_reports_the_current_values_kept_and_the_target_not_met(
     t0 = 1795303184.7
     result = confirmed(tmp_path, 1.03)
     session = tmp_path / "sessions" / "s1"
+    session.mkdir(parents=True)
     journal(session, t0)
     summary = summarize(session, result, None, bar=1.15)
     [c] = summary["confirmations"]

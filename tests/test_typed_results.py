@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from cockpit.analysis.keep import KeepResult
 from cockpit.gate_lines import GATE_NAMES
-from cockpit.gates.bench.keep import KeepResult
 from cockpit.gates.bench.result import SCHEMA, BenchResult, read_bench_result
 from cockpit.gates.bench.validity import BenchValidity
 from cockpit.gates.build.result import BuildResult

@@ -6,7 +6,8 @@ of named configs alone (blocks never clean there, a foreign process over their b
 validity verdict's `suspect_configs`) still decides, on the other configs, and says how many it
 left out; a run suspect window-wide decides nothing. This module decides and runs nothing: git is
 cockpit/gates/kernel_git.py's, which commits or restores the kernel's files after the engineer
-confirms.
+confirms; the past it compares with is cockpit/gates/bench/past.py's. The decision is one type,
+`KeepResult`, from the rule to the journal and back.
 """
 
 from __future__ import annotations
@@ -14,27 +15,78 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Literal
+from typing import ClassVar
 
-from cockpit import before_workloads
 from cockpit.analysis.stats import geomean
-from cockpit.json_fields import JsonObject, as_number, obj, pair, strings, texts
-from cockpit.session.results import read_result_json
+from cockpit.json_fields import JsonObject, as_number, compact, obj, pair, strings, text, whole
 
-Action = Literal["keep", "revert", "baseline"]
+ACTIONS = ("keep", "revert", "baseline")
+
+
+@dataclass(frozen=True)
+class KeepResult:
+    """KEEP, REVERT or BASELINE after one change, and what carrying it out touches: what the rule
+    decides, the bench gate journals in its result and a tune's confirmation in `tune_finished`.
+
+    Version 1: `action`, the `summary` said to the engineer, the `improvement` over the reference
+    run (0.23 = 23 % faster), how many configs both shared, the commit message a KEEP would use,
+    the reference run, the kernel's paths git may touch, and (a tune's) the tuned header it wrote.
+    """
+
+    SCHEMA: ClassVar[int] = 1
+
+    action: str
+    summary: str
+    improvement: float | None = None
+    shared_configs: int | None = None
+    commit_message: str = ""
+    reference: str | None = None
+    """The run compared with, `<session>/<run>` (results from before: its bench record's path)."""
+    paths: tuple[str, ...] = ()
+    header: str | None = None
+    """A tune's tuned header (the file a KEEP commits beside the kernel's)."""
+
+    @property
+    def decides(self) -> bool:
+        """KEEP or REVERT: there is something to carry out (a baseline only records)."""
+        return self.action in ("keep", "revert")
+
+    @property
+    def touched(self) -> tuple[str, ...]:
+        """The paths git may touch (a decision read from before the bench named them has csrc/'s:
+        cockpit/before_workloads.py)."""
+        return self.paths
+
+    @classmethod
+    def from_json(cls, value: object) -> KeepResult | None:
+        """None when `value` is not a decision (no action, or one this cockpit does not know). Reads
+        both shapes journaled before this type: the bench's, and a tune's (no `shared_configs`, no
+        `reference`)."""
+        data = obj(value)
+        action = text(data.get("action"))
+        if action not in ACTIONS:
+            return None
+        return cls(action, text(data.get("summary")) or "", as_number(data.get("improvement")),
+                   whole(data.get("shared_configs")), text(data.get("commit_message")) or "",
+                   text(data.get("reference")), strings(data.get("paths")), text(data.get("header")))
+
+    def to_json(self) -> dict[str, object]:
+        return {"action": self.action, "summary": self.summary, "improvement": self.improvement,
+                "shared_configs": self.shared_configs, "commit_message": self.commit_message,
+                "reference": self.reference, "paths": list(self.paths),
+                **compact({"header": self.header})}
 
 
 @dataclass(frozen=True)
 class BenchRecord:
-    """A saved bench run: our median per config, whether the GPU was clean, and where it was."""
+    """A bench run as keep/revert compares it: our median per config, whether the GPU was clean,
+    and which run it was (cockpit/gates/bench/past.py reads every earlier one from the journals)."""
 
-    path: Path
-    session: str
+    run: str
+    """`<session>/<run id>`: what a decision names as its reference."""
     t: float
     valid: bool
     ours_ms: dict[str, float]
-    commit: str | None = None
     workload: str | None = None
     """The workload it measured."""
     ours_ci: dict[str, tuple[float, float]] = field(default_factory=dict)
@@ -61,43 +113,16 @@ class BenchRecord:
         return self.workload or ""
 
 
-@dataclass(frozen=True)
-class KeepDecision:
-    action: Action
-    summary: str
-    improvement: float | None = None
-    """Geometric-mean speedup of ours over the reference run, minus 1 (0.23 = 23 % faster)."""
-    reference: BenchRecord | None = None
-    shared_configs: int = 0
-    commit_message: str = ""
-
-
-def read_bench_record(path: Path) -> BenchRecord | None:
-    try:
-        data = read_result_json(path)
-        data = before_workloads.bench_record(data) if isinstance(data, dict) else data
-        ours = {row["config"]: float(row["impl"]["ours"]["median_ms"])
-                for row in data["rows"] if "ours" in row.get("impl", {})}
-        ci = {row["config"]: (float(c[0]), float(c[1])) for row in data["rows"]
-              if isinstance(c := row.get("impl", {}).get("ours", {}).get("ci_ms"), list) and len(c) == 2}
-        bound = frozenset(row["config"] for row in data["rows"] if row.get("launch_bound") is True)
-        workload = data.get("workload")
-        decidable = data.get("decidable")
-        return BenchRecord(path, str(data.get("session", "")), float(data.get("t", 0.0)),
-                           bool(data.get("valid")), ours, data.get("commit"),
-                           workload if isinstance(workload, str) else None, ci, bound,
-                           frozenset(strings(data.get("suspect_configs"))),
-                           decidable if isinstance(decidable, bool) else None,
-                           ", ".join(texts(obj(data.get("validity")).get("suspect_why"))))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # not a bench result (or a torn one): never a reference
-
-
-def bench_history(sessions_dir: Path) -> list[BenchRecord]:
-    """Every saved bench run in every session, oldest first."""
-    records = [r for p in sorted(sessions_dir.glob("*/results/bench-*.json"))
-               if (r := read_bench_record(p)) is not None]
-    return sorted(records, key=lambda r: r.t)
+def bench_record(run: str, t: float, rows: Sequence[JsonObject], ours: str, workload: str | None,
+                 valid: bool, decidable: bool | None = None, suspect: Iterable[str] = (),
+                 why: str = "") -> BenchRecord:
+    """A bench's rows read as keep/revert compares them: `ours`' median and interval per config, and
+    the configs a bench from before device time marked launch-bound."""
+    cells = [(str(r.get("config")), obj(obj(r.get("impl")).get(ours))) for r in rows]
+    medians = {c: ms for c, cell in cells if (ms := as_number(cell.get("median_ms"))) is not None}
+    ci = {c: ends for c, cell in cells if c in medians and (ends := pair(cell.get("ci_ms"))) is not None}
+    bound = frozenset(str(r.get("config")) for r in rows if r.get("launch_bound") is True)
+    return BenchRecord(run, t, valid, medians, workload, ci, bound, frozenset(suspect), decidable, why)
 
 
 def apart(before: BenchRecord, now: BenchRecord) -> frozenset[str]:
@@ -154,15 +179,16 @@ def rows_interval(rows: Sequence[JsonObject], key: str) -> tuple[float, float] |
 
 
 def decide_keep(current: BenchRecord, history: Iterable[BenchRecord], objective: str,
-                keep_improvement: float = 0.2) -> KeepDecision:
+                keep_improvement: float = 0.2) -> KeepResult:
     """KEEP, REVERT, or BASELINE (no earlier valid run of these configs to compare with). Runs
-    suspect of named configs compare on the others, and the summary says how many were left out."""
+    suspect of named configs compare on the others, and the summary says how many were left out.
+    The decision names its reference run; the gate adds the paths git may touch."""
     if not current.decides:
-        return KeepDecision("baseline", "this run is suspect (see validity): re-measure on a "
-                            "quiet GPU before deciding to keep or revert")
+        return KeepResult("baseline", "this run is suspect (see validity): re-measure on a "
+                          "quiet GPU before deciding to keep or revert", shared_configs=0)
     candidates = []
     for record in history:
-        if (record.path == current.path or not record.decides or record.t >= current.t
+        if (record.run == current.run or not record.decides or record.t >= current.t
                 or record.measured != current.measured):
             continue  # only an earlier valid (or decidable) run of the same workload is a reference
         out = apart(record, current)
@@ -171,30 +197,31 @@ def decide_keep(current: BenchRecord, history: Iterable[BenchRecord], objective:
         if shared:
             candidates.append((speedup, shared, record))
     if not candidates:
-        return KeepDecision("baseline", "first valid measurement of these configs: it is the "
-                            "reference the next change is compared with")
+        return KeepResult("baseline", "first valid measurement of these configs: it is the "
+                          "reference the next change is compared with", shared_configs=0)
     # The best earlier run is the one this run gains least on.
     speedup, shared, best = min(candidates, key=lambda c: c[0])
     improvement = speedup - 1.0
-    versus = f"{best.session}/{best.path.name}"
+    versus = best.run
     left = _left_out(best, current)
     measured = speedup_interval(best, current)
     if measured is not None and improvement >= keep_improvement and measured[1] <= 1.0:
-        return KeepDecision(
+        return KeepResult(
             "revert", f"REVERT: {improvement:+.0%} vs the best earlier run ({versus}) but not beyond the "
             f"noise (its interval [{measured[1]:.3f}, {measured[2]:.3f}] reaches 1): re-measure, or try "
-            "a different fix", improvement, best, shared)
+            "a different fix", improvement, shared, reference=versus)
     if improvement >= keep_improvement:
-        return KeepDecision(
+        return KeepResult(
             "keep", f"KEEP: {improvement:+.0%} vs the best earlier run ({versus}) over {shared} "
             f"configs{left}",
-            improvement, best, shared,
-            f"{current.measured}: {objective} ({improvement:+.0%} geomean over {shared} configs vs {versus})")
-    return KeepDecision(
+            improvement, shared,
+            f"{current.measured}: {objective} ({improvement:+.0%} geomean over {shared} configs vs {versus})",
+            versus)
+    return KeepResult(
         "revert", f"REVERT: {improvement:+.0%} vs the best earlier run ({versus}) over {shared} configs"
         f"{left}, under the {keep_improvement:.0%} bar: restore the last kept version and try a "
         "different fix",
-        improvement, best, shared)
+        improvement, shared, reference=versus)
 
 
 def _left_out(before: BenchRecord, now: BenchRecord) -> str:
@@ -209,12 +236,3 @@ def _left_out(before: BenchRecord, now: BenchRecord) -> str:
     else:
         why = f"{before.left_out_why or 'suspect'} in the earlier run"
     return f"; {len(out)} left out: {why}"
-
-
-def bench_record_json(rows: Sequence[JsonObject], session: str, t: float, valid: bool,
-                      validity: JsonObject, commit: str | None, decidable: bool | None = None,
-                      suspect_configs: Sequence[str] = ()) -> dict[str, object]:
-    """The record keep/revert reads back (`read_bench_record`): `decidable` defaults to `valid`."""
-    return {"session": session, "t": t, "valid": valid, "validity": validity, "commit": commit,
-            "decidable": valid if decidable is None else decidable,
-            "suspect_configs": list(suspect_configs), "rows": rows}

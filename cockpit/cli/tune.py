@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
+from cockpit.analysis.keep import KeepResult
 from cockpit.cli.parser import session_named, workspace_of
 from cockpit.config import Config, ConfigError, load_config
 from cockpit.errors import CockpitError
@@ -28,7 +29,7 @@ from cockpit.session.trust import require_trust
 from cockpit.session.workspace import SessionRef, resolve_session
 from cockpit.telemetry.nvml import Nvml
 from cockpit.tune import events as tev
-from cockpit.tune.finish import KeepJson, finish_run
+from cockpit.tune.finish import TuneResult, finish_run
 from cockpit.tune.launch import (
     describe_plan,
     group_space,
@@ -77,11 +78,10 @@ def tune(args: argparse.Namespace) -> int:
         raise
     _say_workers_failed(codes, ref.path / "logs", f"{plan.run}-gpu{picked[0].index}.log")
     result = finish_run(config, ws.root, plan, picked[0].uuid, _say, python)
-    keep = result["keep"]
-    _journal_kept(writer, plan.run, keep)
+    _journal_kept(writer, plan.run, result)
     writer.close()
     print(json.dumps(result) if args.json else "\n".join(result["lines"]))
-    return 0 if keep["action"] == "keep" else 1
+    return 0 if result["keep"]["action"] == "keep" else 1
 
 
 def _plan(args: argparse.Namespace, root: Path, config: Config, manifest: Manifest, target: Target,
@@ -170,18 +170,21 @@ def _say_workers_failed(codes: list[int], logs: Path, first_log: str) -> None:
         _say(f"a worker exited {codes}: see {logs}; the others finished the search")
 
 
-def _journal_kept(writer: JournalWriter, run: str, keep: KeepJson) -> None:
-    """The search's end, and what it kept as the session's decision."""
-    writer.append(tev.tune_finished(time.time(), run, keep["action"], keep["summary"], keep=keep))
+def _journal_kept(writer: JournalWriter, run: str, result: TuneResult) -> None:
+    """The search's end with its confirmation (a bench of the workload: what the next bench's
+    keep/revert compares with), and what it kept as the session's decision."""
+    keep = KeepResult.from_json(result["keep"]) or KeepResult("revert", "nothing kept")
+    writer.append(tev.tune_finished(time.time(), run, keep.action, keep.summary, keep=result["keep"],
+                                    **({"bench": result["bench"]} if result["bench"] else {})))
     writer.append(
         decision(
             time.time(),
-            keep["action"],
-            keep["summary"],
+            keep.action,
+            keep.summary,
             True,
             source="tune",
-            header=keep.get("header"),
-            improvement=keep.get("improvement"),
+            header=keep.header,
+            improvement=keep.improvement,
         )
     )
 

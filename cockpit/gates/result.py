@@ -3,7 +3,7 @@
 Each gate's result is a frozen dataclass with a `SCHEMA` version, `from_json` (never raises:
 journals may be old, hand-edited or torn) and `to_json` (what the journal and `results/` hold):
 `env.EnvResult`, `build.BuildResult`, `correctness.CorrectnessResult`, `bench.BenchResult` (with
-its `validity.BenchValidity` and `keep.KeepResult`), `profile.ProfileResult`,
+its `validity.BenchValidity` and the keep rule's `KeepResult`), `profile.ProfileResult`,
 `sanitize.SanitizeResult`. The gate catalog (`gates/catalog.py`) names each gate's type; the TUI
 and the report read a run's result through it.
 """

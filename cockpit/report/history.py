@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.files import RefusedFile, read_tail
+from cockpit.gates.bench.past import BenchRun, finished_benches
 from cockpit.gates.bench.result import BenchResult, read_bench_result
 from cockpit.gates.catalog import measures
 from cockpit.gates.output import text_lines
@@ -76,19 +77,14 @@ class SessionSummary:
         return next((r.speedup for r in self.best_vs if r.reference == reference), None)
 
 
-BenchRun = tuple[GateRunRecord, BenchResult]
-
-
 def bench_runs(state: SessionState) -> list[BenchRun]:
-    """The session's finished bench runs, read, of the workload its last measurement was of (a
-    session that changed workloads half-way is summed up by the one it ended on; a run that
-    measured nothing may not name its workload). Each is read from the journal's headline (its
-    speedups, validity and references; `run.result` has its tables), once per state: a report
-    asks five times."""
+    """The session's finished bench runs (the past keep/revert reads too: gates/bench/past.py), of
+    the workload its last measurement was of (a session that changed workloads half-way is summed
+    up by the one it ended on; a run that measured nothing may not name its workload); once per
+    state: a report asks five times."""
     if _read_for[0] is state:
         return list(_read_for[1])
-    runs = [(r, b) for r in state.gate_runs if measures(r.gate) and r.finished
-            and (b := read_bench_result(r.result_inline)) is not None]  # the headline: no tables
+    runs = finished_benches(state)  # the headline: no tables
     last = last_measured(runs)
     kept = [(r, b) for r, b in runs if last is not None and b.workload == last.workload]
     _read_for[:] = [state, kept]

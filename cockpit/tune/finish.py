@@ -6,29 +6,27 @@ must be faster than the current configuration beyond the noise (its bootstrapped
 and by the bar (`[tune] keep_improvement`), in a window the validity verdict passes.
 
 Keep writes the winners into the workload's tuned file (per GPU architecture and group), which the
-engineer commits with the kernel as any kept change; the confirmation is saved as a bench record
-of the workload, so the next bench gate's keep/revert compares with the tuned kernel. Revert writes
-nothing.
+engineer commits with the kernel as any kept change; the confirmation is a bench result of the
+workload, journaled with the decision in `tune_finished`, so the next bench gate's keep/revert
+compares with the tuned kernel (gates/bench/past.py). Revert writes nothing.
 """
 
 from __future__ import annotations
 
-import json
 import statistics
 import sys
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
-from cockpit.analysis.keep import bench_record_json
+from cockpit.analysis.keep import KeepResult
 from cockpit.analysis.stats import Estimate, speedup
 from cockpit.config import Config
 from cockpit.errors import CockpitError
+from cockpit.gates.bench.result import SCHEMA, BenchResult
+from cockpit.gates.bench.validity import BenchValidity
 from cockpit.gates.bench.validity_rules import judge_probe_window
-from cockpit.gates.kernel_git import head_commit
-from cockpit.session.paths import stored_path
 from cockpit.tune.header import render, write_header
 from cockpit.tune.plan import GroupPlan, KnobPlan
 from cockpit.tune.search import open_study, request_for, store_of
@@ -40,22 +38,6 @@ from cockpit.workload.tuned import KnobValues, TunedFileError, Winner, merged, r
 
 CURRENT = "current"
 BASELINE = "baseline"
-
-
-class _Decision(TypedDict):
-    action: str
-    """keep | revert"""
-    summary: str
-    improvement: float | None
-    commit_message: str
-
-
-class KeepJson(_Decision, total=False):
-    """The keep/revert decision (the journal's `tune_finished` and `decision` carry it); a keep
-    names the files it wrote."""
-
-    header: str
-    paths: list[str]
 
 
 class ContenderJson(TypedDict):
@@ -79,10 +61,12 @@ class TuneResult(TypedDict):
     run: str
     target: str
     workload: str
-    keep: KeepJson
+    keep: dict[str, object]
+    """The decision, as `KeepResult.to_json()` writes it (the journal's `tune_finished` and
+    `decision` carry it)."""
     lines: list[str]
-    record: str | None
-    """The confirmation saved as a bench record (workspace-relative), if any group was confirmed."""
+    bench: dict[str, object] | None
+    """The confirmation as a bench result, if any group was confirmed: `tune_finished` journals it."""
     confirmations: list[ConfirmationJson]
 
 
@@ -245,34 +229,30 @@ def decide(
     config: Config, workspace: Path, plan: KnobPlan, verdicts: Sequence[tuple[GroupVerdict, ConfirmReply]]
 ) -> TuneResult:
     """Keep or revert on the groups' verdicts: the tuned file (and header) written on a keep, the
-    confirmation saved as a bench record either way."""
+    confirmation a bench result either way."""
     lines = [line for v, _ in verdicts for line in verdict_lines(v, plan)]
     won = [(v, v.winner) for v, _ in verdicts if v.winner is not None]
-    keep: KeepJson
     if won and plan.tuned_file:
         keep, written = _keep_winners(workspace, plan, plan.tuned_file, won)
-        lines.append(f"{keep['summary']}\nwritten: {', '.join(written)} (commit with the kernel to keep it)")
+        lines.append(f"{keep.summary}\nwritten: {', '.join(written)} (commit with the kernel to keep it)")
     else:
-        summary = "REVERT: nothing beat the current knob values beyond the noise and the bar"
-        keep = {"action": "revert", "summary": summary, "improvement": None, "commit_message": ""}
-        lines.append(summary + (f"; {plan.tuned_file} is unchanged" if plan.tuned_file else ""))
-    record = _bench_record(workspace, plan, verdicts)
-    if record is not None:
-        lines.append(f"bench record: {record}")
+        keep = KeepResult("revert", "REVERT: nothing beat the current knob values beyond the noise and "
+                          "the bar")
+        lines.append(keep.summary + (f"; {plan.tuned_file} is unchanged" if plan.tuned_file else ""))
     return {
         "run": plan.run,
         "target": plan.target,
         "workload": plan.workload,
-        "keep": keep,
+        "keep": keep.to_json(),
         "lines": lines,
-        "record": record,
+        "bench": _confirmed_bench(plan, verdicts),
         "confirmations": [_confirmation(v, plan) for v, _ in verdicts],
     }
 
 
 def _keep_winners(
     workspace: Path, plan: KnobPlan, tuned_file: str, won: list[tuple[GroupVerdict, Contender]]
-) -> tuple[KeepJson, list[str]]:
+) -> tuple[KeepResult, list[str]]:
     """The winners merged into the tuned file (and its header rendered before anything is
     written, so a file that cannot take them is left as it was), and the keep that says so."""
     path = workspace / tuned_file
@@ -306,15 +286,15 @@ def _keep_winners(
         f"{w.vs_baseline.value:.2f}x {plan.baseline}"
         for v, w in won
     )
-    keep: KeepJson = {
-        "action": "keep",
-        "summary": summary,
-        "improvement": min(w.vs_current.value for _, w in won) - 1,
-        "header": tuned_file,
-        "paths": written,
-        "commit_message": f"{plan.workload}: knob values tuned by {plan.run} on {plan.target} "
+    keep = KeepResult(
+        "keep",
+        summary,
+        min(w.vs_current.value for _, w in won) - 1,
+        commit_message=f"{plan.workload}: knob values tuned by {plan.run} on {plan.target} "
         f"({summary.removeprefix('KEEP: ')})",
-    }
+        paths=tuple(written),
+        header=tuned_file,
+    )
     return keep, written
 
 
@@ -338,29 +318,19 @@ def _confirmation(v: GroupVerdict, plan: KnobPlan) -> ConfirmationJson:
     }
 
 
-def _bench_record(
-    workspace: Path, plan: KnobPlan, verdicts: Sequence[tuple[GroupVerdict, ConfirmReply]]
-) -> str | None:
-    """The confirmation as the bench gate saves a run: ours = the kept configuration per shape."""
+def _confirmed_bench(
+    plan: KnobPlan, verdicts: Sequence[tuple[GroupVerdict, ConfirmReply]]
+) -> dict[str, object] | None:
+    """The confirmation as a bench result of the workload: ours = the kept configuration per shape,
+    valid when every group's window was."""
     if not verdicts:
         return None
     rows = [row for v, reply in verdicts for row in _record_rows(v, reply, plan)]
     valid = all(v.validity["valid"] for v, _ in verdicts)
-    t = time.time()
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(t))
-    path = (workspace / plan.run_dir).parent / "results" / f"bench-{stamp}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    record = bench_record_json(
-        rows,
-        Path(plan.run_dir).parent.name,
-        t,
-        valid,
-        {"valid": valid, "per_group": [v.validity for v, _ in verdicts]},
-        head_commit(workspace),
-    )
-    record["workload"] = plan.workload
-    path.write_text(json.dumps(record), encoding="utf-8")
-    return stored_path(path, workspace)
+    validity = BenchValidity.from_json({"valid": valid, "per_group": [v.validity for v, _ in verdicts]})
+    return BenchResult(schema=SCHEMA, workload=plan.workload, ours="ours", candidates=("ours",),
+                       baseline=plan.baseline.lower(), labels={}, speedup=None, configs=None, vs={},
+                       validity=validity, source="tune", raw_rows=tuple(rows)).to_json()
 
 
 def _record_rows(v: GroupVerdict, reply: ConfirmReply, plan: KnobPlan) -> list[dict[str, Any]]:

@@ -7,7 +7,6 @@ one line naming both, the rows measured before it kept."""
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
 from collections.abc import Mapping, Sequence
@@ -19,8 +18,8 @@ from cockpit.analysis.bench_notes import equal_clock_speedup, host_bound_note
 from cockpit.analysis.decide import URGENCY, Decision, SpeedupThresholds, decide
 from cockpit.analysis.keep import (
     BenchRecord,
-    bench_history,
-    bench_record_json,
+    KeepResult,
+    bench_record,
     decide_keep,
     rows_geomean,
     rows_interval,
@@ -29,17 +28,14 @@ from cockpit.analysis.speed_of_light import Impossible, impossible
 from cockpit.config import Thresholds
 from cockpit.errors import CockpitError
 from cockpit.gates.bench.blocks import label_of
-from cockpit.gates.bench.keep import KeepResult
+from cockpit.gates.bench.past import COUNTS, past_benches
 from cockpit.gates.bench.result import SCHEMA, SPEEDUP_PREFIX, BenchResult
 from cockpit.gates.bench.validity import BenchValidity
 from cockpit.gates.bench.validity_rules import probe_validity
 from cockpit.gates.gate import GateContext, GateStatus, Verdict
-from cockpit.gates.kernel_git import head_commit
 from cockpit.gates.probe_call import ShapeCounter, probe_argv, read_result
 from cockpit.hardware.peaks import peak_for, share_of_peak
 from cockpit.json_fields import JsonObject, as_number, compact, obj, objects, strings, text
-from cockpit.session.inside import confine_session_path
-from cockpit.session.paths import stored_path
 from cockpit.workload.describe import cached
 from cockpit.workload.kernel_files import kernel_paths
 from cockpit.workload.manifest import Manifest
@@ -63,23 +59,14 @@ def judge_measured(ctx: GateContext, data: JsonObject, harness: str | None = Non
     or, `harness` naming it, a replaced command's structured result)."""
     data = with_peaks({**data, "workload": text(data.get("workload")) or _workload_name(ctx)})
     validity = _named_baseline(probe_validity(data, ctx.config.thresholds), data)
-    t = time.time()
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(t))
-    record_path = confine_session_path(ctx.session_dir / "results" / f"bench-{stamp}.json")
-    record_path.parent.mkdir(parents=True, exist_ok=True)
-    commit = head_commit(ctx.workspace)
     rows = [dict(r) for r in objects(data.get("rows"))]
-    workload = text(data.get("workload"))
     refused = refusals({**data, "rows": rows})  # a time the card cannot reach decides nothing
     crashed = crash_line(data)  # the configs after the crash were never measured
     counts = not refused and crashed is None
-    valid, decidable = validity.valid and counts, validity.decidable and counts
-    record = bench_record_json(rows, ctx.session_dir.name, t, valid, validity.to_json(),
-                               commit, decidable, validity.suspect_configs)
-    record_path.write_text(json.dumps({**record, "workload": workload}), encoding="utf-8")
-    current = BenchRecord(record_path, ctx.session_dir.name, t, valid, _ours_ms(rows),
-                          commit, workload, suspect_configs=frozenset(validity.suspect_configs),
-                          decidable=decidable, left_out_why=", ".join(validity.suspect_why))
+    current = bench_record(f"{ctx.session_dir.name}/{ctx.run_id}", time.time(), rows, "ours",
+                           text(data.get("workload")), validity.valid and counts,
+                           validity.decidable and counts, validity.suspect_configs,
+                           ", ".join(validity.suspect_why))
     paths = tuple(kernel_paths(ctx.config.workload, _manifest(ctx)))
     if crashed is not None:
         kept = _after_crash(data, crashed, paths)
@@ -89,8 +76,8 @@ def judge_measured(ctx: GateContext, data: JsonObject, harness: str | None = Non
                           paths)
     else:
         kept = _keep_or_revert(ctx, current, paths)
-    verdict = judge_bench({**data, "rows": rows}, validity, kept, ctx.config.thresholds,
-                          stored_path(record_path, ctx.workspace), harness)
+    verdict = judge_bench({**data, "rows": rows, **({} if counts else {COUNTS: False})}, validity, kept,
+                          ctx.config.thresholds, None, harness)
     if crashed is not None:
         return replace(verdict, status="fail", summary=crashed)
     return refuse(verdict, refused, data) if refused else verdict
@@ -119,10 +106,9 @@ def _after_crash(data: JsonObject, crashed: str, paths: tuple[str, ...]) -> Keep
 
 def _keep_or_revert(ctx: GateContext, current: BenchRecord, paths: tuple[str, ...]) -> KeepResult:
     """Keep or revert this bench against the workspace's earlier ones (the objective decides)."""
-    history = bench_history(ctx.workspace / "sessions")
-    keep = decide_keep(current, history, ctx.objective, ctx.config.thresholds.keep_improvement)
-    return KeepResult(keep.action, keep.summary, keep.improvement, keep.shared_configs, keep.commit_message,
-                      stored_path(keep.reference.path, ctx.workspace) if keep.reference else None, paths)
+    keep = decide_keep(current, past_benches(ctx.workspace), ctx.objective,
+                       ctx.config.thresholds.keep_improvement)
+    return replace(keep, paths=paths)
 
 
 def crash_line(data: JsonObject) -> str | None:
@@ -194,7 +180,7 @@ def with_peaks(data: JsonObject) -> dict[str, object]:
 
 
 def judge_bench(data: JsonObject, validity: BenchValidity | None, keep: KeepResult | None,
-                thresholds: Thresholds, record_path: str, harness: str | None = None) -> Verdict:
+                thresholds: Thresholds, record_path: str | None, harness: str | None = None) -> Verdict:
     """The verdict on one bench's rows: ours against the baseline as a geometric mean over every
     config the validity verdict vouches for (all of them, on a clean run) with its speedup class,
     against each other compared reference, the implementations whose host cannot keep up in eager
@@ -212,7 +198,8 @@ def judge_bench(data: JsonObject, validity: BenchValidity | None, keep: KeepResu
         candidates=candidates,
         baseline=baseline, labels=labels, speedup=None, configs=None, vs={}, device=text(data.get("device")),
         validity=validity, keep=keep, source=text(data.get("source")), raw_rows=every, record=record_path,
-        raw=compact({"gpu": data.get("gpu"), "peak": data.get("peak"), "harness": harness}))
+        raw=compact({"gpu": data.get("gpu"), "peak": data.get("peak"), "harness": harness,
+                     COUNTS: data.get(COUNTS)}))
     if baseline not in vs:
         return Verdict("error", "no shape produced a time for both ours and "
                        f"{labels.get(baseline, baseline) or 'a baseline (the workload names none)'}",

@@ -24,8 +24,8 @@ from functools import cached_property
 from typing import ClassVar
 
 from cockpit import before_workloads
+from cockpit.analysis.keep import KeepResult
 from cockpit.analysis.stats import geomean
-from cockpit.gates.bench.keep import KeepResult
 from cockpit.gates.bench.validity import BenchValidity
 from cockpit.json_fields import (
     JsonObject,
@@ -114,7 +114,7 @@ class BenchResult:
     """Configs a bench from before device time (issue 32) left out of its headline as launch-bound;
     read and written back, never set now (every config is in the headline)."""
     record: str | None = None
-    """The workspace-relative bench record keep/revert compares (results/bench-*.json)."""
+    """The bench record file of a result from before the journal was the past (results/bench-*.json)."""
     modes: Mapping[str, float] = field(default_factory=dict)
     """Mode -> ours' geometric mean over the baseline in that mode ({"forward": 1.57, "backward":
     1.21, "full": 1.30}); empty for a forward-only bench."""

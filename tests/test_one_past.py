@@ -1,0 +1,125 @@
+"""One past: what ran before is what the sessions' journals record, and keep/revert, the report's
+history and a tune's confirmation all read it there (cockpit/gates/bench/past.py). A bench record
+file beside the journal is no run: lost or torn, it changes nothing; the journal's bench stays the
+reference. The keep decision is one type, and the shapes journaled before it still read."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import time
+from pathlib import Path
+
+from cockpit import before_workloads
+from cockpit.analysis.keep import KeepResult
+from cockpit.config import Config
+from cockpit.gates.bench.gate import BenchGate
+from cockpit.gates.bench.past import past_benches
+from cockpit.gates.bench.result import SCHEMA, BenchResult
+from cockpit.gates.bench.validity import BenchValidity
+from cockpit.gates.gate import GateContext, Verdict
+from cockpit.report.history_reader import workspace_summaries
+from cockpit.session import events as ev
+from cockpit.session.journal import JournalWriter
+from cockpit.session.results import gate_finished_event
+from cockpit.session.workspace import SessionRef, Workspace, create_session
+from cockpit.tune import events as tev
+
+GPU = Path(__file__).parent / "fixtures" / "gpu"
+
+
+def probe(scale: float) -> dict:
+    """The H100 bench a probe wrote on a clean window, ours `scale` times as long."""
+    data = json.loads(gzip.decompress((GPU / "comparable" / "probe-bench.json.gz").read_bytes()))
+    for row in data["rows"]:
+        ours = row["impl"]["ours"]
+        ours["median_ms"] *= scale
+        if "ci_ms" in ours:
+            ours["ci_ms"] = [v * scale for v in ours["ci_ms"]]
+    return data  # type: ignore[no-any-return]
+
+
+def session(ws: Path, t: float, objective: str) -> SessionRef:
+    return create_session(Workspace(ws), Config(), objective, None, t, start_timer=False)
+
+
+def bench(ws: Path, ref: SessionRef, run_id: str, scale: float, t: float | None = None) -> Verdict:
+    """The bench gate on `ref`'s workspace, and (`t` given) its finish journaled as the runner does."""
+    ctx = GateContext(ws, ref.path, run_id, objective="tile the rows")
+    ctx.result_path.parent.mkdir(parents=True, exist_ok=True)
+    ctx.result_path.write_text(json.dumps(probe(scale)))
+    verdict = BenchGate().verdict(ctx, 0, [])
+    if t is not None:
+        writer = JournalWriter(ref.journal)
+        writer.append(ev.gate_started(t - 60, run_id, "bench", ("python",), f"logs/{run_id}.log", 1))
+        writer.append(gate_finished_event(ref.path, ws, t, run_id, "bench", verdict.status, verdict.summary,
+                                          60.0, 0, f"logs/{run_id}.log", verdict.result))
+        writer.close()
+    return verdict
+
+
+def test_a_bench_whose_record_file_is_lost_or_torn_is_still_the_reference_its_journal_holds(
+        tmp_path: Path) -> None:
+    now = time.time()
+    first = session(tmp_path, now - 7200, "baseline the rows")
+    bench(tmp_path, first, "002-bench", 1.0, now - 3600)
+    results = first.path / "results"
+    assert not list(results.glob("bench-*.json"))  # the journal is the record: no second copy
+    (results / "bench-20261121-232939.json").write_text('{"session": "x", "t": 1, "valid": tr')  # torn
+    second = session(tmp_path, now - 600, "tile the rows")
+    verdict = bench(tmp_path, second, "003-bench", 0.8)
+    keep = KeepResult.from_json(verdict.result["keep"])
+    assert keep is not None and keep.action == "keep", verdict.result["keep"]
+    assert keep.reference == f"{first.id}/002-bench"
+    assert keep.summary.startswith(f"KEEP: +25% vs the best earlier run ({first.id}/002-bench) over ")
+
+
+def test_keep_and_the_history_read_the_same_past(tmp_path: Path) -> None:
+    now = time.time()
+    a = session(tmp_path, now - 9000, "baseline the rows")
+    bench(tmp_path, a, "002-bench", 1.0, now - 8000)
+    b = session(tmp_path, now - 5000, "tile the rows")
+    bench(tmp_path, b, "002-bench", 0.8, now - 4000)
+    bench(tmp_path, b, "003-bench", 0.9, now - 3000)
+    past = past_benches(tmp_path)
+    assert [r.run for r in past] == [f"{a.id}/002-bench", f"{b.id}/002-bench", f"{b.id}/003-bench"]
+    summaries, problems = workspace_summaries(Workspace(tmp_path), now)
+    assert not problems
+    best = {s.id: s.best_run for s in summaries}
+    fastest = min((r for r in past if r.decides), key=lambda r: sum(r.ours_ms.values()))
+    assert fastest.run == f"{b.id}/002-bench" == f"{b.id}/{best[b.id]}"  # the history's best is keep's
+    assert dict(next(s for s in summaries if s.id == b.id).best_ms) == \
+        {c: ms for c, ms in fastest.ours_ms.items() if c not in fastest.suspect_configs}
+
+
+def test_a_tunes_confirmation_in_the_journal_is_the_next_benchs_reference(tmp_path: Path) -> None:
+    now = time.time()
+    ref = session(tmp_path, now - 7200, "tune the rows")
+    rows = [{**r, "impl": {"ours": r["impl"]["ours"]}} for r in probe(1.0)["rows"]]
+    confirmed = BenchResult(schema=SCHEMA, workload=before_workloads.WORKLOAD, ours="ours", candidates=("ours",),
+                            baseline="sdpa", labels={}, speedup=None, configs=None, vs={},
+                            validity=BenchValidity.from_json({"valid": True}), raw_rows=tuple(rows))
+    writer = JournalWriter(ref.journal)
+    writer.append(tev.tune_finished(now - 3600, "tune-1", "revert", "REVERT: nothing beat it",
+                                    keep=KeepResult("revert", "REVERT: nothing beat it").to_json(),
+                                    bench=confirmed.to_json()))
+    writer.close()
+    assert [r.run for r in past_benches(tmp_path)] == [f"{ref.id}/tune-1"]
+    verdict = bench(tmp_path, ref, "002-bench", 1.0)
+    keep = KeepResult.from_json(verdict.result["keep"])
+    assert keep is not None and keep.action == "revert" and keep.reference == f"{ref.id}/tune-1"
+
+
+def test_the_keep_decisions_journaled_before_the_one_type_still_read() -> None:
+    tune = {"action": "keep", "summary": "KEEP: N=4096 ROWS=4 1.30x vs current", "improvement": 0.3,
+            "header": "workloads/softmax/softmax.tuned.json", "paths": ["workloads/softmax/softmax.tuned.json"],
+            "commit_message": "softmax: knob values tuned"}  # a tune's, before: no shared_configs, no reference
+    kept = KeepResult.from_json(tune)
+    assert kept is not None and kept.decides and kept.header == tune["header"]
+    assert kept.touched == ("workloads/softmax/softmax.tuned.json",) and kept.shared_configs is None
+    bench_before = {"action": "revert", "summary": "REVERT: +3% vs the best earlier run (s/bench-1.json)",
+                    "improvement": 0.03, "shared_configs": 56, "commit_message": "",
+                    "reference": "sessions/s/results/bench-20261121-232939.json"}  # a record's path, no paths
+    old = KeepResult.from_json(before_workloads.keep(bench_before))  # as a bench result reads it
+    assert old is not None and old.reference == bench_before["reference"] and old.touched == ("csrc/",)
+    assert KeepResult.from_json(old.to_json()) == old
