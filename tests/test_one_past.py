@@ -123,3 +123,34 @@ def test_the_keep_decisions_journaled_before_the_one_type_still_read() -> None:
     old = KeepResult.from_json(before_workloads.keep(bench_before))  # as a bench result reads it
     assert old is not None and old.reference == bench_before["reference"] and old.touched == ("csrc/",)
     assert KeepResult.from_json(old.to_json()) == old
+
+
+def test_the_examples_tunes_confirmed_before_they_were_journaled_are_still_references() -> None:
+    """The example sessions' two tunes wrote their confirmations as bench-*.json beside the journal:
+    keep reads each as the confirmation of the tune that finished within a second of it."""
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    runs = [r.run.split("/")[1] for r in past_benches(examples)]
+    assert [run for run in runs if run.startswith("tune-")] == ["tune-20261123-085213", "tune-20261123-111122"]
+
+
+def test_a_sessions_past_is_kept_until_its_journal_changes(tmp_path: Path, monkeypatch) -> None:
+    """A bench in a workspace of thousands of sessions folded each journal (51 s at 2,000): a
+    session's records are kept beside its journal's look, and folded again only when it grows."""
+    from cockpit.gates.bench import past
+
+    ref = session(tmp_path, time.time() - 3600, "tile")
+    bench(tmp_path, ref, "001-bench", 1.0, t=time.time() - 600)
+    later = time.time() + 60  # read a minute after its last line (a journal just written is not kept)
+    monkeypatch.setattr(past.time, "time", lambda: later)
+    first = past_benches(tmp_path)
+    assert [r.run for r in first] == [f"{ref.id}/001-bench"]
+
+    def no_fold(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a journal that did not change was folded again")
+
+    monkeypatch.setattr(past, "fold", no_fold)
+    assert past_benches(tmp_path) == first  # kept: not folded
+    monkeypatch.undo()
+    monkeypatch.setattr(past.time, "time", lambda: later)
+    bench(tmp_path, ref, "002-bench", 0.8, t=time.time())  # the journal grows: folded again
+    assert [r.run for r in past_benches(tmp_path)] == [f"{ref.id}/001-bench", f"{ref.id}/002-bench"]

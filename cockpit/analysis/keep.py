@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from cockpit.analysis.stats import geomean
-from cockpit.json_fields import JsonObject, as_number, compact, obj, pair, strings, text, whole
+from cockpit.json_fields import JsonObject, as_number, compact, numbers, obj, pair, strings, text, whole
 
 ACTIONS = ("keep", "revert", "baseline")
 
@@ -111,6 +111,28 @@ class BenchRecord:
     @property
     def measured(self) -> str:
         return self.workload or ""
+
+
+def record_json(record: BenchRecord) -> dict[str, object]:
+    """A record as its session's past is kept between bench runs (gates/bench/past.py)."""
+    return {"run": record.run, "t": record.t, "valid": record.valid, "ours_ms": record.ours_ms,
+            "workload": record.workload, "ours_ci": {c: list(ends) for c, ends in record.ours_ci.items()},
+            "launch_bound": sorted(record.launch_bound), "suspect": sorted(record.suspect_configs),
+            "decidable": record.decidable, "why": record.left_out_why}
+
+
+def record_of(value: object) -> BenchRecord | None:
+    """A kept record read back; None when it is not one (a cache from another version, torn)."""
+    data = obj(value)
+    run, t = data.get("run"), as_number(data.get("t"))
+    if not isinstance(run, str) or t is None or not isinstance(data.get("valid"), bool):
+        return None
+    medians = dict(numbers(data.get("ours_ms")))
+    ci = {c: ends for c, v in obj(data.get("ours_ci")).items() if (ends := pair(v)) is not None}
+    workload, decidable = text(data.get("workload")), data.get("decidable")
+    return BenchRecord(run, t, data["valid"] is True, medians, workload, ci,
+                       frozenset(strings(data.get("launch_bound"))), frozenset(strings(data.get("suspect"))),
+                       decidable if isinstance(decidable, bool) else None, text(data.get("why")) or "")
 
 
 def bench_record(run: str, t: float, rows: Sequence[JsonObject], ours: str, workload: str | None,
