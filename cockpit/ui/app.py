@@ -6,6 +6,7 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
@@ -58,7 +59,9 @@ ActivitySource = Callable[[], Activity | None]
 
 
 class CockpitApp(KeyActions, CockpitHooks, CrashWithoutLocals):
-    CSS_PATH = "cockpit.tcss"
+    # A whole path: Textual reads a relative one beside the subclass's module, and the read-only
+    # cockpit of pictures/frozen_cockpit.py is a subclass in another room.
+    CSS_PATH = Path(__file__).resolve().with_name("cockpit.tcss")
     COMMANDS = App.COMMANDS | {pattern_provider}
     TITLE = "cockpit"
     def __init__(
