@@ -24,7 +24,7 @@ from collections.abc import Callable
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from cockpit.session.workspace import session_md
-from cockpit.ui.markdown_marks import MarkdownMarks
+from cockpit.ui.editor.markdown_marks import MarkdownMarks
 
 NOTE = "- {h:02d}:{m:02d} BASELINE: run {i}, BLOCK_N={n}, regs 96 -> 128, spills 0; {ms:.4f} ms vs SDPA"
 STATUS = "> {m}:00 elapsed · PROFILE {m}:00/20:00 · now: ncu on attn_fwd_kernel (run {i}), waiting"

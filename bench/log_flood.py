@@ -24,7 +24,7 @@ from cockpit.clock import SystemClock
 from cockpit.config import Config, GateConfig
 from cockpit.session.workspace import Workspace, create_session
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.gate_panel import GateDetail
+from cockpit.ui.widgets.gate_panel import GateDetail
 
 BEAT_S = 0.01
 

@@ -16,10 +16,10 @@ from cockpit.config import Config
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.workspace import SessionRef, Workspace, list_sessions
-from cockpit.ui import hangup
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.commands import COMMANDS
-from cockpit.ui.dialogs import NewSessionDialog
+from cockpit.ui.screens.commands import COMMANDS
+from cockpit.ui.screens.dialogs import NewSessionDialog
+from cockpit.ui.shims import hangup
 
 from .waiting import until
 
@@ -48,7 +48,7 @@ def phase_line(app: CockpitApp, phase: str) -> str:
 
 
 def header(app: CockpitApp) -> str:
-    from cockpit.ui.header import SessionHeader
+    from cockpit.ui.widgets.header import SessionHeader
 
     return app.query_one(SessionHeader).text.plain
 
@@ -98,7 +98,7 @@ async def test_a_status_is_posted_every_cadence_period(ws, session, clock) -> No
             ("0:04 elapsed · ENVIRONMENT 0:04/10:00 · 9:56 left in phase", True)]
         assert session.status_txt.read_text() == statuses[-1]["text"] + "\n"
         assert statuses[-1]["text"] in app.toasts
-        from cockpit.ui.status_history import StatusHistory
+        from cockpit.ui.widgets.status_history import StatusHistory
 
         assert app.query_one(StatusHistory).border_subtitle == "2 posted"
 
@@ -203,8 +203,8 @@ async def test_cancelling_the_first_session_dialog_leaves_the_cockpit_up_for_bro
 
 
 async def test_a_session_in_the_cockpits_own_repository_is_asked_about_first(clock, monkeypatch) -> None:
-    from cockpit.ui import session_actions
-    from cockpit.ui.dialogs import ConfirmDialog
+    from cockpit.ui.controllers import session_actions
+    from cockpit.ui.screens.dialogs import ConfirmDialog
 
     monkeypatch.setattr(session_actions, "shipped_with_the_cockpit", lambda root: "repository")
     with tempfile.TemporaryDirectory() as tmp:

@@ -19,7 +19,7 @@ from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.gate_panel import GateDetail, GatePanel
+from cockpit.ui.widgets.gate_panel import GateDetail, GatePanel
 
 from .waiting import until
 

@@ -15,7 +15,7 @@ from cockpit.clock import FakeClock
 from cockpit.config import Config, GateConfig
 from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.dialogs import ConfirmDialog
+from cockpit.ui.screens.dialogs import ConfirmDialog
 
 SLOW = ("import sys, time\nfor i in range(40):\n    print(f'[{i}/40] ptxas info: 96 registers', flush=True)\n"
         "    time.sleep(0.02)\nprint('built')")

@@ -213,7 +213,7 @@ def test_the_headline_speedup_leads_the_bench_pane_in_words_of_urgency_and_says_
 
     from rich.console import Console
 
-    from cockpit.ui.gate_results import headline, render_result
+    from cockpit.ui.widgets.gate_results import headline, render_result
 
     result = json.loads((Path(__file__).parent / "fixtures" / "gpu" / "gates" / "gate-bench.json").read_text())["result"]
     lead = headline(result)

@@ -184,7 +184,7 @@ def test_the_report_of_many_runs_details_the_latest(session: SessionRef, ws: Wor
 
 async def test_the_tui_draws_at_once_and_reads_a_long_journal_in_the_background(
         session: SessionRef, ws: Workspace, clock: FakeClock, monkeypatch: pytest.MonkeyPatch) -> None:
-    from cockpit.ui import session_open
+    from cockpit.ui.controllers import session_open
     from tests.test_app import header, make_app
 
     _append(session, _statuses(clock.now(), 3000))

@@ -283,7 +283,7 @@ def test_the_build_panel_shows_each_kernel_as_launched_on_both_gpus(
         kernel_build: tuple[str, list[str], Any]) -> None:
     from rich.console import Console
 
-    from cockpit.ui.gate_results import render_result
+    from cockpit.ui.widgets.gate_results import render_result
 
     arch, lines, table = kernel_build
     probe = {"arch": arch, "duration_s": 4.2, "import": {"ok": True, "detail": "exports: forward"},

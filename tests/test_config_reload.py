@@ -14,7 +14,7 @@ from cockpit.clock import FakeClock
 from cockpit.config import load_config
 from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.dialogs import TrustDialog
+from cockpit.ui.screens.dialogs import TrustDialog
 from tests.trusted import trust
 
 

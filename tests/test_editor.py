@@ -12,8 +12,8 @@ from cockpit.clock import FakeClock
 from cockpit.config import Config, GateConfig
 from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.dialogs import DiskChangedDialog
-from cockpit.ui.patterns import NewPatternDialog, PatternBrowser
+from cockpit.ui.screens.dialogs import DiskChangedDialog
+from cockpit.ui.screens.patterns import NewPatternDialog, PatternBrowser
 
 SIZE = (160, 48)
 REPO = Path(__file__).resolve().parent.parent

@@ -12,7 +12,7 @@ from cockpit.config import Config
 from cockpit.session import logfile
 from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.dialogs import DiskChangedDialog
+from cockpit.ui.screens.dialogs import DiskChangedDialog
 from tests.waiting import until
 
 SIZE = (160, 48)

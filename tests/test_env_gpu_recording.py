@@ -12,7 +12,7 @@ from cockpit.gates.env.gate import env_verdict, read_env_result
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.workspace import SessionRef, Workspace, create_session
-from cockpit.ui.screenshot import screenshot_app
+from cockpit.ui.pictures.screenshot import screenshot_app
 
 GPU = Path(__file__).parent / "fixtures" / "gpu"
 T0 = 1_795_000_000.0

@@ -21,9 +21,9 @@ from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.workspace import Workspace, create_session
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.fix_line import FixLine
-from cockpit.ui.screenshot import screenshot_app
-from cockpit.ui.screenshot_busy import busy_app
+from cockpit.ui.pictures.screenshot import screenshot_app
+from cockpit.ui.pictures.screenshot_busy import busy_app
+from cockpit.ui.widgets.fix_line import FixLine
 from tests.no_gpu import no_gpu_env
 
 from .conftest import T0
@@ -118,7 +118,7 @@ def test_the_env_checks_in_the_zoomed_80x24_pane_are_cards_each_path_whole_on_it
     """Zoomed at 80x24 (75 cells) the table's value column was 17 cells: each path in pieces."""
     from rich.console import Console
 
-    from cockpit.ui.gate_results import render_result
+    from cockpit.ui.widgets.gate_results import render_result
 
     env = json.loads((Path(__file__).parent / "fixtures" / "gpu" / "env-result-h200.json").read_text())
     console = Console(width=75, record=True, color_system=None)

@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console
 
 from cockpit.gates.catalog import view_of
-from cockpit.ui.gate_results import render_result
+from cockpit.ui.widgets.gate_results import render_result
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gpu"
 BENCH = json.loads((FIXTURES / "gates" / "gate-bench.json").read_text())["result"]

@@ -15,7 +15,7 @@ import pytest
 from cockpit.gates.log_follow import GateOutput
 from cockpit.gates.output import MAX_LINE_CHARS, LineSplitter, terminal_line
 from cockpit.gates.process import GateCommand, GateProcess, ProcessOutcome, pid_alive
-from cockpit.ui.gate_panel import tail_of_file
+from cockpit.ui.widgets.gate_panel import tail_of_file
 
 from .waiting import wait_until
 

@@ -21,7 +21,7 @@ from cockpit.gates.correctness.gate import judge_correctness
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.workspace import Workspace, create_session
-from cockpit.ui.screenshot import screenshot_app
+from cockpit.ui.pictures.screenshot import screenshot_app
 
 REC = Path(__file__).parent / "fixtures" / "gpu" / "gates"
 T0 = 1_795_000_000.0

@@ -17,8 +17,8 @@ from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.key_bar import KeyBar
-from cockpit.ui.pane_reader import CURRENT, MATCH, PaneReader, find_matches, fold
+from cockpit.ui.widgets.key_bar import KeyBar
+from cockpit.ui.widgets.pane_reader import CURRENT, MATCH, PaneReader, find_matches, fold
 
 from .conftest import T0
 from .waiting import until

@@ -111,7 +111,7 @@ def test_a_replay_that_is_not_a_recording_is_one_line_before_the_screen_opens(
 
 
 async def test_the_tick_cost_shown_is_a_median_not_the_slow_lane_tick(ws) -> None:
-    from cockpit.ui.screenshot import build_demo_session, screenshot_app
+    from cockpit.ui.pictures.screenshot import build_demo_session, screenshot_app
 
     ref, now = build_demo_session(ws, Config())
     app = screenshot_app(ws, Config(), ref, now)  # 18 recorded H200 ticks; the 18th is a slow one
@@ -145,7 +145,7 @@ def test_a_busy_gpus_processes_take_two_lines_the_foreign_first_and_the_rest_cou
     """A shared box lists dozens of processes: two lines at most (an 80x24 pane keeps its status
     history on screen), those not ours first, the rest counted with where to see them all."""
     from cockpit.telemetry.sample import GpuProcess
-    from cockpit.ui.gpu_panel import process_lines
+    from cockpit.ui.widgets.gpu_panel import process_lines
 
     own = 4242
     procs = (GpuProcess(4243, "python3", 518, (own,)), GpuProcess(725, "python3", 518),

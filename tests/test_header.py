@@ -6,7 +6,7 @@ from __future__ import annotations
 from cockpit.config import Config
 from cockpit.session import timer
 from cockpit.session.workspace import Workspace, create_session, load_state
-from cockpit.ui.header import HeaderParts, fit_header, header_parts, header_text, id_stem
+from cockpit.ui.widgets.header import HeaderParts, fit_header, header_parts, header_text, id_stem
 
 LONG = ("Vectorize the K loads in the QK^T loop of the attention kernel and keep two blocks per SM "
         "on the H100 without spilling")

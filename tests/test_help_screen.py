@@ -13,9 +13,9 @@ from textual.dom import DOMNode
 import cockpit.ui
 from cockpit.config import Config
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.commands import key_label
-from cockpit.ui.help_screen import HelpScreen, all_bindings, help_sources
-from cockpit.ui.main_screen import MainScreen, printable_actions
+from cockpit.ui.screens.commands import key_label
+from cockpit.ui.screens.help_screen import HelpScreen, all_bindings, help_sources
+from cockpit.ui.screens.main_screen import MainScreen, printable_actions
 
 SIZE = (80, 24)
 
@@ -80,7 +80,7 @@ async def test_escape_q_or_question_mark_closes_the_help(ws, session, clock, key
 def test_every_cockpit_class_with_keys_of_its_own_is_in_the_help() -> None:
     listed = {cls for _, classes in help_sources() for cls in classes}
     with_keys = set()
-    for module in pkgutil.iter_modules(cockpit.ui.__path__, "cockpit.ui."):
+    for module in pkgutil.walk_packages(cockpit.ui.__path__, "cockpit.ui."):
         for _, cls in inspect.getmembers(importlib.import_module(module.name), inspect.isclass):
             if issubclass(cls, DOMNode) and cls.__module__ == module.name and "BINDINGS" in vars(cls):
                 with_keys.add(cls)
@@ -112,7 +112,7 @@ def test_the_readmes_keys_section_names_every_key_of_the_app_and_the_main_screen
 
 
 def test_snapshot_of_the_help_in_an_80x24_pane(snap_compare, ws) -> None:  # type: ignore[no-untyped-def]
-    from cockpit.ui.screenshot import build_demo_session, screenshot_app
+    from cockpit.ui.pictures.screenshot import build_demo_session, screenshot_app
 
     ref, now = build_demo_session(ws, Config())
     assert snap_compare(screenshot_app(ws, Config(), ref, now), terminal_size=SIZE, press=["question_mark"])

@@ -12,7 +12,7 @@ import pytest
 
 from cockpit.cli import main
 from cockpit.report.history_columns import HistoryColumn, cell_width, cut, fit_columns, history_columns
-from cockpit.ui.history_screen import HistoryScreen
+from cockpit.ui.screens.history_screen import HistoryScreen
 from tests.test_history_screen import fixture_app
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -13,7 +13,7 @@ from cockpit.config import Config
 from cockpit.report.trend import duration_change, minutes
 from cockpit.session.workspace import SessionRef, Workspace, list_sessions
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.history_screen import HistoryScreen
+from cockpit.ui.screens.history_screen import HistoryScreen
 
 from .waiting import until
 

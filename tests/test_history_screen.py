@@ -10,7 +10,7 @@ from cockpit.clock import FakeClock
 from cockpit.config import Config
 from cockpit.session.workspace import Workspace, list_sessions
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.history_screen import HistoryScreen
+from cockpit.ui.screens.history_screen import HistoryScreen
 
 from .waiting import until
 

@@ -19,7 +19,7 @@ from cockpit.report.history import SessionSummary
 from cockpit.report.trend import RegressionWatch, overall
 from cockpit.session.workspace import SessionRef, Workspace, create_session
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.history_screen import HistoryScreen
+from cockpit.ui.screens.history_screen import HistoryScreen
 
 from .test_report_history import DAY, session
 

@@ -17,8 +17,8 @@ from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.workspace import SessionRef, Workspace, create_session
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.history_screen import HistoryScreen
-from cockpit.ui.patterns import PatternBrowser
+from cockpit.ui.screens.history_screen import HistoryScreen
+from cockpit.ui.screens.patterns import PatternBrowser
 from tests.trusted import trust
 
 from .conftest import T0

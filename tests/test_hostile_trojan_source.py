@@ -19,7 +19,7 @@ from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.workspace import SessionRef, Workspace, create_session
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.patterns import PatternBrowser
+from cockpit.ui.screens.patterns import PatternBrowser
 
 from .conftest import T0
 from .test_hostile_display import app_on, history_screenshot

@@ -73,7 +73,7 @@ def recorded_profile() -> dict:
 
 def test_ncus_kernel_names_read_as_the_function_and_its_template_arguments() -> None:
     from cockpit.analysis.ncu import parse_ncu_csv
-    from cockpit.ui.kernel_name import readable_kernel
+    from cockpit.ui.widgets.kernel_name import readable_kernel
 
     launch = parse_ncu_csv((FIXTURES / "gpu" / "ncu" / "ours-d64.csv").read_text()).launches[0]
     assert launch.name.startswith("void unnamed>::attn_fwd_kernel<__half, 64")
@@ -86,7 +86,7 @@ def test_ncus_kernel_names_read_as_the_function_and_its_template_arguments() -> 
 def test_a_builds_mangled_names_read_the_same_way() -> None:
     import json
 
-    from cockpit.ui.kernel_name import readable_kernel
+    from cockpit.ui.widgets.kernel_name import readable_kernel
 
     build = json.loads((FIXTURES / "gpu" / "h100" / "gate-build.json").read_text())
     names = [readable_kernel(k["name"]) for k in build["result"]["kernels"]]
@@ -95,7 +95,7 @@ def test_a_builds_mangled_names_read_the_same_way() -> None:
 
 
 def test_a_triton_kernels_name_stays_as_it_is() -> None:
-    from cockpit.ui.kernel_name import fit_kernel_name, readable_kernel
+    from cockpit.ui.widgets.kernel_name import fit_kernel_name, readable_kernel
 
     assert readable_kernel("_layer_norm_fwd") == "_layer_norm_fwd"
     assert readable_kernel("_attn_fwd_inner_0d1d2d3d") == "_attn_fwd_inner_0d1d2d3d"
@@ -103,7 +103,7 @@ def test_a_triton_kernels_name_stays_as_it_is() -> None:
 
 
 def test_a_narrow_panel_cuts_the_template_arguments_not_the_kernels_name() -> None:
-    from cockpit.ui.kernel_name import fit_kernel_name
+    from cockpit.ui.widgets.kernel_name import fit_kernel_name
 
     name = "attn_fwd_kernel<half, 64, 128, 64, 8, 2, 0>"
     assert fit_kernel_name(name, 80) == name
@@ -119,7 +119,7 @@ def test_a_narrow_panel_cuts_the_template_arguments_not_the_kernels_name() -> No
 def test_the_profile_panel_shows_the_recorded_kernel_readably(width: int) -> None:
     from rich.console import Console
 
-    from cockpit.ui.gate_results import render_result
+    from cockpit.ui.widgets.gate_results import render_result
 
     console = Console(width=width, record=True, color_system=None)
     console.print(render_result("profile", recorded_profile()))

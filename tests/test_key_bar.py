@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from cockpit.config import Config
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.commands import COMMANDS
-from cockpit.ui.dialogs import PhasePickerDialog
-from cockpit.ui.key_bar import PRIORITY, KeyBar, keys_that_fit, rank
+from cockpit.ui.screens.commands import COMMANDS
+from cockpit.ui.screens.dialogs import PhasePickerDialog
+from cockpit.ui.widgets.key_bar import PRIORITY, KeyBar, keys_that_fit, rank
 
 SIZE = (200, 36)  # wide enough for every key
 MAIN_KEYS = ["tab Editor", "^f Zoom panel", *(f"{c.key.replace('question_mark', '?').replace('ctrl+', '^')} "

@@ -34,7 +34,7 @@ async def test_no_key_in_any_state_ends_the_app_or_writes_where_it_should_not(tm
 async def test_the_fuzzer_catches_a_key_typed_outside_the_editor_that_lands_in_it(tmp_path, monkeypatch) -> None:
     """The fuzzer's own check: with the typing guard's old habit back (text typed outside the
     editor put into it), a run breaks and names its seed."""
-    from cockpit.ui.main_screen import MainScreen
+    from cockpit.ui.screens.main_screen import MainScreen
 
     def type_it(self: MainScreen, what: str) -> None:
         self.cockpit.editor.insert("x")
@@ -49,11 +49,11 @@ async def test_the_fuzzer_catches_a_gate_journaled_after_the_end(tmp_path, monke
     """And with the journal's guard gone and the keys offering r after the end, a gate started
     after session_ended breaks the run."""
     from cockpit.session import live
-    from cockpit.ui import key_states
+    from cockpit.ui.controllers import key_states
 
     monkeypatch.setattr(live, "after_the_end", lambda is_open, events: None)
     monkeypatch.setattr(key_states, "ENDED", None)
-    monkeypatch.setattr("cockpit.ui.gate_board._refused", lambda gate, live, config: None)
+    monkeypatch.setattr("cockpit.ui.controllers.gate_board._refused", lambda gate, live, config: None)
     (tmp_path / "ended").mkdir()
     with pytest.raises(FuzzBreak, match="after session_ended"):
         await Fuzzer(3, "ended-here", (120, 40), 400, tmp_path / "ended").run()

@@ -18,7 +18,7 @@ from cockpit.cli.parser import build_parser
 from cockpit.cli.tui import tui_app
 from cockpit.gates.interpreter import forget
 from cockpit.session.workspace import Workspace, list_sessions
-from cockpit.ui.dialogs import ConfirmDialog, NewSessionDialog
+from cockpit.ui.screens.dialogs import ConfirmDialog, NewSessionDialog
 from cockpit.user_cache import user_cache
 from tests.trusted import trust
 

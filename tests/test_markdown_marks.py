@@ -15,7 +15,7 @@ from pathlib import Path
 
 from textual.widgets.text_area import Document
 
-from cockpit.ui.markdown_marks import MarkdownMarks, highlight_map
+from cockpit.ui.editor.markdown_marks import MarkdownMarks, highlight_map
 
 FIXTURES = Path(__file__).parent / "fixtures" / "markdown"
 RECORDED = json.loads((FIXTURES / "highlights.json").read_text(encoding="utf-8"))
@@ -47,7 +47,7 @@ def test_a_session_log_is_highlighted_as_tree_sitter_highlighted_it() -> None:
 
 
 def test_the_known_differences_are_on_the_lines_the_scanner_says() -> None:
-    """cockpit/ui/markdown_blocks.py lists these: HTML blocks, link definitions over two lines,
+    """cockpit/ui/editor/markdown_blocks.py lists these: HTML blocks, link definitions over two lines,
     table header rows that tree-sitter finds by looking at the next line, and an angle-bracket
     link destination on the last line, which tree-sitter reads one way or the other."""
     for name, case in RECORDED["differences"].items():

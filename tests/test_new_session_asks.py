@@ -13,7 +13,7 @@ from cockpit.config import Config
 from cockpit.session import timer
 from cockpit.session.live import LiveSession
 from cockpit.session.workspace import SessionRef, Workspace, create_session, has_ended, list_sessions
-from cockpit.ui.dialogs import ConfirmDialog, NewSessionDialog
+from cockpit.ui.screens.dialogs import ConfirmDialog, NewSessionDialog
 from tests.screen_rows import screen_rows
 from tests.test_app import SIZE, header, make_app
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cockpit.patterns.library import SHIPPED, load_patterns, new_pattern, next_id
 from cockpit.patterns.pattern import library_size
-from cockpit.ui.dialogs import suggested_objective
+from cockpit.ui.screens.dialogs import suggested_objective
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -10,7 +10,7 @@ import time
 
 from cockpit.clock import FakeClock
 from cockpit.session.workspace import SessionRef, Workspace
-from cockpit.ui.phases import PhasePanel
+from cockpit.ui.widgets.phases import PhasePanel
 from tests.screen_rows import screen_rows
 from tests.test_app import SIZE, make_app, phase_line
 

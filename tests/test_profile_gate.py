@@ -14,7 +14,7 @@ from cockpit.gates.profile.result import ProfileResult
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.workspace import Workspace, create_session
-from cockpit.ui.screenshot import screenshot_app
+from cockpit.ui.pictures.screenshot import screenshot_app
 
 NCU = Path(__file__).parent / "fixtures" / "gpu" / "ncu"
 T0 = 1_795_000_000.0

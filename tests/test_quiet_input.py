@@ -19,8 +19,8 @@ from textual.drivers import linux_driver
 from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
 
-from cockpit.ui import quiet_input
-from cockpit.ui.quiet_input import QuietLinuxDriver, QuietSelector, quiet_driver
+from cockpit.ui.shims import quiet_input
+from cockpit.ui.shims.quiet_input import QuietLinuxDriver, QuietSelector, quiet_driver
 
 
 @pytest.fixture

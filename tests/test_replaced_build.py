@@ -21,7 +21,7 @@ from cockpit.gates.log_follow import GateOutput
 from cockpit.gates.run import GateRun, gate_command, next_run_id
 from cockpit.session.live import LiveSession
 from cockpit.session.workspace import Workspace, create_session
-from cockpit.ui.gate_results import render_result
+from cockpit.ui.widgets.gate_results import render_result
 from tests.trusted import trust
 
 BUILDS = Path(__file__).parent / "fixtures" / "builds"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cockpit.cli import main
-from cockpit.ui.screenshot import DEFAULT_REPLAY
+from cockpit.ui.pictures.screenshot import DEFAULT_REPLAY
 
 SIZE = "120x36"
 

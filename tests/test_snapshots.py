@@ -9,8 +9,8 @@ import pytest
 
 from cockpit.config import Config
 from cockpit.session.workspace import Workspace
-from cockpit.ui.screenshot import build_demo_session, screenshot_app
-from cockpit.ui.screenshot_busy import BUSY_SIZES, busy_app, start_build_show_bench, stop_build
+from cockpit.ui.pictures.screenshot import build_demo_session, screenshot_app
+from cockpit.ui.pictures.screenshot_busy import BUSY_SIZES, busy_app, start_build_show_bench, stop_build
 
 SIZE = (140, 36)
 
@@ -64,7 +64,7 @@ async def test_keys_typed_into_a_capture_stay_unsaved_however_slowly_they_come(w
     """The capture's clock stands still for the editor's autosave too: on a loaded CI box the keys
     of the 80x24 editing capture once took longer than the autosave's 1.5 s, and the border read
     "saved 05:16:59" instead of "unsaved"."""
-    from cockpit.ui import editor
+    from cockpit.ui.editor import pane as editor
 
     monkeypatch.setattr(editor, "SAVE_AT_MOST_S", 1e-9)  # any time at all between keys is "too long"
     monkeypatch.setattr(editor, "SAVE_AFTER_IDLE_S", 1e-9)

@@ -11,7 +11,7 @@ from cockpit.config import Config
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.workspace import Workspace
-from cockpit.ui.screenshot import build_demo_session, screenshot_app
+from cockpit.ui.pictures.screenshot import build_demo_session, screenshot_app
 
 SIZE = (80, 24)
 

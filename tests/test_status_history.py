@@ -13,7 +13,7 @@ from cockpit.session import events as ev
 from cockpit.session.live import LiveSession
 from cockpit.session.state import StatusEntry
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.status_history import SHOWN, StatusHistory, cut_to_rows, each_status, status_lines
+from cockpit.ui.widgets.status_history import SHOWN, StatusHistory, cut_to_rows, each_status, status_lines
 from tests.screen_rows import screen_rows
 
 from .waiting import until

@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from cockpit.config import Config
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.textual_caches import SWEEP_EVERY_S, empty_textual_caches
+from cockpit.ui.shims.textual_caches import SWEEP_EVERY_S, empty_textual_caches
 
 
 async def test_the_sweep_empties_the_cache_that_holds_each_rendered_widget() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from cockpit.ui.tick_pacer import TickPacer
+from cockpit.ui.controllers.tick_pacer import TickPacer
 
 from .waiting import until
 

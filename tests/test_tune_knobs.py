@@ -38,7 +38,7 @@ from cockpit.tune.space import (
     searchable,
     variant,
 )
-from cockpit.ui.tune_panel import tune_lines
+from cockpit.ui.widgets.tune_panel import tune_lines
 from cockpit.workload.manifest import Manifest, manifest_from_json
 from cockpit.workload.tuned import (
     KnobDecl,

@@ -11,7 +11,7 @@ from pathlib import Path
 from cockpit.session.state import fold
 from cockpit.tune.plan import read_plan
 from cockpit.tune.progress import tune_progress
-from cockpit.ui.tune_panel import tune_lines
+from cockpit.ui.widgets.tune_panel import tune_lines
 
 RECORDED = Path(__file__).resolve().parent / "fixtures" / "gpu" / "tune-knobs"
 

@@ -8,7 +8,7 @@ from textual.widgets import Sparkline, Static
 
 from cockpit.tune import events as tev
 from cockpit.tune.progress import tune_activity, tune_progress
-from cockpit.ui.tune_panel import TunePanel
+from cockpit.ui.widgets.tune_panel import TunePanel
 
 T0 = 1_700_000_000.0
 SPACES = [{"head_dim": 64, "total": 480, "left": 136, "rejected_by": {"tile divisibility": 272, "registers": 64}}]

@@ -10,8 +10,8 @@ from cockpit.clock import FakeClock
 from cockpit.config import Config
 from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.dialogs import DiskChangedDialog
-from cockpit.ui.main_screen import KEPT_NOTICE_S
+from cockpit.ui.screens.dialogs import DiskChangedDialog
+from cockpit.ui.screens.main_screen import KEPT_NOTICE_S
 
 SIZE = (160, 48)
 WORDS = " ".join(f"w{n}" for n in range(1, 16))  # fifteen words, as many as the issue lost

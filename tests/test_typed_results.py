@@ -24,7 +24,7 @@ from cockpit.gates.profile.result import ProfileResult
 from cockpit.report.gate_details import details
 from cockpit.report.reading import read_session
 from cockpit.session.workspace import Workspace, list_sessions
-from cockpit.ui.gate_results import render_result
+from cockpit.ui.widgets.gate_results import render_result
 from tests.test_bench_result import softmax_result
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,8 +7,8 @@ import json
 
 from cockpit.config import Config
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.dialogs import ConfirmDialog
-from cockpit.ui.typing_guard import Hold, KeyGuard, Typing, Unused
+from cockpit.ui.editor.typing_guard import Hold, KeyGuard, Typing, Unused
+from cockpit.ui.screens.dialogs import ConfirmDialog
 
 SENTENCE = "next: keep BN=64, quick x-check of the smem budget"
 

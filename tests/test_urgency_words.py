@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cockpit.analysis.decide import URGENCY
 from cockpit.session.state import GateRunRecord
-from cockpit.ui.gate_heads import summary_said
+from cockpit.ui.controllers.gate_heads import summary_said
 
 RECORDED = json.loads((Path(__file__).parent / "fixtures" / "gpu" / "gates" / "gate-bench.json").read_text())
 

@@ -23,9 +23,9 @@ from cockpit.report.history import SessionSummary, previous_in_workload, resolve
 from cockpit.report.markdown import render_markdown
 from cockpit.session.workspace import SessionRef, Workspace, list_sessions
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.decisions import profile_question
-from cockpit.ui.gate_results import gate_markdown, render_result
-from cockpit.ui.history_screen import HistoryScreen
+from cockpit.ui.controllers.decisions import profile_question
+from cockpit.ui.screens.history_screen import HistoryScreen
+from cockpit.ui.widgets.gate_results import gate_markdown, render_result
 from tests.test_bench_result import softmax_result
 from tests.test_report_history import BLOCKS, DAY, FIRST, bench, session, table
 from tests.waiting import until

@@ -26,7 +26,7 @@ from cockpit.tune import launch, worker
 from cockpit.tune.plan import PLAN_NAME
 from cockpit.tune.target import Gpu
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.dialogs import TrustDialog
+from cockpit.ui.screens.dialogs import TrustDialog
 from tests.tune_fakes import tile_plan
 from tests.waiting import until
 

@@ -76,7 +76,7 @@ async def drive(root: Path, objective: str, gates: list[str], notes: list[str]) 
             app.editor.insert(f"\n- {time.strftime('%H:%M')} {note}")
         app.editor.flush()
         app.intent(timer.end_session)
-        from cockpit.ui.report_actions import export_report
+        from cockpit.ui.controllers.report_actions import export_report
 
         export_report(app, "Session ended")
         await app.workers.wait_for_complete()

@@ -6,7 +6,7 @@ import argparse
 
 from cockpit.cli.parser import session_named, workspace_of
 from cockpit.errors import CockpitError
-from cockpit.ui.screenshot import parse_size, take_screenshots
+from cockpit.ui.pictures.screenshot import parse_size, take_screenshots
 
 
 def screenshot(args: argparse.Namespace) -> int:

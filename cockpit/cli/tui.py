@@ -12,7 +12,7 @@ from cockpit.config import load_config
 from cockpit.memory import limit_malloc_arenas
 from cockpit.session.workspace import resolve_session
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.quiet_input import quiet_driver
+from cockpit.ui.shims.quiet_input import quiet_driver
 
 
 def run_tui(args: argparse.Namespace) -> int:

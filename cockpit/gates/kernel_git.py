@@ -3,7 +3,7 @@ makes, and the commit a bench or a tune records it ran on.
 
 The only place the cockpit runs git. It touches only the paths the workload names
 (cockpit/workload/kernel_files.py: its sources' folders, its module's folder), never the rest of
-the workspace, and only after the engineer confirms (ui/decisions.py); reading the head commit
+the workspace, and only after the engineer confirms (ui/controllers/decisions.py); reading the head commit
 changes nothing. Each git call is one line on failure (`CockpitError`), within 30 s.
 """
 

@@ -1,5 +1,5 @@
 """What a gate run shows, as data: one view model per gate result, drawn by the TUI
-(`ui/gate_results.py`, with colours and icons) and written by the report (`report/gate_details.py`,
+(`ui/widgets/gate_results.py`, with colours and icons) and written by the report (`report/gate_details.py`,
 as text), so both say the same thing. Each gate's view is named by its line in `gates/catalog.py`.
 """
 

@@ -6,6 +6,7 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
@@ -25,27 +26,28 @@ from cockpit.session.status import Activity, compose_status, fmt_duration, next_
 from cockpit.session.timer import TimerView
 from cockpit.session.workspace import SessionRef, Workspace
 from cockpit.telemetry.track import TRACK_NAME, TrackWriter
-from cockpit.ui import hangup, session_open, tick_chores
 from cockpit.ui.app_hooks import CockpitHooks
-from cockpit.ui.commands import palette_commands, pattern_provider
-from cockpit.ui.crash import CrashWithoutLocals
-from cockpit.ui.editor import SessionEditor
-from cockpit.ui.gate_board import GateBoard
-from cockpit.ui.gate_panel import GateDetail, GatePanel
-from cockpit.ui.gpu_feed import GpuFeed
-from cockpit.ui.gpu_panel import GpuPanel
-from cockpit.ui.header import SessionHeader
-from cockpit.ui.key_actions import KeyActions
-from cockpit.ui.key_states import KeyState
-from cockpit.ui.main_screen import MainScreen
-from cockpit.ui.pattern_desk import PatternDesk
-from cockpit.ui.phases import PhasePanel
-from cockpit.ui.status_history import StatusHistory
-from cockpit.ui.textual_caches import SWEEP_EVERY_S, empty_textual_caches
-from cockpit.ui.tick_pacer import TickPacer
-from cockpit.ui.tune_feed import TuneFeed
-from cockpit.ui.tune_panel import TunePanel
-from cockpit.ui.typing_guard import TYPING_GAP_S
+from cockpit.ui.controllers import session_open, tick_chores
+from cockpit.ui.controllers.gate_board import GateBoard
+from cockpit.ui.controllers.gpu_feed import GpuFeed
+from cockpit.ui.controllers.key_actions import KeyActions
+from cockpit.ui.controllers.key_states import KeyState
+from cockpit.ui.controllers.pattern_desk import PatternDesk
+from cockpit.ui.controllers.tick_pacer import TickPacer
+from cockpit.ui.editor.pane import SessionEditor
+from cockpit.ui.editor.typing_guard import TYPING_GAP_S
+from cockpit.ui.screens.commands import palette_commands, pattern_provider
+from cockpit.ui.screens.main_screen import MainScreen
+from cockpit.ui.shims import hangup
+from cockpit.ui.shims.crash import CrashWithoutLocals
+from cockpit.ui.shims.textual_caches import SWEEP_EVERY_S, empty_textual_caches
+from cockpit.ui.widgets.gate_panel import GateDetail, GatePanel
+from cockpit.ui.widgets.gpu_panel import GpuPanel
+from cockpit.ui.widgets.header import SessionHeader
+from cockpit.ui.widgets.phases import PhasePanel
+from cockpit.ui.widgets.status_history import StatusHistory
+from cockpit.ui.widgets.tune_feed import TuneFeed
+from cockpit.ui.widgets.tune_panel import TunePanel
 
 if TYPE_CHECKING:
     from cockpit.patterns.library import Pattern
@@ -57,7 +59,9 @@ ActivitySource = Callable[[], Activity | None]
 
 
 class CockpitApp(KeyActions, CockpitHooks, CrashWithoutLocals):
-    CSS_PATH = "cockpit.tcss"
+    # A whole path: Textual reads a relative one beside the subclass's module, and the read-only
+    # cockpit of pictures/frozen_cockpit.py is a subclass in another room.
+    CSS_PATH = Path(__file__).resolve().with_name("cockpit.tcss")
     COMMANDS = App.COMMANDS | {pattern_provider}
     TITLE = "cockpit"
     def __init__(
@@ -135,7 +139,7 @@ class CockpitApp(KeyActions, CockpitHooks, CrashWithoutLocals):
         if self._initial is not None:
             self.open_session(self._initial)
         else:
-            from cockpit.ui import session_actions
+            from cockpit.ui.controllers import session_actions
 
             session_actions.say_unreadable(self)
             session_actions.ask_new_session(self, first=True)
@@ -349,7 +353,7 @@ class CockpitApp(KeyActions, CockpitHooks, CrashWithoutLocals):
         run = next((r for r in reversed(self.live.state.gate_runs) if r.finished), None)
         if run is None:
             return None
-        from cockpit.ui.gate_results import gate_markdown
+        from cockpit.ui.widgets.gate_results import gate_markdown
 
         return gate_markdown(run)
 

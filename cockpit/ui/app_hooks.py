@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 from textual.dom import DOMNode
 
 from cockpit.errors import CockpitError
-from cockpit.ui.toasts import PlainToasts
+from cockpit.ui.shims.toasts import PlainToasts
 
 if TYPE_CHECKING:
-    from cockpit.ui.gate_panel import GateDetail
+    from cockpit.ui.widgets.gate_panel import GateDetail
 
 
 class CockpitHooks(PlainToasts):
