@@ -80,7 +80,7 @@ def help_sources() -> list[tuple[str, list[type[DOMNode]]]]:
         TrustDialog,
     )
     from cockpit.ui.editor import SessionEditor
-    from cockpit.ui.gate_panel import GateDetail, GatePanel, GateResult
+    from cockpit.ui.gate_panel import GateDetail, GatePanel, GateResultPane
     from cockpit.ui.history_screen import HistoryScreen
     from cockpit.ui.main_screen import MainScreen
     from cockpit.ui.pane_reader import PaneReader
@@ -90,7 +90,7 @@ def help_sources() -> list[tuple[str, list[type[DOMNode]]]]:
             ("In the editor (tab; esc leaves)", [SessionEditor]),
             ("In the gate list", [GatePanel]),
             ("In the gate pane (shift+tab; ↑ ↓ PgUp PgDn scroll, ctrl+f zooms, / searches)",
-             [GateResult, GateDetail]),
+             [GateResultPane, GateDetail]),
             ("In the zoomed gate pane", [PaneReader]),
             ("Pattern library (o)", [PatternBrowser]),
             ("New pattern (N)", [NewPatternDialog]),

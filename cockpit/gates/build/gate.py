@@ -140,13 +140,13 @@ def judge_build(lines: list[str], exit_code: int, probe: JsonObject,
     result = _build_result(lines, probe, report, errors, failed)
     last = _last_line(lines)
     if exit_code == 2 or not probe:
-        return Verdict("error", last or f"the build probe exited {exit_code}", result.to_json())
+        return Verdict("error", last or f"the build probe exited {exit_code}", result)
     if exit_code != 0 and (errors or failed):
-        return Verdict("fail", _compile_failure(errors, failed), result.to_json())
+        return Verdict("fail", _compile_failure(errors, failed), result)
     imported = obj(probe.get("import"))
     if exit_code != 0 or not imported.get("ok"):
         detail = imported.get("detail") or last
-        return Verdict("fail", f"built, but it does not import: {detail}", result.to_json())
+        return Verdict("fail", f"built, but it does not import: {detail}", result)
     what = ("up to date" if result.up_to_date
             else f"built in {as_number(probe.get('duration_s')) or 0:.1f} s ({result.steps} steps)")
     return _judge_resources(result, report, what)
@@ -161,15 +161,15 @@ def judge_build_log(lines: list[str], exit_code: int, log: str,
     result = _build_result(lines, {}, report, errors, failed)
     if exit_code != 0:
         if errors or failed:
-            return Verdict("fail", _compile_failure(errors, failed), result.to_json())
+            return Verdict("fail", _compile_failure(errors, failed), result)
         last = _last_line(lines)
         said = f"{last[:160]}; " if _readable(last) else ""
         return Verdict("fail", f"exit {exit_code}: {said}the build's log names no failed step or compiler "
-                               f"error: read it at {log}", result.to_json())
+                               f"error: read it at {log}", result)
     what = "up to date" if result.up_to_date else f"built ({result.steps} steps)" if result.steps else "built"
     if not report.rows:
         return Verdict("pass", f"{what}; no ptxas lines in its log: add -Xptxas -v to nvcc's flags for "
-                               "each kernel's registers, spills and shared memory", result.to_json())
+                               "each kernel's registers, spills and shared memory", result)
     return _judge_resources(result, report, what)
 
 
@@ -246,7 +246,7 @@ def _judge_resources(result: BuildResult, report: KernelReport, what: str) -> Ve
     status: GateStatus = "fail" if result.failures else "warn" if worst else "pass"
     if worst:
         summary = f"{_and_more(worst)}; {summary}"
-    return Verdict(status, summary, result.to_json())
+    return Verdict(status, summary, result)
 
 
 def judge_first_call(lines: list[str], exit_code: int, probe: JsonObject) -> Verdict:
@@ -254,7 +254,7 @@ def judge_first_call(lines: list[str], exit_code: int, probe: JsonObject) -> Ver
     candidate ran once on the smallest test shape."""
     rows = objects(probe.get("rows"))
     calls = {"first_calls": [dict(r) for r in rows], "gpu": probe.get("gpu")}
-    result = BuildResult(steps=0, raw=calls).to_json()
+    result = BuildResult(steps=0, raw=calls)
     last = _last_line(lines)
     if exit_code != 0 or not rows:
         said = last or f"the first call exited {exit_code}"

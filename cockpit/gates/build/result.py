@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from cockpit.gates.result import Headline, gpu_uuid
 from cockpit.json_fields import (
     JsonObject,
     as_number,
@@ -119,6 +120,13 @@ class BuildResult:
                                     whole(f.get("exit_code"))) for f in objects(data.get("failed_steps"))),
                    tuple(kernel_of(k) for k in objects(data.get("kernels"))),
                    texts(data.get("failures")), texts(data.get("warnings")), texts(data.get("notes")), data)
+
+    def headline(self) -> Headline | None:
+        """None: the gate pane leads with the summary (only a bench has a number to lead with)."""
+        return None
+
+    def ran_on(self) -> str | None:
+        return gpu_uuid(self.raw.get("gpu"))
 
     def to_json(self) -> dict[str, object]:
         """The result as the build gate writes it."""

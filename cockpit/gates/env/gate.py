@@ -140,4 +140,4 @@ class EnvGate:
                                f"{last or exc}") from exc
         status, summary = env_verdict(checks)
         result = EnvResult(tuple(Check(c.name, c.status, c.value, c.fix, c.expected) for c in checks))
-        return Verdict(status, summary, result.to_json())
+        return Verdict(status, summary, result)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from cockpit.gates.result import Headline
 from cockpit.json_fields import obj, objects, text
 
 ORDER = {"fail": 0, "warn": 1, "pass": 2}
@@ -47,6 +48,14 @@ class EnvResult:
         return cls(tuple(Check(text(c.get("name")) or "", str(c.get("status") or ""), _said(c.get("value")),
                                _said(c.get("fix")), _said(c.get("expected")))
                          for c in objects(obj(value).get("checks"))))
+
+    def headline(self) -> Headline | None:
+        """None: the gate pane leads with the summary (only a bench has a number to lead with)."""
+        return None
+
+    def ran_on(self) -> str | None:
+        """None: the env gate looks at every GPU, not one."""
+        return None
 
     def to_json(self) -> dict[str, object]:
         return {"checks": [c.to_json() for c in self.checks]}
