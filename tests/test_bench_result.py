@@ -191,8 +191,15 @@ def test_the_headline_speedup_leads_the_bench_pane_in_words_of_urgency_and_says_
     from pathlib import Path
 
     from rich.console import Console
+    from rich.text import Text
 
-    from cockpit.ui.gate_results import headline, render_result
+    from cockpit.gates.catalog import read_result
+    from cockpit.ui.gate_results import headline_line, render_result
+
+    def headline(raw: dict[str, object]) -> Text | None:
+        read = read_bench_result(raw)
+        lead = read.headline() if read is not None else None
+        return headline_line(lead) if lead is not None else None
 
     result = json.loads((Path(__file__).parent / "fixtures" / "gpu" / "gates" / "gate-bench.json").read_text())["result"]
     lead = headline(result)
@@ -203,5 +210,5 @@ def test_the_headline_speedup_leads_the_bench_pane_in_words_of_urgency_and_says_
     valid = {**result, "validity": {**result["validity"], "valid": True}}
     assert "red" in str(headline(valid).spans[0].style)  # counts, and under 1.0  # type: ignore[union-attr]
     console = Console(width=100, record=True, color_system=None)
-    console.print(render_result("bench", result))
+    console.print(render_result("bench", read_result("bench", result)))
     assert console.export_text().lstrip().startswith("0.65x  vs SDPA")

@@ -18,7 +18,7 @@ from typing import ClassVar, Literal, Protocol
 
 
 @dataclass(frozen=True)
-class Headline:
+class HeadlineFigure:
     """The one number a run is about, readable from across the room: "1.23x vs torch.softmax"."""
 
     figure: str
@@ -45,7 +45,7 @@ class GateResult(Protocol):
         """The result as the journal (or its results/ file) holds it."""
         ...
 
-    def headline(self) -> Headline | None:
+    def headline(self) -> HeadlineFigure | None:
         """The number the gate pane leads with; None for a result without one."""
         ...
 
@@ -81,7 +81,7 @@ class NotJudged:
     def to_json(self) -> dict[str, object]:
         return {"judged": False, "exit_code": self.exit_code}
 
-    def headline(self) -> Headline | None:
+    def headline(self) -> HeadlineFigure | None:
         return None
 
     def ran_on(self) -> str | None:

@@ -157,10 +157,10 @@ def run_on_gpu(w: Any, args: argparse.Namespace) -> int:
         return profile_target(w, knobs, args.iters)
     started = time.time()
     gpu = device_identity(torch.cuda.current_device())
-    result: dict[str, Any] = {WIRE_KEY: WIRE, "mode": args.mode, "workload": w.name, "source": args.workload,
-                              "device": gpu["name"], "gpu": gpu, "torch": torch.__version__,
-                              "started": started, "pid": os.getpid(),
-                              "tuned": kept_here(tuned)}
+    result: dict[str, object] = {WIRE_KEY: WIRE, "mode": args.mode, "workload": w.name,
+                                 "source": args.workload, "device": gpu["name"], "gpu": gpu,
+                                 "torch": torch.__version__, "started": started, "pid": os.getpid(),
+                                 "tuned": kept_here(tuned)}
     try:
         with GpuWatch(torch.cuda.current_device()) as watch:
             ok = run_mode(w, knobs, args, result, watch)
@@ -179,7 +179,8 @@ def kept_here(tuned: Tuned) -> list[WinnerJson]:
     return [wn.as_json() for wn in tuned.winners if wn.arch == tuned.arch]
 
 
-def run_mode(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[str, Any], watch: Any) -> bool:
+def run_mode(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[str, object],
+             watch: Any) -> bool:
     """The mode's work on the GPU, watched: compile by calling, check, sanitize, or time."""
     if args.mode == "jit":
         return jit(w, knobs, result)
@@ -192,7 +193,7 @@ def run_mode(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[str
     return bench_all(w, knobs, args, result, watch)
 
 
-def jit(w: Any, knobs: KnobsFor, result: dict[str, Any]) -> bool:
+def jit(w: Any, knobs: KnobsFor, result: dict[str, object]) -> bool:
     """Compile by calling: every candidate once on the smallest test shape, timed."""
     import torch
 
@@ -200,7 +201,7 @@ def jit(w: Any, knobs: KnobsFor, result: dict[str, Any]) -> bool:
 
     shape = w.smallest_first(list(w.test_grid) or list(w.bench_grid))[0]
     inputs = w.make_inputs(1000, **shape)
-    compiled: list[dict[str, Any]] = []
+    compiled: list[dict[str, object]] = []
     for name, fn in w.candidates.items():
         out = w.make_output(*inputs, **shape) if w.make_output is not None else None
         t0 = time.monotonic()
@@ -214,7 +215,7 @@ def jit(w: Any, knobs: KnobsFor, result: dict[str, Any]) -> bool:
     return True
 
 
-def check_all(w: Any, knobs: KnobsFor, result: dict[str, Any]) -> bool:
+def check_all(w: Any, knobs: KnobsFor, result: dict[str, object]) -> bool:
     from cockpit.probes.workload.check import correctness
 
     shapes = w.correctness_grid()
@@ -231,7 +232,8 @@ def check_all(w: Any, knobs: KnobsFor, result: dict[str, Any]) -> bool:
     return ok
 
 
-def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[str, Any], watch: Any) -> bool:
+def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[str, object],
+              watch: Any) -> bool:
     """Every shape timed (probes/workload/timing.py); a crash at one shape keeps the rows before it
     and names the shape and the implementation (`crash`)."""
     from cockpit.analysis.block_validity import BlockRules

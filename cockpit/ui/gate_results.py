@@ -10,7 +10,7 @@ from rich.text import Text
 
 from cockpit.gates.bench.result import BenchResult
 from cockpit.gates.catalog import measures, read_result, view_of
-from cockpit.gates.result import GateResult, Headline
+from cockpit.gates.result import GateResult, HeadlineFigure
 from cockpit.gates.view import Cell, Fact, Fix, GateView, Tone, ViewTable
 from cockpit.printable import printable
 from cockpit.session.state import GateRunRecord
@@ -41,7 +41,7 @@ def fix_of(gate: str, result: GateResult | None) -> Fix | None:
     return view.fix if view is not None else None
 
 
-def headline_line(lead: Headline) -> Text:
+def headline_line(lead: HeadlineFigure) -> Text:
     """The one number a session is about, readable from across the room, coloured by whether it
     counts and by which side of the bar it is on."""
     colour = {"good": "bold white on dark_green", "bad": "bold white on red3", "warn": "bold black on yellow"}

@@ -28,7 +28,7 @@ from cockpit.analysis.decide import URGENCY
 from cockpit.analysis.stats import geomean
 from cockpit.gates.bench.keep import KeepResult
 from cockpit.gates.bench.validity import BenchValidity
-from cockpit.gates.result import Headline, gpu_uuid
+from cockpit.gates.result import HeadlineFigure, gpu_uuid
 from cockpit.json_fields import (
     JsonObject,
     as_number,
@@ -167,7 +167,7 @@ class BenchResult:
         """The configs its headline leaves out (those the validity verdict could not vouch for)."""
         return self.validity.suspect_configs if self.validity is not None else ()
 
-    def headline(self) -> Headline | None:
+    def headline(self) -> HeadlineFigure | None:
         """The speedup over the baseline, coloured by whether it counts (decidable) and by which
         side of 1.0 it is on, with what it asks of the engineer; None before it has one."""
         if self.speedup is None:
@@ -175,7 +175,7 @@ class BenchResult:
         tone: Literal["good", "bad", "warn"] = ("good" if self.speedup >= 1.0 else "bad") if self.decidable \
             else "warn"
         level = self.level or ""
-        return Headline(f"{self.speedup:.2f}x", self.baseline_label, tone, URGENCY.get(level, level),
+        return HeadlineFigure(f"{self.speedup:.2f}x", self.baseline_label, tone, URGENCY.get(level, level),
                         self.configs or None)
 
     def ran_on(self) -> str | None:

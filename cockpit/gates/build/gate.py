@@ -13,9 +13,9 @@ from cockpit.errors import CockpitError
 from cockpit.files import read_tail, size_words
 from cockpit.gates.build.log import (
     BuildError,
-    FailedStep,
     KernelResources,
     NinjaInvocation,
+    StepFailure,
     expected_wall_s,
     parse_cuobjdump,
     parse_errors,
@@ -26,8 +26,7 @@ from cockpit.gates.build.log import (
     up_to_date,
 )
 from cockpit.gates.build.resources import KernelReport, ResourcePolicy, report_kernels, resources_summary
-from cockpit.gates.build.result import BuildResult, CompileError, kernel_of
-from cockpit.gates.build.result import FailedStep as ResultStep
+from cockpit.gates.build.result import BuildResult, CompileError, FailedStep, kernel_of
 from cockpit.gates.gate import GateContext, GateStatus, Progress, Verdict
 from cockpit.gates.output import text_lines
 from cockpit.gates.probe_call import probe_argv
@@ -188,7 +187,7 @@ def _kernels(lines: list[str], probe: JsonObject) -> list[KernelResources]:
 
 
 def _build_result(lines: list[str], probe: JsonObject, report: KernelReport,
-                  errors: list[BuildError], failed: list[FailedStep]) -> BuildResult:
+                  errors: list[BuildError], failed: list[StepFailure]) -> BuildResult:
     """The gate's result: what the log and the probe say, before any judging."""
     imported = probe.get("import")
     return BuildResult(
@@ -198,7 +197,7 @@ def _build_result(lines: list[str], probe: JsonObject, report: KernelReport,
         # collect2's `ld returned 1` says less than the failed step's own line: leave it out then.
         tuple(CompileError(e.file or None, e.line, e.kind, e.message)
               for e in errors if e.says_what or not failed),
-        tuple(ResultStep(f.target, f.said, f.exit_code) for f in failed),
+        tuple(FailedStep(f.target, f.said, f.exit_code) for f in failed),
         tuple(kernel_of(row) for row in report.rows),
         raw={"import": imported, "gpu": obj(probe.get("launch")).get("gpu")})
 
@@ -222,7 +221,7 @@ def _and_more(items: Sequence[object]) -> str:
     return f"{items[0]}" + (f" (+{len(items) - 1} more)" if len(items) > 1 else "")
 
 
-def _compile_failure(errors: list[BuildError], failed: list[FailedStep]) -> str:
+def _compile_failure(errors: list[BuildError], failed: list[StepFailure]) -> str:
     """What a failed build says first: the step ninja or make says failed (`FAILED: k.cuda.o — `),
     then a compiler error that names what, else the first thing that step said."""
     named = [e for e in errors if e.says_what]

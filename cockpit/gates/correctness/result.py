@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from cockpit.errors import CockpitError
-from cockpit.gates.result import Headline, gpu_uuid
+from cockpit.gates.result import HeadlineFigure, gpu_uuid
 from cockpit.json_fields import JsonObject, as_number, compact, flag, obj, objects, text, whole
 
 
@@ -87,7 +87,7 @@ class CorrectnessResult:
                    whole(data.get("planned")),
                    data.get("judged") is not False, whole(data.get("exit_code")), data)
 
-    def headline(self) -> Headline | None:
+    def headline(self) -> HeadlineFigure | None:
         """None: the gate pane leads with the summary (only a bench has a number to lead with)."""
         return None
 

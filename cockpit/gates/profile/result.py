@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from cockpit.analysis.roofline import Roofline
-from cockpit.gates.result import Headline, gpu_uuid
+from cockpit.gates.result import HeadlineFigure, gpu_uuid
 from cockpit.json_fields import (
     JsonObject,
     as_number,
@@ -106,7 +106,7 @@ class ProfileResult:
                    strings(data.get("kernels_seen")), _roofline(obj(data.get("roofline"))),
                    data)
 
-    def headline(self) -> Headline | None:
+    def headline(self) -> HeadlineFigure | None:
         """None: the gate pane leads with the summary (only a bench has a number to lead with)."""
         return None
 

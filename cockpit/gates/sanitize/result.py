@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from cockpit.gates.result import Headline, gpu_uuid
+from cockpit.gates.result import HeadlineFigure, gpu_uuid
 from cockpit.json_fields import JsonObject, as_number, compact, obj, objects, strings, text, texts, whole
 
 
@@ -103,7 +103,7 @@ class SanitizeResult:
                    data.get("torch_kernels") is True, as_number(data.get("duration_s")),
                    text(data.get("log")), text(data.get("stopped_at")), texts(data.get("notes")), data)
 
-    def headline(self) -> Headline | None:
+    def headline(self) -> HeadlineFigure | None:
         """None: the gate pane leads with the summary (only a bench has a number to lead with)."""
         return None
 
