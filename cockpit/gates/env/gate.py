@@ -25,7 +25,7 @@ _STATUSES: tuple[EnvStatus, ...] = ("pass", "warn", "fail")
 
 # The probe is stdlib-only at top level, so it runs by path: the python that has the CUDA torch
 # need not have cockpit installed.
-PROBE_SCRIPT = Path(__file__).resolve().parent.parent / "probes" / "env_probe.py"
+PROBE_SCRIPT = Path(__file__).resolve().parents[2] / "probes" / "env_probe.py"
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,8 @@ from cockpit.workload.describe import workload_args
 if TYPE_CHECKING:
     from cockpit.analysis.ncu import KernelLaunch
 
-PROBE = Path(__file__).resolve().parent.parent / "probes" / "profile_probe.py"
-TARGET = Path(__file__).resolve().parent.parent / "probes" / "workload_probe.py"
+PROBE = Path(__file__).resolve().parents[2] / "probes" / "profile_probe.py"
+TARGET = Path(__file__).resolve().parents[2] / "probes" / "workload_probe.py"
 CLOCK_NOTE = {
     "base": "ncu locked the clocks to base (--clock-control base): its durations are steadier but "
             "not comparable with the benchmark's; set [profile] clock_control = \"none\" to compare",

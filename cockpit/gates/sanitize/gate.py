@@ -24,8 +24,8 @@ from cockpit.session.paths import stored_path
 from cockpit.session.results import read_result_json
 from cockpit.workload.describe import workload_args
 
-PROBE = Path(__file__).resolve().parent.parent / "probes" / "sanitize_probe.py"
-TARGET = Path(__file__).resolve().parent.parent / "probes" / "workload_probe.py"
+PROBE = Path(__file__).resolve().parents[2] / "probes" / "sanitize_probe.py"
+TARGET = Path(__file__).resolve().parents[2] / "probes" / "workload_probe.py"
 LINEINFO = "no source line: build with -lineinfo"
 SANITIZER_LOG_READ_BYTES = 64 << 20
 """What is read of compute-sanitizer's report (it can repeat one error per thread): its beginning."""
