@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from cockpit.gates.correctness.gate import judge_correctness
+from cockpit.gates.correctness.result import read_checked
 from cockpit.probes.workload.check import ROUNDS, correctness
 from cockpit.workload.spec import Reference, Workload, axes, rel_l2
 
@@ -98,7 +99,7 @@ def run(w: Workload) -> tuple[list[dict[str, Any]], bool, str]:
     lines: list[str] = []
     rows, ok = correctness(w, w.correctness_grid(), lambda s: {}, lines.append)
     planned = len(w.correctness_grid()) * len(w.candidates) * (2 if w.grad_modes else 1)
-    return rows, ok, judge_correctness({"rows": rows, "planned": planned}).summary
+    return rows, ok, judge_correctness(read_checked({"rows": rows, "planned": planned})).summary
 
 
 def test_a_right_backward_passes_every_gradient_on_every_shape() -> None:
@@ -276,15 +277,16 @@ def _gate_row(config: str, mode: str | None, ours_ms: float, ref_ms: float) -> d
 def test_the_bench_headline_names_the_modes_side_by_side_and_the_result_reads_them() -> None:
     from cockpit.config import Config
     from cockpit.gates.bench.gate import judge_bench
+    from cockpit.gates.bench.measured import read_measured
     from cockpit.gates.bench.result import BenchResult
 
     rows = [_gate_row(f"N={n}{'' if m == 'forward' else ' ' + m}", m, 1.0, s * (1 + n / 1e5))
             for n in (1024, 4096) for m, s in (("forward", 1.57), ("backward", 1.21), ("full", 1.30))]
     data = {"rows": rows, "baseline": "torch.layer_norm", "labels": {"ours": "ours",
             "torch.layer_norm": "torch.layer_norm"}, "workload": "layernorm-triton"}
-    verdict = judge_bench(data, None, None, Config().thresholds, "b.json")
+    verdict = judge_bench(read_measured(data), None, None, Config().thresholds, "b.json")
     assert "over 6 configs (forward 1.61x, backward 1.24x, full 1.33x)" in verdict.summary
-    read = BenchResult.from_json(verdict.result)
+    read = BenchResult.from_json(verdict.result.to_json())
     assert read is not None and read.modes_words() == "forward 1.61x, backward 1.24x, full 1.33x"
     assert [r.mode for r in read.rows] == ["forward", "backward", "full"] * 2
     again = BenchResult.from_json(read.to_json())
@@ -294,13 +296,14 @@ def test_the_bench_headline_names_the_modes_side_by_side_and_the_result_reads_th
 def test_a_forward_only_bench_says_no_modes_and_its_result_has_none() -> None:
     from cockpit.config import Config
     from cockpit.gates.bench.gate import judge_bench
+    from cockpit.gates.bench.measured import read_measured
     from cockpit.gates.bench.result import BenchResult
 
     data = {"rows": [_gate_row("N=1024", None, 1.0, 1.5)], "baseline": "torch.layer_norm", "workload": "w"}
-    verdict = judge_bench(data, None, None, Config().thresholds, "b.json")
+    verdict = judge_bench(read_measured(data), None, None, Config().thresholds, "b.json")
     assert verdict.summary.startswith("1.50x") and "forward" not in verdict.summary
-    assert "modes" not in verdict.result
-    read = BenchResult.from_json(verdict.result)
+    assert "modes" not in verdict.result.to_json()
+    read = BenchResult.from_json(verdict.result.to_json())
     assert read is not None and read.modes == {} and read.rows[0].mode == "forward" and read.modes_words() == ""
 
 

@@ -14,6 +14,7 @@ from cockpit.analysis.bench_notes import host_bound_note
 from cockpit.before_workloads import bench_probe
 from cockpit.config import Config
 from cockpit.gates.bench.gate import judge_bench
+from cockpit.gates.bench.measured import read_measured
 from cockpit.gates.bench.validity import BenchValidity
 
 FIX = Path(__file__).parent / "fixtures" / "gpu" / "gates-blocks" / "gate-bench.json"
@@ -33,26 +34,27 @@ def _fastest(rows: list[dict], n: int) -> list[dict]:
 
 def _judge(rows: list[dict]):  # type: ignore[no-untyped-def]
     validity = json.loads(FIX.read_text())["result"]["validity"]
-    return judge_bench(bench_probe({"rows": rows, "device": "NVIDIA H200"}), BenchValidity.from_json(validity), None,
+    return judge_bench(read_measured(bench_probe({"rows": rows, "device": "NVIDIA H200"})),
+                       BenchValidity.from_json(validity), None,
                        Config().thresholds, "b.json")
 
 
 def test_every_config_is_in_the_headline_the_7_microsecond_ones_too() -> None:
     rows = _rows()
     verdict = _judge(rows)
-    assert verdict.result["configs"] == len(rows) == 56
-    assert "launch-bound" not in verdict.summary and not verdict.result.get("launch_bound")
+    assert verdict.result.to_json()["configs"] == len(rows) == 56
+    assert "launch-bound" not in verdict.summary and not verdict.result.to_json().get("launch_bound")
     # the three fastest configs (7.3-7.4 µs) move the headline as any three configs do
     faster = _rows()
     for row in _fastest(faster, 3):
         row["speedup_vs_sdpa"] *= 2
-    assert _judge(faster).result["geomean_speedup"] > verdict.result["geomean_speedup"] * 1.03
+    assert _judge(faster).result.to_json()["geomean_speedup"] > verdict.result.to_json()["geomean_speedup"] * 1.03
 
 
 def test_the_headline_carries_its_interval() -> None:
     verdict = _judge(_rows())
-    lo, hi = verdict.result["interval"]
-    assert lo < verdict.result["geomean_speedup"] < hi
+    lo, hi = verdict.result.to_json()["interval"]
+    assert lo < verdict.result.to_json()["geomean_speedup"] < hi
     assert f"[{lo:.2f}, {hi:.2f}]" in verdict.summary
 
 
@@ -66,8 +68,8 @@ def test_a_host_that_cannot_keep_up_in_eager_use_is_a_note_on_that_implementatio
     for row in rows:
         row["impl"]["ours"]["eager_ms"] = row["impl"]["ours"]["median_ms"] * 1.01  # keeps up: no note
     noted = _judge(rows)
-    assert noted.result["geomean_speedup"] == calm.result["geomean_speedup"]
-    assert noted.result["configs"] == 56
+    assert noted.result.to_json()["geomean_speedup"] == calm.result.to_json()["geomean_speedup"]
+    assert noted.result.to_json()["configs"] == 56
     assert "; SDPA host-bound in eager use at 2 configs (eager 14.6 µs vs 9.1 µs on the device)" in noted.summary
     assert "ours host-bound" not in noted.summary
 

@@ -16,7 +16,9 @@ from cockpit.analysis.stats import geomean
 from cockpit.before_workloads import WORKLOAD as ATTENTION
 from cockpit.config import Config
 from cockpit.gates.bench.gate import judge_bench
+from cockpit.gates.bench.measured import read_measured
 from cockpit.gates.bench.result import read_bench_result
+from cockpit.gates.gate import result_json
 
 ROOT = Path(__file__).parent.parent
 RECORDED = sorted([*(ROOT / "examples" / "sessions").glob("*/journal.jsonl"),
@@ -101,12 +103,12 @@ def test_a_bench_judged_now_is_written_in_the_generic_schema_alone() -> None:
     data = {"workload": "row-softmax", "baseline": "torch.softmax", "candidates": ["ours"],
             "labels": {"ours": "ours", "torch.softmax": "torch.softmax"}, "rows": rows,
             "device": "NVIDIA H100 80GB HBM3"}
-    verdict = judge_bench(data, None, None, Config().thresholds, "b.json")
-    written = json.dumps(verdict.result)
+    verdict = judge_bench(read_measured(data), None, None, Config().thresholds)
+    written = json.dumps(result_json(verdict))
     assert not any(word in written for word in ("geomean_vs_flash", "FLASH", "SDPA", "cuDNN", ATTENTION))
     assert verdict.summary == "1.26x vs torch.softmax (ahead of the baseline) over 3 configs; SUSPECT: no validity verdict"
-    assert verdict.result["labels"] == {"ours": "ours", "torch.softmax": "torch.softmax",
-                                        "torch.compile": "torch.compile", "flash": "flash"}
+    assert result_json(verdict)["labels"] == {"ours": "ours", "torch.softmax": "torch.softmax",
+                                              "torch.compile": "torch.compile", "flash": "flash"}
 
 
 def test_a_narrow_table_keeps_the_baseline_and_the_references_ours_does_worst_against() -> None:
@@ -212,8 +214,15 @@ def test_the_headline_speedup_leads_the_bench_pane_in_words_of_urgency_and_says_
     from pathlib import Path
 
     from rich.console import Console
+    from rich.text import Text
 
-    from cockpit.ui.widgets.gate_results import headline, render_result
+    from cockpit.gates.catalog import read_result
+    from cockpit.ui.widgets.gate_results import headline_line, render_result
+
+    def headline(raw: dict[str, object]) -> Text | None:
+        read = read_bench_result(raw)
+        lead = read.headline() if read is not None else None
+        return headline_line(lead) if lead is not None else None
 
     result = json.loads((Path(__file__).parent / "fixtures" / "gpu" / "gates" / "gate-bench.json").read_text())["result"]
     lead = headline(result)
@@ -224,5 +233,5 @@ def test_the_headline_speedup_leads_the_bench_pane_in_words_of_urgency_and_says_
     valid = {**result, "validity": {**result["validity"], "valid": True}}
     assert "red" in str(headline(valid).spans[0].style)  # counts, and under 1.0  # type: ignore[union-attr]
     console = Console(width=100, record=True, color_system=None)
-    console.print(render_result("bench", result))
+    console.print(render_result("bench", read_result("bench", result)))
     assert console.export_text().lstrip().startswith("0.65x  vs SDPA")

@@ -185,7 +185,7 @@ def test_without_the_launch_table_the_summary_says_so_instead_of_guessing() -> N
     assert verdict.summary.endswith("1 kernels: ≤96 regs, no spills; shared memory per block and occupancy "
                                     "unknown: the extension exports no launch_info() (docs/workloads.md says "
                                     "what it returns)")
-    assert verdict.result["kernels"][0]["occupancy"] == [] and kernels
+    assert verdict.result.to_json()["kernels"][0]["occupancy"] == [] and kernels
 
 
 def test_a_probe_that_could_not_run_is_an_error_not_a_failure() -> None:
@@ -232,7 +232,7 @@ def test_a_link_step_that_fails_without_file_line_is_named_with_what_the_linker_
     assert verdict.status == "fail"
     assert verdict.summary == ("FAILED: cockpit_attn.so — /usr/bin/ld: cannot find -lcockpit_missing: "
                                "No such file or directory")
-    assert verdict.result["failed_steps"] == [
+    assert verdict.result.to_json()["failed_steps"] == [
         {"target": "cockpit_attn.so", "said": "/usr/bin/ld: cannot find -lcockpit_missing: No such file or "
                                               "directory", "exit_code": None}]
 
@@ -251,8 +251,8 @@ def test_a_diagnostic_that_names_the_problem_still_wins_over_the_failed_step() -
     link = (h200 / "link-error.log").read_text().splitlines()
     verdict = judge_build(link, 1, {"arch": "9.0a"})
     assert verdict.summary == "FAILED: cockpit_attn.so — binding.cpp: multiple definition of cockpit_twice()"
-    assert verdict.result["failed_steps"][0]["target"] == "cockpit_attn.so"  # newer ninja: [code=1]
-    assert verdict.result["failed_steps"][0]["exit_code"] == 1
+    assert verdict.result.to_json()["failed_steps"][0]["target"] == "cockpit_attn.so"  # newer ninja: [code=1]
+    assert verdict.result.to_json()["failed_steps"][0]["exit_code"] == 1
     compile_error = judge_build((h200 / "compile-error.log").read_text().splitlines(), 1, {"arch": "9.0a"})
     assert compile_error.summary.endswith("attention.cu:503: identifier \"undefined_name\" is undefined")
 

@@ -34,7 +34,7 @@ def test_a_clean_build_lists_every_kernel_with_its_resources() -> None:
     verdict = judge_build(lines, 0, probe("noop-result"))
     assert verdict.status == "pass"
     assert "(3 steps); 8 kernels: ≤255 regs, no spills" in verdict.summary
-    labels = [k["label"] for k in verdict.result["kernels"]]  # demangled, no launch table recorded
+    labels = [k["label"] for k in verdict.result.to_json()["kernels"]]  # demangled, no launch table recorded
     assert labels[:2] == ["attn_fwd_kernel<bf16, 128, 128, 128, 8, 1, false>",
                           "attn_fwd_kernel<bf16, 128, 128, 128, 8, 1, true>"]
 
@@ -46,7 +46,7 @@ def test_a_no_op_is_up_to_date_and_reads_resources_from_cuobjdump() -> None:
     # Recorded before the probe asked the extension for its launch table: said, not guessed.
     assert verdict.summary.endswith("shared memory per block and occupancy unknown: the build probe "
                                     "did not report the extension's launch_info()")
-    assert verdict.result["up_to_date"] is True and len(verdict.result["kernels"]) == 8
+    assert verdict.result.to_json()["up_to_date"] is True and len(verdict.result.to_json()["kernels"]) == 8
 
 
 def test_the_eta_comes_from_the_last_build_with_as_many_steps() -> None:
@@ -81,7 +81,7 @@ def test_an_undefined_symbol_at_import_is_named_as_such() -> None:
     verdict = judge_build(log("undefined-symbol"), 1, {"arch": "9.0a"})
     assert verdict.status == "fail"
     assert verdict.summary.startswith("undefined symbol cockpit_missing()")
-    assert verdict.result["errors"][0]["kind"] == "undefined symbol"
+    assert verdict.result.to_json()["errors"][0]["kind"] == "undefined symbol"
 
 
 def test_the_h200_failure_logs_bring_up_their_patterns() -> None:

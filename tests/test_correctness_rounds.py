@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from cockpit.gates.correctness.gate import judge_correctness
+from cockpit.gates.correctness.result import read_checked
 from cockpit.probes.gpumode import NOT_SIZES
 from cockpit.probes.workload.check import ROUNDS, correctness
 from cockpit.workload.spec import Reference, Workload, allclose, axes, rel_l2
@@ -67,7 +68,7 @@ def workload(candidates: dict[str, Any], **kw: Any) -> Workload:
 
 def run(w: Workload) -> tuple[list[dict[str, Any]], bool, str]:
     rows, ok = correctness(w, w.correctness_grid(), lambda s: {}, lambda line: None)
-    verdict = judge_correctness({"rows": rows, "planned": len(w.correctness_grid()) * len(w.candidates)})
+    verdict = judge_correctness(read_checked({"rows": rows, "planned": len(w.correctness_grid()) * len(w.candidates)}))
     return rows, ok, verdict.summary
 
 

@@ -14,6 +14,7 @@ import pytest
 from cockpit.cli import main
 from cockpit.config import Config
 from cockpit.gates.bench.gate import judge_bench
+from cockpit.gates.bench.measured import read_measured
 from cockpit.gates.bench.validity_rules import probe_validity
 from cockpit.report.history_reader import workspace_summaries
 from cockpit.session import events as ev
@@ -28,8 +29,8 @@ DAY = 1_795_305_600.0
 
 
 def bench_result(data: dict) -> tuple[str, dict]:
-    verdict = judge_bench(data, probe_validity(data), None, Config().thresholds, "b.json")
-    return verdict.status, verdict.result
+    verdict = judge_bench(read_measured(data), probe_validity(read_measured(data)), None, Config().thresholds, "b.json")
+    return verdict.status, verdict.result.to_json()
 
 
 def session(ws: Workspace, start: float, data: dict) -> SessionRef:

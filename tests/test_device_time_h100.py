@@ -15,6 +15,7 @@ import pytest
 
 from cockpit.analysis.block_validity import BlockRules, around, block_fault, reference_clock
 from cockpit.analysis.keep import rows_geomean
+from cockpit.gates.bench.measured import read_measured
 from cockpit.gates.bench.validity_rules import probe_validity
 
 HERE = Path(__file__).parent / "fixtures" / "gpu" / "device-time"
@@ -54,7 +55,7 @@ def test_every_block_the_probe_kept_is_clean_by_its_own_rule_on_its_own_samples(
     assert all(block_fault(around(samples, b["t0"], b["t1"]), reference, BlockRules()) is None for b in blocks)
     # the card sat at its power cap for a quarter of the run and never slowed a block
     assert sum(c.get("remeasured", 0) for r in data["rows"] for c in r["impl"].values()) == 0
-    verdict = probe_validity(data)
+    verdict = probe_validity(read_measured(data))
     assert verdict.valid and verdict.verdict == "comparable"
 
 
@@ -91,6 +92,6 @@ def test_a_card_that_falls_off_the_bus_mid_run_is_named_in_the_verdict() -> None
                                 "max_sm_clock": last["max_sm_clock"], "throttle": None, "temp": None,
                                 "power_w": None, "pids": [], "lost": True})  # as GpuWatch writes it
     data["finished"] = last["t"] + 0.05
-    verdict = probe_validity(data)
+    verdict = probe_validity(read_measured(data))
     assert not verdict.valid
     assert any("fell off the bus" in r for r in verdict.reasons)

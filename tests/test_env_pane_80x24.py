@@ -118,11 +118,12 @@ def test_the_env_checks_in_the_zoomed_80x24_pane_are_cards_each_path_whole_on_it
     """Zoomed at 80x24 (75 cells) the table's value column was 17 cells: each path in pieces."""
     from rich.console import Console
 
+    from cockpit.gates.catalog import read_result
     from cockpit.ui.widgets.gate_results import render_result
 
     env = json.loads((Path(__file__).parent / "fixtures" / "gpu" / "env-result-h200.json").read_text())
     console = Console(width=75, record=True, color_system=None)
-    console.print(render_result("env", env))
+    console.print(render_result("env", read_result("env", env)))
     text = console.export_text()
     assert "value /opt/torch/.venv/lib/python3.12/site-packages/torch/lib not in" in text
     assert "value 1.13.2.git.kitware.jobserver-pipe-1 (/opt/torch/.venv/bin/ninja)" in text

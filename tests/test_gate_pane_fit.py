@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from cockpit.gates.catalog import view_of
+from cockpit.gates.catalog import read_result, view_of
 from cockpit.ui.widgets.gate_results import render_result
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gpu"
@@ -23,14 +23,14 @@ PANE_WIDTHS = {(80, 24): 36, (120, 40): 63, (160, 48): 100}
 
 def shown(result: object, gate: str, width: int) -> str:
     console = Console(width=width, record=True, color_system=None)
-    console.print(render_result(gate, result))
+    console.print(render_result(gate, read_result(gate, result)))
     return console.export_text()
 
 
 @pytest.mark.parametrize("size", list(PANE_WIDTHS))
 def test_every_number_of_the_recorded_bench_is_shown_whole_at_every_size(size) -> None:  # type: ignore[no-untyped-def]
     text = shown(BENCH, "bench", PANE_WIDTHS[size])
-    view = view_of("bench", BENCH)
+    view = view_of("bench", read_result("bench", BENCH))
     assert view is not None
     [table] = view.tables
     words = set(text.split())
@@ -63,7 +63,7 @@ def whole(value: str, text: str) -> bool:
 @pytest.mark.parametrize("size", list(PANE_WIDTHS))
 def test_the_recorded_env_checks_are_never_cut(size) -> None:  # type: ignore[no-untyped-def]
     """The env gate's values (which Python ran, its torch) and fixes, whole at every size."""
-    view = view_of("env", ENV)
+    view = view_of("env", read_result("env", ENV))
     assert view is not None
     text = shown(ENV, "env", PANE_WIDTHS[size])
     for table in view.tables:

@@ -13,11 +13,13 @@ from cockpit.analysis.keep import BenchRecord, KeepResult, decide_keep
 from cockpit.before_workloads import bench_probe
 from cockpit.config import Config, Thresholds
 from cockpit.gates.bench.gate import judge_bench
+from cockpit.gates.bench.measured import read_measured
 from cockpit.gates.bench.past import as_record
 from cockpit.gates.bench.result import read_bench_result
 from cockpit.gates.bench.validity import BenchValidity
 from cockpit.gates.bench.validity_rules import judge_probe_window
 from cockpit.gates.correctness.gate import judge_correctness
+from cockpit.gates.correctness.result import read_checked
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.workspace import Workspace, create_session
@@ -33,7 +35,7 @@ def recorded(gate: str) -> dict:
 
 def test_every_config_is_correct_on_the_h200() -> None:
     report = recorded("correctness")
-    verdict = judge_correctness({"rows": report["result"]["rows"]}, 56)
+    verdict = judge_correctness(read_checked({"rows": report["result"]["rows"]}), 56)
     assert verdict.status == "pass"
     assert verdict.summary == ("all 56/56 checks correct; worst rel L2 2.3e-03 at "
                                "B2 H16 S8192 D128 bf16 full")
@@ -42,7 +44,7 @@ def test_every_config_is_correct_on_the_h200() -> None:
 
 def test_the_bench_verdict_is_high_and_honest_about_the_power_cap() -> None:
     result = recorded("bench")["result"]
-    verdict = judge_bench(bench_probe({"rows": result["rows"], "device": result["device"]}),
+    verdict = judge_bench(read_measured(bench_probe({"rows": result["rows"], "device": result["device"]})),
                           BenchValidity.from_json(result["validity"]), KeepResult.from_json(result["keep"]),
                           Config().thresholds, result["record"])
     assert verdict.status == "warn"  # HIGH: slower than SDPA but within reach
@@ -50,7 +52,7 @@ def test_the_bench_verdict_is_high_and_honest_about_the_power_cap() -> None:
                                       "0.98x vs FLASH "
                                       "(worst 0.79x at B4 H16 S4096 D128 fp16 full); SUSPECT: ")
     assert "power cap active for 3.5 s" in verdict.summary
-    assert "apply ONE fix" in verdict.result["next_step"]
+    assert "apply ONE fix" in verdict.result.to_json()["next_step"]
     small = next(r for r in result["rows"] if r["config"] == "B4 H16 S32 D64 fp16 full")
     assert small["impl"]["ours"]["median_ms"] < 0.01  # 6.6 µs: the launch-bound end of the range
 
@@ -133,7 +135,7 @@ def test_the_power_capped_h200_bench_is_comparable_with_the_cap_and_brief_therma
         "(the card's normal loaded state: shown, not suspect)",
         "clocks per implementation not recorded (a probe from before timed block spans)",
     ]
-    verdict = judge_bench(data, BenchValidity.from_json(v), None, Config().thresholds, "bench.json")
+    verdict = judge_bench(read_measured(data), BenchValidity.from_json(v), None, Config().thresholds, "bench.json")
     assert verdict.status == "warn"  # HIGH: slower than SDPA, and no longer for the cap's sake
     # The geomean reads as near parity; the worst config says where it is not.
     assert verdict.summary == ("0.67x vs SDPA (behind the baseline: one fix at a time) over 56 configs, "

@@ -119,10 +119,11 @@ def test_a_narrow_panel_cuts_the_template_arguments_not_the_kernels_name() -> No
 def test_the_profile_panel_shows_the_recorded_kernel_readably(width: int) -> None:
     from rich.console import Console
 
+    from cockpit.gates.catalog import read_result
     from cockpit.ui.widgets.gate_results import render_result
 
     console = Console(width=width, record=True, color_system=None)
-    console.print(render_result("profile", recorded_profile()))
+    console.print(render_result("profile", read_result("profile", recorded_profile())))
     kernel_line = next(line for line in console.export_text().splitlines() if line.lstrip().startswith("kernel"))
     assert "unnamed" not in kernel_line and "void" not in kernel_line and "(" not in kernel_line
     assert "attn_fwd_kernel<half, 64" in kernel_line

@@ -19,6 +19,7 @@ from cockpit.cli.init import init
 from cockpit.config import load_config
 from cockpit.errors import CockpitError
 from cockpit.gates.correctness.gate import judge_correctness
+from cockpit.gates.correctness.result import read_checked
 from cockpit.probes.kernelbench import ProblemError, kernelbench_workload, scaled_down
 from cockpit.probes.workload.check import correctness
 from cockpit.probes.workload_load import WorkloadLoadError, load_workload, manifest_json
@@ -76,7 +77,7 @@ def ws(tmp_path: Path) -> Path:
 
 def checked(w, shapes):  # type: ignore[no-untyped-def]
     rows, ok = correctness(w, shapes, lambda s: {}, lambda line: None)
-    return ok, judge_correctness({"rows": rows, "planned": len(shapes) * len(w.candidates)}).summary
+    return ok, judge_correctness(read_checked({"rows": rows, "planned": len(shapes) * len(w.candidates)})).summary
 
 
 def test_a_level_1_problem_is_read_as_it_is_its_own_shape_timed_and_scaled_for_correctness(ws: Path) -> None:

@@ -17,7 +17,7 @@ from cockpit.gates.bench.gate import BenchGate
 from cockpit.gates.bench.past import past_benches
 from cockpit.gates.bench.result import SCHEMA, BenchResult
 from cockpit.gates.bench.validity import BenchValidity
-from cockpit.gates.gate import GateContext, Verdict
+from cockpit.gates.gate import GateContext, Verdict, result_json
 from cockpit.report.history_reader import workspace_summaries
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
@@ -53,7 +53,7 @@ def bench(ws: Path, ref: SessionRef, run_id: str, scale: float, t: float | None 
         writer = JournalWriter(ref.journal)
         writer.append(ev.gate_started(t - 60, run_id, "bench", ("python",), f"logs/{run_id}.log", 1))
         writer.append(gate_finished_event(ref.path, ws, t, run_id, "bench", verdict.status, verdict.summary,
-                                          60.0, 0, f"logs/{run_id}.log", verdict.result))
+                                          60.0, 0, f"logs/{run_id}.log", result_json(verdict)))
         writer.close()
     return verdict
 
@@ -68,8 +68,8 @@ def test_a_bench_whose_record_file_is_lost_or_torn_is_still_the_reference_its_jo
     (results / "bench-20261121-232939.json").write_text('{"session": "x", "t": 1, "valid": tr')  # torn
     second = session(tmp_path, now - 600, "tile the rows")
     verdict = bench(tmp_path, second, "003-bench", 0.8)
-    keep = KeepResult.from_json(verdict.result["keep"])
-    assert keep is not None and keep.action == "keep", verdict.result["keep"]
+    keep = KeepResult.from_json(result_json(verdict)["keep"])
+    assert keep is not None and keep.action == "keep", result_json(verdict)["keep"]
     assert keep.reference == f"{first.id}/002-bench"
     assert keep.summary.startswith(f"KEEP: +25% vs the best earlier run ({first.id}/002-bench) over ")
 
@@ -106,7 +106,7 @@ def test_a_tunes_confirmation_in_the_journal_is_the_next_benchs_reference(tmp_pa
     writer.close()
     assert [r.run for r in past_benches(tmp_path)] == [f"{ref.id}/tune-1"]
     verdict = bench(tmp_path, ref, "002-bench", 1.0)
-    keep = KeepResult.from_json(verdict.result["keep"])
+    keep = KeepResult.from_json(result_json(verdict)["keep"])
     assert keep is not None and keep.action == "revert" and keep.reference == f"{ref.id}/tune-1"
 
 

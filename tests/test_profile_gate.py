@@ -25,7 +25,7 @@ def test_our_kernel_is_memory_leaning_with_one_fix() -> None:
     assert verdict.status == "pass"
     assert verdict.summary.startswith("memory-bound: memory 62.1 % vs compute 45.2 % of peak")
     assert "— next: larger tiles" in verdict.summary
-    [kernel] = verdict.result["kernels"]
+    [kernel] = verdict.result.to_json()["kernels"]
     assert "attn_fwd_kernel" in kernel["name"]
     assert any("limited by registers" in n for n in kernel["verdict"]["notes"])
 
@@ -74,7 +74,7 @@ def test_snapshot_of_the_recorded_profile(snap_compare, tmp_path) -> None:  # ty
     writer = JournalWriter(ref.journal)
     writer.append(ev.gate_started(T0 + 60, "001-profile", "profile", ("ncu",), str(log), 4242))
     writer.append(ev.gate_finished(T0 + 90, "001-profile", "profile", verdict.status, verdict.summary,
-                                   25.0, 0, str(log), verdict.result))
+                                   25.0, 0, str(log), verdict.result.to_json()))
     writer.close()
     app = screenshot_app(ws, Config(), ref, T0 + 120)
 

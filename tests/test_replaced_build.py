@@ -18,6 +18,7 @@ from cockpit.config import load_config
 from cockpit.gates.catalog import GATES
 from cockpit.gates.gate import GateContext, Verdict
 from cockpit.gates.log_follow import GateOutput
+from cockpit.gates.result import GateResult
 from cockpit.gates.run import GateRun, gate_command, next_run_id
 from cockpit.session.live import LiveSession
 from cockpit.session.workspace import Workspace, create_session
@@ -61,7 +62,7 @@ def played(name: str) -> str:
     return f"cat {BUILDS / name}.log; exit {EXITS[name]}"
 
 
-def shown(result: dict[str, object]) -> list[str]:
+def shown(result: GateResult | None) -> list[str]:
     from rich.console import Console
 
     console = Console(width=160, record=True, color_system=None)
@@ -77,9 +78,9 @@ def test_a_ninja_rule_that_is_a_broken_shell_line_names_the_target_and_the_shell
     assert verdict.status == "fail"
     assert verdict.summary == 'FAILED: k.cuda.o — /bin/sh: 1: Syntax error: ")" unexpected'
     code = 2 if "1.13" in name else None  # ninja 1.12 and later say the step's exit code
-    assert verdict.result["failed_steps"] == [
+    assert verdict.result.to_json()["failed_steps"] == [
         {"target": "k.cuda.o", "said": '/bin/sh: 1: Syntax error: ")" unexpected', "exit_code": code}]
-    assert verdict.result["steps"] == 2 and steps[-1].startswith("build gate [1/2] k.cuda.o)")
+    assert verdict.result.to_json()["steps"] == 2 and steps[-1].startswith("build gate [1/2] k.cuda.o)")
 
 
 @pytest.mark.parametrize(("name", "target", "error"), [
@@ -94,8 +95,8 @@ def test_a_failed_compile_names_the_step_that_failed_and_the_compilers_first_err
     verdict, _ = replaced_build(tmp_path, played(name))
     assert verdict.status == "fail"
     assert verdict.summary.startswith(f"FAILED: {target} — ") and verdict.summary.endswith(error)
-    assert [step["target"] for step in verdict.result["failed_steps"]] == [target]  # not make's parents
-    assert verdict.result["errors"][0]["kind"] == "compile"
+    assert [step["target"] for step in verdict.result.to_json()["failed_steps"]] == [target]  # not make's parents
+    assert verdict.result.to_json()["errors"][0]["kind"] == "compile"
     # make's own line and setup.py's traceback end those logs: neither is the summary
     assert "Error 2" not in verdict.summary and "RuntimeError" not in verdict.summary
 
@@ -111,7 +112,7 @@ def test_ptxas_lines_fill_the_resource_table_whatever_drives_the_build(tmp_path:
     assert verdict.status == "warn"  # a kernel that spills warns, as in the cockpit's own build
     assert verdict.summary.startswith("gather_sum (sm_90) spills 1696 bytes to local memory; built")
     assert "2 kernels: ≤24 regs, 1696 bytes spilled" in verdict.summary
-    kernels = {k["label"]: k for k in verdict.result["kernels"]}
+    kernels = {k["label"]: k for k in verdict.result.to_json()["kernels"]}
     assert {(k["registers"], k["stack"], k["spill_stores"], k["spill_loads"], k["smem"])
             for k in kernels.values()} == {(24, 864, 848, 848, 0), (14, 0, 0, 0, 1024)}
     assert kernels["reverse_block"]["smem"] == 1024
@@ -123,7 +124,7 @@ def test_ptxas_lines_fill_the_resource_table_whatever_drives_the_build(tmp_path:
 def test_a_cmake_ninja_build_shows_its_progress_steps(tmp_path: Path) -> None:
     verdict, steps = replaced_build(tmp_path, played("cmake-ninja-spills-ok"))
     assert steps[-1] == "build gate [2/2] libk.so"
-    assert verdict.result["steps"] == 2 and "built (2 steps)" in verdict.summary
+    assert verdict.result.to_json()["steps"] == 2 and "built (2 steps)" in verdict.summary
 
 
 def test_a_setup_py_build_shows_ninjas_step(tmp_path: Path) -> None:

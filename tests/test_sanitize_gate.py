@@ -60,7 +60,7 @@ def test_a_report_without_its_error_summary_is_never_a_pass(report: bytes) -> No
     assert verdict.status == "error"
     assert "not judged" in verdict.summary and "workload 'workloads/twice.py'" in verdict.summary
     assert "while calling ours on N=1000 (1/1)" in verdict.summary
-    assert verdict.result["errors"] is None
+    assert verdict.result.to_json()["errors"] is None
 
 
 def test_zero_errors_on_every_call_passes_and_says_what_it_cost() -> None:
@@ -104,7 +104,7 @@ def test_the_result_round_trips_and_shows_its_findings(tmp_path: Path) -> None:
     write = Finding("Invalid __global__ write of size 4 bytes", "copy_kernel(float *, long)", "k.cu", 12,
                     "(31,0,0)", "(0,0,0)", "out of bounds")
     verdict = judge_sanitize(SanitizerLog((write,), errors=1, sanitizer_lines=12), complete_run())
-    read = SanitizeResult.from_json(json.loads(json.dumps(verdict.result)))
+    read = SanitizeResult.from_json(json.loads(json.dumps(verdict.result.to_json())))
     assert read.findings == (write,) and read.errors == 1 and read.allocator_off is True
     assert SanitizeResult.from_json(read.to_json()) == read
     view = view_of("sanitize", verdict.result)
@@ -316,7 +316,7 @@ def test_the_gate_is_in_the_catalog_and_the_report(tmp_path: Path) -> None:
     writer = JournalWriter(ref.journal)
     writer.append(ev.gate_started(T0 + 60, "001-sanitize", "sanitize", ("compute-sanitizer",), "log", 4242))
     writer.append(ev.gate_finished(T0 + 130, "001-sanitize", "sanitize", verdict.status, verdict.summary, 70.0,
-                                   1, "log", verdict.result))
+                                   1, "log", verdict.result.to_json()))
     writer.close()
     assert main(["--workspace", str(tmp_path), "export", "--format", "md"]) == 0
     md = (ref.path / "REPORT.md").read_text()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from cockpit.analysis.speed_of_light import impossible
 from cockpit.gates.bench.gate import refusals
+from cockpit.gates.bench.measured import read_measured
 from cockpit.hardware.peaks import peak_for
 
 H100 = "NVIDIA H100 80GB HBM3"
@@ -34,7 +35,7 @@ def test_the_bench_refuses_only_the_candidates_that_beat_the_card() -> None:
     data = {"device": H100, "candidates": ["cached", "ours"],
             "rows": [copy_row("N=134217728", HALF_GIB, 0.000764, 0.171),
                      copy_row("N=33554432", HALF_GIB / 4, 0.0002, 0.043)]}
-    refused = refusals(data)
+    refused = refusals(read_measured(data))
     assert [(r.impl, r.config) for r in refused] == [("cached", "N=134217728"), ("cached", "N=33554432")]
     # ours at 0.171 ms moves 3.1 TB/s (93 % of the peak): a real kernel; a reference is never judged
     assert all(r.impl == "cached" for r in refused)
@@ -52,7 +53,7 @@ def test_the_recorded_h100_attention_bench_refuses_nothing() -> None:
     """Real times on a real H100 (tests/fixtures/gpu/h100): ours reaches ~300-600 TFLOP/s of fp16's 989."""
     result = json.loads((FIXTURES / "h100" / "gate-bench.json").read_text())["result"]
     assert result["device"] == H100 and any(r.get("flops") for r in result["rows"])
-    assert refusals({"device": result["device"], "rows": result["rows"]}) == []
+    assert refusals(read_measured({"device": result["device"], "rows": result["rows"]})) == []
     best = max(r["flops"] / (r["impl"]["ours"]["median_ms"] * 1e-3) / 1e12 for r in result["rows"])
     assert 100 < best < 989.4  # the refusal sits far above what a real kernel reaches
 

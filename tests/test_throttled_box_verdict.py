@@ -22,6 +22,7 @@ from cockpit.analysis.keep import BenchRecord, bench_record, decide_keep
 from cockpit.before_workloads import bench_probe
 from cockpit.config import Config, Thresholds
 from cockpit.gates.bench.gate import BenchGate, judge_bench
+from cockpit.gates.bench.measured import read_measured
 from cockpit.gates.bench.past import as_record
 from cockpit.gates.bench.result import read_bench_result
 from cockpit.gates.bench.validity import BenchValidity
@@ -53,14 +54,14 @@ def never_clean(data: dict, at: list[int], impl: str = "ours") -> list[str]:
 
 
 def judged(data: dict, thresholds: Thresholds | None = None):  # type: ignore[no-untyped-def]
-    validity = probe_validity(data, thresholds)
-    return validity, judge_bench(data, validity, None, thresholds or Config().thresholds, "b.json")
+    validity = probe_validity(read_measured(data), thresholds)
+    return validity, judge_bench(read_measured(data), validity, None, thresholds or Config().thresholds, "b.json")
 
 
 def test_a_slowdown_over_its_share_is_a_note_once_the_probe_re_measured_its_blocks() -> None:
     """The H200's 1.1 s of SW thermal slowdown (1.2 % of the window), judged against a 1 % share."""
     tight = Thresholds(slowdown_fraction=0.01)
-    old = probe_validity(h200(), tight)
+    old = probe_validity(read_measured(h200()), tight)
     assert not old.valid and any("SW thermal slowdown active for 1.1 s" in r for r in old.reasons)
     data = {**h200(), "block_check": CHECK}
     data["rows"][40]["impl"]["ours"].update(remeasured=9, remeasured_why={"SW thermal slowdown": 9})
@@ -85,17 +86,17 @@ def test_blocks_that_never_got_clean_name_their_configs_and_the_rest_decide() ->
     assert validity.suspect_configs == tuple(configs) and validity.suspect_why == ("blocks never clean",)
     assert validity.reasons == (f"blocks never clean at {configs[0]} (ours: SW thermal slowdown in 16 of 16 "
                                 f"re-measures), {configs[1]} (ours: SW thermal slowdown in 16 of 16 re-measures)",)
-    assert verdict.result["configs"] == 54 and len(verdict.result["rows"]) == 56  # shown, not counted
+    assert verdict.result.to_json()["configs"] == 54 and len(verdict.result.to_json()["rows"]) == 56  # shown, not counted
     assert "over 54 configs" in verdict.summary and "; 2 left out: blocks never clean" in verdict.summary
     assert "SUSPECT at 2 configs (left out; the rest decide): blocks never clean at " in verdict.summary
-    read = read_bench_result(verdict.result)
+    read = read_bench_result(verdict.result.to_json())
     assert read is not None and read.decidable and read.left_out_words() == "2 configs left out: blocks never clean"
 
 
 def test_a_reference_no_speedup_is_stated_against_that_never_got_clean_is_a_note() -> None:
     data = h100()
     [config] = never_clean(data, [5], impl="efficient")
-    validity = probe_validity(data)
+    validity = probe_validity(read_measured(data))
     assert validity.valid and validity.suspect_configs == ()
     assert (f"EFFICIENT's blocks never clean at {config} (SW thermal slowdown in 16 of 16 re-measures): its "
             "times there are rough") in validity.notes
@@ -104,7 +105,7 @@ def test_a_reference_no_speedup_is_stated_against_that_never_got_clean_is_a_note
 def test_every_config_never_clean_decides_nothing() -> None:
     data = h100()
     never_clean(data, list(range(len(data["rows"]))))
-    validity = probe_validity(data)
+    validity = probe_validity(read_measured(data))
     assert not validity.decidable and "and 53 more configs" in validity.reasons[0]
 
 
@@ -130,7 +131,7 @@ def test_a_foreign_process_over_some_configs_blocks_leaves_those_configs_out() -
 def test_a_foreign_process_before_the_first_timed_block_moves_no_number() -> None:
     data = h100()
     _foreign(data, data["started"], data["rows"][0]["blocks"][0]["t0"] - 0.3)
-    validity = probe_validity(data)
+    validity = probe_validity(read_measured(data))
     assert validity.valid
     assert any("pid 445" in n and n.endswith("outside every timed block (shown, not suspect)")
                for n in validity.notes)
@@ -148,7 +149,7 @@ def ours_at(data: dict, mhz: int) -> dict:
 def test_a_window_wide_reason_beside_never_clean_blocks_decides_nothing() -> None:
     data = ours_at(h100(), 1700)  # ours and SDPA not measured under the same conditions
     never_clean(data, [40])
-    validity = probe_validity(data)
+    validity = probe_validity(read_measured(data))
     assert not validity.decidable and validity.suspect_configs == (data["rows"][40]["config"],)
     assert any("the power cap does not explain it" in r for r in validity.reasons)
 
@@ -173,12 +174,12 @@ def test_ours_at_a_lower_clock_than_the_baseline_is_suspect_and_says_the_speedup
     """The H100 run with ours' samples put at 1700 MHz, uncapped (SDPA stayed at 1980)."""
     validity, verdict = judged(ours_at(h100(), 1700))
     assert not validity.decidable  # window-wide: the two were not measured under the same conditions
-    speedup = verdict.result["geomean_speedup"]
-    equal = verdict.result["equal_clock_speedup"]
+    speedup = verdict.result.to_json()["geomean_speedup"]
+    equal = verdict.result.to_json()["equal_clock_speedup"]
     # SDPA's own clock dipped at its power cap on some configs: about 1980 / 1700 in all
     assert equal == pytest.approx(speedup * 1980 / 1700, rel=0.02) and equal > speedup * 1.1
     assert f"over 56 configs, {equal:.2f}x at equal clocks" in verdict.summary
-    calm = judge_bench(h100(), probe_validity(h100()), None, Config().thresholds, "b.json")
+    calm = judge_bench(read_measured(h100()), probe_validity(read_measured(h100())), None, Config().thresholds, "b.json")
     assert "at equal clocks" not in calm.summary
 
 
@@ -234,8 +235,8 @@ def test_a_candidate_that_crashes_at_one_shape_fails_in_one_line_and_keeps_the_r
     assert verdict.status == "fail"
     assert verdict.summary == ("ours crashed at B4 H16 S2048 D64 fp16 full: CUDA error: an illegal memory "
                                "access was encountered")
-    assert len(verdict.result["rows"]) == 12 and verdict.result["keep"]["action"] == "revert"
-    bench = read_bench_result(verdict.result)
+    assert len(verdict.result.to_json()["rows"]) == 12 and verdict.result.to_json()["keep"]["action"] == "revert"
+    bench = read_bench_result(verdict.result.to_json())
     assert bench is not None and not as_record("001-x/003-bench", 1.0, bench).decides  # never a reference
 
 
@@ -247,4 +248,4 @@ def test_a_reference_that_crashes_decides_nothing(tmp_path: Path) -> None:
     assert verdict.status == "fail"
     assert verdict.summary == "FLASH crashed at B4 H16 S32 D64 fp16 full: FlashAttention only supports Ampere " \
                               "GPUs or newer."
-    assert verdict.result["keep"]["action"] == "baseline"
+    assert verdict.result.to_json()["keep"]["action"] == "baseline"

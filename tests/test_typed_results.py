@@ -96,7 +96,7 @@ def test_torn_or_foreign_results_read_as_empty_never_raise() -> None:
     for junk in (None, 3, "text", [], {"rows": "no"}, {"checks": [1, None, "x"]}, {"kernels": {"a": 1}}):
         for gate in GATES:
             read_result(gate, junk)  # never raises
-            view_of(gate, junk)
+            view_of(gate, read_result(gate, junk))
     assert CorrectnessResult.from_json({"rows": [{"ok": True, "rel_l2": "1e-3"}]}).checks[0].rel_l2 is None
     assert EnvResult.from_json({"checks": [{"name": "gcc"}]}).checks[0].status == ""
     assert BuildResult.from_json({"errors": [{"line": "x", "message": 3}]}).errors[0].line is None
@@ -115,7 +115,7 @@ def test_the_tui_and_the_report_show_one_view_of_a_bench() -> None:
     raw = committed_runs("bench")[-1]
     facts, _, (table,) = details("bench", raw)
     console = Console(width=300, record=True, color_system=None)
-    console.print(render_result("bench", raw))
+    console.print(render_result("bench", read_result("bench", raw)))
     shown = console.export_text()
     for fact in facts:
         assert fact.value[:80] in shown.replace("\n", " ") or fact.value[:40] in shown

@@ -149,7 +149,7 @@ def test_the_recorded_profile_of_torch_s_add_is_memory_bound() -> None:
                             ProfileResult(clock_note=CLOCK_NOTE["base"], shape=LARGEST), 0.6255)
     assert verdict.status == "pass"
     assert verdict.summary.startswith("memory-bound: memory 91.1 % vs compute 21.4 % of peak")
-    [kernel] = verdict.result["kernels"]
+    [kernel] = verdict.result.to_json()["kernels"]
     assert "vectorized_elementwise_kernel" in kernel["name"]
     # the inputs' randn kernels and the warm-up calls were outside ncu's range: one launch, the call's
     log = (RECORDED / "vectoradd-submission.log").read_text()
@@ -173,7 +173,7 @@ def test_several_kernels_in_the_call_the_summary_names_the_longest_and_its_share
 
     assert verdict.status == "pass"
     assert verdict.summary.startswith("2 kernels; the longest, add_kernel (#2, 61 % of their time): latency: ")
-    assert [k["name"] for k in verdict.result["kernels"]][1] == "add_kernel"
+    assert [k["name"] for k in verdict.result.to_json()["kernels"]][1] == "add_kernel"
 
 
 # --- [workload] bytes and flops: the model --------------------------------------------------

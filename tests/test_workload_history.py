@@ -17,6 +17,7 @@ from cockpit.cli import main
 from cockpit.clock import FakeClock
 from cockpit.config import Config
 from cockpit.gates.bench.result import BenchResult, read_bench_result
+from cockpit.gates.catalog import read_result
 from cockpit.report.build import build_report
 from cockpit.report.gate_details import details
 from cockpit.report.history import SessionSummary, previous_in_workload, resolve_workloads
@@ -61,7 +62,7 @@ def two_workloads(ws: Workspace) -> dict[str, SessionRef]:
 
 
 def test_the_gate_panel_states_a_softmax_bench_against_its_own_references() -> None:
-    shown = text_of(render_result("bench", softmax_result(), [1.26]))
+    shown = text_of(render_result("bench", read_result("bench", softmax_result()), [1.26]))
     assert shown.lstrip().startswith("1.26x  vs torch.softmax")  # the headline leads
     header = next(line for line in shown.splitlines() if line.split()[:1] == ["config"]).split()
     assert header == ["config", "ours", "torch.softmax", "torch.compile", "vs", "torch.softmax", "vs",
@@ -77,7 +78,7 @@ def test_the_gate_panel_states_a_softmax_bench_against_its_own_references() -> N
 
 def test_the_attention_bench_reads_as_it_always_did() -> None:
     assert profile_question(read({**FIRST, "geomean_speedup": 0.4})).startswith("0.40x vs SDPA is CRITICAL")
-    shown = text_of(render_result("bench", FIRST))
+    shown = text_of(render_result("bench", read_result("bench", FIRST)))
     assert shown.lstrip().startswith("0.65x  vs SDPA")  # the headline leads
     assert next(line for line in shown.splitlines() if line.split()[:1] == ["config"]).split() == ["config", "ours", "SDPA", "FLASH", "cuDNN", "vs", "SDPA", "vs",
                                              "FLASH", "TFLOP/s"]

@@ -13,7 +13,7 @@ from cockpit.clock import SystemClock
 from cockpit.config import load_config
 from cockpit.errors import CockpitError
 from cockpit.gates.catalog import GATES
-from cockpit.gates.gate import GateContext, Verdict
+from cockpit.gates.gate import GateContext, Verdict, result_json
 from cockpit.gates.interpreter import gates_python
 from cockpit.gates.log_follow import GateOutput, skipped_lines
 from cockpit.gates.orphans import reap
@@ -90,7 +90,7 @@ def gate(args: argparse.Namespace) -> int:
             "gate": chosen.name, "run_id": ctx.run_id, "session": ref.id, "status": verdict.status,
             "summary": verdict.summary, "duration_s": record.duration_s if record else None,
             "exit_code": record.exit_code if record else None, "log": str(ctx.log_path),
-            "result": verdict.result,
+            "result": result_json(verdict),
         }))
     else:
         print(f"{chosen.name}: {verdict.status.upper()} — {verdict.summary}\nlog: {ctx.log_path}")

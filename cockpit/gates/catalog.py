@@ -55,10 +55,9 @@ class CatalogGate:
         (a run that died before it had one)."""
         return _result_type(self.result).from_json(raw)
 
-    def show(self, raw: object) -> GateView | None:
-        """A run's result as the view the TUI and the report draw; None when there is none."""
-        read = self.read(raw)
-        return _view(self.view)(read) if read is not None else None
+    def show(self, result: GateResult) -> GateView:
+        """A run's result as the view the TUI and the report draw."""
+        return _view(self.view)(result)
 
 
 def _load(where: str) -> object:
@@ -96,16 +95,20 @@ GATES: dict[str, CatalogGate] = {line.name: CatalogGate.of(line) for line in CAT
 
 
 def read_result(gate_name: str, raw: object) -> GateResult | None:
-    """A run's result read as its gate's type; None for a gate the catalog does not know."""
+    """A journaled run's result read as its gate's type; None for a gate the catalog does not know
+    or a result that is not one (a run that died before it had one)."""
     found = GATES.get(gate_name)
     return found.read(raw) if found is not None else None
 
 
-def view_of(gate_name: str, raw: object) -> GateView | None:
-    """What a run of `gate_name` shows; None when there is nothing to show."""
+def view_of(gate_name: str, result: GateResult | None) -> GateView | None:
+    """What a run of `gate_name` shows of its result; None when there is nothing to show (no
+    result, or one of another gate's type: a replaced command's that judged nothing)."""
     found = GATES.get(gate_name)
-    shown = found.show(raw) if found is not None else None
-    return shown if shown is not None and not shown.empty else None
+    if found is None or result is None or not isinstance(result, _result_type(found.result)):
+        return None
+    shown = found.show(result)
+    return shown if not shown.empty else None
 
 
 def wanting_workload(config: Config) -> frozenset[str]:

@@ -22,6 +22,7 @@ from cockpit.telemetry.sample import GpuStatic
 
 if TYPE_CHECKING:
     from cockpit.gates.process import GateCommand
+from cockpit.gates.result import gpu_uuid
 
 VISIBLE = "CUDA_VISIBLE_DEVICES"
 
@@ -70,10 +71,13 @@ def command_device(command: GateCommand, environ: Mapping[str, str], gate: str) 
 
 
 def result_device(result: Mapping[str, Any], gate: str | None = None) -> GateDevice | None:
-    """The GPU a finished gate's probe said it ran on (by UUID), if it said."""
-    gpu = result.get("gpu")
-    uuid = (gpu.get("nvml_uuid") or gpu.get("uuid")) if isinstance(gpu, Mapping) else None
-    return GateDevice(str(uuid), None, False, gate) if uuid else None
+    """The GPU a journaled gate run's probe said it ran on (by UUID), if it said."""
+    return reported_device(gpu_uuid(result.get("gpu")), gate)
+
+
+def reported_device(uuid: str | None, gate: str | None = None) -> GateDevice | None:
+    """The GPU of that UUID, as a finished gate's result names it (`GateResult.ran_on`)."""
+    return GateDevice(uuid, None, False, gate) if uuid else None
 
 
 def pin_command(command: GateCommand, config: Config, gpus: Sequence[GpuStatic] | None) -> GateCommand:

@@ -6,9 +6,10 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from cockpit.config import Config
+from cockpit.gates.result import GateResult
 
 GateStatus = Literal["pass", "warn", "fail", "error", "cancelled", "timeout", "interrupted"]
 """How a run ended, as the journal keeps it. `fail`: the gate judged, and what it checks is wrong
@@ -80,7 +81,13 @@ class NoProgress:
 class Verdict:
     status: GateStatus
     summary: str
-    result: dict[str, Any] = field(default_factory=dict)
+    result: GateResult | None = None
+    """The gate's typed result (None: a run that ended before it had one); the journal writes it."""
+
+
+def result_json(verdict: Verdict) -> dict[str, object]:
+    """The verdict's result as the journal records it (and `cockpit gate --json` prints it)."""
+    return verdict.result.to_json() if verdict.result is not None else {}
 
 
 class GateCode(Protocol):

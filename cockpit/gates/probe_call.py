@@ -7,12 +7,13 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from cockpit.errors import CockpitError
 from cockpit.gates.gate import GateContext, Progress
+from cockpit.json_fields import JsonObject, obj
 from cockpit.session.results import read_result_json
 from cockpit.workload.describe import workload_args
+from cockpit.workload.result_wire import WIRE, wire_of
 
 PROBE = Path(__file__).resolve().parent.parent / "probes" / "workload_probe.py"
 _STEP = re.compile(r"^(?:PASS |FAIL )?\[(\d+)/(\d+)\]\s*(.*)")
@@ -44,10 +45,11 @@ class ShapeCounter:
         return None
 
 
-def read_result(ctx: GateContext, exit_code: int, tail: Sequence[str]) -> dict[str, Any]:
-    """The probe's result file; its last line as the error when it could not run (exit 2). A
-    result that records a crash at one config (`crash`) is read whatever the exit code: it names
-    the implementation and the config, where the last stderr line is only the traceback's end."""
+def read_result(ctx: GateContext, exit_code: int, tail: Sequence[str]) -> JsonObject:
+    """The probe's result file, of the wire version this cockpit reads (cockpit/workload/
+    result_wire.py); its last line as the error when it could not run (exit 2). A result that
+    records a crash at one config (`crash`) is read whatever the exit code: it names the
+    implementation and the config, where the last stderr line is only the traceback's end."""
     last = next((line.strip() for line in reversed(tail) if line.strip()
                  and not line.startswith("#")), "")
     data: object = None
@@ -57,7 +59,10 @@ def read_result(ctx: GateContext, exit_code: int, tail: Sequence[str]) -> dict[s
         error: Exception | None = exc
     else:
         error = None
-    result = data if isinstance(data, dict) and isinstance(data.get("rows"), list) else None
+    result = obj(data) if isinstance(data, dict) and isinstance(data.get("rows"), list) else None
+    if result is not None and wire_of(result) != WIRE:
+        raise CockpitError(f"{ctx.result_path}: a result of wire version {wire_of(result)!r}, this cockpit "
+                           f"reads {WIRE}: its probe is another cockpit's; run the gate again")
     if result is not None and isinstance(result.get("crash"), dict):
         return result  # the rows measured before the crash, and the crash's own line
     if exit_code == 2:

@@ -19,7 +19,7 @@ from cockpit.clock import Clock
 from cockpit.config import GateConfig
 from cockpit.errors import CockpitError
 from cockpit.gates.device import GateDevice, command_device, needs_nvml, nvml_gpus, pin_command
-from cockpit.gates.gate import Gate, GateContext, Verdict, exit_code_verdict
+from cockpit.gates.gate import Gate, GateContext, Verdict, exit_code_verdict, result_json
 from cockpit.gates.log_follow import GateOutput
 from cockpit.gates.mark import ENV as MARK_ENV
 from cockpit.gates.mark import new_token, seal
@@ -298,10 +298,10 @@ class GateRun:
 
     def _finish(self, verdict: Verdict, duration_s: float, exit_code: int | None) -> None:
         self.verdict = verdict
-        try:
+        try:  # the one place a result becomes JSON: the journal's record of the run
             self.session.append([gate_finished_event(
                 self.ctx.session_dir, self.ctx.workspace, self.clock.now(), self.run_id, self.gate.name,
-                verdict.status, verdict.summary, duration_s, exit_code, self._log, verdict.result)])
+                verdict.status, verdict.summary, duration_s, exit_code, self._log, result_json(verdict))])
         except CockpitError as exc:  # the session keeps the event and writes it first next time
             self.unjournaled, self.journal_error = True, str(exc)
         finally:

@@ -26,13 +26,14 @@ cockpit's own build's (gates/build/gate.py).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from cockpit.errors import CockpitError
 from cockpit.gates.gate import GateContext, Verdict
-from cockpit.json_fields import as_number
+from cockpit.gates.result import NotJudged
+from cockpit.json_fields import JsonObject, as_number, obj, whole
 from cockpit.session.results import read_result_json
+from cockpit.workload.result_wire import CheckRowJson
 
 PROTOCOL = 1
 LAST_LINE = "cockpit-result: "
@@ -40,12 +41,12 @@ ENV = "COCKPIT_RESULT"
 JUDGED_GATES = ("correctness", "bench")
 
 
-def find_document(ctx: GateContext, tail: Sequence[str]) -> dict[str, Any] | None:
+def find_document(ctx: GateContext, tail: Sequence[str]) -> JsonObject | None:
     """The command's result document: the $COCKPIT_RESULT file, else a `cockpit-result:` line."""
     try:
         data = read_result_json(ctx.result_path)
         if isinstance(data, dict) and "cockpit_result" in data:
-            return data
+            return obj(data)
     except (OSError, ValueError):
         pass
     for line in reversed(tail):
@@ -54,7 +55,7 @@ def find_document(ctx: GateContext, tail: Sequence[str]) -> dict[str, Any] | Non
                 data = json.loads(line[len(LAST_LINE):])
             except ValueError as exc:
                 raise CockpitError(f"the command's `{LAST_LINE.strip()}` line is not JSON ({exc})") from exc
-            return data if isinstance(data, dict) else None
+            return obj(data) if isinstance(data, dict) else None
     return None
 
 
@@ -72,8 +73,7 @@ def judge_replaced(gate: str, ctx: GateContext, exit_code: int, tail: Sequence[s
     if doc is None:
         return Verdict("warn", f"not judged: the replaced command exited {exit_code} without a cockpit "
                        f"result ({ENV} file or a `{LAST_LINE.strip()}` line; docs/workloads.md)"
-                       + (f"; it said: {last[:120]}" if last else ""),
-                       {"judged": False, "exit_code": exit_code})
+                       + (f"; it said: {last[:120]}" if last else ""), NotJudged(exit_code))
     if doc.get("cockpit_result") != PROTOCOL:
         raise CockpitError(f"cockpit_result {doc.get('cockpit_result')!r}: this cockpit reads version "
                            f"{PROTOCOL}")
@@ -82,42 +82,40 @@ def judge_replaced(gate: str, ctx: GateContext, exit_code: int, tail: Sequence[s
         raise CockpitError("the command's cockpit result has no rows")
     if gate == "correctness":
         from cockpit.gates.correctness.gate import judge_correctness
+        from cockpit.gates.correctness.result import read_checked
 
-        return judge_correctness({"rows": [_check_row(r) for r in rows], "workload": doc.get("workload")})
+        return judge_correctness(read_checked({"rows": [_check_row(obj(r)) for r in rows],
+                                               "workload": doc.get("workload")}))
     return _judge_bench(ctx, doc, rows)
 
 
-def _check_row(row: Any) -> dict[str, Any]:
-    r = row if isinstance(row, Mapping) else {}
+def _check_row(r: JsonObject) -> CheckRowJson:
     return {"config": str(r.get("config", "?")), "ok": r.get("ok") is True,
-            "rel_l2": as_number(r.get("rel_l2")),
-            "max_abs": as_number(r.get("max_abs")), "tolerance": as_number(r.get("tolerance")),
-            "nonfinite": int(r.get("nonfinite") or 0), "what": str(r.get("what") or "")}
+            "rel_l2": as_number(r.get("rel_l2")), "max_abs": as_number(r.get("max_abs")),
+            "tolerance": as_number(r.get("tolerance")), "nonfinite": int(whole(r.get("nonfinite")) or 0),
+            "what": str(r.get("what") or "")}
 
 
-def bench_data(doc: Mapping[str, Any], rows: list[Any]) -> dict[str, Any]:
-    """The document as the cockpit's own bench probe writes its result."""
+def bench_data(doc: JsonObject, rows: Sequence[object]) -> dict[str, object]:
+    """The document as the cockpit's own bench probe writes its result (result_wire's shape)."""
     baseline = str(doc.get("baseline") or "baseline")
-    out_rows = []
+    out_rows: list[dict[str, object]] = []
     refs: dict[str, None] = {}
-    for row in rows:
-        r = row if isinstance(row, Mapping) else {}
+    for r in (obj(row) for row in rows):
         ours = as_number(r.get("ours_ms"))
-        raw = r.get("ref_ms")
-        ref_ms: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
         if ours is None or ours <= 0:
             continue
-        impl: dict[str, Any] = {"ours": {"median_ms": ours, "samples": None}}
-        cells: dict[str, Any] = {"config": str(r.get("config", "?")), "impl": impl}
+        impl: dict[str, dict[str, object]] = {"ours": {"median_ms": ours, "samples": None}}
+        cells: dict[str, object] = {"config": str(r.get("config", "?")), "impl": impl}
         for count in ("bytes", "flops"):  # declared: GB/s, TFLOP/s and the speed-of-light check apply
             if (n := as_number(r.get(count))) is not None and n > 0:
                 cells[count] = n
         if isinstance(r.get("dtype"), str):
             cells["dtype"] = r["dtype"]
-        for name, ms in ref_ms.items():
+        for name, ms in obj(r.get("ref_ms")).items():
             value = as_number(ms)
             if value is not None and value > 0:
-                ref = str(name).lower()
+                ref = name.lower()
                 refs[ref] = None
                 impl[ref] = {"median_ms": value, "samples": None}
                 cells[f"speedup_vs_{ref}"] = value / ours
@@ -130,10 +128,11 @@ def bench_data(doc: Mapping[str, Any], rows: list[Any]) -> dict[str, Any]:
             **{k: doc[k] for k in ("gpu_samples", "started", "finished", "pid", "gpu") if k in doc}}
 
 
-def _judge_bench(ctx: GateContext, doc: Mapping[str, Any], rows: list[Any]) -> Verdict:
+def _judge_bench(ctx: GateContext, doc: JsonObject, rows: Sequence[object]) -> Verdict:
     from cockpit.gates.bench.gate import judge_measured
+    from cockpit.gates.bench.measured import read_measured
 
     data = bench_data(doc, rows)
     if not data["rows"]:
         raise CockpitError("the command's cockpit result has no row with ours_ms > 0")
-    return judge_measured(ctx, data, harness="replaced command")
+    return judge_measured(ctx, read_measured(data), harness="replaced command")

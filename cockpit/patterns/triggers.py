@@ -134,7 +134,7 @@ def match_verdict(
     patterns: Sequence[Pattern], gate: str, result: Mapping[str, Any]
 ) -> list[tuple[Pattern, str]]:
     """Patterns whose verdict triggers hold for `gate`'s result, each once with the reason,
-    e.g. "speedup 0.1 < 0.5". Pass the status in the result too ({**verdict.result, "status": ...})
+    e.g. "speedup 0.1 < 0.5". Pass the status in the result too (the journal's fields and "status")
     for conditions on it. A field the result lacks never fires."""
     out: list[tuple[Pattern, str]] = []
     for pattern in patterns:

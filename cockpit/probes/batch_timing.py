@@ -30,7 +30,8 @@ import torch
 from cockpit.analysis.timing_method import MAX_CALLS_PER_BATCH, MAX_SECONDS, batch_calls, enough
 from cockpit.probes.block_watch import BlockJudge, CellBlocks
 from cockpit.probes.device_hold import Cover, Hold, next_hold_ms, working_spin
-from cockpit.probes.timing_pieces import Span, TimingCell, net_ms, settle_calls, timed_cell
+from cockpit.probes.timing_pieces import Span, net_ms, settle_calls, timed_cell
+from cockpit.workload.result_wire import TimingCell
 
 Call = Callable[[int], object]
 """call(k): one call of an implementation on input set k."""

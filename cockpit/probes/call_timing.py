@@ -26,7 +26,8 @@ import torch
 from cockpit.analysis.timing_method import EXTRA_SECONDS, INTERVAL_TARGET, half_width
 from cockpit.probes.block_watch import BlockJudge, CellBlocks
 from cockpit.probes.device_hold import Cover, Hold, working_spin
-from cockpit.probes.timing_pieces import Span, TimingCell, block_plan, net_ms, settle_calls, timed_cell
+from cockpit.probes.timing_pieces import Span, block_plan, net_ms, settle_calls, timed_cell
+from cockpit.workload.result_wire import TimingCell
 
 Run = Callable[[int], object]
 """run(k): one call of an implementation on input set k."""

@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from cockpit.workload.probe_wire import GpuIdentity, GpuSample
+from cockpit.workload.probe_wire import GpuIdentity, GpuSampleJson
 
 
 def device_identity(ordinal: int) -> GpuIdentity:
@@ -68,7 +68,7 @@ class GpuWatch:
     PROCESS_EVERY = 10
 
     def __init__(self, ordinal: int, every_s: float = 0.02) -> None:
-        self.samples: list[GpuSample] = []
+        self.samples: list[GpuSampleJson] = []
         self.error: str | None = None
         self.gpu = device_identity(ordinal)
         self._every_s = every_s

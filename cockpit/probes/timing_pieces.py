@@ -7,54 +7,12 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Mapping, MutableMapping, Sequence
-from typing import Any, TypedDict
+from typing import Any
 
 import torch
 
 from cockpit.analysis.timing_method import Interval, median_interval, noise, ratio_interval, with_resolution
-
-
-class TimingCell(TypedDict, total=False):
-    """One implementation's time on one shape: the median device time per call, its interval, the
-    spread, how it was timed, the eager time per call, the blocks re-measured, and the rates."""
-
-    median_ms: float
-    ci_ms: list[float]
-    p20_ms: float
-    p80_ms: float
-    samples: int
-    method: str
-    calls_per_batch: int
-    noise: float
-    stop: str
-    host_ms_per_call: float
-    eager_ms: float
-    """The median time per call launched straight onto an idle GPU: what eager use pays."""
-    host_bound: bool
-    """Its eager time is clearly over its device time: the host cannot keep up (a note)."""
-    held: bool
-    """The device time was taken behind a spin (False: this torch has no spin kernel)."""
-    event_ms: float
-    """The events' own cost, taken out of every sample (`event_cost_ms`)."""
-    expired_holds: int
-    remeasured: int
-    remeasured_why: dict[str, int]
-    clean: bool
-    unclean_why: str
-    times_ms: list[float]
-    """The samples themselves, when kept (the tuner's intervals)."""
-    tflops: float | None
-    gbps: float | None
-
-
-class BlockSpan(TypedDict):
-    """When one timed block ran, in wall-clock seconds, and how many calls it timed."""
-
-    impl: str
-    t0: float
-    t1: float
-    calls: int
-
+from cockpit.workload.result_wire import BlockSpan, TimingCell
 
 Span = tuple[str, Any, Any, int]
 """(implementation, the block's first start event, its last end event, timed calls)."""

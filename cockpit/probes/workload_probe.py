@@ -47,6 +47,7 @@ else:  # run by path, as the gates do: this folder is sys.path[0]
     from workload_build import build, tuned_for
     from workload_load import WorkloadLoadError, first_line, load_workload, manifest_json, space
 
+from cockpit.workload.result_wire import WIRE, WIRE_KEY, BenchPartJson, CheckPartJson
 from cockpit.workload.tuned import Tuned, TunedFileError, WinnerJson
 
 KnobsFor = Callable[[Mapping[str, Any]], Mapping[str, Any]]
@@ -156,10 +157,10 @@ def run_on_gpu(w: Any, args: argparse.Namespace) -> int:
         return profile_target(w, knobs, args.iters)
     started = time.time()
     gpu = device_identity(torch.cuda.current_device())
-    result: dict[str, Any] = {"mode": args.mode, "workload": w.name, "source": args.workload,
-                              "device": gpu["name"], "gpu": gpu, "torch": torch.__version__,
-                              "started": started, "pid": os.getpid(),
-                              "tuned": kept_here(tuned)}
+    result: dict[str, object] = {WIRE_KEY: WIRE, "mode": args.mode, "workload": w.name,
+                                 "source": args.workload, "device": gpu["name"], "gpu": gpu,
+                                 "torch": torch.__version__, "started": started, "pid": os.getpid(),
+                                 "tuned": kept_here(tuned)}
     try:
         with GpuWatch(torch.cuda.current_device()) as watch:
             ok = run_mode(w, knobs, args, result, watch)
@@ -178,7 +179,8 @@ def kept_here(tuned: Tuned) -> list[WinnerJson]:
     return [wn.as_json() for wn in tuned.winners if wn.arch == tuned.arch]
 
 
-def run_mode(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[str, Any], watch: Any) -> bool:
+def run_mode(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[str, object],
+             watch: Any) -> bool:
     """The mode's work on the GPU, watched: compile by calling, check, sanitize, or time."""
     if args.mode == "jit":
         return jit(w, knobs, result)
@@ -191,7 +193,7 @@ def run_mode(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[str
     return bench_all(w, knobs, args, result, watch)
 
 
-def jit(w: Any, knobs: KnobsFor, result: dict[str, Any]) -> bool:
+def jit(w: Any, knobs: KnobsFor, result: dict[str, object]) -> bool:
     """Compile by calling: every candidate once on the smallest test shape, timed."""
     import torch
 
@@ -199,7 +201,7 @@ def jit(w: Any, knobs: KnobsFor, result: dict[str, Any]) -> bool:
 
     shape = w.smallest_first(list(w.test_grid) or list(w.bench_grid))[0]
     inputs = w.make_inputs(1000, **shape)
-    compiled: list[dict[str, Any]] = []
+    compiled: list[dict[str, object]] = []
     for name, fn in w.candidates.items():
         out = w.make_output(*inputs, **shape) if w.make_output is not None else None
         t0 = time.monotonic()
@@ -213,7 +215,7 @@ def jit(w: Any, knobs: KnobsFor, result: dict[str, Any]) -> bool:
     return True
 
 
-def check_all(w: Any, knobs: KnobsFor, result: dict[str, Any]) -> bool:
+def check_all(w: Any, knobs: KnobsFor, result: dict[str, object]) -> bool:
     from cockpit.probes.workload.check import correctness
 
     shapes = w.correctness_grid()
@@ -221,14 +223,17 @@ def check_all(w: Any, knobs: KnobsFor, result: dict[str, Any]) -> bool:
     say(f"checking {len(shapes)} shapes x {len(w.candidates)} candidate(s){grads} against "
         f"{w.oracle.name if w.oracle else 'no oracle'}, smallest first")
     rows, ok = correctness(w, shapes, knobs, say)
-    result.update(rows=rows, ok=ok, planned=len(shapes) * len(w.candidates) * (2 if w.grad_modes else 1),
-                  oracle=w.oracle.name if w.oracle else None)
+    part: CheckPartJson = {"rows": rows, "ok": ok,
+                           "planned": len(shapes) * len(w.candidates) * (2 if w.grad_modes else 1),
+                           "oracle": w.oracle.name if w.oracle else None}
     if w.grad_modes:
-        result["modes"] = list(w.modes)
+        part["modes"] = list(w.modes)
+    result.update(part)
     return ok
 
 
-def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[str, Any], watch: Any) -> bool:
+def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[str, object],
+              watch: Any) -> bool:
     """Every shape timed (probes/workload/timing.py); a crash at one shape keeps the rows before it
     and names the shape and the implementation (`crash`)."""
     from cockpit.analysis.block_validity import BlockRules
@@ -245,21 +250,24 @@ def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[st
         f"{args.warmup} warm-up, {args.input_sets} input sets, L2 flushed before each call")
     rules = BlockRules(tolerated=frozenset(json.loads(args.tolerate)))
     judge = BlockJudge(watch, rules)
-    ok = True
+    crashed: BenchCrash | None = None
     try:
         rows = bench(w, impls, args.reps, args.warmup, args.input_sets, say, settle_ms=args.settle_ms,
                      rounds=args.rounds, optional=optional, judge=judge, modes=w.modes)
     except BenchCrash as crash:
         say(str(crash))
-        rows, ok = crash.rows, False
-        result["crash"] = crash.as_json()
+        rows, crashed = crash.rows, crash
     others = [impl_id(n) for n in list(w.candidates)[1:]]
-    result.update(rows=rows, ok=ok, ours="ours", candidates=["ours", *others], block_check=rules.as_json(),
-                  baseline=impl_id(baseline.name) if baseline else None, labels=labels,
-                  compared=compared_with(w))
+    part: BenchPartJson = {"rows": rows, "ok": crashed is None, "ours": "ours",
+                           "candidates": ["ours", *others], "block_check": rules.as_json(),
+                           "baseline": impl_id(baseline.name) if baseline else None, "labels": labels,
+                           "compared": compared_with(w)}
+    if crashed is not None:
+        part["crash"] = crashed.as_json()
     if w.modes != ("forward",):
-        result["modes"] = list(w.modes)
-    return ok
+        part["modes"] = list(w.modes)
+    result.update(part)
+    return crashed is None
 
 
 def impl_labels(w: Any) -> dict[str, str]:

@@ -4,7 +4,7 @@ hand-edited or torn: their types read what is there (`gates/<name>/result.py`), 
 
 from __future__ import annotations
 
-from cockpit.gates.catalog import view_of
+from cockpit.gates.catalog import read_result, view_of
 from cockpit.gates.view import Column, Fact, GateView
 from cockpit.report.model import Fact as ReportFact
 from cockpit.report.model import Table
@@ -14,8 +14,9 @@ Details = tuple[tuple[ReportFact, ...], tuple[str, ...], tuple[Table, ...]]
 
 
 def details(gate: str, result: object) -> Details:
-    """(facts, warnings, tables) for one finished run of `gate`."""
-    view = view_of(gate, result)
+    """(facts, warnings, tables) for one finished run of `gate`, its journaled result read once
+    as the gate's type."""
+    view = view_of(gate, read_result(gate, result))
     return written(view) if view is not None else ((), (), ())
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
-from cockpit.gates.bench.result import forget_reads
 from cockpit.patterns.library import load_patterns
 from cockpit.patterns.triggers import TriggerBudget
 from cockpit.report.history import SessionSummary, pattern_birth, summarize
@@ -46,8 +45,7 @@ class HistoryReader:
                 continue
             summary = summarize(read.state, read.events, self.workspace.root, self.patterns, self.births,
                                 self.now, self.budget, self.problems)
-            del read
-            forget_reads()  # this session's bench results go with it
+            del read  # this session's journal and its bench results go with it
             if (regression := self._watch.see(summary)) is not None:
                 self.regressions.append(regression)
             self.rows.append(dataclasses.replace(summary, best_ms=(), best_ci=()))

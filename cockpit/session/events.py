@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from cockpit.config import PhaseSpec
@@ -82,7 +83,7 @@ def gate_stalled(t: float, run_id: str, gate: str, silent_s: float) -> Event:
 
 def gate_finished(
     t: float, run_id: str, gate: str, status: str, summary: str, duration_s: float,
-    exit_code: int | None, log: str, result: dict[str, Any],
+    exit_code: int | None, log: str, result: Mapping[str, object],
 ) -> Event:
     return event(GATE_FINISHED, t, run_id=run_id, gate=gate, status=status, summary=summary,
                  duration_s=round(duration_s, 2), exit_code=exit_code, log=log, result=result)

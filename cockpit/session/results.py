@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -35,16 +36,16 @@ HEADLINE_TEXT_MAX = 240
 FORMAT = 1
 
 
-def _size(result: dict[str, Any]) -> int:
+def _size(result: Mapping[str, object]) -> int:
     return len(json.dumps(result, ensure_ascii=False, separators=(",", ":")))
 
 
-def headline(result: dict[str, Any]) -> dict[str, Any]:
+def headline(result: Mapping[str, object]) -> dict[str, object]:
     """What a status line, history's trend and a glance at the gate board need of a result,
     without its tables: the top-level numbers, flags and short texts, a nested object's own
     (the bench's validity verdict, its speedup per reference, its labels), and short lists of
     short texts (its candidates)."""
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for key, value in result.items():
         if _scalar(value):
             out[key] = value
@@ -68,7 +69,7 @@ def _scalar(value: Any) -> bool:
 
 def gate_finished_event(
     session_dir: Path, workspace: Path, t: float, run_id: str, gate: str, status: str, summary: str,
-    duration_s: float, exit_code: int | None, log: str, result: dict[str, Any],
+    duration_s: float, exit_code: int | None, log: str, result: Mapping[str, object],
 ) -> Event:
     """The `gate_finished` event for a run: the result inline when it is small, else written to
     `results/<run>.verdict.json` and pointed at. A file that cannot be written (a full disk) keeps

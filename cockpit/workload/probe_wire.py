@@ -97,7 +97,7 @@ class GpuIdentity(_GpuNamed, total=False):
     max_sm_clock: int
 
 
-class GpuSample(TypedDict, total=False):
+class GpuSampleJson(TypedDict, total=False):
     """One NVML look at the watched GPU (every 20 ms while a probe times); `lost` (and no values)
     when NVML said the GPU fell off the bus."""
 
@@ -123,7 +123,7 @@ class ConfirmReply(TypedDict):
     finished: float
     pid: int
     gpu: GpuIdentity | None
-    gpu_samples: list[GpuSample]
+    gpu_samples: list[GpuSampleJson]
     gpu_watch_error: str | None
     rows: list[Mapping[str, object]]
 

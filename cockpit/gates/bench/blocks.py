@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from cockpit.json_fields import JsonObject, obj, objects, text, whole
+from cockpit.gates.bench.measured import Measured, MeasuredRow
 from cockpit.telemetry.block_clocks import Block
 from cockpit.telemetry.sample import GpuSample
 
@@ -34,48 +34,30 @@ class Remeasured:
     why: Mapping[str, int]
 
 
-def judged_by_block(data: Mapping[str, object]) -> bool:
-    """The probe judged each timed block by its clocks and re-measured the dirty ones."""
-    return isinstance(data.get("block_check"), Mapping)
-
-
-def remeasured(rows: Sequence[JsonObject]) -> Remeasured:
+def remeasured(rows: Sequence[MeasuredRow]) -> Remeasured:
     """Every cell's re-measured blocks summed, and their reasons."""
     blocks, why = 0, dict[str, int]()
-    for row in rows:
-        for cell in (obj(c) for c in obj(row.get("impl")).values()):
-            blocks += whole(cell.get("remeasured")) or 0
-            for word, count in obj(cell.get("remeasured_why")).items():
-                why[word] = why.get(word, 0) + (whole(count) or 0)
+    for cell in (c for row in rows for c in row.cells.values()):
+        blocks += cell.remeasured
+        for word, count in cell.remeasured_why.items():
+            why[word] = why.get(word, 0) + count
     return Remeasured(blocks, why)
 
 
-def label_of(data: Mapping[str, object], impl: str) -> str:
-    """How the result shows `impl` (its id where the probe gave it no label)."""
-    return text(obj(data.get("labels")).get(impl)) or impl
-
-
-def unclean(data: Mapping[str, object], watched: Collection[str]) -> tuple[dict[str, str], list[str]]:
+def unclean(measured: Measured, watched: Collection[str]) -> tuple[dict[str, str], list[str]]:
     """The configs where a watched implementation's blocks never got clean (config -> "ours: SW
     thermal slowdown in 9 of 9 re-measures"), and a note for each other implementation's
     (its own numbers there are rough; the speedups the verdict vouches for are not)."""
     suspect: dict[str, str] = {}
     notes: list[str] = []
-    for row in objects(data.get("rows")):
-        config = str(row.get("config"))
-        dirty = _never_clean(row)
-        said = [f"{label_of(data, impl)}: {why}" for impl, why in dirty if impl in watched]
+    for row in measured.rows:
+        dirty = [(impl, c.unclean_why) for impl, c in row.cells.items() if c.unclean]
+        said = [f"{measured.label(impl)}: {why}" for impl, why in dirty if impl in watched]
         if said:
-            suspect[config] = ", ".join(said)
-        notes += [f"{label_of(data, impl)}'s blocks never clean at {config} ({why}): its times there are "
+            suspect[row.config] = ", ".join(said)
+        notes += [f"{measured.label(impl)}'s blocks never clean at {row.config} ({why}): its times there are "
                   "rough" for impl, why in dirty if impl not in watched]
     return suspect, notes
-
-
-def _never_clean(row: JsonObject) -> list[tuple[str, str]]:
-    """The implementations whose blocks never got clean on this row, each with why."""
-    cells = [(impl, obj(c)) for impl, c in obj(row.get("impl")).items()]
-    return [(impl, text(c.get("unclean_why")) or "dirty") for impl, c in cells if c.get("clean") is False]
 
 
 def unclean_reason(suspect: Mapping[str, str]) -> str:

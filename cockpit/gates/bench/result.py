@@ -21,12 +21,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from cockpit import before_workloads
+from cockpit.analysis.decide import URGENCY
 from cockpit.analysis.keep import KeepResult
 from cockpit.analysis.stats import geomean
 from cockpit.gates.bench.validity import BenchValidity
+from cockpit.gates.result import HeadlineFigure, gpu_uuid
 from cockpit.json_fields import (
     JsonObject,
     as_number,
@@ -163,6 +165,20 @@ class BenchResult:
         """The configs its headline leaves out (those the validity verdict could not vouch for)."""
         return self.validity.suspect_configs if self.validity is not None else ()
 
+    def headline(self) -> HeadlineFigure | None:
+        """The speedup over the baseline, coloured by whether it counts (decidable) and by which
+        side of 1.0 it is on, with what it asks of the engineer; None before it has one."""
+        if self.speedup is None:
+            return None
+        tone: Literal["good", "bad", "warn"] = ("good" if self.speedup >= 1.0 else "bad") if self.decidable \
+            else "warn"
+        level = self.level or ""
+        return HeadlineFigure(f"{self.speedup:.2f}x", self.baseline_label, tone, URGENCY.get(level, level),
+                        self.configs or None)
+
+    def ran_on(self) -> str | None:
+        return gpu_uuid(self.raw.get("gpu"))
+
     def left_out_words(self) -> str:
         """'6 configs left out: blocks never clean'; empty when none were (a headline read from
         the journal has the words, not the list)."""
@@ -235,27 +251,10 @@ class BenchResult:
 
 def read_bench_result(result: object) -> BenchResult | None:
     """A bench gate's `gate_finished` result read, whichever schema wrote it; None when it is not
-    one (not an object, a schema this cockpit does not know, nothing measured). The same result
-    object is read once (a report and the gate board ask for each run several times)."""
+    one (not an object, a schema this cockpit does not know, nothing measured)."""
     if not isinstance(result, Mapping) or not any(k in result for k in BENCH_KEYS):
         return None
-    seen = _READ.get(id(result))
-    if seen is not None and seen[0] is result:
-        return seen[1]
-    read = _read(obj(result))
-    if len(_READ) >= 4096:
-        _READ.clear()
-    _READ[id(result)] = (result, read)
-    return read
-
-
-_READ: dict[int, tuple[object, BenchResult | None]] = {}
-
-
-def forget_reads() -> None:
-    """Let go of the results read so far, and of the results themselves (the memo keeps each one
-    alive): a history reading 10,000 sessions holds one session's, not 4,096 runs' (1.9 GB)."""
-    _READ.clear()
+    return _read(obj(result))
 
 
 def _read(result: JsonObject) -> BenchResult | None:

@@ -25,6 +25,7 @@ from cockpit.json_fields import (
     compact,
     numbers,
     obj,
+    objects,
     strings,
     text,
     texts,
@@ -101,6 +102,11 @@ class BenchValidity:
         """Keep/revert and the headline may decide on it: valid, or suspect only of named configs
         (left out, the reason stated)."""
         return self.valid or self.configs_only
+
+    def clocks_apart(self, baseline: str) -> bool:
+        """Ours and `baseline` ran at materially different SM clocks (the clock comparison said so)."""
+        return any(c.get("baseline") == baseline and c.get("material") is True
+                   for c in objects(self.raw.get("comparisons")))
 
     def left_out_words(self) -> str:
         """'6 configs left out: blocks never clean'; empty when none were. Read from the journal's

@@ -19,24 +19,23 @@ keeps the older rule: any clock event makes the bench suspect.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import cast
 
 from cockpit.config import Thresholds
 from cockpit.config.validity_rules import ValidityRules
+from cockpit.errors import CockpitError
 from cockpit.gates.bench.blocks import (
     FOREIGN,
     NEVER_CLEAN,
     Remeasured,
     config_list,
-    judged_by_block,
-    label_of,
     overlapped,
     remeasured,
     unclean,
     unclean_reason,
 )
+from cockpit.gates.bench.measured import Measured, read_measured
 from cockpit.gates.bench.validity import BenchValidity, remeasured_words
-from cockpit.json_fields import JsonObject, as_number, obj, objects, strings, text, whole
+from cockpit.json_fields import JsonObject
 from cockpit.telemetry.block_clocks import (
     Block,
     BlockSamples,
@@ -46,7 +45,7 @@ from cockpit.telemetry.block_clocks import (
     impl_clocks,
     samples_in_blocks,
 )
-from cockpit.telemetry.probe_samples import ProbeSample, probe_snapshots
+from cockpit.telemetry.probe_samples import probe_snapshots
 from cockpit.telemetry.sample import GpuSample, GpuStatic, Snapshot
 from cockpit.telemetry.validity import SLOWDOWNS, Validity, judge_window
 from cockpit.telemetry.window_evidence import ClockEvent, ForeignProcess
@@ -56,67 +55,52 @@ STRICT_POWER_CAP_HINT = ('this card sits at its power cap under load: validity =
                          'comparable clocks; or add "power cap" to tolerated_clock_events')
 
 
-def compared_with(data: JsonObject) -> tuple[str, ...]:
+def compared_with(measured: Measured) -> tuple[str, ...]:
     """The references whose clocks must match ours: those the probe says every speedup is stated
     against (the baseline and the other required references), else the baseline alone."""
-    compared = data.get("compared")
-    if isinstance(compared, list) and all(isinstance(c, str) for c in compared):
-        return tuple(compared)
-    baseline = text(data.get("baseline"))
-    return (baseline,) if baseline else ()
+    if measured.compared is not None:
+        return measured.compared
+    return (measured.baseline,) if measured.baseline else ()
 
 
-def probe_gpu(data: JsonObject) -> GpuStatic:
-    """The GPU the probe ran on, as NVML knows it (a probe from before UUIDs: GPU 0, no UUID)."""
-    gpu = obj(data.get("gpu"))
-    first = (objects(data.get("gpu_samples")) or ({},))[0]
-    index = gpu.get("nvml_index")
-    return GpuStatic(index if isinstance(index, int) else 0,
-                     name=text(gpu.get("name")) or text(data.get("device")),
-                     uuid=text(gpu.get("nvml_uuid")) or text(gpu.get("uuid")),
-                     pci_bus_id=text(gpu.get("pci_bus_id")),
-                     max_sm_clock_mhz=whole(gpu.get("max_sm_clock")) or whole(first.get("max_sm_clock")))
-
-
-def probe_blocks(data: JsonObject) -> list[Block]:
+def probe_blocks(measured: Measured) -> list[Block]:
     """The timed blocks the probe recorded (none from a probe older than block spans)."""
-    return [Block(str(row["config"]), str(b["impl"]), float(cast(float, b["t0"])),
-                  float(cast(float, b["t1"])))
-            for row in objects(data.get("rows")) for b in objects(row.get("blocks"))]
+    return [b for row in measured.rows for b in row.blocks]
 
 
 def judge_probe_window(data: Mapping[str, object], thresholds: Thresholds | None = None) -> dict[str, object]:
-    """The verdict on one bench run, JSON-ready (`probe_validity`, as the journal holds it)."""
-    return probe_validity(data, thresholds).to_json()
+    """The verdict on one run's window, JSON-ready (`probe_validity`, as the journal holds it), for
+    a reply read elsewhere (the tuner's confirmation)."""
+    return probe_validity(read_measured(data), thresholds).to_json()
 
 
-def probe_validity(data: Mapping[str, object], thresholds: Thresholds | None = None) -> BenchValidity:
+def probe_validity(measured: Measured, thresholds: Thresholds | None = None) -> BenchValidity:
     """The verdict on one bench run: valid, reasons, notes, the GPU, the power cap, the clock of
     each implementation and of ours against each baseline, and what the watch saw."""
     thresholds = thresholds or Thresholds()
     rules = thresholds.validity_rules()
-    gpu = probe_gpu(data)
+    gpu = measured.gpu
     seen_gpu: JsonObject = {"gpu": {"index": gpu.index, "uuid": gpu.uuid, "name": gpu.name,
                                     "pci_bus_id": gpu.pci_bus_id}}
-    snapshots = probe_snapshots(cast(list[ProbeSample], data.get("gpu_samples") or []), gpu)
+    snapshots = probe_snapshots(list(measured.samples), gpu)
     if not snapshots:
-        return _unwatched(data, rules.mode, seen_gpu)
+        return _unwatched(measured, rules.mode, seen_gpu)
     samples = [snap.samples[0] for snap in snapshots]
-    judged = judged_by_block(data)
-    window = _judge_probe_window(data, snapshots, gpu, rules, judged)
-    blocks = probe_blocks(data)
+    judged = measured.judged_by_block
+    window = _judge_probe_window(measured, snapshots, gpu, rules, judged)
+    blocks = probe_blocks(measured)
     reasons, notes = list(window.reasons), list(window.notes)
     suspect: dict[str, str] = {}  # config -> what left it out
     scoped = _pin_foreign(window.evidence.foreign, blocks, samples, reasons, notes, suspect)
-    again = remeasured(objects(data.get("rows"))) if judged else None
+    again = remeasured(measured.rows) if judged else None
     if judged:
-        scoped += _note_unclean(data, again, reasons, notes, suspect)
+        scoped += _note_unclean(measured, again, reasons, notes, suspect)
     inside = samples_in_blocks(blocks, samples)
-    comparisons = _compare_clocks(data, inside, compared_with(data), rules, reasons, notes)
+    comparisons = _compare_clocks(measured, inside, compared_with(measured), rules, reasons, notes)
     cap = _power_cap(window.evidence.throttle)
     valid = not reasons
     clocks = impl_clocks(inside)
-    order = [str(r.get("config")) for r in objects(data.get("rows"))]
+    order = [r.config for r in measured.rows]
     left_out = _in_row_order(suspect, order)
     return BenchValidity(
         valid, _verdict_word(valid, rules.mode),
@@ -132,18 +116,21 @@ def probe_validity(data: Mapping[str, object], thresholds: Thresholds | None = N
              "comparisons": comparisons})
 
 
-def _unwatched(data: Mapping[str, object], mode: str, seen_gpu: JsonObject) -> BenchValidity:
+def _unwatched(measured: Measured, mode: str, seen_gpu: JsonObject) -> BenchValidity:
     """The verdict when no NVML sample names the GPU the bench ran on: nothing to judge the run by."""
-    why = data.get("gpu_watch_error") or "no NVML samples"
+    why = measured.watch_error or "no NVML samples"
     return BenchValidity(False, "unwatched", False, mode, (f"the GPU was not watched ({why})",), raw=seen_gpu)
 
 
-def _judge_probe_window(data: Mapping[str, object], snapshots: list[Snapshot], gpu: GpuStatic,
+def _judge_probe_window(measured: Measured, snapshots: list[Snapshot], gpu: GpuStatic,
                         rules: ValidityRules, judged: bool) -> Validity:
     """The watch window of the run on its own GPU, the probe's pid its own; slowdowns the probe
     re-measured block by block do not count against it."""
-    return judge_window(snapshots, _seconds(data, "started"), _seconds(data, "finished"),
-                        own_pids={int(_seconds(data, "pid"))}, rules=rules,
+    started, finished, pid = measured.started, measured.finished, measured.pid
+    if started is None or finished is None or pid is None:
+        raise CockpitError("the bench result has NVML samples but not the window they watched (started, "
+                           "finished, pid): not what the probe writes; run the gate again")
+    return judge_window(snapshots, started, finished, own_pids={int(pid)}, rules=rules,
                         gpus={gpu.uuid} if gpu.uuid else None, remeasured=SLOWDOWNS if judged else ())
 
 
@@ -163,13 +150,13 @@ def _configs_only(left_out: tuple[str, ...], scoped: int, reasons: int, order: l
     return bool(left_out) and scoped == reasons and len(left_out) < len(set(order))
 
 
-def _note_unclean(data: Mapping[str, object], again: Remeasured | None, reasons: list[str],
+def _note_unclean(measured: Measured, again: Remeasured | None, reasons: list[str],
                   notes: list[str], suspect: dict[str, str]) -> int:
     """A judged run's re-measured blocks (a note) and the configs never timed clean (a reason that
     leaves them out). Returns how many reasons this pinned to configs (0 or 1)."""
     if again is not None and again.blocks:
         notes.append(remeasured_words(again.blocks, again.why))
-    never, others = unclean(data, {*(strings(data.get("candidates")) or ("ours",)), *compared_with(data)})
+    never, others = unclean(measured, {*measured.candidates, *compared_with(measured)})
     notes += others
     if not never:
         return 0
@@ -221,7 +208,7 @@ def _pin_foreign(foreign: Sequence[ForeignProcess], blocks: Sequence[Block], sam
     return pinned
 
 
-def _compare_clocks(data: Mapping[str, object], inside: BlockSamples, baselines: tuple[str, ...],
+def _compare_clocks(measured: Measured, inside: BlockSamples, baselines: tuple[str, ...],
                     rules: ValidityRules, reasons: list[str], notes: list[str]) -> list[dict[str, object]]:
     """Ours against each baseline's clock in the timed blocks: a line in the reasons (suspect) or
     the notes (comparable) for each, and each comparison as the verdict records it."""
@@ -233,15 +220,7 @@ def _compare_clocks(data: Mapping[str, object], inside: BlockSamples, baselines:
     implemented = {impl for _, impl in inside}
     for baseline in (b for b in baselines if b in implemented):
         c = compare_clocks(inside, baseline, rules.clock_difference, cap_explains)
-        line = c.line(rules.clock_difference, label_of(data, baseline))
+        line = c.line(rules.clock_difference, measured.label(baseline))
         (notes if c.comparable else reasons).append(line)
         comparisons.append({**c.as_json(), "line": line})
     return comparisons
-
-
-def _seconds(data: Mapping[str, object], key: str) -> float:
-    """A number the probe always writes (a result without it is not a bench's: KeyError)."""
-    value = as_number(data[key])
-    if value is None:
-        raise KeyError(key)
-    return value

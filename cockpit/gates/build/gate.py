@@ -13,9 +13,9 @@ from cockpit.errors import CockpitError
 from cockpit.files import read_tail, size_words
 from cockpit.gates.build.log import (
     BuildError,
-    FailedStep,
     KernelResources,
     NinjaInvocation,
+    StepFailure,
     expected_wall_s,
     parse_cuobjdump,
     parse_errors,
@@ -26,8 +26,7 @@ from cockpit.gates.build.log import (
     up_to_date,
 )
 from cockpit.gates.build.resources import KernelReport, ResourcePolicy, report_kernels, resources_summary
-from cockpit.gates.build.result import BuildResult, CompileError, kernel_of
-from cockpit.gates.build.result import FailedStep as ResultStep
+from cockpit.gates.build.result import BuildResult, CompileError, FailedStep, kernel_of
 from cockpit.gates.gate import GateContext, GateStatus, Progress, Verdict
 from cockpit.gates.output import text_lines
 from cockpit.gates.probe_call import probe_argv
@@ -140,13 +139,13 @@ def judge_build(lines: list[str], exit_code: int, probe: JsonObject,
     result = _build_result(lines, probe, report, errors, failed)
     last = _last_line(lines)
     if exit_code == 2 or not probe:
-        return Verdict("error", last or f"the build probe exited {exit_code}", result.to_json())
+        return Verdict("error", last or f"the build probe exited {exit_code}", result)
     if exit_code != 0 and (errors or failed):
-        return Verdict("fail", _compile_failure(errors, failed), result.to_json())
+        return Verdict("fail", _compile_failure(errors, failed), result)
     imported = obj(probe.get("import"))
     if exit_code != 0 or not imported.get("ok"):
         detail = imported.get("detail") or last
-        return Verdict("fail", f"built, but it does not import: {detail}", result.to_json())
+        return Verdict("fail", f"built, but it does not import: {detail}", result)
     what = ("up to date" if result.up_to_date
             else f"built in {as_number(probe.get('duration_s')) or 0:.1f} s ({result.steps} steps)")
     return _judge_resources(result, report, what)
@@ -161,15 +160,15 @@ def judge_build_log(lines: list[str], exit_code: int, log: str,
     result = _build_result(lines, {}, report, errors, failed)
     if exit_code != 0:
         if errors or failed:
-            return Verdict("fail", _compile_failure(errors, failed), result.to_json())
+            return Verdict("fail", _compile_failure(errors, failed), result)
         last = _last_line(lines)
         said = f"{last[:160]}; " if _readable(last) else ""
         return Verdict("fail", f"exit {exit_code}: {said}the build's log names no failed step or compiler "
-                               f"error: read it at {log}", result.to_json())
+                               f"error: read it at {log}", result)
     what = "up to date" if result.up_to_date else f"built ({result.steps} steps)" if result.steps else "built"
     if not report.rows:
         return Verdict("pass", f"{what}; no ptxas lines in its log: add -Xptxas -v to nvcc's flags for "
-                               "each kernel's registers, spills and shared memory", result.to_json())
+                               "each kernel's registers, spills and shared memory", result)
     return _judge_resources(result, report, what)
 
 
@@ -188,7 +187,7 @@ def _kernels(lines: list[str], probe: JsonObject) -> list[KernelResources]:
 
 
 def _build_result(lines: list[str], probe: JsonObject, report: KernelReport,
-                  errors: list[BuildError], failed: list[FailedStep]) -> BuildResult:
+                  errors: list[BuildError], failed: list[StepFailure]) -> BuildResult:
     """The gate's result: what the log and the probe say, before any judging."""
     imported = probe.get("import")
     return BuildResult(
@@ -198,7 +197,7 @@ def _build_result(lines: list[str], probe: JsonObject, report: KernelReport,
         # collect2's `ld returned 1` says less than the failed step's own line: leave it out then.
         tuple(CompileError(e.file or None, e.line, e.kind, e.message)
               for e in errors if e.says_what or not failed),
-        tuple(ResultStep(f.target, f.said, f.exit_code) for f in failed),
+        tuple(FailedStep(f.target, f.said, f.exit_code) for f in failed),
         tuple(kernel_of(row) for row in report.rows),
         raw={"import": imported, "gpu": obj(probe.get("launch")).get("gpu")})
 
@@ -222,7 +221,7 @@ def _and_more(items: Sequence[object]) -> str:
     return f"{items[0]}" + (f" (+{len(items) - 1} more)" if len(items) > 1 else "")
 
 
-def _compile_failure(errors: list[BuildError], failed: list[FailedStep]) -> str:
+def _compile_failure(errors: list[BuildError], failed: list[StepFailure]) -> str:
     """What a failed build says first: the step ninja or make says failed (`FAILED: k.cuda.o — `),
     then a compiler error that names what, else the first thing that step said."""
     named = [e for e in errors if e.says_what]
@@ -246,7 +245,7 @@ def _judge_resources(result: BuildResult, report: KernelReport, what: str) -> Ve
     status: GateStatus = "fail" if result.failures else "warn" if worst else "pass"
     if worst:
         summary = f"{_and_more(worst)}; {summary}"
-    return Verdict(status, summary, result.to_json())
+    return Verdict(status, summary, result)
 
 
 def judge_first_call(lines: list[str], exit_code: int, probe: JsonObject) -> Verdict:
@@ -254,7 +253,7 @@ def judge_first_call(lines: list[str], exit_code: int, probe: JsonObject) -> Ver
     candidate ran once on the smallest test shape."""
     rows = objects(probe.get("rows"))
     calls = {"first_calls": [dict(r) for r in rows], "gpu": probe.get("gpu")}
-    result = BuildResult(steps=0, raw=calls).to_json()
+    result = BuildResult(steps=0, raw=calls)
     last = _last_line(lines)
     if exit_code != 0 or not rows:
         said = last or f"the first call exited {exit_code}"

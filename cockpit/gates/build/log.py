@@ -177,7 +177,7 @@ def parse_errors(lines: Iterable[str]) -> list[BuildError]:
 
 
 @dataclass(frozen=True)
-class FailedStep:
+class StepFailure:
     """A ninja or make step that failed: what it was making and the first thing it said."""
 
     target: str
@@ -187,11 +187,11 @@ class FailedStep:
     exit_code: int | None = None
 
 
-def parse_failed_steps(lines: Sequence[str]) -> list[FailedStep]:
+def parse_failed_steps(lines: Sequence[str]) -> list[StepFailure]:
     """Every step ninja (`FAILED: [code=N] target`) or make (`make: *** [target] Error N`) says
     failed. Ninja prints the command next, then the step's output up to its next line of its
     own; make prints the step's output before its line, after its previous one."""
-    steps: list[FailedStep] = []
+    steps: list[StepFailure] = []
     for i, line in enumerate(lines):
         if m := _FAILED.match(line):
             command = lines[i + 1].strip() if i + 1 < len(lines) else ""
@@ -210,7 +210,7 @@ def parse_failed_steps(lines: Sequence[str]) -> list[FailedStep]:
             target = m.group("target")
         else:
             continue
-        steps.append(FailedStep(Path(target).name, said, int(m.group("code")) if m.group("code") else None))
+        steps.append(StepFailure(Path(target).name, said, int(m.group("code")) if m.group("code") else None))
     return steps
 
 

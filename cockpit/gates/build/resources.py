@@ -47,7 +47,7 @@ class TargetOccupancy:
 
 
 @dataclass(frozen=True)
-class Finding:
+class ResourceFinding:
     severity: Literal["fail", "warn"]
     text: str
 
@@ -55,7 +55,7 @@ class Finding:
 @dataclass(frozen=True)
 class KernelReport:
     rows: tuple[dict[str, Any], ...]
-    findings: tuple[Finding, ...]
+    findings: tuple[ResourceFinding, ...]
     notes: tuple[str, ...]
     launch_known: bool
     why_unknown: str = ""
@@ -100,7 +100,7 @@ def report_kernels(kernels: list[KernelResources], launch: Mapping[str, Any] | N
             findings += _judge(label, targets, policy)
             notes += _not_in_limits_table(targets)
         elif entries:
-            findings.append(Finding("warn", f"{label} ({k.arch}) is not in launch_info(): its shared "
+            findings.append(ResourceFinding("warn", f"{label} ({k.arch}) is not in launch_info(): its shared "
                                     "memory per block and occupancy are unknown (csrc/README.md)"))
         rows.append(row)
     why = _none_matched(entries, kernels, rows) or why
@@ -142,12 +142,12 @@ def _launch_gpu(launch: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return (launch or {}).get("gpu") or None
 
 
-def _spills(label: str, k: KernelResources) -> list[Finding]:
+def _spills(label: str, k: KernelResources) -> list[ResourceFinding]:
     """A warning for a kernel that spills registers to local memory (none when it spills nothing)."""
     spilled = k.spill_stores + k.spill_loads
     if not spilled:
         return []
-    return [Finding("warn", f"{label} ({k.arch}) spills {spilled} bytes to local memory")]
+    return [ResourceFinding("warn", f"{label} ({k.arch}) spills {spilled} bytes to local memory")]
 
 
 def _none_matched(entries: list[dict[str, Any]], kernels: list[KernelResources],
@@ -253,15 +253,15 @@ def _runtime(gpu: dict[str, Any], arch: str, device: dict[str, Any], threads: in
                            blocks * warps / slots if slots else None, limiter, regs, note)
 
 
-def _judge(label: str, targets: list[TargetOccupancy], policy: ResourcePolicy) -> list[Finding]:
+def _judge(label: str, targets: list[TargetOccupancy], policy: ResourcePolicy) -> list[ResourceFinding]:
     out = []
     for t in targets:
         where = f"{t.gpu} ({t.arch})"
         if t.blocks_per_sm == 0:
             why = t.note or "the CUDA runtime gives it 0 blocks per SM"
-            out.append(Finding("fail", f"{label} cannot launch on {where}: {why}"))
+            out.append(ResourceFinding("fail", f"{label} cannot launch on {where}: {why}"))
         elif t.fraction is not None and t.fraction < policy.occupancy_floor:
-            out.append(Finding("warn", f"{label} keeps {t.warps_per_sm} warps/SM on {where} "
+            out.append(ResourceFinding("warn", f"{label} keeps {t.warps_per_sm} warps/SM on {where} "
                                f"({t.fraction:.0%}, {t.limiter}), under the "
                                f"{policy.occupancy_floor:.1%} floor"))
     return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from cockpit.gates.result import HeadlineFigure, gpu_uuid
 from cockpit.json_fields import (
     JsonObject,
     as_number,
@@ -24,7 +25,7 @@ from cockpit.json_fields import (
 
 
 @dataclass(frozen=True)
-class Occupancy:
+class GpuOccupancy:
     """A kernel's blocks and warps per SM on one GPU, and what limits them."""
 
     gpu: str | None
@@ -52,7 +53,7 @@ class Kernel:
     stack: int | None
     smem_per_block: float | None
     """As launched (dynamic shared memory) where the build recorded it, else ptxas's static."""
-    occupancy: tuple[Occupancy, ...] = ()
+    occupancy: tuple[GpuOccupancy, ...] = ()
     raw: JsonObject = field(default_factory=dict, repr=False, compare=False)
     """The kernel's row as the build gate's resource report wrote it (launch, limits, findings)."""
 
@@ -120,6 +121,13 @@ class BuildResult:
                    tuple(kernel_of(k) for k in objects(data.get("kernels"))),
                    texts(data.get("failures")), texts(data.get("warnings")), texts(data.get("notes")), data)
 
+    def headline(self) -> HeadlineFigure | None:
+        """None: the gate pane leads with the summary (only a bench has a number to lead with)."""
+        return None
+
+    def ran_on(self) -> str | None:
+        return gpu_uuid(self.raw.get("gpu"))
+
     def to_json(self) -> dict[str, object]:
         """The result as the build gate writes it."""
         return {**self.raw, "up_to_date": self.up_to_date, "steps": self.steps, "arch": self.arch,
@@ -135,7 +143,7 @@ def kernel_of(k: JsonObject) -> Kernel:
     return Kernel(_said(k.get("name")) or "", text(k.get("label")), _said(k.get("arch")) or "",
                   whole(k.get("registers")), whole(k.get("spill_stores")) or 0,
                   whole(k.get("spill_loads")) or 0, whole(k.get("stack")), smem,
-                  tuple(Occupancy(_said(o.get("gpu")), _said(o.get("arch")), text(o.get("source")),
+                  tuple(GpuOccupancy(_said(o.get("gpu")), _said(o.get("arch")), text(o.get("source")),
                                   whole(o.get("blocks_per_sm")), whole(o.get("warps_per_sm")),
                                   as_number(o.get("fraction")), _said(o.get("limiter")))
                         for o in objects(k.get("occupancy"))), k)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from cockpit.gates.build.result import BuildResult, CompileError, Kernel, Occupancy
+from cockpit.gates.build.result import BuildResult, CompileError, GpuOccupancy, Kernel
 from cockpit.gates.view import Cell, Column, Fact, GateView, ViewTable, present, unit
 
 ERRORS_SHOWN = 20
@@ -83,7 +83,7 @@ def occupancy_columns(kernels: tuple[Kernel, ...]) -> list[tuple[tuple[str | Non
     return list(columns.items())
 
 
-def occupancy_cell(o: Occupancy) -> Cell:
+def occupancy_cell(o: GpuOccupancy) -> Cell:
     """`2×8w 25% regs`: blocks per SM × warps per block, share of the warp slots, limiter."""
     if not o.blocks_per_sm:
         return Cell("✗ 0 blocks", "bad")

@@ -3,9 +3,10 @@ the bench grid's smallest and largest shapes, in the child Python (`probes/workl
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import replace
 
-from cockpit.gates.correctness.result import Check, CorrectnessResult
+from cockpit.gates.correctness.result import CorrectnessResult, OracleCheck, read_checked
 from cockpit.gates.gate import GateContext, Verdict
 from cockpit.gates.probe_call import ShapeCounter, probe_argv, read_result
 
@@ -20,17 +21,15 @@ class CorrectnessGate:
         return ShapeCounter()
 
     def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
-        return judge_correctness(read_result(ctx, exit_code, tail))
+        return judge_correctness(read_checked(read_result(ctx, exit_code, tail)))
 
 
-def judge_correctness(data: Mapping[str, object], planned: int | None = None) -> Verdict:
+def judge_correctness(read: CorrectnessResult, planned: int | None = None) -> Verdict:
     """The verdict on the checks the probe (or a replaced command) made: the first failure, or
     how many passed and the worst relative error."""
-    read = CorrectnessResult.from_json(data)
     checks = read.checks
     planned = planned if planned is not None else read.planned or len(checks)
-    result = CorrectnessResult(checks, read.device, read.workload, read.oracle,
-                               raw={"gpu": data["gpu"]} if data.get("gpu") is not None else {}).to_json()
+    result = replace(read, planned=None)  # the journal keeps the checks, not the plan
     failed = read.failed
     if failed is not None:
         return Verdict("fail", f"FAILS at {_who(failed)}{failed.config}: {_why(failed)}; "
@@ -46,7 +45,7 @@ def judge_correctness(data: Mapping[str, object], planned: int | None = None) ->
     return Verdict("pass", f"{head}; worst rel L2 {worst.rel_l2:.1e} at {worst.config}{own}", result)
 
 
-def _how(checks: Sequence[Check]) -> str:
+def _how(checks: Sequence[OracleCheck]) -> str:
     """' on 3 rounds of fresh inputs, each repeat bit for bit the same' (or how far repeats
     differed under declared atomics); nothing for results from before the rounds."""
     rounds = min((c.rounds for c in checks if c.rounds is not None), default=None)
@@ -60,12 +59,12 @@ def _how(checks: Sequence[Check]) -> str:
     return said + (f", repeats differ by up to {differ:.1e} (atomics declared)" if repeats else "")
 
 
-def _who(check: Check) -> str:
+def _who(check: OracleCheck) -> str:
     return f"{check.candidate} " if check.candidate and check.candidate != "ours" else ""
 
 
-def _why(check: Check) -> str:
-    if check.what and check.raw.get("mode") == "backward":
+def _why(check: OracleCheck) -> str:
+    if check.what and check.mode == "backward":
         return check.what  # names the gradient ("grad of input #0 (x): 3 NaN/Inf")
     if check.nonfinite:
         return f"{check.nonfinite} NaN/Inf (max |Δ| {check.max_abs or 0:.2e})"

@@ -10,14 +10,17 @@ the newer keys read as None.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from cockpit.errors import CockpitError
+from cockpit.gates.result import HeadlineFigure, gpu_uuid
 from cockpit.json_fields import JsonObject, as_number, compact, flag, obj, objects, text, whole
 
 
 @dataclass(frozen=True)
-class Check:
+class OracleCheck:
     """One config checked: within tolerance or not, and by how much."""
 
     config: str
@@ -36,16 +39,19 @@ class Check:
     workload that declares atomics, or it failed)."""
     repeat_max_abs: float | None = None
     raw: JsonObject = field(default_factory=dict, repr=False, compare=False)
+    mode: str | None = None
+    """The pass checked: "backward" for a gradient's check (written back with `raw`)."""
 
     @classmethod
-    def from_json(cls, value: object) -> Check:
+    def from_json(cls, value: object) -> OracleCheck:
         data = obj(value)
         det = data.get("deterministic")
         return cls(text(data.get("config")) or "?", flag(data.get("ok")), as_number(data.get("rel_l2")),
                    as_number(data.get("max_abs")), as_number(data.get("tolerance")),
                    whole(data.get("nonfinite")) or 0, text(data.get("what")) or "",
                    text(data.get("candidate")), whole(data.get("rounds")),
-                   det if isinstance(det, bool) else None, as_number(data.get("repeat_max_abs")), data)
+                   det if isinstance(det, bool) else None, as_number(data.get("repeat_max_abs")), data,
+                   text(data.get("mode")))
 
     def to_json(self) -> dict[str, object]:
         return {**self.raw, "config": self.config, "ok": self.ok, "rel_l2": self.rel_l2,
@@ -59,7 +65,7 @@ class Check:
 class CorrectnessResult:
     SCHEMA: ClassVar[int] = 1
 
-    checks: tuple[Check, ...] = ()
+    checks: tuple[OracleCheck, ...] = ()
     device: str | None = None
     workload: str | None = None
     oracle: str | None = None
@@ -70,18 +76,40 @@ class CorrectnessResult:
     raw: JsonObject = field(default_factory=dict, repr=False, compare=False)
 
     @property
-    def failed(self) -> Check | None:
+    def failed(self) -> OracleCheck | None:
         return next((c for c in self.checks if not c.ok), None)
 
     @classmethod
     def from_json(cls, value: object) -> CorrectnessResult:
         data = obj(value)
-        return cls(tuple(Check.from_json(r) for r in objects(data.get("rows"))), text(data.get("device")),
-                   text(data.get("workload")), text(data.get("oracle")), whole(data.get("planned")),
+        return cls(tuple(OracleCheck.from_json(r) for r in objects(data.get("rows"))),
+                   text(data.get("device")), text(data.get("workload")), text(data.get("oracle")),
+                   whole(data.get("planned")),
                    data.get("judged") is not False, whole(data.get("exit_code")), data)
+
+    def headline(self) -> HeadlineFigure | None:
+        """None: the gate pane leads with the summary (only a bench has a number to lead with)."""
+        return None
+
+    def ran_on(self) -> str | None:
+        return gpu_uuid(self.raw.get("gpu"))
 
     def to_json(self) -> dict[str, object]:
         if not self.judged:
             return {**self.raw, "judged": False, "exit_code": self.exit_code}
         return {**self.raw, "rows": [c.to_json() for c in self.checks], "device": self.device,
                 "workload": self.workload, "oracle": self.oracle, **compact({"planned": self.planned})}
+
+
+def read_checked(data: Mapping[str, object]) -> CorrectnessResult:
+    """The probe's correctness file (cockpit/workload/result_wire.py's `CheckPartJson`), or a
+    replaced command's rows in its shape, parsed once where the gate reads it: its checks and
+    the GPU they ran on. CockpitError, one line, when its rows are not a list of checks."""
+    rows = data.get("rows")
+    if not isinstance(rows, list) or not all(isinstance(r, Mapping) for r in rows):
+        raise CockpitError("the correctness result's rows are not a list of checks: not what the probe "
+                           "writes; run the gate again")
+    gpu = data.get("gpu")
+    return CorrectnessResult(tuple(OracleCheck.from_json(r) for r in rows), text(data.get("device")),
+                             text(data.get("workload")), text(data.get("oracle")), whole(data.get("planned")),
+                             raw={"gpu": gpu} if gpu is not None else {})

@@ -14,7 +14,7 @@ from typing import Literal, cast
 
 from cockpit.errors import CockpitError
 from cockpit.files import RefusedFile, read_file
-from cockpit.gates.env.result import Check, EnvResult
+from cockpit.gates.env.result import BoxCheck, EnvResult
 from cockpit.gates.gate import GateContext, NoProgress, ProgressTracker, Verdict
 from cockpit.session.results import MAX_RESULT_BYTES, RESULT_CAP_WHAT
 from cockpit.workload.describe import PROBE as WORKLOAD_PROBE
@@ -139,5 +139,5 @@ class EnvGate:
             raise CockpitError(f"the env probe exited {exit_code} without a result: "
                                f"{last or exc}") from exc
         status, summary = env_verdict(checks)
-        result = EnvResult(tuple(Check(c.name, c.status, c.value, c.fix, c.expected) for c in checks))
-        return Verdict(status, summary, result.to_json())
+        result = EnvResult(tuple(BoxCheck(c.name, c.status, c.value, c.fix, c.expected) for c in checks))
+        return Verdict(status, summary, result)

@@ -9,13 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from cockpit.gates.result import HeadlineFigure
 from cockpit.json_fields import obj, objects, text
 
 ORDER = {"fail": 0, "warn": 1, "pass": 2}
 
 
 @dataclass(frozen=True)
-class Check:
+class BoxCheck:
     name: str
     status: str
     value: str = ""
@@ -31,10 +32,10 @@ class Check:
 class EnvResult:
     SCHEMA: ClassVar[int] = 1
 
-    checks: tuple[Check, ...] = ()
+    checks: tuple[BoxCheck, ...] = ()
 
     @property
-    def worst_first(self) -> tuple[Check, ...]:
+    def worst_first(self) -> tuple[BoxCheck, ...]:
         """Failures, then warnings, then what passed."""
         return tuple(sorted(self.checks, key=lambda c: ORDER.get(c.status, 3)))
 
@@ -44,9 +45,17 @@ class EnvResult:
 
     @classmethod
     def from_json(cls, value: object) -> EnvResult:
-        return cls(tuple(Check(text(c.get("name")) or "", str(c.get("status") or ""), _said(c.get("value")),
-                               _said(c.get("fix")), _said(c.get("expected")))
+        return cls(tuple(BoxCheck(text(c.get("name")) or "", str(c.get("status") or ""),
+                               _said(c.get("value")), _said(c.get("fix")), _said(c.get("expected")))
                          for c in objects(obj(value).get("checks"))))
+
+    def headline(self) -> HeadlineFigure | None:
+        """None: the gate pane leads with the summary (only a bench has a number to lead with)."""
+        return None
+
+    def ran_on(self) -> str | None:
+        """None: the env gate looks at every GPU, not one."""
+        return None
 
     def to_json(self) -> dict[str, object]:
         return {"checks": [c.to_json() for c in self.checks]}

@@ -65,16 +65,16 @@ class ProfileGate:
                              csv=_stored(probe.get("csv"), ctx.workspace),
                              clock_note=CLOCK_NOTE.get(str(probe.get("clock_control")), ""))
         if probe.get("error") == "permission":  # ncu was refused the counters: the kernel was never profiled
-            return Verdict(COULD_NOT_RUN, last.removeprefix("cockpit-profile: "), base.to_json())
+            return Verdict(COULD_NOT_RUN, last.removeprefix("cockpit-profile: "), base)
         if probe.get("error") == "no match" and probe.get("every_kernel"):
             return Verdict("fail", last.removeprefix("cockpit-profile: ")
-                           or "no kernel ran in the candidate's profiled call", base.to_json())
+                           or "no kernel ran in the candidate's profiled call", base)
         if probe.get("error") == "no match":
             seen = strings(probe.get("kernels_seen"))
             regex = text(probe.get("kernel_regex")) or "the kernel regex"
             return Verdict("fail", f"no kernel matched {regex} (the "
                            "workload's profile kernel, or [profile] kernel_regex); kernels that ran: "
-                           f"{', '.join(seen) or 'none'}", replace(base, kernels_seen=seen).to_json())
+                           f"{', '.join(seen) or 'none'}", replace(base, kernels_seen=seen))
         csv = text(probe.get("csv"))
         if csv is None:
             raise CockpitError(last or "ncu produced no report")
@@ -108,7 +108,7 @@ def judge_profile(csv_text: str, base: ProfileResult, bench_ms: float | None,
 
     report = parse_ncu_csv(csv_text)
     if not report.launches:
-        return Verdict("fail", "ncu's report holds no kernel launch", base.to_json())
+        return Verdict("fail", "ncu's report holds no kernel launch", base)
     kernels = []
     matrix_math = base.roofline.matrix_math if base.roofline is not None else None
     try:
@@ -134,7 +134,7 @@ def judge_profile(csv_text: str, base: ProfileResult, bench_ms: float | None,
         took = f", {share:.0f} % of their time" if share is not None else ""
         summary = (f"{len(kernels)} kernels; the longest, {report.launches[main].short_name} "
                    f"(#{main + 1}{took}): {summary}")
-    return Verdict("pass", summary, replace(base, kernels=tuple(kernels), bench_ms=bench_ms).to_json())
+    return Verdict("pass", summary, replace(base, kernels=tuple(kernels), bench_ms=bench_ms))
 
 
 def _main_launch(launches: Sequence[KernelLaunch]) -> tuple[int, float | None]:

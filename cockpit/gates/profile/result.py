@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from cockpit.analysis.roofline import Roofline
+from cockpit.gates.result import HeadlineFigure, gpu_uuid
 from cockpit.json_fields import (
     JsonObject,
     as_number,
@@ -104,6 +105,13 @@ class ProfileResult:
                    text(data.get("shape")), as_number(data.get("bench_ms")),
                    strings(data.get("kernels_seen")), _roofline(obj(data.get("roofline"))),
                    data)
+
+    def headline(self) -> HeadlineFigure | None:
+        """None: the gate pane leads with the summary (only a bench has a number to lead with)."""
+        return None
+
+    def ran_on(self) -> str | None:
+        return gpu_uuid(self.raw.get("gpu"))
 
     def to_json(self) -> dict[str, object]:
         """The result as the profile gate writes it: where ncu's report is, and the verdict on each

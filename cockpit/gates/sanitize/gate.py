@@ -12,7 +12,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from cockpit.errors import CockpitError
 from cockpit.files import read_head
@@ -153,7 +152,7 @@ def judge_sanitize(log: SanitizerLog, run: SanitizeRun) -> Verdict:
     errors, warnings = _by_severity(log.findings)
     result = SanitizeResult(run.tool, log.errors, log.findings, run.shapes, run.candidates, run.calls,
                             run.planned, run.allocator_off, run.torch_kernels, run.duration_s, run.log,
-                            None if run.complete else run.calling, log.notes).to_json()
+                            None if run.complete else run.calling, log.notes)
     w = f"workload {run.workload!r}"
     stopped = _how_it_stopped(run)
     count = log.errors if log.errors is not None else len(errors)
@@ -194,7 +193,7 @@ def _errors_line(log: SanitizerLog, run: SanitizeRun, count: int, errors: Sequen
     return f"{head} — {said}"
 
 
-def _clean_verdict(run: SanitizeRun, warnings: Sequence[Finding], result: dict[str, Any]) -> Verdict:
+def _clean_verdict(run: SanitizeRun, warnings: Sequence[Finding], result: SanitizeResult) -> Verdict:
     """The verdict on a complete run with 0 errors: warn on warnings or on the caching allocator
     left on (a write past a tensor's end stays inside its pooled block), else pass."""
     ran = (f"on {len(run.shapes)} shape{'s' if len(run.shapes) != 1 else ''} x {len(run.candidates)} "

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from cockpit.gates.result import HeadlineFigure, gpu_uuid
 from cockpit.json_fields import JsonObject, as_number, compact, obj, objects, strings, text, texts, whole
 
 
@@ -101,6 +102,13 @@ class SanitizeResult:
                    whole(data.get("planned")) or 0, allocator if isinstance(allocator, bool) else None,
                    data.get("torch_kernels") is True, as_number(data.get("duration_s")),
                    text(data.get("log")), text(data.get("stopped_at")), texts(data.get("notes")), data)
+
+    def headline(self) -> HeadlineFigure | None:
+        """None: the gate pane leads with the summary (only a bench has a number to lead with)."""
+        return None
+
+    def ran_on(self) -> str | None:
+        return gpu_uuid(self.raw.get("gpu"))
 
     def to_json(self) -> dict[str, object]:
         """The result as the sanitizer gate writes it."""

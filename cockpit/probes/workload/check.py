@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import torch
 
@@ -43,6 +43,7 @@ from cockpit.probes.workload.compare import (
     storages,
 )
 from cockpit.probes.workload_load import first_line
+from cockpit.workload.result_wire import CheckRowJson
 from cockpit.workload.spec import Reference, Workload, rel_l2
 
 Say = Callable[[str], None]
@@ -65,14 +66,14 @@ ROUND_SEED = 100_003
 
 
 def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: KnobsFor,
-                say: Say, rounds: int = ROUNDS) -> tuple[list[dict[str, Any]], bool]:
+                say: Say, rounds: int = ROUNDS) -> tuple[list[CheckRowJson], bool]:
     """Every candidate on every shape, smallest first, each on `rounds` rounds of fresh inputs; one
     row per shape and candidate (its worst round's numbers, or the failing round's, and whether a
     repeat on the same inputs gave the same bits); stops at the first failure."""
     oracle = w.oracle
     if oracle is None:
         raise ValueError(f"workload {w.name!r} declares no oracle: add Reference(..., oracle=True)")
-    rows: list[dict[str, Any]] = []
+    rows: list[CheckRowJson] = []
     ordered = w.smallest_first(shapes)
     for index, shape in enumerate(ordered):
         check = _ShapeCheck(w, oracle, shape, index, f"[{index + 1}/{len(ordered)}]", knobs, say, rows)
@@ -95,7 +96,7 @@ class _ShapeCheck:
     step: str
     knobs: KnobsFor
     say: Say
-    rows: list[dict[str, Any]]
+    rows: list[CheckRowJson]
     passed: dict[str, dict[str, Any]] = field(default_factory=dict)
     passed_grads: dict[str, dict[str, Any]] = field(default_factory=dict)
     given: dict[str, Any] = field(default_factory=dict)
@@ -280,9 +281,9 @@ def _failed(what: str) -> dict[str, Any]:
     return {"ok": False, "max_abs": None, "rel_l2": None, "nonfinite": 0, "tolerance": None, "what": what}
 
 
-def _emit(rows: list[dict[str, Any]], cand: str, name: str, shape: Mapping[str, Any],
+def _emit(rows: list[CheckRowJson], cand: str, name: str, shape: Mapping[str, Any],
           stats: Mapping[str, Any], step: str, w: Workload, say: Say) -> None:
-    row = {"config": name, "shape": dict(shape), "candidate": cand, **stats}
+    row = cast(CheckRowJson, {"config": name, "shape": dict(shape), "candidate": cand, **stats})
     rows.append(row)
     say(f"{'PASS' if row['ok'] else 'FAIL'} {step} {_label(cand, w)}{name:<36} {_numbers(row)}")
 

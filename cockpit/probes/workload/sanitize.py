@@ -19,7 +19,7 @@ SEED = 4000
 
 
 def sanitized_calls(w: Any, knobs: Callable[[Mapping[str, Any]], Mapping[str, Any]], count: int,
-                    result: dict[str, Any], say: Say) -> bool:
+                    result: dict[str, object], say: Say) -> bool:
     """Call each candidate on the `count` smallest shapes; the rows (and a failed call's error)
     go into `result`. True when every call returned."""
     import torch

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import torch
 
@@ -32,7 +32,6 @@ from cockpit.probes.call_timing import per_call_cells
 from cockpit.probes.device_hold import Hold
 from cockpit.probes.timing_pieces import (
     Span,
-    TimingCell,
     block_spans,
     device_memory,
     event_cost_ms,
@@ -43,14 +42,10 @@ from cockpit.probes.timing_pieces import (
 from cockpit.probes.workload import grads as g
 from cockpit.probes.workload.check import KnobsFor, call
 from cockpit.probes.workload_load import first_line
+from cockpit.workload.result_wire import BenchRowJson, CrashJson, TimingCell
 from cockpit.workload.spec import Workload
 
 Say = Callable[[str], None]
-RowJson = dict[str, Any]
-"""One bench shape's row as the result file holds it: config, shape (its axes at the top level
-too), dtype, flops, bytes, impl -> TimingCell (device time, eager time, blocks re-measured),
-blocks (the clean ones' spans), method, speedup_vs_<impl>[_ci]. Its keys vary with the workload's
-axes and implementations: open JSON, read by cockpit/gates/bench/result.py into its `BenchRow`."""
 
 
 def impl_id(name: str) -> str:
@@ -90,11 +85,11 @@ def _reference(fn: Callable[..., Any]) -> Bind:
 class BenchCrash(RuntimeError):
     """An implementation raised at one config: where, the error's first line, and the rows before."""
 
-    def __init__(self, config: str, impl: str, error: str, rows: list[RowJson]) -> None:
+    def __init__(self, config: str, impl: str, error: str, rows: list[BenchRowJson]) -> None:
         super().__init__(f"{impl} crashed at {config}: {error}")
         self.config, self.impl, self.error, self.rows = config, impl, error, rows
 
-    def as_json(self) -> dict[str, str]:
+    def as_json(self) -> CrashJson:
         return {"config": self.config, "impl": self.impl, "error": self.error}
 
 
@@ -116,7 +111,7 @@ def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
           input_sets: int, say: Say, budget_s: float = 0.5, settle_ms: float = 100.0, rounds: int = 2,
           optional: frozenset[str] = frozenset(), shapes: Sequence[Mapping[str, Any]] | None = None,
           keep_times: bool = False, judge: BlockJudge | None = None,
-          modes: Sequence[str] = ("forward",)) -> list[RowJson]:
+          modes: Sequence[str] = ("forward",)) -> list[BenchRowJson]:
     """Time every implementation on every bench shape (or `shapes`) in each of `modes` (see the
     module docstring). An optional reference that raises on a shape is left out of that shape,
     said in the log; a candidate or a required reference that raises ends the bench
@@ -129,7 +124,7 @@ def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
     if not hold.works:
         say("  this torch has no spin kernel (torch.cuda._sleep): times include the host's launch cost")
     judge = judge or BlockJudge(None)
-    rows: list[RowJson] = []
+    rows: list[BenchRowJson] = []
     grid = list(w.bench_grid if shapes is None else shapes)
     running = _Running()
     several = tuple(modes) != ("forward",)
@@ -164,7 +159,7 @@ def flush_buffer() -> Any:
 
 def _config(w: Workload, impls: Mapping[str, Bind], shape: Mapping[str, Any], name: str, index: int,
             warmup: int, input_sets: int, say: Say, optional: frozenset[str], running: _Running,
-            **how: Any) -> RowJson:
+            **how: Any) -> BenchRowJson:
     """One shape in one mode: each implementation warmed up and its call estimated, the method
     planned, then timed."""
     mode = how["mode"]
@@ -304,10 +299,11 @@ class Pass:
 
 def _row(w: Workload, shape: Mapping[str, Any], name: str, cells: Mapping[str, TimingCell],
          anchor: Any, anchor_t: float, spans: Sequence[Span], method: str = "",
-         l2_note: str | None = None, mode: str = "forward") -> RowJson:
+         l2_note: str | None = None, mode: str = "forward") -> BenchRowJson:
     flops, nbytes = _counts(w, shape, mode)
     dtype = shape.get(w.dtype_key) if w.dtype_key else None
-    row: RowJson = {"config": name, "shape": dict(shape), **dict(shape), "dtype": dtype,
+    # open JSON while it is built: the shape's axes and the speedups are keys of their own
+    row: dict[str, Any] = {"config": name, "shape": dict(shape), **dict(shape), "dtype": dtype,
                            "flops": flops, "bytes": nbytes, "impl": {},
                            "blocks": block_spans(anchor, anchor_t, spans), "method": method}
     if l2_note:
@@ -319,10 +315,10 @@ def _row(w: Workload, shape: Mapping[str, Any], name: str, cells: Mapping[str, T
         if ours and impl != "ours" and ours["median_ms"] > 0:
             row[f"speedup_vs_{impl}"] = cell["median_ms"] / ours["median_ms"]
     speedup_intervals(row)
-    return row
+    return cast(BenchRowJson, row)
 
 
-def _with_rates(cell: TimingCell, flops: float | None, nbytes: float | None) -> dict[str, Any]:
+def _with_rates(cell: TimingCell, flops: float | None, nbytes: float | None) -> TimingCell:
     """The cell with the rates its median makes (TFLOP/s, GB/s), where the counts are declared."""
     median = cell["median_ms"]
     timed = median > 0  # a call that put no work on the GPU reads 0: no rate (the gate refuses it)

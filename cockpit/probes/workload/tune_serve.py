@@ -33,9 +33,10 @@ import torch
 from cockpit.probes.block_watch import BlockJudge
 from cockpit.probes.gpu_watch import GpuWatch
 from cockpit.probes.workload.check import call, correctness
-from cockpit.probes.workload.timing import Bind, RowJson, Run, bench, impl_id
+from cockpit.probes.workload.timing import Bind, Run, bench, impl_id
 from cockpit.probes.workload_load import first_line
 from cockpit.workload.probe_wire import CheckReply, ConfigJson, Reply, ShapeJson
+from cockpit.workload.result_wire import BenchRowJson
 from cockpit.workload.spec import Extension, Workload, use_variant
 from cockpit.workload.tuned import Tuned
 
@@ -144,7 +145,7 @@ class Server:
 
     def rows(
         self, impls: Mapping[str, Bind], shapes: list[ShapeJson], short: bool, judge: BlockJudge | None = None
-    ) -> list[RowJson]:
+    ) -> list[BenchRowJson]:
         """The trial's times (`judge`: the confirmation's blocks checked against its watch and timed
         again when the card slowed them, as the bench gate's are)."""
         s = self.settings

@@ -247,9 +247,10 @@ class GateBoard:
         self.refresh()
 
     def gate_finished(self, run: GateRun, verdict: Verdict) -> None:
-        from cockpit.gates.device import gate_device, result_device
+        from cockpit.gates.device import gate_device, reported_device
 
-        self.app.gpu_panel.watch_gate(result_device(verdict.result, run.gate.name)
+        ran_on = verdict.result.ran_on() if verdict.result is not None else None
+        self.app.gpu_panel.watch_gate(reported_device(ran_on, run.gate.name)
                                       or gate_device(self.app.config, "bench", os.environ))
         self.app.drop_toasts(f"silent:{run.run_id}")  # it has ended: no longer silent
         said, severity = verdict_toast(run.gate.name, verdict.status, verdict.summary)
@@ -266,9 +267,9 @@ class GateBoard:
             pattern = matches[0][0]
             self.app.notify(f"Pattern {pattern.id:02d} fits: {pattern.title} — o opens it, A marks "
                             "it applied", title="Pattern", timeout=15, markup=False)
-        from cockpit.gates.bench.result import read_bench_result
+        from cockpit.gates.bench.result import BenchResult
 
-        bench = read_bench_result(verdict.result) if measures(run.gate.name) else None
+        bench = verdict.result if isinstance(verdict.result, BenchResult) else None
         if bench is not None and bench.keep is not None:
             from cockpit.ui.controllers.decisions import offer_bench_decision
 
@@ -324,10 +325,12 @@ class GateBoard:
         detail.show_log_path(self._shown_path(record.log))
         compact = 0 < detail.size.height < COMPACT_BELOW
         head = journaled_head(record, self.matches_for(record)[:2], compact)
-        from cockpit.ui.widgets.gate_results import render_result  # the first finished run loads it
+        from cockpit.gates.catalog import read_result
+        from cockpit.ui.widgets.gate_results import fix_of, render_result  # the first finished run loads it
 
-        speedups = bench_speedups(live.state.gate_runs, record) if measures(gate) else []
-        detail.show_run(gate, record, render_result(gate, record.result, speedups), head)
+        result = read_result(gate, record.result)  # the journal's JSON read once, as the gate's type
+        speedups = bench_speedups(live.state.gate_runs, result) if measures(gate) else []
+        detail.show_run(gate, record, render_result(gate, result, speedups), head, fix=fix_of(gate, result))
 
     def _show_our_run(self, gate: str, run: GateRun) -> None:
         """The run this cockpit streams: what it is doing, not its command line (the log's first line)."""

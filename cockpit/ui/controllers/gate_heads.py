@@ -16,6 +16,7 @@ from cockpit.ui.widgets.gate_marks import status_head
 from cockpit.ui.widgets.gate_panel import GateRow
 
 if TYPE_CHECKING:
+    from cockpit.gates.result import GateResult
     from cockpit.gates.run import GateRun
     from cockpit.patterns.library import Pattern
 
@@ -87,17 +88,17 @@ def _run_said(record: GateRunRecord, elsewhere: bool) -> str:
     return interrupted_summary(record)
 
 
-def bench_speedups(runs: Iterable[GateRunRecord], shown: GateRunRecord) -> list[float]:
+def bench_speedups(runs: Iterable[GateRunRecord], shown: GateResult | None) -> list[float]:
     """Each bench run's speedup over its baseline, oldest first, for the chart under the shown
-    run: runs of its workload only (another workload's speedup is over another baseline)."""
-    from cockpit.gates.bench.result import read_bench_result
+    result: runs of its workload only (another workload's speedup is over another baseline)."""
+    from cockpit.gates.bench.result import BenchResult
+    from cockpit.gates.catalog import read_result
 
-    this = read_bench_result(shown.result)
-    if this is None:
+    if not isinstance(shown, BenchResult):
         return []
     return [b.speedup for r in runs if measures(r.gate)
-            and (b := read_bench_result(r.result)) is not None and b.speedup is not None
-            and b.workload == this.workload]
+            and isinstance(b := read_result(r.gate, r.result), BenchResult) and b.speedup is not None
+            and b.workload == shown.workload]
 
 
 def summary_said(record: GateRunRecord) -> str:

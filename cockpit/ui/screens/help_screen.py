@@ -83,14 +83,14 @@ def help_sources() -> list[tuple[str, list[type[DOMNode]]]]:
     from cockpit.ui.screens.history_screen import HistoryScreen
     from cockpit.ui.screens.main_screen import MainScreen
     from cockpit.ui.screens.patterns import NewPatternDialog, PatternBrowser
-    from cockpit.ui.widgets.gate_panel import GateDetail, GatePanel, GateResult
+    from cockpit.ui.widgets.gate_panel import GateDetail, GatePanel, GateResultPane
     from cockpit.ui.widgets.pane_reader import PaneReader
 
     return [("Main screen", [MainScreen]),
             ("In the editor (tab; esc leaves)", [SessionEditor]),
             ("In the gate list", [GatePanel]),
             ("In the gate pane (shift+tab; ↑ ↓ PgUp PgDn scroll, ctrl+f zooms, / searches)",
-             [GateResult, GateDetail]),
+             [GateResultPane, GateDetail]),
             ("In the zoomed gate pane", [PaneReader]),
             ("Pattern library (o)", [PatternBrowser]),
             ("New pattern (N)", [NewPatternDialog]),

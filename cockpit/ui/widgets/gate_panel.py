@@ -26,6 +26,7 @@ from cockpit.ui.widgets.phases import budget_bar
 
 if TYPE_CHECKING:
     from cockpit.gates.log_follow import GateOutput
+    from cockpit.gates.view import Fix
     from cockpit.ui.widgets.pane_reader import PaneReader, SearchBar
 
 LOG_LINES = 10_000
@@ -148,7 +149,7 @@ class GatePanel(TextLines, can_focus=True):
         return gate_lines(self._rows, width, self.selected, self.has_focus)
 
 
-class GateResult(Static, can_focus=True):
+class GateResultPane(Static, can_focus=True):
     """A finished run's result: it takes focus, so the keys scroll it and ctrl+f zooms the pane."""
 
     BINDINGS = ScrollableContainer.BINDINGS  # the arrows, PgUp and PgDn scroll it, as they do a log
@@ -194,7 +195,7 @@ class GateDetail(Vertical):
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static("", id="gate-head")
         yield FixLine(id="gate-fix")
-        yield GateResult("", id="gate-result")
+        yield GateResultPane("", id="gate-result")
         yield Log(max_lines=LOG_LINES, id="gate-log", auto_scroll=True)
 
     def _zoom_parts(self) -> tuple[PaneReader, SearchBar]:
@@ -220,16 +221,12 @@ class GateDetail(Vertical):
         return self.query_one(Log)
 
     def show_run(self, gate: str, run: GateRunRecord | None, result: RenderableType | None,
-                 head: Text, live: bool = False) -> None:
-        """Switch to `run`: a finished run's log is read from its file; a live one streams in."""
+                 head: Text, live: bool = False, fix: Fix | None = None) -> None:
+        """Switch to `run`: a finished run's log is read from its file; a live one streams in.
+        `fix`: what its result says to do first."""
         self.border_title = f"Gate: {gate}"
         self.query_one("#gate-head", Static).update(self._head_to_show(head, result is not None))
-        fix = None
-        if run is not None and result is not None:
-            from cockpit.ui.widgets.gate_results import fix_of  # loaded with the result it draws
-
-            fix = fix_of(gate, run.result)
-        self.query_one(FixLine).show(fix)
+        self.query_one(FixLine).show(fix if run is not None and result is not None else None)
         self.query_one("#gate-result", Static).update(result or "")
         self._result = result
         self._result_only = result is not None and not live
@@ -306,7 +303,7 @@ class GateDetail(Vertical):
             return
         self.close_search()
         if self.has_class("result-only"):
-            self.query_one(GateResult).focus()
+            self.query_one(GateResultPane).focus()
         else:
             self.output_log.focus()
 

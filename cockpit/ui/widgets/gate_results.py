@@ -8,9 +8,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from cockpit.analysis.decide import URGENCY
-from cockpit.gates.bench.result import read_bench_result
-from cockpit.gates.catalog import measures, view_of
+from cockpit.gates.bench.result import BenchResult
+from cockpit.gates.catalog import measures, read_result, view_of
+from cockpit.gates.result import GateResult, HeadlineFigure
 from cockpit.gates.view import Cell, Fact, Fix, GateView, Tone, ViewTable
 from cockpit.printable import printable
 from cockpit.session.state import GateRunRecord
@@ -22,38 +22,34 @@ ICON: dict[Tone, str] = {"good": "✓", "warn": "!", "bad": "✗"}
 SPARK = "▁▂▃▄▅▆▇█"
 
 
-def render_result(gate: str, result: object, speedups: list[float] | None = None) -> RenderableType | None:
+def render_result(gate: str, result: GateResult | None, speedups: list[float] | None = None
+                  ) -> RenderableType | None:
     """The gate's result as the detail pane shows it; `speedups`: the session's bench runs, for
-    the chart under the bench's table. A bench's headline speedup leads, the biggest thing in it."""
+    the chart under the bench's table. A result's headline (a bench's speedup) leads, the biggest
+    thing in it."""
     view = view_of(gate, result)
-    if view is None:
+    if view is None or result is None:
         return None
     shown = render_view(view, speedups)
-    lead = headline(result) if measures(gate) else None
-    return Group(lead, shown) if lead is not None else shown
+    lead = result.headline()
+    return Group(headline_line(lead), shown) if lead is not None else shown
 
 
-def fix_of(gate: str, result: object) -> Fix | None:
+def fix_of(gate: str, result: GateResult | None) -> Fix | None:
     """What a run's view says to do first, a line to copy whole; None when it says nothing."""
     view = view_of(gate, result)
     return view.fix if view is not None else None
 
 
-def headline(result: object) -> Text | None:
-    """The one number a session is about, readable from across the room: the speedup over the
-    baseline, coloured by whether it counts (valid) and by which side of 1.0 it is on."""
-    bench = read_bench_result(result)
-    if bench is None or bench.speedup is None:
-        return None
-    counts = bench.decidable
-    colour = ("bold white on dark_green" if bench.speedup >= 1.0 else "bold white on red3") if counts \
-        else "bold black on yellow"
-    line = Text.assemble((f" {bench.speedup:.2f}x ", colour), " vs ",
-                         (printable(bench.baseline_label), "bold"),
-                         "  " if counts else "  NOT VALID: a number to re-measure, not a result · ",
-                         (URGENCY.get(bench.level or "", printable(bench.level or "")), "italic"))
-    if bench.configs:
-        line.append(f" · {bench.configs} configs", style="dim")
+def headline_line(lead: HeadlineFigure) -> Text:
+    """The one number a session is about, readable from across the room, coloured by whether it
+    counts and by which side of the bar it is on."""
+    colour = {"good": "bold white on dark_green", "bad": "bold white on red3", "warn": "bold black on yellow"}
+    said = "  NOT VALID: a number to re-measure, not a result · " if lead.tone == "warn" else "  "
+    line = Text.assemble((f" {lead.figure} ", colour[lead.tone]), " vs ", (printable(lead.against), "bold"),
+                         said, (printable(lead.words), "italic"))
+    if lead.over:
+        line.append(f" · {lead.over} configs", style="dim")
     return line
 
 
@@ -142,8 +138,8 @@ def gate_markdown(run: GateRunRecord) -> str:
     when = f"{run.duration_s:.1f} s" if run.duration_s is not None else "?"
     lines = ["| gate | status | result | took |", "|---|---|---|---|",
              f"| {run.gate} | {run.status} | {run.summary.replace('|', '/')} | {when} |"]
-    bench = read_bench_result(run.result) if measures(run.gate) else None
-    if bench is not None and bench.rows:
+    bench = read_result(run.gate, run.result) if measures(run.gate) else None
+    if isinstance(bench, BenchResult) and bench.rows:
         lines += ["", f"| config | {bench.ours_label} ms | {bench.baseline_label} ms | speedup |",
                   "|---|---|---|---|"]
         for row in bench.rows:
