@@ -19,7 +19,7 @@ from cockpit.gates.catalog import GATES
 from cockpit.gates.gate import GateContext, Verdict
 from cockpit.gates.log_follow import GateOutput
 from cockpit.gates.result import GateResult
-from cockpit.gates.run import GateRun, gate_command, next_run_id
+from cockpit.gates.run import GateRun, RecordedHere, gate_command, next_run_id
 from cockpit.session.live import LiveSession
 from cockpit.session.workspace import Workspace, create_session
 from cockpit.ui.widgets.gate_results import render_result
@@ -48,8 +48,8 @@ def replaced_build(ws: Path, command: str) -> tuple[Verdict, list[str]]:
         def gate_finished(self, run: GateRun, verdict: Verdict) -> None: ...
 
     gate = GATES["build"]
-    run = GateRun(gate, gate_command(gate, ctx, config.gate("build")), ctx, live, SystemClock(), Listener(),
-                  lambda fn: fn(), custom_command=True)
+    run = GateRun(gate, gate_command(gate, ctx, config.gate("build")), ctx, live, SystemClock(),
+                  RecordedHere(Listener()), custom_command=True)
     run.start()
     assert run.wait(60)
     live.close()

@@ -11,7 +11,6 @@ import asyncio
 import json
 import os
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ import pytest
 from cockpit.cli import main
 from cockpit.clock import FakeClock
 from cockpit.config import Config, GateConfig, load_config
-from cockpit.gates.interpreter import Interpreter, ask_torch, candidates, forget, gates_python
+from cockpit.gates.interpreter import ask_torch, candidates, forget, gates_python
 from cockpit.session.trust import trust_file, what_runs
 from cockpit.session.workspace import Workspace, latest_open_session
 from cockpit.tune import launch, worker
@@ -114,36 +113,6 @@ async def test_the_first_r_shows_what_would_run_and_runs_it_only_after_y(tmp_pat
     assert ran(tmp_path) == ["command-ran", "python-ran"]
     assert what_runs(ws, load_config(ws)).trusted  # kept for the next cockpit and `cockpit gate`
     assert trust_file().is_relative_to(os.environ["XDG_STATE_HOME"]) and trust_file().is_file()
-
-
-@pytest.mark.usefixtures("no_gpu")
-async def test_after_y_the_gates_python_is_found_in_a_thread_and_keys_are_answered_meanwhile(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The warm-up skips an untrusted workspace; after y its Python is found, one child per
-    interpreter importing torch (1-3 s each). Not on the UI thread: a key pressed right after y is
-    handled while the lookup is still out, and the gate starts once it answers."""
-    ws = clone(tmp_path)
-    (ws / "cockpit.toml").write_text('[gates]\npython = "tools/python"\n')  # env: its own probe
-    answer, answered = threading.Event(), threading.Event()
-
-    def slow_lookup(*args: object, **kwargs: object) -> Interpreter:
-        answer.wait(30)  # until the test lets it answer (30 s at most: on the UI thread it waits it all)
-        answered.set()
-        return Interpreter(sys.executable, "the test's lookup", None)
-
-    monkeypatch.setattr("cockpit.gates.interpreter.gates_python", slow_lookup)
-    app = app_on(ws)
-    async with app.run_test(size=SIZE) as pilot:
-        first = app.gate_panel.selected
-        await pilot.press("r")
-        await until(pilot, lambda: isinstance(app.screen, TrustDialog), "the trust question")
-        await pilot.press("y", "down")
-        await until(pilot, lambda: app.gate_panel.selected != first, "the key after y")
-        assert not answered.is_set()  # handled before the interpreter answered
-        assert app.gates.queue == [first] and app.gates.run is None
-        answer.set()
-        await until(pilot, lambda: app.gates.run is not None, f"{first} started")
-        await until(pilot, lambda: app.gates.run is None, f"{first} ended")
 
 
 async def test_an_edited_cockpit_toml_asks_again_and_n_runs_nothing(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from cockpit.gates.gate import GateContext, Verdict, result_json
 from cockpit.gates.interpreter import gates_python
 from cockpit.gates.log_follow import GateOutput, skipped_lines
 from cockpit.gates.orphans import reap
-from cockpit.gates.run import GateRun, gate_command, next_run_id
+from cockpit.gates.run import GateRun, RecordedHere, gate_command, next_run_id
 from cockpit.session.live import LiveSession
 from cockpit.session.trust import require_trust
 from cockpit.session.workspace import resolve_session
@@ -63,8 +63,8 @@ def gate(args: argparse.Namespace) -> int:
         def gate_finished(self, run: GateRun, verdict: Verdict) -> None:
             pass
 
-    run = GateRun(chosen, gate_command(chosen, ctx, gate_config), ctx, live, SystemClock(), Printer(),
-                  lambda fn: fn(), custom_command=gate_config.command is not None)
+    run = GateRun(chosen, gate_command(chosen, ctx, gate_config), ctx, live, SystemClock(),
+                  RecordedHere(Printer()), custom_command=gate_config.command is not None)
     run.start()
     try:
         while not run.wait(0.2):

@@ -19,7 +19,9 @@ Asking an interpreter costs a child and a torch import (1-3 s), so each answer i
 interpreter's real path and modification time (a rebuilt venv is asked again) in the user's
 cache, `$XDG_CACHE_HOME/cockpit/pythons/<hash of the workspace's real path>/pythons.json`, never
 in the workspace: opening the cockpit on a workspace writes nothing into it. The UI warms this
-in a background thread; the first gate finds it ready.
+in a background thread; the first gate finds it ready. `known_python` answers from what is kept,
+asking nobody, so the UI can start a gate at once when the answer is known and find it in a thread
+when it is not.
 """
 
 from __future__ import annotations
@@ -140,15 +142,42 @@ def gates_python(gates: Gates, workspace: Path, env: Mapping[str, str] | None = 
     """The interpreter the gates run (see the module docstring); CockpitError when `[gates] python`
     names one that does not run."""
     env = os.environ if env is None else env
-    named_python = gates.python
-    memo_key = (str(workspace), named_python, env.get("VIRTUAL_ENV"), env.get("CONDA_PREFIX"),
-                env.get("PATH"), own, asker)
+    memo_key = _memo_key(gates, workspace, env, own, asker)
     with _LOCK:
         if memo_key in _MEMO:
             return _MEMO[memo_key]
         found = _find(gates, workspace, env, own, asker)
         _MEMO[memo_key] = found
         return found
+
+
+class _NotAsked(Exception):
+    """An interpreter whose answer is not kept yet: it would have to be asked."""
+
+
+def known_python(gates: Gates, workspace: Path, env: Mapping[str, str] | None = None,
+                 own: str = sys.executable, asker: Asker = ask_torch) -> Interpreter | None:
+    """What `gates_python` answers, when that is known without asking any interpreter (kept in
+    this process, or every answer it needs in the user's cache); else None, at once: never waits
+    for a lookup under way in another thread. CockpitError as `gates_python`'s."""
+    env = os.environ if env is None else env
+    kept = _MEMO.get(_memo_key(gates, workspace, env, own, asker))  # one look, no lock: never waits
+    if kept is not None:
+        return kept
+
+    def not_asked(python: str) -> str | None:
+        raise _NotAsked(python)
+
+    try:
+        return _find(gates, workspace, env, own, not_asked)
+    except _NotAsked:
+        return None
+
+
+def _memo_key(gates: Gates, workspace: Path, env: Mapping[str, str], own: str,
+              asker: Asker) -> tuple[object, ...]:
+    return (str(workspace), gates.python, env.get("VIRTUAL_ENV"), env.get("CONDA_PREFIX"),
+            env.get("PATH"), own, asker)
 
 
 def _find(gates: Gates, workspace: Path, env: Mapping[str, str], own: str, asker: Asker) -> Interpreter:

@@ -1,14 +1,18 @@
 """One run of one gate: journals `gate_started`, streams the child's output, journals
 `gate_finished` with the verdict. Used the same way by the TUI and by `cockpit gate`.
 
-The child's callbacks arrive on the runner thread; `post` hands each to the owner's thread
-(the UI's `call_from_thread`, or a plain call for the headless CLI), where the journal is written.
+The run reports on its own thread (the child's runner): the listener hands each report to the
+owner's thread (the UI posts a Textual message; the headless CLI has no other thread and wraps its
+listener in `RecordedHere`), which records it in the run (`follow`, `stalled`, `end`: the journal is
+written there) before acting on it. The verdict is judged on the runner thread, not the owner's.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -34,13 +38,14 @@ from cockpit.session.state import SessionState
 from cockpit.session.status import Activity
 from cockpit.telemetry.sample import GpuStatic
 
-Post = Callable[[Callable[[], None]], None]
 TRACKED_LINES = 200
 """Progress is read from the latest lines of each look at the log, never from every line."""
 
 
 class RunListener(Protocol):
-    """Told about a run on the owner's thread, after the journal has been written."""
+    """Told about a run on the run's own thread (its runner's; the caller's for a child that
+    never started or a run abandoned). The owner records each report in the run on its own thread
+    (`run.follow`, `run.stalled`, `run.end`) before it acts on it."""
 
     def gate_output(self, run: GateRun, output: GateOutput) -> None:
         """New lines (a few times a second; in a flood only the latest, `output.skipped` says
@@ -50,6 +55,26 @@ class RunListener(Protocol):
     def gate_stalled(self, run: GateRun, silent_s: float) -> None: ...
 
     def gate_finished(self, run: GateRun, verdict: Verdict) -> None: ...
+
+
+class RecordedHere:
+    """For an owner with no thread of its own (the headless CLI, a test): each report is recorded
+    in the run at once, on the run's thread, then told to `listener`."""
+
+    def __init__(self, listener: RunListener) -> None:
+        self.listener = listener
+
+    def gate_output(self, run: GateRun, output: GateOutput) -> None:
+        run.follow(output)
+        self.listener.gate_output(run, output)
+
+    def gate_stalled(self, run: GateRun, silent_s: float) -> None:
+        run.stalled(silent_s)
+        self.listener.gate_stalled(run, silent_s)
+
+    def gate_finished(self, run: GateRun, verdict: Verdict) -> None:
+        if run.end(verdict):
+            self.listener.gate_finished(run, verdict)
 
 
 def next_run_id(state: SessionState, gate: str, session_dir: Path | None = None) -> str:
@@ -121,7 +146,7 @@ class _Progress:
 
 class GateRun:
     def __init__(self, gate: Gate, command: GateCommand, ctx: GateContext, session: LiveSession,
-                 clock: Clock, listener: RunListener, post: Post, custom_command: bool,
+                 clock: Clock, listener: RunListener, custom_command: bool,
                  gpus: Callable[[], Sequence[GpuStatic] | None] = nvml_gpus) -> None:
         self.gate = gate
         self.command = command
@@ -132,7 +157,10 @@ class GateRun:
         self.started_t = clock.now()
         self.progress = _Progress()
         self.verdict: Verdict | None = None
-        self._post = post
+        """The run's end as recorded (journaled, or kept for a full disk), on the owner's thread."""
+        self._told = False  # the owner acted on the end (`end` answered True once)
+        self._recorded = threading.Event()
+        self._reported = threading.Event()  # the runner thread told the listener of the end
         self._custom = custom_command
         self._tail: deque[str] = deque(maxlen=TRACKED_LINES)
         previous = session.state.last_run(gate.name, finished=True)
@@ -144,6 +172,8 @@ class GateRun:
         self.unjournaled = False
         """The run's end is not in the journal yet (a full disk refused it)."""
         self.journal_error = ""
+        self._duration_s = 0.0  # the child's, once the runner reported its end
+        self._exit_code: int | None = None
 
     @property
     def _log(self) -> str:
@@ -208,20 +238,28 @@ class GateRun:
         except CockpitError as exc:
             self.session.withdraw(started)
             raise CockpitError(f"{exc} ({self.gate.name} did not start either: {why})") from exc
-        self._finish(Verdict("error", why), 0.0, None)
+        self._end_here(Verdict("error", why), 0.0, None)
 
     def cancel(self) -> None:
         self._process.cancel()
 
     def wait(self, timeout: float | None = None) -> bool:
-        """True once the run is finished and journaled (a child that never started is too)."""
-        return self.verdict is not None or self._process.wait(timeout)
+        """True once the run's end is recorded (a child that never started is too), or once its
+        thread stopped without telling one (a fault in it: the caller says so, never waits for
+        ever). Call it off the owner's thread: the owner records the end."""
+        if self._recorded.is_set():
+            return True
+        start = time.monotonic()
+        if not self._process.wait(timeout):
+            return False
+        left = None if timeout is None else max(0.0, timeout - (time.monotonic() - start))
+        return not self._reported.is_set() or self._recorded.wait(left)
 
     def abandon(self, reason: str) -> None:
         """The cockpit is going away without waiting: stop the child and journal why."""
         if self.running:
             self._process.terminate_now()
-            self._finish(Verdict("interrupted", reason), self.clock.now() - self.started_t, None)
+            self._end_here(Verdict("interrupted", reason), self.clock.now() - self.started_t, None)
 
     def activity(self) -> Activity:
         """What the status line says about this run: progress and time left."""
@@ -243,19 +281,43 @@ class GateRun:
     # OutputSink: called on the runner thread -----------------------------------------------
 
     def on_output(self, output: GateOutput) -> None:
-        self._post(lambda: self._output(output))
+        self._tail.extend(output.lines[-TRACKED_LINES:])  # here: the verdict is judged on this thread
+        self.listener.gate_output(self, output)
 
     def on_stall(self, silent_s: float) -> None:
-        self._post(lambda: self._stalled(silent_s))
+        self.listener.gate_stalled(self, silent_s)
 
     def on_exit(self, outcome: ProcessOutcome) -> None:
-        self._post(lambda: self._exited(outcome))
+        if not self.running:
+            return  # abandoned: already journaled
+        verdict = self._judged(outcome)
+        self._duration_s, self._exit_code = outcome.duration_s, outcome.exit_code
+        self._reported.set()
+        self.listener.gate_finished(self, verdict)
+
+    def _judged(self, outcome: ProcessOutcome) -> Verdict:
+        if outcome.ending == "cancelled":
+            return Verdict("cancelled", f"cancelled after {outcome.duration_s:.1f} s")
+        if outcome.ending == "timeout":
+            return Verdict("timeout", f"no result within {self.command.timeout_s:g} s; "
+                           "raise timeout_s in cockpit.toml if it needs longer")
+        try:
+            if self._custom:
+                tail = list(self._tail)
+                return (judge_replaced(self.gate.name, self.ctx, outcome.exit_code or 0, tail)
+                        or exit_code_verdict(outcome.exit_code or 0, tail))
+            return self.gate.verdict(self.ctx, outcome.exit_code or 0, list(self._tail))
+        except CockpitError as exc:
+            return Verdict("error", str(exc))
+        except OSError as exc:  # a full disk or a read-only folder while writing its results
+            return Verdict("error", f"the verdict could not be written ({exc.strerror or exc}): "
+                                    "free disk space or fix permissions and run the gate again")
 
     # Owner thread ---------------------------------------------------------------------------
 
-    def _output(self, output: GateOutput) -> None:
+    def follow(self, output: GateOutput) -> None:
+        """New output: the progress the status line shows."""
         lines = output.lines[-TRACKED_LINES:]
-        self._tail.extend(lines)
         p = self.progress
         p.lines = output.total
         now = self.clock.now()
@@ -265,38 +327,31 @@ class GateRun:
             p.eta_s, p.eta_at = progress.eta_s, now
         p.last_line = next((line for line in reversed(lines) if line.strip()), p.last_line)
         p.stalled_for = None
-        self.listener.gate_output(self, output)
 
-    def _stalled(self, silent_s: float) -> None:
+    def stalled(self, silent_s: float) -> None:
+        """No output for `silent_s`: journaled (CockpitError when the journal refuses it)."""
         self.progress.stalled_for = silent_s
         self.session.append([ev.gate_stalled(self.clock.now(), self.run_id, self.gate.name,
                                              silent_s)])
-        self.listener.gate_stalled(self, silent_s)
 
-    def _exited(self, outcome: ProcessOutcome) -> None:
-        if not self.running:
-            return  # abandoned: already journaled
-        if outcome.ending == "cancelled":
-            verdict = Verdict("cancelled", f"cancelled after {outcome.duration_s:.1f} s")
-        elif outcome.ending == "timeout":
-            verdict = Verdict("timeout", f"no result within {self.command.timeout_s:g} s; "
-                              "raise timeout_s in cockpit.toml if it needs longer")
-        else:
-            try:
-                if self._custom:
-                    tail = list(self._tail)
-                    verdict = (judge_replaced(self.gate.name, self.ctx, outcome.exit_code or 0, tail)
-                               or exit_code_verdict(outcome.exit_code or 0, tail))
-                else:
-                    verdict = self.gate.verdict(self.ctx, outcome.exit_code or 0, list(self._tail))
-            except CockpitError as exc:
-                verdict = Verdict("error", str(exc))
-            except OSError as exc:  # a full disk or a read-only folder while writing its results
-                verdict = Verdict("error", f"the verdict could not be written ({exc.strerror or exc}): "
-                                           "free disk space or fix permissions and run the gate again")
-        self._finish(verdict, outcome.duration_s, outcome.exit_code)
+    def end(self, verdict: Verdict) -> bool:
+        """The run's end, told by the listener: recorded once (the journal written, or kept for a
+        full disk). True the first time for the end the run has; False for a verdict judged after
+        the run was abandoned, or an end already acted on."""
+        if self.verdict is None:
+            self._record(verdict, self._duration_s, self._exit_code)
+        if self._told or self.verdict is not verdict:
+            return False
+        self._told = True
+        return True
 
-    def _finish(self, verdict: Verdict, duration_s: float, exit_code: int | None) -> None:
+    def _end_here(self, verdict: Verdict, duration_s: float, exit_code: int | None) -> None:
+        """An end on the owner's thread (a child that never started, an abandoned run): recorded
+        at once, then told to the listener like the runner's."""
+        self._record(verdict, duration_s, exit_code)
+        self.listener.gate_finished(self, verdict)
+
+    def _record(self, verdict: Verdict, duration_s: float, exit_code: int | None) -> None:
         self.verdict = verdict
         try:  # the one place a result becomes JSON: the journal's record of the run
             self.session.append([gate_finished_event(
@@ -305,7 +360,7 @@ class GateRun:
         except CockpitError as exc:  # the session keeps the event and writes it first next time
             self.unjournaled, self.journal_error = True, str(exc)
         finally:
-            self.listener.gate_finished(self, verdict)
+            self._recorded.set()
 
     def retry_journal(self) -> bool:
         """Journal the finished run if the journal refused it (a full disk): the UI calls this

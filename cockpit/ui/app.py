@@ -29,6 +29,7 @@ from cockpit.telemetry.track import TRACK_NAME, TrackWriter
 from cockpit.ui.app_hooks import CockpitHooks
 from cockpit.ui.controllers import session_open, tick_chores
 from cockpit.ui.controllers.gate_board import GateBoard
+from cockpit.ui.controllers.gate_messages import GateMessageHandlers
 from cockpit.ui.controllers.gpu_feed import GpuFeed
 from cockpit.ui.controllers.key_actions import KeyActions
 from cockpit.ui.controllers.key_states import KeyState
@@ -58,7 +59,7 @@ if TYPE_CHECKING:
 ActivitySource = Callable[[], Activity | None]
 
 
-class CockpitApp(KeyActions, CockpitHooks, CrashWithoutLocals):
+class CockpitApp(KeyActions, GateMessageHandlers, CockpitHooks, CrashWithoutLocals):
     # A whole path: Textual reads a relative one beside the subclass's module, and the read-only
     # cockpit of pictures/frozen_cockpit.py is a subclass in another room.
     CSS_PATH = Path(__file__).resolve().with_name("cockpit.tcss")

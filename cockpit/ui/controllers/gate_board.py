@@ -6,8 +6,7 @@ import asyncio
 import contextlib
 import os
 import sys
-import threading
-from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,12 +25,16 @@ from cockpit.ui.controllers.gate_heads import (
     journaled_head,
     not_run_said,
 )
+from cockpit.ui.controllers.gate_messages import MessagePosting
 from cockpit.ui.controllers.host import CockpitHost
+from cockpit.ui.controllers.python_lookup import PythonLookup
 from cockpit.ui.widgets.gate_marks import verdict_toast
 from cockpit.ui.widgets.gate_panel import GateRow
 
 if TYPE_CHECKING:
+    from cockpit.config.gates import Gates
     from cockpit.gates.gate import Verdict
+    from cockpit.gates.interpreter import Interpreter
     from cockpit.gates.log_follow import GateOutput
     from cockpit.gates.run import GateRun
     from cockpit.patterns.library import Pattern
@@ -40,7 +43,8 @@ if TYPE_CHECKING:
 
 
 class GateBoard:
-    """The app's gate runner: implements `RunListener`, so every callback is on the UI thread."""
+    """The app's gate runner. A run's reports come as messages (gate_messages.py), each handed
+    here on the UI thread."""
 
     def __init__(self, app: CockpitHost) -> None:
         self.app = app
@@ -55,10 +59,7 @@ class GateBoard:
         """Kept for the app's life: a trigger that backtracks for ever is named once, then skipped."""
         self._config_seen = self._config_stamp()
         """cockpit.toml's (mtime, size) when the app's config was read: an edit applies to the next run."""
-        self._finding_python = False
-        """The user has just trusted the workspace: its Python is being found in a thread, and a
-        gate that runs in it waits (asked on the UI thread, each interpreter's torch import froze
-        the keys for seconds)."""
+        self.python = PythonLookup(app)
 
     # Intents ------------------------------------------------------------------------------
 
@@ -115,7 +116,6 @@ class GateBoard:
     def _start_next(self) -> None:
         # The runner (subprocess, threads) loads with the first run, not with the first frame.
         from cockpit.gates.gate import GateContext
-        from cockpit.gates.interpreter import gates_python
         from cockpit.gates.run import GateRun, gate_command, next_run_id
 
         live = self.app.live
@@ -137,13 +137,13 @@ class GateBoard:
         config = self.app.config.gate(name)
         python, how = sys.executable, ""
         if config.command is None:  # the gate's own probe: in the Python with the CUDA torch
-            if self._finding_python:  # started once it is found
-                self.queue.insert(0, name)
-                return
-            try:  # warmed in a thread when the app starts (app.py): found, not asked, here
-                found = gates_python(self.app.config.gates, self.app.workspace.root)
+            try:
+                found = self.python.known_now()
             except CockpitError as exc:  # [gates] python names one that does not run
                 self.app.notify(str(exc), severity="error", markup=False, timeout=15)
+                return
+            if found is None:  # being found in a thread: this gate starts when it answers
+                self.queue.insert(0, name)
                 return
             python, how = found.path, found.how
         try:  # its log created exclusively: a second cockpit on this session takes the next id
@@ -159,7 +159,7 @@ class GateBoard:
             self.app.notify(f"{name}: {exc}", severity="error", markup=False, timeout=15)
             self._start_next()
             return
-        run = GateRun(gate, argv, ctx, live, self.app.clock, self, self._post,
+        run = GateRun(gate, argv, ctx, live, self.app.clock, MessagePosting(self.app),
                       custom_command=config.command is not None)
         self.run = run
         self.select(name, live_run=True)
@@ -179,27 +179,19 @@ class GateBoard:
             self.app.gpu_panel.watch_gate(run.device)  # the panel marks the GPU this gate uses
         self.refresh()
 
+    def python_found(self, gates: Gates, found: Interpreter | CockpitError) -> None:
+        self.python.answered(gates, found)
+        if self.run is None:  # else the gate running starts the next when it ends
+            self._start_next()
+
     def _trust_answered(self, trusted: bool) -> None:
-        if trusted:  # the warm-up skipped this untrusted workspace: its Python is found now, in a thread
-            self._finding_python = True
-            threading.Thread(target=self._find_python_then_start, name="gates-python", daemon=True).start()
-            self._start_next()  # a gate with its own command needs none: it starts now
+        if trusted:
+            self._start_next()
             return
         dropped, self.queue = self.queue, []
         self.app.notify(f"Nothing ran ({', '.join(dropped)}): this workspace is not trusted. r asks again; "
                         "`cockpit trust show` lists what it would run.", severity="warning", markup=False)
         self.refresh()
-
-    def _find_python_then_start(self) -> None:
-        try:
-            self.find_python()
-        finally:
-            self._post(self._python_found)
-
-    def _python_found(self) -> None:
-        self._finding_python = False
-        if self.run is None:  # else the gate running starts the next when it ends
-            self._start_next()
 
     def _config_stamp(self) -> tuple[int, int] | None:
         try:
@@ -224,29 +216,39 @@ class GateBoard:
         self.app.config = config
         self.app.notify(f"cockpit.toml changed: this {gate} run uses it.", markup=False)
 
-    def _post(self, fn: Callable[[], None]) -> None:
-        def guarded() -> None:
-            try:
-                fn()
-            except CockpitError as exc:
-                self.app.notify(str(exc), severity="error", markup=False, timeout=15)
+    @contextlib.contextmanager
+    def _said(self) -> Iterator[None]:
+        """What the journal or a decision refuses while a report is handled is said in a toast."""
+        try:
+            yield
+        except CockpitError as exc:
+            self.app.notify(str(exc), severity="error", markup=False, timeout=15)
 
-        if self.app.is_running:
-            self.app.call_from_thread(guarded)
+    # A run's reports, as messages (UI thread) ---------------------------------------------------
 
-    # RunListener (UI thread) ----------------------------------------------------------------
-
-    def gate_output(self, run: GateRun, output: GateOutput) -> None:
+    def output_arrived(self, run: GateRun, output: GateOutput) -> None:
+        run.follow(output)
         self.app.gate_detail.append(run.run_id, output)
 
-    def gate_stalled(self, run: GateRun, silent_s: float) -> None:
+    def stalled(self, run: GateRun, silent_s: float) -> None:
+        with self._said():
+            run.stalled(silent_s)
+            self._say_silent(run, silent_s)
+
+    def _say_silent(self, run: GateRun, silent_s: float) -> None:
         self.app.notify(
             f"{run.gate.name}: no output for {silent_s:.0f} s — stuck, or the box was preempted? "
             "x cancels it.", title="Silent gate", severity="warning", timeout=15, markup=False,
             about=f"silent:{run.run_id}")
         self.refresh()
 
-    def gate_finished(self, run: GateRun, verdict: Verdict) -> None:
+    def finished(self, run: GateRun, verdict: Verdict) -> None:
+        if not run.end(verdict):  # judged after the run was abandoned, or told twice
+            return
+        with self._said():
+            self._ended(run, verdict)
+
+    def _ended(self, run: GateRun, verdict: Verdict) -> None:
         from cockpit.gates.device import gate_device, reported_device
 
         ran_on = verdict.result.ran_on() if verdict.result is not None else None

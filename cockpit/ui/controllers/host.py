@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from textual.message import Message
 from textual.notifications import SeverityLevel
 
 from cockpit.clock import Clock
@@ -51,6 +52,10 @@ class CockpitHost(Protocol):
         ...
 
     def call_from_thread(self, callback: Callable[..., object], *args: Any, **kwargs: Any) -> Any: ...
+
+    def post_message(self, message: Message) -> bool:
+        """Thread-safe (Textual's): a gate run's reports reach the app this way (gate_messages.py)."""
+        ...
 
     def append(self, events: list[Event]) -> bool:
         """Journal `events`; False (and a notice) when that failed."""
