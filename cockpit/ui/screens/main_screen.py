@@ -42,7 +42,7 @@ def width_class(width: int) -> str:
     return "narrow" if width < NARROW_BELOW else "medium" if width < MEDIUM_BELOW else "wide"
 
 
-class Column(Vertical):
+class ScreenColumn(Vertical):
     """A screen column: no border, no content of its own, so Textual paints it as blank lines
     instead of running its style cache over the full height on every frame."""
 
@@ -123,20 +123,20 @@ class MainScreen(Screen[None]):
         # The columns are the screen's own children (no wrapper): each frame Textual repaints
         # every container around a change, and the clock changes every second.
         app = self.cockpit
-        with Column(id="top"):  # in a column of its own, a frame below never repaints it
+        with ScreenColumn(id="top"):  # in a column of its own, a frame below never repaints it
             yield app.header
-        with Column(id="left"):
-            with Column(id="live"):  # what changes every second, apart from what does not:
+        with ScreenColumn(id="left"):
+            with ScreenColumn(id="live"):  # what changes every second, apart from what does not:
                 yield app.gpu_panel  # a frame then repaints only the widgets in this column
                 yield app.phase_panel
-            with Column(id="quiet"):
+            with ScreenColumn(id="quiet"):
                 yield app.gate_panel
                 yield app.tune.panel  # shown once the session holds a search
                 yield app.status_history
-        with Column(id="right"):
+        with ScreenColumn(id="right"):
             yield app.editor
             yield app.gate_detail
-        with Column(id="bottom"):
+        with ScreenColumn(id="bottom"):
             yield KeyBar()
 
     def on_mount(self) -> None:
