@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 
-from cockpit.ui.editor.typing_guard import TYPING_GAP_S, Hold, KeyGuard, Typing
+from cockpit.ui.editor.typing_guard import TYPING_GAP_S, HeldKey, KeyGuard, Typing
 from cockpit.ui.screens.commands import COMMANDS, bindings
 from cockpit.ui.widgets.key_bar import KeyBar
 
@@ -215,7 +215,7 @@ class MainScreen(Screen[None]):
             if self._hold_timer is not None:
                 self._hold_timer.stop()
             self.refuse_text("Typing")
-        elif isinstance(decision, Hold):
+        elif isinstance(decision, HeldKey):
             if self.typing_gap_s <= 0:
                 self._release(decision)
             else:
@@ -248,7 +248,7 @@ class MainScreen(Screen[None]):
         judged like every letter, so a word typed there moves nothing."""
         return LIST_KEYS if hasattr(self.focused, "action_move") else {}
 
-    def _release(self, hold: Hold) -> None:
+    def _release(self, hold: HeldKey) -> None:
         if not self.guard.release(hold):
             return
         if hold.action in LIST_KEYS.values():
