@@ -99,7 +99,7 @@ def write_result(out: Path, checks: list[MachineCheck], duration_s: float) -> No
         raise
 
 
-class _Run:
+class _ChecksSoFar:
     """The checks done so far, shared with the watchdog; whoever finishes first writes the result."""
 
     def __init__(self, out: Path, deadline_s: float) -> None:
@@ -170,7 +170,7 @@ def _say(line: str) -> None:
 
 def run_probe(p: Probe, out: Path, deadline_s: float = DEFAULT_DEADLINE_S) -> int:
     """Run every check, print each line as it is known, write `out`; the exit code."""
-    state = _Run(out, deadline_s)
+    state = _ChecksSoFar(out, deadline_s)
     threading.Thread(target=state.watchdog, name="env-probe-watchdog", daemon=True).start()
     try:
         for name, fn in CHECKS:
