@@ -136,11 +136,8 @@ def report_kernels(kernels: list[KernelResources], launch: JsonObject | None,
         label = str(entry["label"]) if entry else short_name(names[k.name])
         targets = _targets(key, k, entry, gpu, built, policy) if entry is not None else []
         rows.append(_row(k, label, entry, targets))
-        findings += _spills(label, k) + _judge(label, targets, policy)
+        findings += _spills(label, k) + _judge(label, targets, policy) + _unlisted(label, k, entry, entries)
         notes += _not_in_limits_table(targets)
-        if entry is None and entries:
-            findings.append(ResourceFinding("warn", f"{label} ({k.arch}) is not in launch_info(): its shared "
-                                    "memory per block and occupancy are unknown (csrc/README.md)"))
     why = _none_matched(entries, kernels, rows) or why
     rows.sort(key=lambda r: (r["label"], r["arch"]))
     findings.sort(key=lambda f: f.severity != "fail")
@@ -178,6 +175,15 @@ def _row(k: KernelResources, label: str, entry: JsonObject | None,
 def _count(value: object) -> int:
     """A count launch_info() gave (a number, or its digits), 0 when it gave none."""
     return int(value) if isinstance(value, (int, float, str)) and value else 0
+
+
+def _unlisted(label: str, k: KernelResources, entry: JsonObject | None,
+              entries: list[JsonObject]) -> list[ResourceFinding]:
+    """A warning for a kernel launch_info() leaves out, when it lists others."""
+    if entry is not None or not entries:
+        return []
+    return [ResourceFinding("warn", f"{label} ({k.arch}) is not in launch_info(): its shared memory per "
+                                    "block and occupancy are unknown (csrc/README.md)")]
 
 
 def _not_in_limits_table(targets: list[TargetOccupancy]) -> list[str]:
