@@ -35,32 +35,13 @@ class ResourcePolicy:
     two warps per scheduler to hide latency with) the build warns."""
 
 
-@dataclass(frozen=True)
-class TargetOccupancy:
+class TargetOccupancy(TypedDict):
+    """A kernel's occupancy on one GPU, as the build result records it."""
+
     gpu: str
     arch: str
     source: str
     """`CUDA runtime` (the GPU present) or `limits table`."""
-    blocks_per_sm: int
-    warps_per_sm: int
-    fraction: float | None
-    limiter: str
-    registers: int
-    note: str = ""
-
-    def to_json(self) -> OccupancyJson:
-        return {"gpu": self.gpu, "arch": self.arch, "source": self.source,
-                "blocks_per_sm": self.blocks_per_sm, "warps_per_sm": self.warps_per_sm,
-                "fraction": self.fraction, "limiter": self.limiter, "registers": self.registers,
-                "note": self.note}
-
-
-class OccupancyJson(TypedDict):
-    """A TargetOccupancy as the build result records it."""
-
-    gpu: str
-    arch: str
-    source: str
     blocks_per_sm: int
     warps_per_sm: int
     fraction: float | None
@@ -85,7 +66,7 @@ class KernelRowJson(TypedDict):
     dynamic_smem: object
     smem_per_block: int | None
     smem_opt_in: object
-    occupancy: list[OccupancyJson]
+    occupancy: list[TargetOccupancy]
 
 
 @dataclass(frozen=True)
@@ -169,7 +150,7 @@ def _row(k: KernelResources, label: str, entry: JsonObject | None,
             "spill_stores": k.spill_stores, "spill_loads": k.spill_loads, "label": label,
             "threads": launch.get("threads_per_block"), "dynamic_smem": dynamic,
             "smem_per_block": None if entry is None else k.smem + _count(dynamic),
-            "smem_opt_in": launch.get("smem_opt_in"), "occupancy": [t.to_json() for t in targets]}
+            "smem_opt_in": launch.get("smem_opt_in"), "occupancy": targets}
 
 
 def _count(value: object) -> int:
@@ -188,7 +169,7 @@ def _unlisted(label: str, k: KernelResources, entry: JsonObject | None,
 
 def _not_in_limits_table(targets: list[TargetOccupancy]) -> list[str]:
     """The notes of targets whose limiter is unknown (their arch is not in the limits table)."""
-    return [t.note for t in targets if t.limiter == "?"]
+    return [t["note"] for t in targets if t["limiter"] == "?"]
 
 
 def _launch_gpu(launch: JsonObject | None) -> JsonObject | None:
@@ -229,9 +210,10 @@ def _targets(key: KernelKey, k: KernelResources, entry: JsonObject, gpu: JsonObj
             continue
         launch, note = _arch_launch((threads, dynamic, opt_in), builds, arch, own, k)
         occ = occupancy(limits, launch[0], k.registers, launch[1], k.smem, launch[2])
-        out.append(TargetOccupancy(limits.gpu, arch, "limits table", occ.blocks_per_sm,
-                                   occ.warps_per_sm, occ.fraction, occ.limiter, k.registers,
-                                   occ.why_not or note))
+        out.append(TargetOccupancy(gpu=limits.gpu, arch=arch, source="limits table",
+                                   blocks_per_sm=occ.blocks_per_sm, warps_per_sm=occ.warps_per_sm,
+                                   fraction=occ.fraction, limiter=occ.limiter, registers=k.registers,
+                                   note=occ.why_not or note))
     return out
 
 
@@ -301,20 +283,21 @@ def _runtime(gpu: JsonObject, arch: str, device: JsonObject, threads: int, dynam
         else:
             note = (f"the limits table gives {occ.blocks_per_sm} blocks/SM on {name} where the CUDA "
                     f"runtime gives {blocks}: cockpit/hardware/limits.py disagrees with this GPU")
-    return TargetOccupancy(name, arch, "CUDA runtime", blocks, blocks * warps,
-                           blocks * warps / slots if slots else None, limiter, regs, note)
+    return TargetOccupancy(gpu=name, arch=arch, source="CUDA runtime", blocks_per_sm=blocks,
+                           warps_per_sm=blocks * warps, fraction=blocks * warps / slots if slots else None,
+                           limiter=limiter, registers=regs, note=note)
 
 
 def _judge(label: str, targets: list[TargetOccupancy], policy: ResourcePolicy) -> list[ResourceFinding]:
     out = []
     for t in targets:
-        where = f"{t.gpu} ({t.arch})"
-        if t.blocks_per_sm == 0:
-            why = t.note or "the CUDA runtime gives it 0 blocks per SM"
+        where, fraction = f"{t['gpu']} ({t['arch']})", t["fraction"]
+        if t["blocks_per_sm"] == 0:
+            why = t["note"] or "the CUDA runtime gives it 0 blocks per SM"
             out.append(ResourceFinding("fail", f"{label} cannot launch on {where}: {why}"))
-        elif t.fraction is not None and t.fraction < policy.occupancy_floor:
-            out.append(ResourceFinding("warn", f"{label} keeps {t.warps_per_sm} warps/SM on {where} "
-                               f"({t.fraction:.0%}, {t.limiter}), under the "
+        elif fraction is not None and fraction < policy.occupancy_floor:
+            out.append(ResourceFinding("warn", f"{label} keeps {t['warps_per_sm']} warps/SM on {where} "
+                               f"({fraction:.0%}, {t['limiter']}), under the "
                                f"{policy.occupancy_floor:.1%} floor"))
     return out
 
@@ -337,10 +320,10 @@ def resources_summary(report: KernelReport) -> str:
     return f"{text}, ≤{smem / 1024:g} KB smem/block; fewest warps/SM: {', '.join(parts)}"
 
 
-def _fewest_warps(rows: Sequence[KernelRowJson]) -> dict[str, OccupancyJson]:
+def _fewest_warps(rows: Sequence[KernelRowJson]) -> dict[str, TargetOccupancy]:
     """Each GPU's target with the fewest warps per SM over every kernel ("on this H100" when the
     CUDA runtime answered for the GPU present)."""
-    lowest: dict[str, OccupancyJson] = {}
+    lowest: dict[str, TargetOccupancy] = {}
     for r in rows:
         for t in r["occupancy"]:
             where = f"on {'this ' if t['source'] == 'CUDA runtime' else ''}{t['gpu']}"
