@@ -35,7 +35,7 @@ _TUNE_KEYS = (("d", "group"), ("flash", "reference"))
 """Tune event keys then -> now (every search wrote these until the generic keys)."""
 
 
-def bench_probe(data: Mapping[str, Any]) -> dict[str, Any]:
+def bench_probe(data: Mapping[str, object]) -> Mapping[str, object]:
     """A bench probe's file as today's probe writes it: one that names no baseline ran that kernel."""
     if "baseline" in data:
         return dict(data)
@@ -43,8 +43,8 @@ def bench_probe(data: Mapping[str, Any]) -> dict[str, Any]:
             "labels": dict(LABELS), "compared": list(REFERENCES)}
 
 
-def bench_result(result: Mapping[str, Any],
-                 from_rows: Callable[[str], tuple[float | None, int]]) -> dict[str, Any]:
+def bench_result(result: Mapping[str, object],
+                 from_rows: Callable[[str], tuple[float | None, int]]) -> Mapping[str, object]:
     """A bench result with no "schema" key in today's keys: what it measured, and its geometric
     means as `vs` ("geomean_vs_flash" under "flash"; `from_rows(reference)`, the geometric mean of
     the rows' speedups over it and their count, where a result from before the gate stored none)."""
@@ -69,17 +69,12 @@ def _positive(value: object) -> float | None:
     return float(value)
 
 
-def bench_record(record: Mapping[str, Any]) -> dict[str, Any]:
-    """A bench record (results/bench-*.json, what keep/revert compares) that names no workload."""
-    return dict(record) if isinstance(record.get("workload"), str) else {**record, "workload": WORKLOAD}
-
-
-def keep(decision: Mapping[str, Any]) -> dict[str, Any]:
+def keep(decision: Mapping[str, object]) -> Mapping[str, object]:
     """A keep/revert decision: one that names no paths (before the bench named them) touched csrc/."""
     return dict(decision) if "paths" in decision else {**decision, "paths": list(PATHS)}
 
 
-def validity(verdict: Mapping[str, Any]) -> dict[str, Any]:
+def validity(verdict: Mapping[str, object]) -> Mapping[str, object]:
     """A validity verdict that names no baseline but timed SDPA was stated against it."""
     clocks = verdict.get("clocks")
     if verdict.get("baseline") is not None or not isinstance(clocks, Mapping) or BASELINE not in clocks:
@@ -104,14 +99,14 @@ def tune_event(event: Mapping[str, Any]) -> dict[str, Any]:
     return upgraded
 
 
-def _space(space: Mapping[str, Any]) -> dict[str, Any]:
+def _space(space: Mapping[str, object]) -> Mapping[str, object]:
     if "group" in space or TUNE_GROUP not in space:
         return dict(space)
     rest = {k: v for k, v in space.items() if k != TUNE_GROUP}
     return {"group": f"D={space[TUNE_GROUP]}", **rest}
 
 
-def report_outcome(outcome: Mapping[str, Any], version: int) -> dict[str, Any]:
+def report_outcome(outcome: Mapping[str, object], version: int) -> Mapping[str, object]:
     """A report.json outcome of versions 2 to 4 in today's fields: "vs_flash" (the best run against
     SDPA's FLASH backend) is in `vs` from version 3; a version 2 file's `vs` is made of it and of
     `best_speedup` (against SDPA, the one baseline then)."""

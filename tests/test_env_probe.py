@@ -19,7 +19,7 @@ import pytest
 from cockpit.errors import CockpitError
 from cockpit.gates.env.gate import PROBE_SCRIPT, EnvCheck, env_argv, env_verdict, read_env_result
 from cockpit.probes.env.extension import check_extension
-from cockpit.probes.env.probe import Check, Probe, find_files, format_age
+from cockpit.probes.env.probe import MachineCheck, Probe, find_files, format_age
 from cockpit.probes.env.profiler import profiling_admin_only
 from cockpit.probes.env.run import CHECKS, run_check
 from tests.no_gpu import no_gpu_env
@@ -252,7 +252,7 @@ def test_an_unbuilt_extension_is_a_warning(tmp_path: Path) -> None:
 
 
 def test_a_check_that_raises_becomes_a_failure() -> None:
-    def broken(_: Probe) -> Check:
+    def broken(_: Probe) -> MachineCheck:
         raise RuntimeError("boom\nsecond line")
 
     check = run_check("broken", broken, None)  # type: ignore[arg-type]

@@ -1,10 +1,13 @@
 """The house's caps hold in CI, not only in a closing note: no module of cockpit/ over 400 lines,
 no function over complexity 20 and at most 120 blocks of complexity 11 or more (radon's count, the
 one the caps were measured with; ruff's mccabe, which counts fewer branches, caps 20 in
-pyproject.toml too), and no import circle (import-linter's acyclic_siblings contract)."""
+pyproject.toml too), no import circle (import-linter's acyclic_siblings contract), and one name per
+type: no class name declared in two modules."""
 
 from __future__ import annotations
 
+import ast
+from collections import defaultdict
 from pathlib import Path
 
 from radon.complexity import cc_visit
@@ -26,6 +29,28 @@ def blocks() -> list[tuple[str, int]]:
         for block in cc_visit(path.read_text(encoding="utf-8")):
             found.append((f"{path.relative_to(PACKAGE.parent)}:{block.lineno} {block.name}", block.complexity))
     return found
+
+
+def declared_classes(source: str) -> set[str]:
+    """The names of the classes a module declares, at any depth."""
+    return {node.name for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ClassDef)}
+
+
+def test_no_class_name_is_declared_in_two_modules() -> None:
+    """A name is one type: `Check` the workload author writes and `Check` the env probe returns
+    would read as the same thing in a traceback, a grep or a review."""
+    where: defaultdict[str, list[str]] = defaultdict(list)
+    for path in modules():
+        for name in declared_classes(path.read_text(encoding="utf-8")):
+            where[name].append(str(path.relative_to(PACKAGE.parent)))
+    twice = {name: paths for name, paths in where.items() if len(paths) > 1}
+    assert twice == {}, f"give each of these a name of its own, in a kernel engineer's words: {twice}"
+
+
+def test_the_class_names_are_read_at_any_depth() -> None:
+    """The reading itself: a class inside a function or an `if TYPE_CHECKING:` block is declared too."""
+    source = "class A:\n    class B: ...\nif X:\n    class C: ...\ndef f():\n    class D: ...\n"
+    assert declared_classes(source) == {"A", "B", "C", "D"}
 
 
 def test_no_module_is_over_400_lines() -> None:

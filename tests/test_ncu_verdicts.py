@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cockpit.analysis.bottleneck import (
-    Thresholds,
+    NcuThresholds,
     bank_conflict_ratio,
     hottest_pipe,
     memory_unit,
@@ -269,8 +269,8 @@ def test_without_speed_of_light_metrics_the_verdict_is_low_confidence() -> None:
 
 def test_thresholds_are_configurable() -> None:
     k = launch("ours-d64")
-    assert verdict(k, Thresholds(bound_pct=60)).confidence == "high"
-    assert occupancy_limiters(k, Thresholds(occupancy_pct=20)) == ()
-    assert not any("theoretical" in n for n in verdict(k, Thresholds(occupancy_pct=20)).notes)
-    assert verdict(launch("cudnn-d64"), Thresholds(bank_conflicts=0.5)).notes == verdict(
+    assert verdict(k, NcuThresholds(bound_pct=60)).confidence == "high"
+    assert occupancy_limiters(k, NcuThresholds(occupancy_pct=20)) == ()
+    assert not any("theoretical" in n for n in verdict(k, NcuThresholds(occupancy_pct=20)).notes)
+    assert verdict(launch("cudnn-d64"), NcuThresholds(bank_conflicts=0.5)).notes == verdict(
         launch("cudnn-d64")).notes[:-1]

@@ -7,7 +7,7 @@ import json
 
 from cockpit.config import Config
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.editor.typing_guard import Hold, KeyGuard, Typing, Unused
+from cockpit.ui.editor.typing_guard import HeldKey, KeyGuard, Typing, Unused
 from cockpit.ui.screens.dialogs import ConfirmDialog
 
 SENTENCE = "next: keep BN=64, quick x-check of the smem budget"
@@ -107,7 +107,7 @@ async def test_the_zoom_key_fills_the_window_with_the_focused_panel(ws, session,
 def test_a_held_action_key_followed_by_another_key_is_typing() -> None:
     guard = KeyGuard({"n": "next_phase", "k": "skip_phase"})
     held = guard.press("n", "n")
-    assert held == Hold("next_phase", "n")
+    assert held == HeldKey("next_phase", "n")
     assert guard.press("e", "e") == Typing()
     assert not guard.release(held)  # its gap ended after the typing: it never runs
     assert guard.press("t", "t") == Unused()  # alone again, and no action uses it: ignored
@@ -129,7 +129,7 @@ def test_the_last_letter_of_a_burst_is_typing_and_a_letter_alone_still_acts() ->
     assert decisions[0] == Unused() and all(d == Typing() for d in decisions[1:])
     assert guard.held is None
     held = guard.press("r", "r", t + 5.0)  # seconds later, alone: an action again
-    assert held == Hold("run_gate", "r") and guard.release(held)
+    assert held == HeldKey("run_gate", "r") and guard.release(held)
 
 
 async def test_a_bracketed_paste_outside_the_editor_is_refused_in_one_line_and_fires_nothing(

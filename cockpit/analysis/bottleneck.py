@@ -30,7 +30,7 @@ from cockpit.analysis.bottleneck_fix import padding_first, recommend
 from cockpit.analysis.launch_reading import (
     NCU_THRESHOLDS,
     Bottleneck,
-    Thresholds,
+    NcuThresholds,
     bank_conflict_ratio,
     fmt,
     fmt_ns,
@@ -60,7 +60,7 @@ from cockpit.analysis.ncu_metrics import (
     WAVES,
 )
 
-__all__ = ["Bottleneck", "BottleneckVerdict", "Measure", "Thresholds", "bank_conflict_ratio", "evidence",
+__all__ = ["Bottleneck", "BottleneckVerdict", "Measure", "NcuThresholds", "bank_conflict_ratio", "evidence",
            "hottest_pipe", "memory_unit", "occupancy_limiters", "occupancy_limits", "top_stalls", "verdict"]
 
 Confidence = Literal["high", "medium", "low"]
@@ -92,7 +92,7 @@ def evidence(launch: KernelLaunch, names: tuple[str, ...]) -> dict[str, Measure]
     return {f[0]: Measure(f[1], launch.unit(f[0])) for f in found if f is not None}
 
 
-def verdict(launch: KernelLaunch, thresholds: Thresholds = NCU_THRESHOLDS,
+def verdict(launch: KernelLaunch, thresholds: NcuThresholds = NCU_THRESHOLDS,
             bench_ms: float | None = None, matrix_math: bool | None = None) -> BottleneckVerdict:
     """The bottleneck of one launch, the evidence for it, one fix, how sure, and side findings.
     `matrix_math`: whether the workload's FLOPs per byte make it a matrix product (the roofline,
@@ -129,7 +129,7 @@ def _verdict_evidence(launch: KernelLaunch, stalls: tuple[tuple[str, float], ...
 
 def _classify(c: float, m: float, waves: float | None, overhead: tuple[str, Confidence] | None,
               occupancy: tuple[str, ...], stalls: tuple[tuple[str, float], ...],
-              t: Thresholds) -> tuple[Bottleneck, Confidence, str]:
+              t: NcuThresholds) -> tuple[Bottleneck, Confidence, str]:
     """The bottleneck, how sure, and why, by the module's first-match rules on the compute (c)
     and memory (m) SOL."""
     top = max(c, m)
@@ -154,7 +154,7 @@ def _leading_side(c: float, m: float) -> Bottleneck:
 
 
 def _latency(occupancy: tuple[str, ...], stalls: tuple[tuple[str, float], ...],
-             t: Thresholds) -> tuple[Bottleneck, Confidence, str]:
+             t: NcuThresholds) -> tuple[Bottleneck, Confidence, str]:
     """Both SOLs under the latency line: occupancy when too few warps fit or stay, else latency;
     only as sure as the warp-stall metrics let it be."""
     stall = f"; top stall {stalls[0][0]} {stalls[0][1]:.2f}" if stalls else ""
@@ -167,7 +167,7 @@ def _latency(occupancy: tuple[str, ...], stalls: tuple[tuple[str, float], ...],
 
 
 def _launch_overhead(duration: float | None, bench_ms: float | None,
-                     t: Thresholds) -> tuple[str, Confidence] | None:
+                     t: NcuThresholds) -> tuple[str, Confidence] | None:
     if duration is None:
         return None
     if bench_ms is not None and bench_ms > 0 and duration < t.launch_fraction * bench_ms * 1e6:
@@ -179,7 +179,7 @@ def _launch_overhead(duration: float | None, bench_ms: float | None,
     return None
 
 
-def _occupancy_problems(launch: KernelLaunch, t: Thresholds) -> tuple[str, ...]:
+def _occupancy_problems(launch: KernelLaunch, t: NcuThresholds) -> tuple[str, ...]:
     """Too few warps fit (theoretical occupancy, with its limiter) or stay (achieved vs theoretical)."""
     theo, achieved = launch.value(THEORETICAL), launch.value(ACHIEVED)
     found: list[str] = []
@@ -192,7 +192,7 @@ def _occupancy_problems(launch: KernelLaunch, t: Thresholds) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _too_few_fit(launch: KernelLaunch, theo: float, t: Thresholds) -> str:
+def _too_few_fit(launch: KernelLaunch, theo: float, t: NcuThresholds) -> str:
     """The theoretical occupancy, the resource(s) that limit it and by how much, and what the
     other resources would allow."""
     limits, limiters = occupancy_limits(launch), occupancy_limiters(launch, t)
@@ -247,7 +247,7 @@ def _small_grid_headline(launch: KernelLaunch, waves: float | None, sol: str) ->
     return f"{fmt(blocks)} block(s) make {waves or 0:.2f} waves{where} ({sol})"
 
 
-def _notes(kind: Bottleneck, launch: KernelLaunch, t: Thresholds,
+def _notes(kind: Bottleneck, launch: KernelLaunch, t: NcuThresholds,
            overhead: tuple[str, Confidence] | None, occupancy: tuple[str, ...],
            stalls: tuple[tuple[str, float], ...]) -> tuple[str, ...]:
     notes: list[str] = []
@@ -266,7 +266,7 @@ def _notes(kind: Bottleneck, launch: KernelLaunch, t: Thresholds,
     return tuple(notes)
 
 
-def _also_near_peak(launch: KernelLaunch, t: Thresholds) -> list[str]:
+def _also_near_peak(launch: KernelLaunch, t: NcuThresholds) -> list[str]:
     """The memory units other than the one setting the memory SOL that are at their roof too:
     shrinking one unit's traffic alone will not lift a memory-bound kernel."""
     unit = memory_unit(launch)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from cockpit.analysis.launch_reading import (
     Bottleneck,
-    Thresholds,
+    NcuThresholds,
     bank_conflict_ratio,
     fmt,
     hottest_pipe,
@@ -34,7 +34,7 @@ from cockpit.analysis.ncu_metrics import (
 )
 
 
-def recommend(kind: Bottleneck, launch: KernelLaunch, t: Thresholds, duration: float | None,
+def recommend(kind: Bottleneck, launch: KernelLaunch, t: NcuThresholds, duration: float | None,
                stalls: tuple[tuple[str, float], ...], matrix_math: bool | None = None) -> str:
     if kind in ("small-grid", "launch-overhead"):
         if kind == "launch-overhead" or (duration is not None and duration < t.launch_floor_ns):
@@ -57,7 +57,7 @@ def recommend(kind: Bottleneck, launch: KernelLaunch, t: Thresholds, duration: f
     return "profile with --section WarpStateStats to see why warps stall, then fix the top reason"
 
 
-def padding_first(kind: Bottleneck, launch: KernelLaunch, t: Thresholds,
+def padding_first(kind: Bottleneck, launch: KernelLaunch, t: NcuThresholds,
                    stalls: tuple[tuple[str, float], ...]) -> float | None:
     """The bank-conflict ratio when conflicts are common and shared memory is on the critical path."""
     ratio, unit = bank_conflict_ratio(launch), memory_unit(launch)
@@ -116,7 +116,7 @@ def _resources_now(launch: KernelLaunch) -> tuple[str, str]:
             f" (now {smem / 1024:.0f} KiB/block)" if smem else "")
 
 
-def _occupancy_fix(launch: KernelLaunch, t: Thresholds) -> str:
+def _occupancy_fix(launch: KernelLaunch, t: NcuThresholds) -> str:
     theo = launch.value(THEORETICAL)
     if theo is None or theo >= t.occupancy_pct:
         return ("even out the blocks: launch more, smaller blocks so the last wave is full and no SM "

@@ -26,7 +26,7 @@ Bottleneck = Literal["memory-bound", "compute-bound", "latency", "occupancy", "l
 
 
 @dataclass(frozen=True)
-class Thresholds:
+class NcuThresholds:
     bound_pct: float = 80.0        # ncu: above this, compute or memory is at the roof
     latency_pct: float = 60.0      # ncu: both below this points at latency
     lead_points: float = 10.0      # ncu: between the two, one side leads by this many points
@@ -38,7 +38,7 @@ class Thresholds:
     launch_floor_ns: float = 10_000.0  # a kernel shorter than this is dominated by its launch
 
 
-NCU_THRESHOLDS = Thresholds()
+NCU_THRESHOLDS = NcuThresholds()
 """ncu's own lines: what a verdict judges by when its caller passes none."""
 
 
@@ -70,7 +70,7 @@ def occupancy_limits(launch: KernelLaunch) -> dict[str, float]:
     return {name: v for name, metric in LIMITS if (v := launch.value(metric)) is not None}
 
 
-def occupancy_limiters(launch: KernelLaunch, t: Thresholds = Thresholds()) -> tuple[str, ...]:
+def occupancy_limiters(launch: KernelLaunch, t: NcuThresholds = NcuThresholds()) -> tuple[str, ...]:
     """The resource(s) allowing the fewest blocks per SM, all of them on a tie; none when the
     theoretical occupancy is known to reach t.occupancy_pct of the maximum."""
     theo = launch.value(THEORETICAL)

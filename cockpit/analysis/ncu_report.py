@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.analysis.bottleneck import BottleneckVerdict
-from cockpit.analysis.launch_reading import Thresholds, fmt_ns, occupancy_limiters, stall_note, top_stalls
+from cockpit.analysis.launch_reading import NcuThresholds, fmt_ns, occupancy_limiters, stall_note, top_stalls
 from cockpit.analysis.ncu import EXPORT_HINT, KernelLaunch
 from cockpit.analysis.ncu_csv_file import read_ncu_csv
 from cockpit.analysis.ncu_metrics import ACHIEVED, COMPUTE, MEMORY, MEMORY_UNITS, THEORETICAL, WAVES
@@ -65,14 +65,14 @@ def import_ncu_rep(path: Path) -> str:
     return out.stdout
 
 
-def kernel_json(launch: KernelLaunch, v: BottleneckVerdict, t: Thresholds | None = None) -> dict[str, Any]:
+def kernel_json(launch: KernelLaunch, v: BottleneckVerdict, t: NcuThresholds | None = None) -> dict[str, Any]:
     return {
         "name": launch.short_name, "kernel": launch.name, "id": launch.id, "device": launch.device,
         "cc": launch.cc, "grid": list(launch.grid), "block": list(launch.block),
         "duration_ns": launch.duration_ns,
         "metrics": {name: m.value for name, m in v.evidence.items()},
         "units": {name: m.unit for name, m in v.evidence.items() if m.unit},
-        "occupancy_limiters": list(occupancy_limiters(launch, t or Thresholds())),
+        "occupancy_limiters": list(occupancy_limiters(launch, t or NcuThresholds())),
         "top_stalls": [{"reason": r, "cycles_per_issue": value} for r, value in top_stalls(launch)],
         "verdict": {"bottleneck": v.bottleneck, "headline": v.headline,
                     "recommendation": v.recommendation, "confidence": v.confidence,
@@ -84,13 +84,13 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1f} %"
 
 
-def kernel_block(launch: KernelLaunch, v: BottleneckVerdict, t: Thresholds | None = None) -> str:
+def kernel_block(launch: KernelLaunch, v: BottleneckVerdict, t: NcuThresholds | None = None) -> str:
     """A dozen lines a kernel engineer reads at a glance."""
     duration = launch.duration_ns
     waves = launch.value(WAVES)
     units = ", ".join(f"{name} {_pct(launch.value(metric))}" for name, metric in MEMORY_UNITS)
     theo = launch.value(THEORETICAL)
-    limiters = occupancy_limiters(launch, t or Thresholds())
+    limiters = occupancy_limiters(launch, t or NcuThresholds())
     limiter = f"limited by {' and '.join(limiters)}" if limiters else "not limited"
     stalls = top_stalls(launch)
     lines = [

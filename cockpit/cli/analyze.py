@@ -9,7 +9,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from cockpit.analysis.bottleneck import Thresholds, verdict
+from cockpit.analysis.bottleneck import NcuThresholds, verdict
 from cockpit.analysis.decide import SpeedupThresholds
 from cockpit.analysis.decide import decide as classify
 from cockpit.analysis.ncu import parse_ncu_csv
@@ -29,10 +29,10 @@ def analyze(args: argparse.Namespace) -> int:
 
 
 def analyze_file(path: Path, as_json: bool, bench_ms: float | None = None,
-                 thresholds: Thresholds | None = None, details: Path | None = None) -> int:
+                 thresholds: NcuThresholds | None = None, details: Path | None = None) -> int:
     """The verdict of every launch in an ncu report, printed, with ncu's rule estimates that apply
     (best first) when its details page is there."""
-    t = thresholds or Thresholds()
+    t = thresholds or NcuThresholds()
     text = read_report(path)
     try:
         report = parse_ncu_csv(text)

@@ -63,7 +63,7 @@ class _Batch(NamedTuple):
 
 
 @dataclass
-class _Impl:
+class _BatchedImpl:
     """One implementation's batches on one config, its spin and its blocks' record."""
 
     per: int
@@ -142,8 +142,8 @@ def batch_cells(calls: Mapping[str, Call], call_ms: Mapping[str, float], calls_p
     return _cells(state, done, host_ms, spin is not None, keep_times), spans
 
 
-def _cells(state: Mapping[str, _Impl], done: Mapping[str, str], host_ms: Mapping[str, float], held: bool,
-           keep_times: bool) -> dict[str, TimingCell]:
+def _cells(state: Mapping[str, _BatchedImpl], done: Mapping[str, str], host_ms: Mapping[str, float],
+           held: bool, keep_times: bool) -> dict[str, TimingCell]:
     """Each implementation's cell, with its samples when the caller keeps them (the tuner's bootstrap)."""
     cells = {n: _cell(st, done[n], host_ms[n], held) for n, st in state.items()}
     if keep_times:
@@ -160,25 +160,26 @@ def _round_order(names: list[str], parity: int, done: Mapping[str, str]) -> list
 
 
 def _first_plans(calls_per_batch: Mapping[str, int], most: int, host_ms: Mapping[str, float],
-                 spin: Hold | None, event_ms: float) -> dict[str, _Impl]:
+                 spin: Hold | None, event_ms: float) -> dict[str, _BatchedImpl]:
     """Every implementation's first plan, in the order the caller named them."""
     return {n: _first_plan(calls_per_batch[n], most, host_ms[n], spin, event_ms) for n in host_ms}
 
 
-def _replan(state: Mapping[str, _Impl], most: int) -> None:
+def _replan(state: Mapping[str, _BatchedImpl], most: int) -> None:
     """Every implementation's calls per batch planned again from its device times so far."""
     for st in state.values():
         st.replan(most)
 
 
-def _first_plan(calls_per_batch: int, most: int, host_ms: float, spin: Hold | None, event_ms: float) -> _Impl:
+def _first_plan(calls_per_batch: int, most: int, host_ms: float, spin: Hold | None,
+                event_ms: float) -> _BatchedImpl:
     """An implementation before its first turn: the planned calls per batch (at most what one spin
     can cover) and a spin long enough for the host to queue a batch of them."""
     per = min(calls_per_batch, most)
-    return _Impl(per, Cover(spin, next_hold_ms(host_ms * per, False, 0.0)), event_ms=event_ms)
+    return _BatchedImpl(per, Cover(spin, next_hold_ms(host_ms * per, False, 0.0)), event_ms=event_ms)
 
 
-def _timed_turn(name: str, call: Call, st: _Impl, rep: int, sets: int, settle: int,
+def _timed_turn(name: str, call: Call, st: _BatchedImpl, rep: int, sets: int, settle: int,
                 held: bool) -> tuple[_Turn, int]:
     """One implementation's turn: `settle` untimed calls, then its timed batches, each queued
     behind the one before; with a spin, one eager batch after (it must not queue behind the spin)."""
@@ -206,7 +207,7 @@ def _place_turns(pending: list[_Turn], anchor: Any, anchor_t: float) -> None:
         turn.t1 = anchor_t + anchor.elapsed_time(turn.end) / 1e3
 
 
-def _stop_quiet(state: Mapping[str, _Impl], done: dict[str, str], elapsed: float, max_s: float,
+def _stop_quiet(state: Mapping[str, _BatchedImpl], done: dict[str, str], elapsed: float, max_s: float,
                 extra_s: float) -> None:
     """Mark done each implementation whose last block was clean and whose samples are quiet enough
     (or whose time is up: none covered by the cap is said in the cell)."""
@@ -218,7 +219,7 @@ def _stop_quiet(state: Mapping[str, _Impl], done: dict[str, str], elapsed: float
             done[name] = why
 
 
-def _held_batch(call: Call, st: _Impl, rep: int, sets: int, busy: Any) -> int:
+def _held_batch(call: Call, st: _BatchedImpl, rep: int, sets: int, busy: Any) -> int:
     """One timed batch, queued while the GPU is busy with `busy`'s work or a spin; a batch the GPU
     reached before it was queued is kept out, and after every third such the batch is halved (a
     queue too short for it makes the host wait for room)."""
@@ -243,7 +244,7 @@ def _launch(call: Call, calls: int, rep: int, sets: int) -> tuple[Any, Any, int]
     return start, end, rep
 
 
-def _eager_batch(call: Call, st: _Impl, rep: int, sets: int) -> int:
+def _eager_batch(call: Call, st: _BatchedImpl, rep: int, sets: int) -> int:
     """One batch as eager use runs it: launched straight onto an idle GPU, the host's cost in it."""
     start, end, rep = _launch(call, st.per, rep, sets)
     end.synchronize()
@@ -251,7 +252,7 @@ def _eager_batch(call: Call, st: _Impl, rep: int, sets: int) -> int:
     return rep
 
 
-def _judge(pending: list[_Turn], kept: list[_Turn], state: Mapping[str, _Impl], judge: BlockJudge,
+def _judge(pending: list[_Turn], kept: list[_Turn], state: Mapping[str, _BatchedImpl], judge: BlockJudge,
            done: dict[str, str], final: bool) -> None:
     """Judge the turns the watch has seen past (all of them when `final`): a clean one is kept; a
     dirty one's batches are dropped, the card given its recovery wait and the implementation timed
@@ -299,7 +300,7 @@ def _host_ms(call: Call, n: int, sets: int) -> float:
     return host * 1e3 / n
 
 
-def _cell(st: _Impl, why: str, host_ms: float, held: bool) -> TimingCell:
+def _cell(st: _BatchedImpl, why: str, host_ms: float, held: bool) -> TimingCell:
     """The cell from the clean, covered batches; when the budget ran out before one was clean, from
     the covered ones all the same, the cell marked unclean (the verdict names it); when the spin
     covered none by the time cap, from the uncovered ones, `held` false (host gaps may be in them)."""

@@ -53,7 +53,7 @@ class _Block:
 
 
 @dataclass
-class _Impl:
+class _PerCallImpl:
     cover: Cover
     blocks: CellBlocks = field(default_factory=CellBlocks)
 
@@ -67,7 +67,7 @@ def per_call_cells(runs: Mapping[str, Run], flush: Any, call_ms: Mapping[str, fl
     events' own cost, taken out of each), and those blocks' spans for the validity verdict."""
     judge = judge or BlockJudge(None)
     spin = working_spin(hold)
-    state = {impl: _Impl(Cover(spin)) for impl in runs}
+    state = {impl: _PerCallImpl(Cover(spin)) for impl in runs}
     counter = [0]
     clean: list[_Block] = []
     plan = block_plan(dict(call_ms), n, rounds, settle_ms, config_index)
@@ -90,7 +90,7 @@ def per_call_cells(runs: Mapping[str, Run], flush: Any, call_ms: Mapping[str, fl
     return cells, _spans(clean)
 
 
-def _run_blocks(blocks: list[_Block], runs: Mapping[str, Run], flush: Any, state: Mapping[str, _Impl],
+def _run_blocks(blocks: list[_Block], runs: Mapping[str, Run], flush: Any, state: Mapping[str, _PerCallImpl],
                 last: str, settle_ms: float, call_ms: Mapping[str, float], input_sets: int,
                 counter: list[int]) -> str:
     """The blocks in turn, each after its settle calls (none when the same implementation ran the
@@ -123,7 +123,7 @@ def _extra_blocks(plan: Sequence[tuple[str, Any, int]], runs: Mapping[str, Run],
             for impl in runs if _wide(_samples(clean, impl, event_ms))]
 
 
-def _cells(runs: Mapping[str, Run], flush: Any, clean: list[_Block], state: Mapping[str, _Impl],
+def _cells(runs: Mapping[str, Run], flush: Any, clean: list[_Block], state: Mapping[str, _PerCallImpl],
            input_sets: int, counter: list[int], event_ms: float, held: bool,
            keep_times: bool) -> dict[str, TimingCell]:
     """Every implementation's eager calls, timed once all its blocks are, then each one's cell."""
@@ -132,7 +132,7 @@ def _cells(runs: Mapping[str, Run], flush: Any, clean: list[_Block], state: Mapp
             for impl, st in state.items()}
 
 
-def _cell(samples: list[float], eager: list[float], held: bool, st: _Impl, event_ms: float,
+def _cell(samples: list[float], eager: list[float], held: bool, st: _PerCallImpl, event_ms: float,
           keep_times: bool) -> TimingCell:
     """One implementation's cell from its clean blocks' samples (kept in it when the caller keeps them)."""
     cell = timed_cell(samples, "per-call", eager, held,
@@ -142,7 +142,7 @@ def _cell(samples: list[float], eager: list[float], held: bool, st: _Impl, event
     return cell
 
 
-def _run_block(run: Run, flush: Any, block: _Block, settle: int, st: _Impl, input_sets: int,
+def _run_block(run: Run, flush: Any, block: _Block, settle: int, st: _PerCallImpl, input_sets: int,
                counter: list[int]) -> None:
     """`settle` untimed calls, then the block's timed calls in covered groups."""
     block.events = []
@@ -185,7 +185,7 @@ def _wide(samples: list[float]) -> bool:
     return len(samples) >= 2 and half_width(samples) > INTERVAL_TARGET
 
 
-def _judged(blocks: list[_Block], clean: list[_Block], state: Mapping[str, _Impl],
+def _judged(blocks: list[_Block], clean: list[_Block], state: Mapping[str, _PerCallImpl],
             judge: BlockJudge) -> list[_Block]:
     """The blocks to time again: the dirty ones, while the config's budget lasts (the card given
     its recovery wait first); the clean ones join `clean`, and so do dirty ones past the budget

@@ -37,8 +37,8 @@ from cockpit.report.model import (
     SCHEMA_VERSION,
     TIMELINE_MAX,
     Comparison,
-    Decision,
     GateReport,
+    KeepDecisionRow,
     Machine,
     Outcome,
     PatternRef,
@@ -284,11 +284,11 @@ def phase_at(state: SessionState, t: float) -> str | None:
     return None
 
 
-def decisions(events: tuple[Event, ...], state: SessionState) -> tuple[Decision, ...]:
+def decisions(events: tuple[Event, ...], state: SessionState) -> tuple[KeepDecisionRow, ...]:
     return tuple(_decision(e, state) for e in events if e.get("type") == ev.DECISION)
 
 
-def _decision(e: Event, state: SessionState) -> Decision:
+def _decision(e: Event, state: SessionState) -> KeepDecisionRow:
     """One keep/revert decision, with the last finished measuring run before it: the bench it
     was decided on."""
     t = float(e["t"])
@@ -296,13 +296,13 @@ def _decision(e: Event, state: SessionState) -> Decision:
               and r.finished_t <= t]
     improvement = e.get("improvement")
     summary = e.get("summary")
-    return Decision(t, clean_value(e.get("action")),
-                    clean_value(line_cut(summary) if isinstance(summary, str) else summary),
-                    e.get("confirmed") is True,
-                    float(improvement) if isinstance(improvement, (int, float))
-                    and not isinstance(improvement, bool) else None,
-                    clean_value(e["commit"]) if e.get("commit") else None,
-                    before[-1].run_id if before else None)
+    return KeepDecisionRow(t, clean_value(e.get("action")),
+                           clean_value(line_cut(summary) if isinstance(summary, str) else summary),
+                           e.get("confirmed") is True,
+                           float(improvement) if isinstance(improvement, (int, float))
+                           and not isinstance(improvement, bool) else None,
+                           clean_value(e["commit"]) if e.get("commit") else None,
+                           before[-1].run_id if before else None)
 
 
 def spans(state: SessionState, as_of: float) -> tuple[Span, ...]:

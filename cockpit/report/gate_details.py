@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from cockpit.gates.catalog import read_result, view_of
 from cockpit.gates.view import Column, Fact, GateView
-from cockpit.report.model import Fact as ReportFact
-from cockpit.report.model import Table
+from cockpit.report.model import ReportFact, Table
 from cockpit.report.text import clean_value
 
 Details = tuple[tuple[ReportFact, ...], tuple[str, ...], tuple[Table, ...]]

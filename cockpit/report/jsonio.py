@@ -16,6 +16,7 @@ from typing import Any, Union
 
 from cockpit import before_workloads
 from cockpit.errors import CockpitError
+from cockpit.json_fields import JsonObject
 from cockpit.report.model import READS, SCHEMA_VERSION, Report
 
 
@@ -171,16 +172,16 @@ def _in_json(f: dataclasses.Field[Any]) -> bool:
     return bool(f.metadata.get("report_json", True))
 
 
-def schema() -> dict[str, Any]:
+def schema() -> JsonObject:
     """The JSON Schema (draft 2020-12) of report.json, from the same type hints."""
-    defs: dict[str, Any] = {}
+    defs: dict[str, JsonObject] = {}
     root = _schema_of(Report, defs)
     defs.pop(Report.__name__)
     return {"$schema": "https://json-schema.org/draft/2020-12/schema",
             "title": "cockpit end-of-session report", **root, "$defs": defs}
 
 
-def _schema_of(kind: Any, defs: dict[str, Any]) -> dict[str, Any]:
+def _schema_of(kind: Any, defs: dict[str, JsonObject]) -> JsonObject:
     origin = typing.get_origin(kind)
     if kind is type(None):
         return {"type": "null"}

@@ -92,7 +92,7 @@ class TimedText:
 
 
 @dataclass(frozen=True)
-class Fact:
+class ReportFact:
     label: str
     value: str
 
@@ -119,7 +119,7 @@ class GateReport:
     duration_s: float | None
     log: str
     """Relative to the workspace."""
-    facts: tuple[Fact, ...]
+    facts: tuple[ReportFact, ...]
     warnings: tuple[str, ...]
     tables: tuple[Table, ...]
     speedup: float | None = None
@@ -127,7 +127,7 @@ class GateReport:
 
 
 @dataclass(frozen=True)
-class Decision:
+class KeepDecisionRow:
     t: float
     action: str
     summary: str
@@ -290,7 +290,7 @@ class Report:
     phases: tuple[PhaseRow, ...]
     statuses: tuple[TimedText, ...]
     gates: tuple[GateReport, ...]
-    decisions: tuple[Decision, ...]
+    decisions: tuple[KeepDecisionRow, ...]
     gpu_phases: tuple[GpuPhase, ...]
     telemetry: tuple[Series, ...]
     spans: tuple[Span, ...]

@@ -11,15 +11,43 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypedDict
 
 from cockpit.clock import Clock
 from cockpit.errors import CockpitError
+from cockpit.json_fields import JsonObject, compact, items, obj, objects
 from cockpit.telemetry.sample import GpuProcess, GpuSample, GpuStatic, NvmlProblem, Snapshot
 
 FORMAT = "cockpit-telemetry"
 VERSION = 1
 _RECORD_HINT = "record one with: cockpit telemetry record --seconds 60 -o FILE.jsonl"
+
+
+class HeaderLine(TypedDict):
+    """Line 1: the static facts of each GPU (their None fields left out), or why NVML was missing."""
+
+    type: str
+    format: str
+    version: int
+    t: float
+    available: bool
+    reason: str | None
+    gpus: list[JsonObject]
+
+
+class _TickFields(TypedDict):
+    type: str
+    t: float
+    tick_us: float
+    samples: list[JsonObject]
+    """Each GPU's sample, its None fields left out (`lost` and `processes` only when set)."""
+
+
+class TickLine(_TickFields, total=False):
+    """One tick; `slow` and `problems` only when there are any."""
+
+    slow: bool
+    problems: list[JsonObject]
 
 
 class RecordingWriter:
@@ -44,9 +72,9 @@ class RecordingWriter:
             self._line(tick_line(snapshot))
             self.ticks += 1
 
-    def _line(self, obj: dict[str, Any]) -> None:
+    def _line(self, line: HeaderLine | TickLine) -> None:
         try:
-            self._f.write(json.dumps(obj, separators=(",", ":")) + "\n")
+            self._f.write(json.dumps(line, separators=(",", ":")) + "\n")
             self._f.flush()
         except OSError as exc:
             raise CockpitError(f"{self.path}: recording write failed ({exc.strerror}); "
@@ -56,15 +84,15 @@ class RecordingWriter:
         self._f.close()
 
 
-def header_line(snapshot: Snapshot) -> dict[str, Any]:
+def header_line(snapshot: Snapshot) -> HeaderLine:
     return {"type": "header", "format": FORMAT, "version": VERSION, "t": snapshot.t,
             "available": snapshot.available, "reason": snapshot.reason,
-            "gpus": [_compact(asdict(g)) for g in snapshot.gpus]}
+            "gpus": [compact(asdict(g)) for g in snapshot.gpus]}
 
 
-def tick_line(snapshot: Snapshot) -> dict[str, Any]:
-    line: dict[str, Any] = {"type": "tick", "t": snapshot.t, "tick_us": round(snapshot.tick_us, 1),
-                            "samples": [_sample_dict(s) for s in snapshot.samples]}
+def tick_line(snapshot: Snapshot) -> TickLine:
+    line: TickLine = {"type": "tick", "t": snapshot.t, "tick_us": round(snapshot.tick_us, 1),
+                      "samples": [_sample_dict(s) for s in snapshot.samples]}
     if snapshot.slow:
         line["slow"] = True
     if snapshot.problems:
@@ -72,19 +100,15 @@ def tick_line(snapshot: Snapshot) -> dict[str, Any]:
     return line
 
 
-def _sample_dict(sample: GpuSample) -> dict[str, Any]:
-    d = _compact(asdict(sample))
+def _sample_dict(sample: GpuSample) -> JsonObject:
+    d = compact(asdict(sample))
     if not sample.lost:
         d.pop("lost")
     if sample.processes:
-        d["processes"] = [_compact(asdict(p)) for p in sample.processes]
+        d["processes"] = [compact(asdict(p)) for p in sample.processes]
     else:
         d.pop("processes")
     return d
-
-
-def _compact(d: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in d.items() if v is not None}
 
 
 # Reading -------------------------------------------------------------------------------------
@@ -114,20 +138,20 @@ def read_recording(path: Path) -> Recording:
     lines = data.split(b"\n")
     torn_at = len(lines) if lines[-1].strip() else None  # the last line has no newline
     problems: list[str] = []
-    header: dict[str, Any] | None = None
+    header: JsonObject | None = None
     gpus: tuple[GpuStatic, ...] = ()
     snapshots: list[Snapshot] = []
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
-        obj = _json(raw)
+        line = _json(raw)
         if header is None:
-            if obj is None or obj.get("type") != "header" or obj.get("format") != FORMAT:
+            if line is None or line.get("type") != "header" or line.get("format") != FORMAT:
                 raise CockpitError(f"{path}: not a cockpit telemetry recording; {_RECORD_HINT}")
-            header = obj
-            gpus = tuple(_static(g) for g in obj.get("gpus", []))
+            header = line
+            gpus = tuple(_static(g) for g in objects(line.get("gpus")))
             continue
-        snap = _snapshot(obj, gpus) if obj is not None and obj.get("type") == "tick" else None
+        snap = _snapshot(line, gpus) if line is not None and line.get("type") == "tick" else None
         if snap is not None:
             snapshots.append(snap)
         elif number == torn_at:
@@ -136,45 +160,65 @@ def read_recording(path: Path) -> Recording:
             problems.append(f"{path}:{number}: not a telemetry tick, skipped")
     if header is None:
         raise CockpitError(f"{path}: empty recording; {_RECORD_HINT}")
+    reason = header.get("reason")
     return Recording(path, gpus, tuple(snapshots), bool(header.get("available", True)),
-                     header.get("reason"), tuple(problems))
+                     reason if isinstance(reason, str) else None, tuple(problems))
 
 
-def _json(raw: bytes) -> dict[str, Any] | None:
+def _json(raw: bytes) -> JsonObject | None:
     try:
         value = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         return None
-    return value if isinstance(value, dict) else None
+    return obj(value) if isinstance(value, dict) else None
 
 
-def _known(cls: type, d: dict[str, Any]) -> dict[str, Any]:
+def _known(cls: type, d: JsonObject) -> dict[str, Any]:
+    """The keyword arguments of `cls` among a line's fields, as the recording wrote them (the
+    dataclass takes them unchecked: a field of the wrong type fails where it is used)."""
     names = {f.name for f in fields(cls)}
     return {k: v for k, v in d.items() if k in names}
 
 
-def _static(d: dict[str, Any]) -> GpuStatic:
-    d = _known(GpuStatic, d)
-    if d.get("compute_capability") is not None:
-        d["compute_capability"] = tuple(d["compute_capability"])
-    return GpuStatic(**d)
+def _static(d: JsonObject) -> GpuStatic:
+    known = _known(GpuStatic, d)
+    if known.get("compute_capability") is not None:
+        known["compute_capability"] = tuple(known["compute_capability"])
+    return GpuStatic(**known)
 
 
-def _snapshot(obj: dict[str, Any], gpus: tuple[GpuStatic, ...]) -> Snapshot | None:
+def _snapshot(line: JsonObject, gpus: tuple[GpuStatic, ...]) -> Snapshot | None:
     try:
-        samples = tuple(_sample(d) for d in obj["samples"])
-        problems = tuple(NvmlProblem(**_known(NvmlProblem, p)) for p in obj.get("problems", []))
-        return Snapshot(float(obj["t"]), samples, gpus, float(obj.get("tick_us", 0.0)),
-                        slow=bool(obj.get("slow", False)), problems=problems)
+        samples = tuple(_sample(d) for d in _listed(line["samples"]))
+        problems = tuple(NvmlProblem(**_known(NvmlProblem, p)) for p in _listed(line.get("problems", [])))
+        return Snapshot(_number(line["t"]), samples, gpus, _number(line.get("tick_us", 0.0)),
+                        slow=bool(line.get("slow", False)), problems=problems)
     except (KeyError, TypeError, ValueError):
         return None
 
 
-def _sample(d: dict[str, Any]) -> GpuSample:
-    d = _known(GpuSample, d)
-    d["processes"] = tuple(GpuProcess(**{**_known(GpuProcess, p), "ancestors": tuple(p.get("ancestors", ()))})
-                           for p in d.get("processes", ()))
-    return GpuSample(**d)
+def _listed(value: object) -> list[JsonObject]:
+    """A list of JSON objects; TypeError (the tick is skipped) for anything else."""
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise TypeError(f"not a list of objects: {value!r:.40}")
+    return [obj(v) for v in value]
+
+
+def _number(value: object) -> float:
+    """A number as written; TypeError (the tick is skipped) for anything else."""
+    if not isinstance(value, (int, float, str)):
+        raise TypeError(f"not a number: {value!r:.40}")
+    return float(value)
+
+
+def _sample(d: JsonObject) -> GpuSample:
+    known = _known(GpuSample, d)
+    known["processes"] = tuple(_process(p) for p in _listed(known.get("processes", [])))
+    return GpuSample(**known)
+
+
+def _process(p: JsonObject) -> GpuProcess:
+    return GpuProcess(**{**_known(GpuProcess, p), "ancestors": items(p.get("ancestors"))})
 
 
 # Replay --------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from typing import IO, Any
 
 from cockpit.errors import CockpitError
 from cockpit.files import RefusedFile, regular_fd
+from cockpit.json_fields import JsonObject
 from cockpit.telemetry.sample import GpuSample, GpuStatic, Snapshot
 
 TRACK_NAME = "telemetry.jsonl"
@@ -57,7 +58,7 @@ class TrackGpu:
 GPU_KEYS = ("name", "uuid", "driver_version", "cuda_driver_version", "memory_total_mib")
 
 
-def gpus_line(t: float, gpus: Iterable[GpuStatic]) -> dict[str, Any]:
+def gpus_line(t: float, gpus: Iterable[GpuStatic]) -> JsonObject:
     return {"type": "gpus", "t": t, "gpus": [
         {"index": g.index, **{k: getattr(g, k) for k in GPU_KEYS if getattr(g, k) is not None}}
         for g in gpus]}
@@ -79,8 +80,8 @@ def gpus_from_json(obj: Any) -> tuple[TrackGpu, ...] | None:
     return tuple(out)
 
 
-def row_json(row: TrackRow) -> dict[str, Any]:
-    out: dict[str, Any] = {"t": row.t, "gpu": row.gpu}
+def row_json(row: TrackRow) -> JsonObject:
+    out: dict[str, object] = {"t": row.t, "gpu": row.gpu}
     for key in ("uuid", "util", "memory_mib", "power_w", "temp_c", "sm_clock_mhz"):
         value = getattr(row, key)
         if value is not None:
@@ -202,7 +203,7 @@ class TrackWriter:
         self.rows_written = 0
         self._fold = WindowFold(every_s)
         self._f: IO[str] | None = None
-        self._gpus: dict[str, Any] | None = None
+        self._gpus: JsonObject | None = None
 
     def offer(self, snapshot: Snapshot) -> bool:
         """Take one snapshot; True when it closed a window and rows were written."""

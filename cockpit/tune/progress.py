@@ -90,7 +90,7 @@ class TuneProgress:
 
 
 @dataclass
-class _Run:
+class _SearchEvents:
     """One search's events: its start, its trials, its baselines by group, its end."""
 
     started: Event
@@ -111,14 +111,16 @@ class _Run:
             self.finished = e
 
 
-def latest_run(journal: Iterable[Event]) -> _Run | None:
+def latest_run(journal: Iterable[Event]) -> _SearchEvents | None:
     """The latest search's events, each in today's keys (cockpit/before_workloads.py upgrades a
     journal's older ones); a resumed search (its run started again) keeps its own."""
-    run: _Run | None = None
+    run: _SearchEvents | None = None
     for e in map(before_workloads.tune_event, journal):
         if e.get("type") == tev.TUNE_STARTED:
-            run = _Run(e) if run is None or not run.holds(e) else _Run(e, run.trials, run.baselines,
-                                                                        run.finished)
+            if run is None or not run.holds(e):
+                run = _SearchEvents(e)
+            else:
+                run = _SearchEvents(e, run.trials, run.baselines, run.finished)
         elif run is not None and run.holds(e):
             run.take(e)
     return run

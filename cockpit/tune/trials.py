@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     import optuna
 
 
-class Store(Protocol):
+class StoreHeartbeat(Protocol):
     """What the heartbeat rule reads of a store (storage.Store, which imports this module)."""
 
     @property
@@ -121,7 +121,7 @@ def joined(study: optuna.Study, where: str, queued: int, seeds: int) -> str:
             "or measured already)")
 
 
-def fail_interrupted(study: optuna.Study, store: Store, names: Sequence[str]) -> list[KnobValues]:
+def fail_interrupted(study: optuna.Study, store: StoreHeartbeat, names: Sequence[str]) -> list[KnobValues]:
     """On --resume: fail the RUNNING trials its dead run left (one box: all of them; shared: the
     run's own and the stale ones, never another box's live trial); their configurations are queued
     again. Returns those."""
@@ -134,11 +134,11 @@ def fail_interrupted(study: optuna.Study, store: Store, names: Sequence[str]) ->
     return fail_and_requeue(study, mine | stale_ids(study, store), names)
 
 
-def fail_stale(study: optuna.Study, store: Store, names: Sequence[str]) -> list[KnobValues]:
+def fail_stale(study: optuna.Study, store: StoreHeartbeat, names: Sequence[str]) -> list[KnobValues]:
     return fail_and_requeue(study, stale_ids(study, store), names) if store.shared else []
 
 
-def stale_ids(study: optuna.Study, store: Store) -> set[int]:
+def stale_ids(study: optuna.Study, store: StoreHeartbeat) -> set[int]:
     """RUNNING trials whose heartbeat is older than the grace period; and those with neither a beat
     nor an owner (a worker died between its ask and its first beat) started long before that."""
     import optuna
@@ -203,7 +203,7 @@ def shared_study() -> type:
         """A worker's study in a shared store: every trial it asks carries its owner and is beaten
         until told; stale trials (a dead box's) are failed and queued again as it asks."""
 
-        def __init__(self, name: str, storage: Any, sampler: Any, pruner: Any, store: Store,
+        def __init__(self, name: str, storage: Any, sampler: Any, pruner: Any, store: StoreHeartbeat,
                      names: tuple[str, ...]) -> None:
             super().__init__(study_name=name, storage=storage, sampler=sampler, pruner=pruner)
             self.store = store

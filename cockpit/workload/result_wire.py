@@ -96,13 +96,20 @@ class CrashJson(TypedDict):
     error: str
 
 
-class CheckRowJson(TypedDict, total=False):
-    """One candidate checked against the oracle on one shape (and, in backward modes, its
-    gradients)."""
+class GradJson(TypedDict):
+    """One input's gradient against the oracle's (backward modes)."""
 
-    config: str
-    shape: dict[str, object]
-    candidate: str
+    input: str
+    """`input #0 (x)`: its place in the call and its parameter's name."""
+    rel_l2: float | None
+    max_abs: float | None
+    nonfinite: int
+
+
+class CheckStats(TypedDict, total=False):
+    """What one comparison with the oracle found: the numbers, the words of a failure, and, as the
+    rounds add them, the repeat's verdict and each gradient's numbers."""
+
     ok: bool
     rel_l2: float | None
     max_abs: float | None
@@ -114,6 +121,17 @@ class CheckRowJson(TypedDict, total=False):
     repeat_max_abs: float | None
     mode: str
     mutated: bool
+    """Set while a failing round is judged (the call wrote its input); never in a written row."""
+    grads: list[GradJson]
+
+
+class CheckRowJson(CheckStats, total=False):
+    """One candidate checked against the oracle on one shape (and, in backward modes, its
+    gradients)."""
+
+    config: str
+    shape: dict[str, object]
+    candidate: str
 
 
 class ProbeFileJson(TypedDict, total=False):

@@ -7,18 +7,21 @@ build, one under the occupancy floor or one that spills is a warning."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal, TypedDict
 
 from cockpit.gates.build.log import KernelResources
 from cockpit.hardware.limits import GpuLimits, arch_of, limits_for
 from cockpit.hardware.occupancy import occupancy
 from cockpit.hardware.symbols import demangle_all, function_parts, short_name, split_args
+from cockpit.json_fields import JsonObject, as_number, obj
 
 Launch = tuple[int, int, bool]
 """A kernel's launch as occupancy needs it: threads per block, dynamic smem bytes, smem opt-in."""
 KernelKey = tuple[str, tuple[str, ...]]
 """A kernel as launch_info() names it: its unqualified function name and its template arguments."""
+Built = dict[tuple[KernelKey, str | None], KernelResources]
+"""The kernels compiled, by key and arch."""
 
 @dataclass(frozen=True)
 class ResourcePolicy:
@@ -32,8 +35,9 @@ class ResourcePolicy:
     two warps per scheduler to hide latency with) the build warns."""
 
 
-@dataclass(frozen=True)
-class TargetOccupancy:
+class TargetOccupancy(TypedDict):
+    """A kernel's occupancy on one GPU, as the build result records it."""
+
     gpu: str
     arch: str
     source: str
@@ -43,7 +47,26 @@ class TargetOccupancy:
     fraction: float | None
     limiter: str
     registers: int
-    note: str = ""
+    note: str
+
+
+class KernelRowJson(TypedDict):
+    """One compiled kernel's row of the build result: ptxas's numbers, then its launch as
+    launch_info() gave it (None: not in launch_info()) and its occupancy on each target."""
+
+    name: str
+    arch: str
+    registers: int
+    smem: int
+    stack: int
+    spill_stores: int
+    spill_loads: int
+    label: str
+    threads: object
+    dynamic_smem: object
+    smem_per_block: int | None
+    smem_opt_in: object
+    occupancy: list[TargetOccupancy]
 
 
 @dataclass(frozen=True)
@@ -54,7 +77,7 @@ class ResourceFinding:
 
 @dataclass(frozen=True)
 class KernelReport:
-    rows: tuple[dict[str, Any], ...]
+    rows: tuple[KernelRowJson, ...]
     findings: tuple[ResourceFinding, ...]
     notes: tuple[str, ...]
     launch_known: bool
@@ -65,7 +88,7 @@ def _gpu_name(name: str) -> str:
     return name.removeprefix("NVIDIA ").strip()
 
 
-def launch_entries(launch: Mapping[str, Any] | None) -> tuple[list[dict[str, Any]], str]:
+def launch_entries(launch: JsonObject | None) -> tuple[list[JsonObject], str]:
     """The launch table the build probe recorded, or why there is none."""
     if not launch:
         return [], "the build probe did not report the extension's launch_info()"
@@ -74,10 +97,10 @@ def launch_entries(launch: Mapping[str, Any] | None) -> tuple[list[dict[str, Any
     entries = launch.get("kernels")
     if not isinstance(entries, list) or not entries:
         return [], "launch_info() listed no kernel"
-    return [e for e in entries if isinstance(e, dict)], ""
+    return [obj(e) for e in entries if isinstance(e, dict)], ""
 
 
-def report_kernels(kernels: list[KernelResources], launch: Mapping[str, Any] | None,
+def report_kernels(kernels: list[KernelResources], launch: JsonObject | None,
                    policy: ResourcePolicy | None = None) -> KernelReport:
     """Every kernel ptxas (or cuobjdump) named, joined with its launch-table entry and judged."""
     policy = policy or ResourcePolicy()
@@ -86,23 +109,16 @@ def report_kernels(kernels: list[KernelResources], launch: Mapping[str, Any] | N
     names = demangle_all(k.name for k in kernels)
     by_key = {(e.get("kernel"), split_args(str(e.get("template_args", "")))): e for e in entries}
     built, keyed = _keyed(kernels, names)
-    rows, findings, notes = [], [], []
+    rows: list[KernelRowJson] = []
+    findings: list[ResourceFinding] = []
+    notes: list[str] = []
     for key, k in keyed:
         entry = by_key.get(key)
         label = str(entry["label"]) if entry else short_name(names[k.name])
-        row: dict[str, Any] = asdict(k) | {"label": label, "threads": None, "dynamic_smem": None,
-                                           "smem_per_block": None, "smem_opt_in": None,
-                                           "occupancy": []}
-        findings += _spills(label, k)
-        if entry is not None:
-            targets = _targets(key, k, entry, gpu, built, policy)
-            row.update(_launch_fields(k, entry, targets))
-            findings += _judge(label, targets, policy)
-            notes += _not_in_limits_table(targets)
-        elif entries:
-            findings.append(ResourceFinding("warn", f"{label} ({k.arch}) is not in launch_info(): its shared "
-                                    "memory per block and occupancy are unknown (csrc/README.md)"))
-        rows.append(row)
+        targets = _targets(key, k, entry, gpu, built, policy) if entry is not None else []
+        rows.append(_row(k, label, entry, targets))
+        findings += _spills(label, k) + _judge(label, targets, policy) + _unlisted(label, k, entry, entries)
+        notes += _not_in_limits_table(targets)
     why = _none_matched(entries, kernels, rows) or why
     rows.sort(key=lambda r: (r["label"], r["arch"]))
     findings.sort(key=lambda f: f.severity != "fail")
@@ -111,10 +127,10 @@ def report_kernels(kernels: list[KernelResources], launch: Mapping[str, Any] | N
 
 
 def _keyed(kernels: list[KernelResources], names: Mapping[str, str]) -> tuple[
-        dict[Any, KernelResources], list[tuple[KernelKey, KernelResources]]]:
+        Built, list[tuple[KernelKey, KernelResources]]]:
     """Each kernel with its key (function name, template args), and the kernels by (key, arch):
     the other targets are judged with the registers of the build for their arch, when there is one."""
-    built = {}
+    built: Built = {}
     keyed = []
     for k in kernels:
         key = function_parts(names[k.name])
@@ -123,23 +139,42 @@ def _keyed(kernels: list[KernelResources], names: Mapping[str, str]) -> tuple[
     return built, keyed
 
 
-def _launch_fields(k: KernelResources, entry: Mapping[str, Any],
-                   targets: list[TargetOccupancy]) -> dict[str, Any]:
-    """A kernel's row fields from its launch-table entry: the launch, its shared memory per block
-    (static from ptxas plus the entry's dynamic) and its occupancy on each target."""
-    return {"threads": entry.get("threads_per_block"), "dynamic_smem": entry.get("dynamic_smem_bytes"),
-            "smem_per_block": k.smem + int(entry.get("dynamic_smem_bytes") or 0),
-            "smem_opt_in": entry.get("smem_opt_in"), "occupancy": [asdict(t) for t in targets]}
+def _row(k: KernelResources, label: str, entry: JsonObject | None,
+         targets: list[TargetOccupancy]) -> KernelRowJson:
+    """A kernel's row: ptxas's numbers and, from its launch-table entry (when it has one), the
+    launch, its shared memory per block (static from ptxas plus the entry's dynamic) and its
+    occupancy on each target."""
+    launch = entry or {}
+    dynamic = launch.get("dynamic_smem_bytes")
+    return {"name": k.name, "arch": k.arch, "registers": k.registers, "smem": k.smem, "stack": k.stack,
+            "spill_stores": k.spill_stores, "spill_loads": k.spill_loads, "label": label,
+            "threads": launch.get("threads_per_block"), "dynamic_smem": dynamic,
+            "smem_per_block": None if entry is None else k.smem + _count(dynamic),
+            "smem_opt_in": launch.get("smem_opt_in"), "occupancy": targets}
+
+
+def _count(value: object) -> int:
+    """A count launch_info() gave (a number, or its digits), 0 when it gave none."""
+    return int(value) if isinstance(value, (int, float, str)) and value else 0
+
+
+def _unlisted(label: str, k: KernelResources, entry: JsonObject | None,
+              entries: list[JsonObject]) -> list[ResourceFinding]:
+    """A warning for a kernel launch_info() leaves out, when it lists others."""
+    if entry is not None or not entries:
+        return []
+    return [ResourceFinding("warn", f"{label} ({k.arch}) is not in launch_info(): its shared memory per "
+                                    "block and occupancy are unknown (csrc/README.md)")]
 
 
 def _not_in_limits_table(targets: list[TargetOccupancy]) -> list[str]:
     """The notes of targets whose limiter is unknown (their arch is not in the limits table)."""
-    return [t.note for t in targets if t.limiter == "?"]
+    return [t["note"] for t in targets if t["limiter"] == "?"]
 
 
-def _launch_gpu(launch: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def _launch_gpu(launch: JsonObject | None) -> JsonObject | None:
     """The GPU the build probe ran on, as launch_info() saw it (None when it saw none)."""
-    return (launch or {}).get("gpu") or None
+    return obj((launch or {}).get("gpu")) or None
 
 
 def _spills(label: str, k: KernelResources) -> list[ResourceFinding]:
@@ -150,8 +185,8 @@ def _spills(label: str, k: KernelResources) -> list[ResourceFinding]:
     return [ResourceFinding("warn", f"{label} ({k.arch}) spills {spilled} bytes to local memory")]
 
 
-def _none_matched(entries: list[dict[str, Any]], kernels: list[KernelResources],
-                  rows: list[dict[str, Any]]) -> str:
+def _none_matched(entries: list[JsonObject], kernels: list[KernelResources],
+                  rows: list[KernelRowJson]) -> str:
     """Why occupancy is unknown when launch_info() lists kernels but none of the compiled ones
     matches an entry ("" when some kernel matched, or there was nothing to match)."""
     if entries and kernels and not any(r["occupancy"] for r in rows):
@@ -159,8 +194,7 @@ def _none_matched(entries: list[dict[str, Any]], kernels: list[KernelResources],
     return ""
 
 
-def _targets(key: KernelKey, k: KernelResources, entry: dict[str, Any],
-             gpu: dict[str, Any] | None, built: dict[Any, KernelResources],
+def _targets(key: KernelKey, k: KernelResources, entry: JsonObject, gpu: JsonObject | None, built: Built,
              policy: ResourcePolicy) -> list[TargetOccupancy]:
     threads, dynamic, opt_in = _entry_launch(entry)
     own = arch_of(k.arch) or k.arch
@@ -176,35 +210,35 @@ def _targets(key: KernelKey, k: KernelResources, entry: dict[str, Any],
             continue
         launch, note = _arch_launch((threads, dynamic, opt_in), builds, arch, own, k)
         occ = occupancy(limits, launch[0], k.registers, launch[1], k.smem, launch[2])
-        out.append(TargetOccupancy(limits.gpu, arch, "limits table", occ.blocks_per_sm,
-                                   occ.warps_per_sm, occ.fraction, occ.limiter, k.registers,
-                                   occ.why_not or note))
+        out.append(TargetOccupancy(gpu=limits.gpu, arch=arch, source="limits table",
+                                   blocks_per_sm=occ.blocks_per_sm, warps_per_sm=occ.warps_per_sm,
+                                   fraction=occ.fraction, limiter=occ.limiter, registers=k.registers,
+                                   note=occ.why_not or note))
     return out
 
 
-def _gpu_arch(gpu: Mapping[str, Any] | None) -> str | None:
+def _gpu_arch(gpu: JsonObject | None) -> str | None:
     """The arch of the GPU present (None when the probe saw no GPU)."""
     return arch_of(str(gpu.get("arch", ""))) if gpu else None
 
 
-def _runtime_here(gpu: dict[str, Any], here: str, own: str, device: object, launch: Launch,
+def _runtime_here(gpu: JsonObject, here: str, own: str, device: object, launch: Launch,
                   runs_here: bool) -> list[TargetOccupancy]:
     """The CUDA runtime's answer for the GPU present, when this build is the one that runs on it
     (its own arch, or no build of that arch) and the probe asked the runtime."""
     if not runs_here or not isinstance(device, dict):
         return []
-    return [_runtime(gpu, here or own, device, *launch)]
+    return [_runtime(gpu, here or own, obj(device), *launch)]
 
 
-def _other_builds(entry: Mapping[str, Any]) -> dict[str, Any]:
+def _other_builds(entry: JsonObject) -> JsonObject:
     """What the extension says a build for each other arch launches (none when it says nothing)."""
-    listed = entry.get("builds")
-    return listed if isinstance(listed, dict) else {}
+    return obj(entry.get("builds"))
 
 
-def _entry_launch(entry: Mapping[str, Any]) -> Launch:
+def _entry_launch(entry: JsonObject) -> Launch:
     """The launch a launch_info() entry declares: threads per block, dynamic smem, smem opt-in."""
-    return (int(entry.get("threads_per_block") or 0), int(entry.get("dynamic_smem_bytes") or 0),
+    return (_count(entry.get("threads_per_block")), _count(entry.get("dynamic_smem_bytes")),
             bool(entry.get("smem_opt_in")))
 
 
@@ -214,7 +248,7 @@ def _has_own_row(arch: str, own: str, answered: str | None, built_for_arch: bool
     return arch == answered or (arch != own and built_for_arch)
 
 
-def _arch_launch(launch: Launch, builds: Mapping[str, Any], arch: str, own: str,
+def _arch_launch(launch: Launch, builds: JsonObject, arch: str, own: str,
                  k: KernelResources) -> tuple[Launch, str]:
     """The launch (threads, dynamic smem, opt-in) to judge `arch` by, and its note: another arch
     is judged with this build's registers, and, where the extension says what a build for that
@@ -232,14 +266,14 @@ def _arch_launch(launch: Launch, builds: Mapping[str, Any], arch: str, own: str,
     return theirs, note
 
 
-def _runtime(gpu: dict[str, Any], arch: str, device: dict[str, Any], threads: int, dynamic: int,
+def _runtime(gpu: JsonObject, arch: str, device: JsonObject, threads: int, dynamic: int,
              opt_in: bool) -> TargetOccupancy:
     """The CUDA runtime's blocks per SM; the limiter is the calculator's when both agree."""
-    blocks, regs = int(device.get("blocks_per_sm", 0)), int(device.get("num_regs", 0))
-    static = int(device.get("static_smem_bytes", 0))
+    blocks, regs = _count(device.get("blocks_per_sm")), _count(device.get("num_regs"))
+    static = _count(device.get("static_smem_bytes"))
     warps = -(-threads // 32)
     limits: GpuLimits | None = limits_for(arch)
-    slots = gpu.get("max_warps_per_sm") or (limits.max_warps_per_sm if limits else None)
+    slots = as_number(gpu.get("max_warps_per_sm")) or (limits.max_warps_per_sm if limits else None)
     name = _gpu_name(str(gpu.get("name", arch)))
     limiter, note = "?", f"{arch} is not in the limits table: the runtime's count is shown alone"
     if limits is not None:
@@ -249,20 +283,21 @@ def _runtime(gpu: dict[str, Any], arch: str, device: dict[str, Any], threads: in
         else:
             note = (f"the limits table gives {occ.blocks_per_sm} blocks/SM on {name} where the CUDA "
                     f"runtime gives {blocks}: cockpit/hardware/limits.py disagrees with this GPU")
-    return TargetOccupancy(name, arch, "CUDA runtime", blocks, blocks * warps,
-                           blocks * warps / slots if slots else None, limiter, regs, note)
+    return TargetOccupancy(gpu=name, arch=arch, source="CUDA runtime", blocks_per_sm=blocks,
+                           warps_per_sm=blocks * warps, fraction=blocks * warps / slots if slots else None,
+                           limiter=limiter, registers=regs, note=note)
 
 
 def _judge(label: str, targets: list[TargetOccupancy], policy: ResourcePolicy) -> list[ResourceFinding]:
     out = []
     for t in targets:
-        where = f"{t.gpu} ({t.arch})"
-        if t.blocks_per_sm == 0:
-            why = t.note or "the CUDA runtime gives it 0 blocks per SM"
+        where, fraction = f"{t['gpu']} ({t['arch']})", t["fraction"]
+        if t["blocks_per_sm"] == 0:
+            why = t["note"] or "the CUDA runtime gives it 0 blocks per SM"
             out.append(ResourceFinding("fail", f"{label} cannot launch on {where}: {why}"))
-        elif t.fraction is not None and t.fraction < policy.occupancy_floor:
-            out.append(ResourceFinding("warn", f"{label} keeps {t.warps_per_sm} warps/SM on {where} "
-                               f"({t.fraction:.0%}, {t.limiter}), under the "
+        elif fraction is not None and fraction < policy.occupancy_floor:
+            out.append(ResourceFinding("warn", f"{label} keeps {t['warps_per_sm']} warps/SM on {where} "
+                               f"({fraction:.0%}, {t['limiter']}), under the "
                                f"{policy.occupancy_floor:.1%} floor"))
     return out
 
@@ -272,23 +307,23 @@ def resources_summary(report: KernelReport) -> str:
     rows = report.rows
     if not rows:
         return "no kernel resource usage reported"
-    regs = max(int(r["registers"]) for r in rows)
-    spills = sum(int(r["spill_stores"]) + int(r["spill_loads"]) for r in rows)
+    regs = max(r["registers"] for r in rows)
+    spills = sum(r["spill_stores"] + r["spill_loads"] for r in rows)
     text = (f"{len(rows)} kernels: ≤{regs} regs, "
             + ("no spills" if not spills else f"{spills} bytes spilled"))
     if not report.launch_known:
         return f"{text}; shared memory per block and occupancy unknown: {report.why_unknown}"
-    smem = max(int(r["smem_per_block"] or 0) for r in rows)
+    smem = max(r["smem_per_block"] or 0 for r in rows)
     parts = [f"{t['warps_per_sm']} {where}"
              + (f" ({t['fraction']:.0%}, {t['limiter']})" if t["fraction"] is not None else "")
              for where, t in _fewest_warps(rows).items()]
     return f"{text}, ≤{smem / 1024:g} KB smem/block; fewest warps/SM: {', '.join(parts)}"
 
 
-def _fewest_warps(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def _fewest_warps(rows: Sequence[KernelRowJson]) -> dict[str, TargetOccupancy]:
     """Each GPU's target with the fewest warps per SM over every kernel ("on this H100" when the
     CUDA runtime answered for the GPU present)."""
-    lowest: dict[str, dict[str, Any]] = {}
+    lowest: dict[str, TargetOccupancy] = {}
     for r in rows:
         for t in r["occupancy"]:
             where = f"on {'this ' if t['source'] == 'CUDA runtime' else ''}{t['gpu']}"

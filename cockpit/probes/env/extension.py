@@ -13,7 +13,16 @@ if TYPE_CHECKING or (__package__ or "").startswith("cockpit."):  # imported as c
     from ..ask_workload import describe_in_child
 else:  # run by path (package `env`): the probes folder is sys.path[0]
     from ask_workload import describe_in_child
-from .probe import Check, Probe, TorchUnavailable, find_files, format_age, one_line, run_command, shell_quote
+from .probe import (
+    MachineCheck,
+    Probe,
+    TorchUnavailable,
+    find_files,
+    format_age,
+    one_line,
+    run_command,
+    shell_quote,
+)
 
 
 def workload_extension(describe: list[str]) -> tuple[str, str]:
@@ -25,32 +34,32 @@ def workload_extension(describe: list[str]) -> tuple[str, str]:
     return (str(build.get("name") or "") if build.get("kind") == "extension" else ""), ""
 
 
-def check_extension(p: Probe) -> Check:
+def check_extension(p: Probe) -> MachineCheck:
     name = p.extension
     if not name and p.extension_note:
-        return Check("extension", "warn", f"not checked: {p.extension_note}",
-                     "the workload's extension, if it builds one", "cockpit workload show  # says why")
+        return MachineCheck("extension", "warn", f"not checked: {p.extension_note}",
+                            "the workload's extension, if it builds one", "cockpit workload show  # says why")
     if not name:
-        return Check("extension", "pass", "none to check (the workload builds none, or none is named)",
-                     "the workload's extension, if it builds one", "")
+        return MachineCheck("extension", "pass", "none to check (the workload builds none, or none is named)",
+                            "the workload's extension, if it builds one", "")
     build = p.shown(p.build_dir)
     expected = f"{name}*.so in {build} that imports"
     build_fix = "cockpit gate build  # run the build gate"
     if not p.build_dir.is_dir():
-        return Check("extension", "warn", f"not built yet ({build} does not exist)", expected,
-                     build_fix)
+        return MachineCheck("extension", "warn", f"not built yet ({build} does not exist)", expected,
+                            build_fix)
     libraries = find_files(p.build_dir, lambda f: f.startswith(name) and f.endswith(".so"))
     if not libraries:
-        return Check("extension", "warn", f"not built yet (no {name}*.so in {build})", expected,
-                     build_fix)
+        return MachineCheck("extension", "warn", f"not built yet (no {name}*.so in {build})", expected,
+                            build_fix)
     library = max(libraries, key=lambda path: path.stat().st_mtime)
     so = p.shown(library)
     rebuild = f"rm -rf {shell_quote(str(p.build_dir))} && cockpit gate build  # rebuild against this torch"
     try:
         p.torch()  # its libraries (libc10, libtorch) must be loaded before the extension's
     except TorchUnavailable:
-        return Check("extension", "fail", f"{so} found, but torch does not import", expected,
-                     "fix the torch check first")
+        return MachineCheck("extension", "fail", f"{so} found, but torch does not import", expected,
+                            "fix the torch check first")
     age = format_age(time.time() - library.stat().st_mtime)
     try:
         _load_extension(library)
@@ -58,15 +67,15 @@ def check_extension(p: Probe) -> Check:
         message = one_line(exc, 240)
         symbol = re.search(r"undefined symbol: (\S+)", str(exc))
         if symbol:
-            return Check("extension", "fail",
-                         f"{so}: ABI/version mismatch, undefined symbol {_demangle(symbol.group(1))}",
-                         expected,
-                         f"{rebuild}: the extension was built for another torch/CUDA")
+            return MachineCheck("extension", "fail",
+                                f"{so}: ABI/version mismatch, undefined symbol {_demangle(symbol.group(1))}",
+                                expected,
+                                f"{rebuild}: the extension was built for another torch/CUDA")
         if "cannot open shared object file" in str(exc):
-            return Check("extension", "fail", f"{so} does not load: {message}", expected,
-                         "put the missing library's folder on LD_LIBRARY_PATH, or rebuild: " + rebuild)
-        return Check("extension", "fail", f"{so} does not load: {message}", expected, rebuild)
-    return Check("extension", "pass", f"{so} imports (built {age} ago)", expected)
+            return MachineCheck("extension", "fail", f"{so} does not load: {message}", expected,
+                                "put the missing library's folder on LD_LIBRARY_PATH, or rebuild: " + rebuild)
+        return MachineCheck("extension", "fail", f"{so} does not load: {message}", expected, rebuild)
+    return MachineCheck("extension", "pass", f"{so} imports (built {age} ago)", expected)
 
 
 def _load_extension(path: Path) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .probe import Check, Probe, TorchUnavailable, one_line
+from .probe import MachineCheck, Probe, TorchUnavailable, one_line
 
 EXPECTED = "CUDA ordinal i is NVML GPU i (when not, the cockpit still finds each GPU by UUID)"
 PIN_FIX = ('nothing to fix: the cockpit watches the GPU a gate ran on by UUID; to pin the gates to one '
@@ -52,7 +52,8 @@ def _short(uuid: str | None) -> str:
     return "-".join(uuid.split("-")[:2]) if uuid else "no UUID"
 
 
-def mapping_check(cuda: list[dict[str, Any]], nvml: list[dict[str, Any]], visible: str | None) -> Check:
+def mapping_check(cuda: list[dict[str, Any]], nvml: list[dict[str, Any]],
+                  visible: str | None) -> MachineCheck:
     """`cuda:0 → NVML 1 GPU-5f0e2c71 (NVIDIA H200)` for each CUDA device: a pass when every
     ordinal is its NVML index, a warning when not (or when NVML does not know a device)."""
     parts, differ, unknown = [], False, []
@@ -70,30 +71,33 @@ def mapping_check(cuda: list[dict[str, Any]], nvml: list[dict[str, Any]], visibl
     where = f"CUDA_VISIBLE_DEVICES={visible!r}" if visible is not None else "CUDA_VISIBLE_DEVICES unset"
     value = one_line("; ".join(parts) + f"; NVML sees {len(nvml)} GPU{'s' * (len(nvml) != 1)} ({where})")
     if unknown:
-        return Check("gpu_mapping", "warn", value, EXPECTED,
-                     f"{', '.join(unknown)} matched no NVML GPU by UUID or PCI bus id: a MIG slice or "
-                     "a container that hides the GPU from NVML; the bench watch will say it saw nothing")
+        return MachineCheck(
+            "gpu_mapping", "warn", value, EXPECTED,
+            f"{', '.join(unknown)} matched no NVML GPU by UUID or PCI bus id: a MIG slice or "
+            "a container that hides the GPU from NVML; the bench watch will say it saw nothing")
     if differ:
-        return Check("gpu_mapping", "warn", "CUDA ordinals are not NVML indices here: " + value, EXPECTED,
-                     PIN_FIX)
-    return Check("gpu_mapping", "pass", value, EXPECTED)
+        return MachineCheck(
+            "gpu_mapping", "warn", "CUDA ordinals are not NVML indices here: " + value, EXPECTED,
+            PIN_FIX)
+    return MachineCheck("gpu_mapping", "pass", value, EXPECTED)
 
 
-def check_gpu_mapping(p: Probe) -> Check:
+def check_gpu_mapping(p: Probe) -> MachineCheck:
     try:
         torch = p.torch()
     except TorchUnavailable:
-        return Check("gpu_mapping", "warn", "unknown: torch does not import", EXPECTED,
-                     "fix the torch check first")
+        return MachineCheck("gpu_mapping", "warn", "unknown: torch does not import", EXPECTED,
+                            "fix the torch check first")
     if not p.torch_cuda() or not torch.cuda.is_available():
-        return Check("gpu_mapping", "warn", "unknown: no CUDA device", EXPECTED,
-                     "fix the cuda_available check first")
+        return MachineCheck("gpu_mapping", "warn", "unknown: no CUDA device", EXPECTED,
+                            "fix the cuda_available check first")
     cuda = cuda_gpus(torch)
     try:
         nvml = nvml_gpus()
     except Exception as exc:  # no pynvml, or no driver: the ordinals alone, and why
         listed = "; ".join(f"cuda:{d['ordinal']} {d['uuid']}" for d in cuda)
-        return Check("gpu_mapping", "warn", one_line(f"{listed}; NVML not readable: {type(exc).__name__}: "
-                                                     f"{exc}"), EXPECTED,
-                     "pip install nvidia-ml-py  # the cockpit watches GPUs through NVML")
+        return MachineCheck(
+            "gpu_mapping", "warn", one_line(f"{listed}; NVML not readable: {type(exc).__name__}: "
+                                            f"{exc}"), EXPECTED,
+            "pip install nvidia-ml-py  # the cockpit watches GPUs through NVML")
     return mapping_check(cuda, nvml, os.environ.get("CUDA_VISIBLE_DEVICES"))

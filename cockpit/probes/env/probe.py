@@ -1,4 +1,4 @@
-"""What the env checks share: the Check they return, a few file and text helpers, and the Probe:
+"""What the env checks share: the MachineCheck they return, a few file and text helpers, and the Probe:
 the arguments, one torch import, the driver's CUDA, and the tools' `--version` run in parallel.
 
 Standard library only at top level, like every module of this package: torch and pynvml are
@@ -31,7 +31,7 @@ TORCH_INDEX = "https://download.pytorch.org/whl/cu130"
 
 
 @dataclass(frozen=True)
-class Check:
+class MachineCheck:
     name: str
     status: Status
     value: str
@@ -225,8 +225,8 @@ class Probe:
         return f"pip install torch --index-url {TORCH_INDEX}  # {pick}"
 
 
-def version_check(p: Probe, name: str, path: str | None, expected: str, missing: Check,
-                  pattern: str) -> Check:
+def version_check(p: Probe, name: str, path: str | None, expected: str, missing: MachineCheck,
+                  pattern: str) -> MachineCheck:
     """A tool's check from its `--version` (run by the Probe): `missing` when there is no tool,
     a `fail` when it hangs or exits non-zero, else a `pass` with the version `pattern` found."""
     if path is None:
@@ -234,12 +234,12 @@ def version_check(p: Probe, name: str, path: str | None, expected: str, missing:
     try:
         rc, out = p.tool_version(path).result(timeout=SUBPROCESS_TIMEOUT_S + 1)
     except (subprocess.TimeoutExpired, FutureTimeout):
-        return Check(name, "fail", f"`{path} --version` did not answer in {SUBPROCESS_TIMEOUT_S:g} s",
-                     expected, f"run `{path} --version` by hand and reinstall it if it hangs")
+        return MachineCheck(name, "fail", f"`{path} --version` did not answer in {SUBPROCESS_TIMEOUT_S:g} s",
+                            expected, f"run `{path} --version` by hand and reinstall it if it hangs")
     lines = [line for line in out.splitlines() if line.strip()]
     m = re.search(pattern, out, re.MULTILINE)
     version = m.group(1) if m else (one_line(lines[0], 80) if lines else "?")
     if rc != 0:
-        return Check(name, "fail", f"`{path} --version` exited {rc}: {one_line(out, 120)}", expected,
-                     missing.fix)
-    return Check(name, "pass", f"{version} ({path})", expected)
+        return MachineCheck(name, "fail", f"`{path} --version` exited {rc}: {one_line(out, 120)}", expected,
+                            missing.fix)
+    return MachineCheck(name, "pass", f"{version} ({path})", expected)

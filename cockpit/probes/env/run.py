@@ -20,7 +20,7 @@ from typing import Any
 
 from .extension import check_extension, workload_extension
 from .gpus import check_gpu_mapping
-from .probe import Check, Probe, one_line
+from .probe import MachineCheck, Probe, one_line
 from .profiler import check_ncu, check_ncu_counters, check_persistence_mode
 from .toolchain import (
     check_cuda_available,
@@ -40,7 +40,7 @@ DEFAULT_EXTENSION = "cockpit_attn"
 DEFAULT_DEADLINE_S = 9.5
 
 
-CHECKS: tuple[tuple[str, Callable[[Probe], Check]], ...] = (
+CHECKS: tuple[tuple[str, Callable[[Probe], MachineCheck]], ...] = (
     ("python", check_python),
     ("torch", check_torch),
     ("cuda_available", check_cuda_available),
@@ -61,16 +61,17 @@ CHECKS: tuple[tuple[str, Callable[[Probe], Check]], ...] = (
 )
 
 
-def run_check(name: str, fn: Callable[[Probe], Check], p: Probe) -> Check:
+def run_check(name: str, fn: Callable[[Probe], MachineCheck], p: Probe) -> MachineCheck:
     """A check that raises becomes a `fail` with the exception's text, never a traceback."""
     try:
         return fn(p)
     except (Exception, SystemExit) as exc:
-        return Check(name, "fail", f"check raised {type(exc).__name__}: {one_line(exc, 240)}",
-                     "the check to run", "run the probe again; if it repeats, fix what the message names")
+        return MachineCheck(
+            name, "fail", f"check raised {type(exc).__name__}: {one_line(exc, 240)}",
+            "the check to run", "run the probe again; if it repeats, fix what the message names")
 
 
-def format_line(check: Check) -> str:
+def format_line(check: MachineCheck) -> str:
     """`PASS  torch                    2.13.0+cu130 (CUDA 13.0)`; warnings and failures add the
     expectation and the fix."""
     line = f"{check.status.upper():<4}  {check.name:<24} {check.value}"
@@ -80,7 +81,7 @@ def format_line(check: Check) -> str:
     return line
 
 
-def write_result(out: Path, checks: list[Check], duration_s: float) -> None:
+def write_result(out: Path, checks: list[MachineCheck], duration_s: float) -> None:
     """Atomic: a reader sees the old file or the whole new one, never half."""
     payload = {"checks": [asdict(c) for c in checks], "duration_s": round(duration_s, 3)}
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
@@ -98,7 +99,7 @@ def write_result(out: Path, checks: list[Check], duration_s: float) -> None:
         raise
 
 
-class _Run:
+class _ChecksSoFar:
     """The checks done so far, shared with the watchdog; whoever finishes first writes the result."""
 
     def __init__(self, out: Path, deadline_s: float) -> None:
@@ -106,11 +107,11 @@ class _Run:
         self.deadline_s = deadline_s
         self.started = time.monotonic()
         self.lock = threading.Lock()
-        self.checks: list[Check] = []
+        self.checks: list[MachineCheck] = []
         self.current = ""
         self.done = threading.Event()
 
-    def add(self, check: Check) -> None:
+    def add(self, check: MachineCheck) -> None:
         with self.lock:
             self.checks.append(check)
             _say(format_line(check))
@@ -140,14 +141,16 @@ class _Run:
                 if name in names:
                     continue
                 if name == self.current:
-                    check = Check(name, "fail", f"did not finish within the probe's {self.deadline_s:g} s",
-                                  "an answer in seconds",
-                                  "a hung driver or a cold first torch import: run `nvidia-smi`, then "
-                                  "the env gate again")
+                    check = MachineCheck(
+                        name, "fail", f"did not finish within the probe's {self.deadline_s:g} s",
+                        "an answer in seconds",
+                        "a hung driver or a cold first torch import: run `nvidia-smi`, then "
+                        "the env gate again")
                 else:
                     # Not a failure of its own: the verdict should name the one check that hung.
-                    check = Check(name, "warn", f"not run: the probe hit its deadline in {self.current}",
-                                  "", f"fix the {self.current} check, then run the env gate again")
+                    check = MachineCheck(
+                        name, "warn", f"not run: the probe hit its deadline in {self.current}",
+                        "", f"fix the {self.current} check, then run the env gate again")
                 self.checks.append(check)
                 _say(format_line(check))
             code = self.finish()
@@ -167,7 +170,7 @@ def _say(line: str) -> None:
 
 def run_probe(p: Probe, out: Path, deadline_s: float = DEFAULT_DEADLINE_S) -> int:
     """Run every check, print each line as it is known, write `out`; the exit code."""
-    state = _Run(out, deadline_s)
+    state = _ChecksSoFar(out, deadline_s)
     threading.Thread(target=state.watchdog, name="env-probe-watchdog", daemon=True).start()
     try:
         for name, fn in CHECKS:

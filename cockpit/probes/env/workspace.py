@@ -8,7 +8,7 @@ import shutil
 import time
 from pathlib import Path
 
-from .probe import Check, Probe, find_files, format_age, shell_quote
+from .probe import MachineCheck, Probe, find_files, format_age, shell_quote
 
 GIB = 1024**3
 
@@ -29,20 +29,20 @@ def torch_extensions_dir() -> Path:
     return Path(cache) / "torch_extensions"
 
 
-def check_disk(p: Probe) -> Check:
+def check_disk(p: Probe) -> MachineCheck:
     expected = "≥ 5 GiB free for the build (fail under 1 GiB)"
     where = nearest_existing(p.build_dir)
     free = shutil.disk_usage(where).free
     value = f"{free / GIB:.1f} GiB free at {where}"
     fix = f"du -xh {shell_quote(str(where))} | sort -h | tail  # free space there, or build on another disk"
     if free < GIB:
-        return Check("disk", "fail", value, expected, fix)
+        return MachineCheck("disk", "fail", value, expected, fix)
     if free < 5 * GIB:
-        return Check("disk", "warn", value, expected, fix)
-    return Check("disk", "pass", value, expected)
+        return MachineCheck("disk", "warn", value, expected, fix)
+    return MachineCheck("disk", "pass", value, expected)
 
 
-def check_stale_lock(p: Probe) -> Check:
+def check_stale_lock(p: Probe) -> MachineCheck:
     expected = "no `lock` file (a killed build leaves one; every later load then hangs silently)"
     roots: list[Path] = []
     for root in (p.build_dir, torch_extensions_dir()):
@@ -58,11 +58,11 @@ def check_stale_lock(p: Probe) -> Check:
                 continue  # a build finished and removed it just now
             found.append((path, age))
     if not found:
-        return Check("stale_lock", "pass", "none in " + ", ".join(p.shown(r) for r in roots), expected)
+        return MachineCheck("stale_lock", "pass", "none in " + ", ".join(p.shown(r) for r in roots), expected)
     listed = "; ".join(f"{p.shown(path)}, {age} old" for path, age in found)
     rm = " ".join(shell_quote(str(path)) for path, _ in found)
     # Never deleted here: a build that is running right now holds it.
-    return Check("stale_lock", "warn", listed, expected, f"if no build is running, delete it: rm {rm}")
+    return MachineCheck("stale_lock", "warn", listed, expected, f"if no build is running, delete it: rm {rm}")
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -73,11 +73,12 @@ def _inside(path: Path, root: Path) -> bool:
     return True
 
 
-def check_terminal_multiplexer(p: Probe) -> Check:
+def check_terminal_multiplexer(p: Probe) -> MachineCheck:
     expected = "inside tmux or screen"
     if os.environ.get("TMUX"):
-        return Check("terminal_multiplexer", "pass", "tmux", expected)
+        return MachineCheck("terminal_multiplexer", "pass", "tmux", expected)
     if os.environ.get("STY"):
-        return Check("terminal_multiplexer", "pass", f"screen ({os.environ['STY']})", expected)
-    return Check("terminal_multiplexer", "warn", "not inside tmux/screen: an SSH drop kills the session",
-                 expected, "run inside tmux: tmux new -s kernel")
+        return MachineCheck("terminal_multiplexer", "pass", f"screen ({os.environ['STY']})", expected)
+    return MachineCheck(
+        "terminal_multiplexer", "warn", "not inside tmux/screen: an SSH drop kills the session",
+        expected, "run inside tmux: tmux new -s kernel")

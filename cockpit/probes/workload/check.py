@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import torch
 
@@ -43,7 +43,7 @@ from cockpit.probes.workload.compare import (
     storages,
 )
 from cockpit.probes.workload_load import first_line
-from cockpit.workload.result_wire import CheckRowJson
+from cockpit.workload.result_wire import CheckRowJson, CheckStats, GradJson
 from cockpit.workload.spec import Reference, Workload, rel_l2
 
 Say = Callable[[str], None]
@@ -97,9 +97,10 @@ class _ShapeCheck:
     knobs: KnobsFor
     say: Say
     rows: list[CheckRowJson]
-    passed: dict[str, dict[str, Any]] = field(default_factory=dict)
-    passed_grads: dict[str, dict[str, Any]] = field(default_factory=dict)
-    given: dict[str, Any] = field(default_factory=dict)
+    passed: dict[str, CheckStats] = field(default_factory=dict)
+    passed_grads: dict[str, CheckStats] = field(default_factory=dict)
+    given: dict[str, Sequence[Any]] = field(default_factory=dict)
+    """Each candidate's copy of the last round's inputs."""
 
     def __post_init__(self) -> None:
         self.name = self.w.shape_name(self.shape)
@@ -147,11 +148,11 @@ class _ShapeCheck:
         self.given[cand] = mine
         return mine
 
-    def _emit(self, cand: str, name: str, stats: Mapping[str, Any]) -> None:
+    def _emit(self, cand: str, name: str, stats: CheckStats) -> None:
         _emit(self.rows, cand, name, self.shape, stats, self.step, self.w, self.say)
 
 
-def _failed_round(stats: dict[str, Any], r: int, rounds: int) -> dict[str, Any]:
+def _failed_round(stats: CheckStats, r: int, rounds: int) -> CheckStats:
     """A failing round's stats: a failure after round 1 that is not a changed input is said as a
     result kept from an earlier call."""
     if r > 0 and not stats.pop("mutated", False):
@@ -162,13 +163,18 @@ def _failed_round(stats: dict[str, Any], r: int, rounds: int) -> dict[str, Any]:
     return stats
 
 
-def _worst_pass(before: dict[str, Any] | None, stats: dict[str, Any]) -> dict[str, Any]:
+def _worst_pass(before: CheckStats | None, stats: CheckStats) -> CheckStats:
     """The worse of a candidate's passing rounds by rel L2, keeping round 1's repeat verdict."""
-    if before is None or (stats["rel_l2"] or 0) > (before["rel_l2"] or 0):
-        keep: dict[str, Any] = {k: before[k] for k in ("deterministic", "repeat_max_abs")
-                                if before and k in before}
-        return {**stats, **keep}
-    return before
+    if before is None:
+        return stats
+    if (stats["rel_l2"] or 0) <= (before["rel_l2"] or 0):
+        return before
+    worse = stats.copy()
+    if "deterministic" in before:
+        worse["deterministic"] = before["deterministic"]
+    if "repeat_max_abs" in before:
+        worse["repeat_max_abs"] = before["repeat_max_abs"]
+    return worse
 
 
 class _GradRound:
@@ -183,7 +189,7 @@ class _GradRound:
         self.judge = rel_l2() if judge.kind == "custom" else judge
 
     def check(self, fn: Callable[..., Any], shape: Mapping[str, Any], dtype: str | None,
-              knobs: KnobsFor) -> dict[str, Any]:
+              knobs: KnobsFor) -> CheckStats:
         """The candidate's gradients against the oracle's: {ok, max_abs, rel_l2 (the worst
         gradient's), nonfinite, tolerance, what, grads: [{input, rel_l2, max_abs}]}."""
         mine = g.leaves(self.inputs, self.which)
@@ -201,8 +207,8 @@ class _GradRound:
             return _failed(str(exc))
         except Exception as exc:  # the kernel's backward raised: a failure of this shape, named
             return _failed(f"its backward raised {first_line(exc)}")
-        per: list[dict[str, Any]] = []
-        worst: dict[str, Any] | None = None
+        per: list[GradJson] = []
+        worst: CheckStats | None = None
         for i, ref_grad in zip(self.which, theirs, strict=True):
             who = f"grad of {g.input_name(fn, i)}"
             got = mine[i].grad
@@ -219,7 +225,7 @@ class _GradRound:
         return {**worst, "grads": per}
 
     def _judge_grad(self, got: Any, ref_grad: Any, seeded: Sequence[Any], dtype: str | None,
-                    shape: Mapping[str, Any], mine: Sequence[Any]) -> dict[str, Any]:
+                    shape: Mapping[str, Any], mine: Sequence[Any]) -> CheckStats:
         """One gradient against the oracle's: a gradient the oracle gives as 0 is held to its max
         |Δ| instead, and a constant one against a reference that is not constant fails."""
         stats = compare(got, ref_grad, self.judge, dtype, shape, mine)
@@ -248,14 +254,14 @@ class _GradRound:
         return self.oracle_grads[key]
 
 
-def _worst_grad(worst: dict[str, Any] | None, stats: dict[str, Any]) -> dict[str, Any]:
+def _worst_grad(worst: CheckStats | None, stats: CheckStats) -> CheckStats:
     """The worse by rel L2 of the gradients judged so far (a gradient held to its max |Δ| keeps its words)."""
     if worst is None or (stats["rel_l2"] or 0) > (worst["rel_l2"] or 0):
         return {**stats, "what": "" if stats["rel_l2"] is not None else stats["what"]}
     return worst
 
 
-def _zero_gradient(stats: dict[str, Any], ref_grad: Any, seeded: Sequence[Any], tol: float) -> dict[str, Any]:
+def _zero_gradient(stats: CheckStats, ref_grad: Any, seeded: Sequence[Any], tol: float) -> CheckStats:
     """A gradient the oracle gives as 0 everywhere (a layer norm's dx on rows of one element) has no
     relative error: its max |Δ| is held to sqrt(tolerance) x the seeded gradient's max instead. The
     square root because the rounding that stands in for 0 is the kernel's intermediate values', which
@@ -277,19 +283,19 @@ class OracleGradError(RuntimeError):
     """The oracle's own backward cannot give a gradient (the workload's fault, said as such)."""
 
 
-def _failed(what: str) -> dict[str, Any]:
+def _failed(what: str) -> CheckStats:
     return {"ok": False, "max_abs": None, "rel_l2": None, "nonfinite": 0, "tolerance": None, "what": what}
 
 
 def _emit(rows: list[CheckRowJson], cand: str, name: str, shape: Mapping[str, Any],
-          stats: Mapping[str, Any], step: str, w: Workload, say: Say) -> None:
-    row = cast(CheckRowJson, {"config": name, "shape": dict(shape), "candidate": cand, **stats})
+          stats: CheckStats, step: str, w: Workload, say: Say) -> None:
+    row: CheckRowJson = {"config": name, "shape": dict(shape), "candidate": cand, **stats}
     rows.append(row)
     say(f"{'PASS' if row['ok'] else 'FAIL'} {step} {_label(cand, w)}{name:<36} {_numbers(row)}")
 
 
 def _round(w: Workload, fn: Callable[..., Any], mine: Any, inputs: Any, ref: Any, shape: Mapping[str, Any],
-           dtype: str | None, knobs: KnobsFor, repeat: bool) -> dict[str, Any]:
+           dtype: str | None, knobs: KnobsFor, repeat: bool) -> CheckStats:
     """One candidate on its copy (`mine`) of one round's inputs, checked against the oracle's
     answer and its inputs left as they were; on the first round, called again on another copy."""
     try:
@@ -336,7 +342,7 @@ def _sync() -> None:
 
 
 def _repeat(w: Workload, fn: Callable[..., Any], inputs: Any, first: Any, shape: Mapping[str, Any],
-            dtype: str | None, knobs: KnobsFor) -> dict[str, Any]:
+            dtype: str | None, knobs: KnobsFor) -> CheckStats:
     """The same inputs again: bit for bit the same answer, or a failure (within the tolerance when
     the workload declares atomics)."""
     again = _call_once(w, fn, clone(inputs), shape, knobs)
@@ -355,7 +361,7 @@ def _repeat(w: Workload, fn: Callable[..., Any], inputs: Any, first: Any, shape:
                     "is free, declare atomics=True and the repeat is held to the tolerance)"}
 
 
-def _words(stats: Mapping[str, Any]) -> str:
+def _words(stats: CheckStats) -> str:
     if stats.get("what"):
         return str(stats["what"])
     if stats.get("nonfinite"):
@@ -369,7 +375,7 @@ def _label(cand: str, w: Workload) -> str:
     return "" if len(w.candidates) == 1 else f"[{cand}] "
 
 
-def _numbers(row: Mapping[str, Any]) -> str:
+def _numbers(row: CheckRowJson) -> str:
     if row["rel_l2"] is None:
         return str(row["what"])
     return (f"max|Δ| {row['max_abs']:.3e}  rel L2 {row['rel_l2']:.3e}  non-finite {row['nonfinite']}"

@@ -13,11 +13,12 @@ from typing import Any
 import torch
 
 from cockpit.probes.workload_load import first_line
+from cockpit.workload.result_wire import CheckStats
 from cockpit.workload.spec import Check
 
 
 def compare(out: Any, ref: Any, check: Check, dtype: str | None, shape: Mapping[str, Any],
-            inputs: Sequence[Any]) -> dict[str, Any]:
+            inputs: Sequence[Any]) -> CheckStats:
     """{ok, max_abs, rel_l2, nonfinite, tolerance, what} of one output against the oracle's (a
     custom check's verdict, with max |Δ| and rel L2 beside it when both are tensors alike)."""
     if check.kind == "custom":
@@ -39,7 +40,7 @@ def compare(out: Any, ref: Any, check: Check, dtype: str | None, shape: Mapping[
 
 
 def _custom(out: Any, ref: Any, check: Check, shape: Mapping[str, Any],
-            inputs: Sequence[Any]) -> dict[str, Any]:
+            inputs: Sequence[Any]) -> CheckStats:
     """The workload's own check decides; max |Δ| and rel L2 are said beside it when both are
     tensors alike. A check that raises is the workload's fault (CheckRaised), not the kernel's."""
     assert check.fn is not None

@@ -25,7 +25,7 @@ TYPING_GAP_S = 0.25
 
 
 @dataclass(frozen=True)
-class Hold:
+class HeldKey:
     """Hold `action` for the typing gap; run it if no other key comes."""
 
     action: str
@@ -50,13 +50,13 @@ class KeyGuard:
     def __init__(self, actions: dict[str, str], gap_s: float = TYPING_GAP_S) -> None:
         self._actions = actions
         self._gap_s = gap_s
-        self.held: Hold | None = None
+        self.held: HeldKey | None = None
         self._last_t: float | None = None
         """When the last printable key arrived (the key event's own time, not when it was handled:
         a burst's keys are handled one by one, but arrived together)."""
 
     def press(self, key: str, char: str, t: float | None = None,
-              also: dict[str, str] | None = None) -> Hold | Typing | Unused:
+              also: dict[str, str] | None = None) -> HeldKey | Typing | Unused:
         """`t`: when the key arrived (monotonic seconds); None: alone, as far as the guard can tell.
         `also`: actions this key has only where the engineer is (j/k in a list), before the app's."""
         after_another = t is not None and self._last_t is not None and 0 <= t - self._last_t < self._gap_s
@@ -68,10 +68,10 @@ class KeyGuard:
         action = (also or {}).get(key) or self._actions.get(key)
         if action is None:
             return Unused()
-        self.held = Hold(action, char)
+        self.held = HeldKey(action, char)
         return self.held
 
-    def release(self, hold: Hold) -> bool:
+    def release(self, hold: HeldKey) -> bool:
         """The gap is over: True when `hold` is still the key held (run its action)."""
         if self.held is not hold:
             return False

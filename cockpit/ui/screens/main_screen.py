@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 
-from cockpit.ui.editor.typing_guard import TYPING_GAP_S, Hold, KeyGuard, Typing
+from cockpit.ui.editor.typing_guard import TYPING_GAP_S, HeldKey, KeyGuard, Typing
 from cockpit.ui.screens.commands import COMMANDS, bindings
 from cockpit.ui.widgets.key_bar import KeyBar
 
@@ -42,7 +42,7 @@ def width_class(width: int) -> str:
     return "narrow" if width < NARROW_BELOW else "medium" if width < MEDIUM_BELOW else "wide"
 
 
-class Column(Vertical):
+class ScreenColumn(Vertical):
     """A screen column: no border, no content of its own, so Textual paints it as blank lines
     instead of running its style cache over the full height on every frame."""
 
@@ -123,20 +123,20 @@ class MainScreen(Screen[None]):
         # The columns are the screen's own children (no wrapper): each frame Textual repaints
         # every container around a change, and the clock changes every second.
         app = self.cockpit
-        with Column(id="top"):  # in a column of its own, a frame below never repaints it
+        with ScreenColumn(id="top"):  # in a column of its own, a frame below never repaints it
             yield app.header
-        with Column(id="left"):
-            with Column(id="live"):  # what changes every second, apart from what does not:
+        with ScreenColumn(id="left"):
+            with ScreenColumn(id="live"):  # what changes every second, apart from what does not:
                 yield app.gpu_panel  # a frame then repaints only the widgets in this column
                 yield app.phase_panel
-            with Column(id="quiet"):
+            with ScreenColumn(id="quiet"):
                 yield app.gate_panel
                 yield app.tune.panel  # shown once the session holds a search
                 yield app.status_history
-        with Column(id="right"):
+        with ScreenColumn(id="right"):
             yield app.editor
             yield app.gate_detail
-        with Column(id="bottom"):
+        with ScreenColumn(id="bottom"):
             yield KeyBar()
 
     def on_mount(self) -> None:
@@ -215,7 +215,7 @@ class MainScreen(Screen[None]):
             if self._hold_timer is not None:
                 self._hold_timer.stop()
             self.refuse_text("Typing")
-        elif isinstance(decision, Hold):
+        elif isinstance(decision, HeldKey):
             if self.typing_gap_s <= 0:
                 self._release(decision)
             else:
@@ -248,7 +248,7 @@ class MainScreen(Screen[None]):
         judged like every letter, so a word typed there moves nothing."""
         return LIST_KEYS if hasattr(self.focused, "action_move") else {}
 
-    def _release(self, hold: Hold) -> None:
+    def _release(self, hold: HeldKey) -> None:
         if not self.guard.release(hold):
             return
         if hold.action in LIST_KEYS.values():
