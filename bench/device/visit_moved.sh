@@ -22,7 +22,7 @@ export CUDA_VISIBLE_DEVICES=${uuids[0]}
   for g in env build correctness bench profile; do gate "$d" attention $g; done
   GATE_S=$(( $(left) > 260 ? 200 : $(left) / 2 )) gate "$d" attention sanitize
   raw "$d" attention
-  python3 -m cockpit --workspace "$d" report > "$OUT/attention-report.txt" 2>&1 || true
+  python3 -m cockpit --workspace "$d" export > "$OUT/attention-export.txt" 2>&1 || true
   cp "$d"/sessions/*/REPORT.md "$OUT/attention-REPORT.md" 2>/dev/null || true
   if [ "$(left)" -gt 150 ]; then
     d=$(ws kb-row_softmax workloads/kernelbench/row_softmax.py)
