@@ -23,23 +23,40 @@ from cockpit.gates.view import GateView
 
 @dataclass(frozen=True)
 class CatalogGate:
-    """A gate of the catalog: "module:name" of what runs and judges it (`code`), of the type its
-    results are read as (`result`) and of what shows a result (`view`), all in its folder."""
+    """A line of the catalog with what it names in its folder: "module:name" of what runs and
+    judges the gate (`code`), of the type its results are read as (`result`) and of what shows a
+    result (`view`)."""
 
-    name: str
-    title: str
-    timeout_s: float
-    code: str
-    result: str
-    view: str
-    needs_workload: bool = True
-    """Its probe reads the workspace's workload (env checks the box with or without one)."""
+    line: GateLine
 
-    @classmethod
-    def of(cls, line: GateLine) -> CatalogGate:
-        folder = f"cockpit.gates.{line.name}"
-        return cls(line.name, line.title, line.timeout_s, f"{folder}.gate:{line.code}",
-                   f"{folder}.result:{line.result}", f"{folder}.view:{line.view}", line.needs_workload)
+    @property
+    def name(self) -> str:
+        return self.line.name
+
+    @property
+    def title(self) -> str:
+        return self.line.title
+
+    @property
+    def timeout_s(self) -> float:
+        return self.line.timeout_s
+
+    @property
+    def needs_workload(self) -> bool:
+        """Its probe reads the workspace's workload (env checks the box with or without one)."""
+        return self.line.needs_workload
+
+    @property
+    def code(self) -> str:
+        return f"cockpit.gates.{self.line.name}.gate:{self.line.code}"
+
+    @property
+    def result(self) -> str:
+        return f"cockpit.gates.{self.line.name}.result:{self.line.result}"
+
+    @property
+    def view(self) -> str:
+        return f"cockpit.gates.{self.line.name}.view:{self.line.view}"
 
     def argv(self, ctx: GateContext) -> tuple[str, ...]:
         return _code(self.code).argv(ctx)
@@ -91,7 +108,7 @@ def _view(where: str) -> Callable[[GateResult], GateView]:
     return cast(Callable[[GateResult], GateView], found)
 
 
-GATES: dict[str, CatalogGate] = {line.name: CatalogGate.of(line) for line in CATALOG}
+GATES: dict[str, CatalogGate] = {line.name: CatalogGate(line) for line in CATALOG}
 
 
 def read_result(gate_name: str, raw: object) -> GateResult | None:

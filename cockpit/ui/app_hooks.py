@@ -1,5 +1,6 @@
 """Where the cockpit bends Textual's App: a refused action is said in a toast, never the crash
-screen; one command palette at a time; escape closes the zoomed gate pane's search first."""
+screen; one command palette at a time, steady when closed mid-search; escape closes the zoomed
+gate pane's search first."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from textual.dom import DOMNode
 
 from cockpit.errors import CockpitError
+from cockpit.ui.shims.palette import SteadyPalette
 from cockpit.ui.shims.toasts import PlainToasts
 
 if TYPE_CHECKING:
@@ -40,4 +42,5 @@ class CockpitHooks(PlainToasts):
             self.notify("The command palette is open already: esc closes what covers it.",
                         severity="warning", about="refused")
             return
-        super().action_command_palette()
+        if self.use_command_palette:
+            self.push_screen(SteadyPalette(id="--command-palette"))
