@@ -49,3 +49,27 @@ def test_rows_the_gate_cannot_judge_from_are_one_line(rows: list[object], said: 
 def test_samples_without_their_time_are_one_line() -> None:
     with pytest.raises(CockpitError, match="gpu_samples hold a sample without its time"):
         read_measured({"rows": [], "gpu_samples": [{"util": 90}]})
+
+
+def test_every_probe_writes_the_one_wire_version() -> None:
+    """The probes run by their path write the version as a number of their own: each is the
+    cockpit's, so a gate never reads one probe's file as another version's."""
+    from cockpit.probes import build_probe, profile_probe, sanitize_probe
+    from cockpit.probes.env import run as env_run
+
+    assert {m.__name__: m.WIRE for m in (build_probe, profile_probe, sanitize_probe, env_run)} == {
+        m.__name__: WIRE for m in (build_probe, profile_probe, sanitize_probe, env_run)}
+
+
+def test_the_env_build_profile_and_sanitize_gates_refuse_another_wire_version_in_one_line(tmp_path: Path) -> None:
+    from cockpit.gates.build.gate import BuildGate
+    from cockpit.gates.env.gate import EnvGate
+    from cockpit.gates.profile.gate import ProfileGate
+    from cockpit.gates.sanitize.gate import SanitizeGate
+
+    ctx = _ctx(tmp_path, {WIRE_KEY: WIRE + 1, "checks": [], "exit": 0, "kernels": []})
+    ctx.log_path.parent.mkdir(parents=True)
+    ctx.log_path.write_text("done\n", encoding="utf-8")  # the build gate reads its log too
+    for gate in (EnvGate(), BuildGate(), ProfileGate(), SanitizeGate()):
+        with pytest.raises(CockpitError, match=f"wire version {WIRE + 1}, this cockpit reads {WIRE}.*run the gate again"):
+            gate.verdict(ctx, 0, ["done"])

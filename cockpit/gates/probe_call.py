@@ -45,6 +45,20 @@ class ShapeCounter:
         return None
 
 
+class OtherWire(CockpitError):
+    """A probe's result file of a wire version this cockpit does not read."""
+
+
+def of_this_wire(document: JsonObject, path: Path) -> JsonObject:
+    """A probe's result file of the wire version this cockpit reads (cockpit/workload/
+    result_wire.py: every probe writes it; a file from before the key is version 1); another
+    version is one line, never a guess at its fields."""
+    if wire_of(document) != WIRE:
+        raise OtherWire(f"{path}: a result of wire version {wire_of(document)!r}, this cockpit "
+                           f"reads {WIRE}: its probe is another cockpit's; run the gate again")
+    return document
+
+
 def read_result(ctx: GateContext, exit_code: int, tail: Sequence[str]) -> JsonObject:
     """The probe's result file, of the wire version this cockpit reads (cockpit/workload/
     result_wire.py); its last line as the error when it could not run (exit 2). A result that
@@ -60,9 +74,8 @@ def read_result(ctx: GateContext, exit_code: int, tail: Sequence[str]) -> JsonOb
     else:
         error = None
     result = obj(data) if isinstance(data, dict) and isinstance(data.get("rows"), list) else None
-    if result is not None and wire_of(result) != WIRE:
-        raise CockpitError(f"{ctx.result_path}: a result of wire version {wire_of(result)!r}, this cockpit "
-                           f"reads {WIRE}: its probe is another cockpit's; run the gate again")
+    if result is not None:
+        of_this_wire(result, ctx.result_path)
     if result is not None and isinstance(result.get("crash"), dict):
         return result  # the rows measured before the crash, and the crash's own line
     if exit_code == 2:

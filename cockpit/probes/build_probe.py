@@ -23,6 +23,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+WIRE = 1
+"""The version of this result file: cockpit/workload/result_wire.py's WIRE (this probe runs by its
+path, with nothing of the cockpit; tests/test_result_wire.py holds the two equal)."""
+
 CUDA_FLAGS = ["-O3", "-Xptxas=-v", "-lineinfo", "--use_fast_math", "-std=c++17", "-DCOCKPIT_TUNED_FLAGS=1"]
 """The gate's own nvcc flags. COCKPIT_TUNED_FLAGS says the kept winner of the GPU built for comes as
 -D knobs (the workload's tuned file), so a kernel reading its tuned header takes only other archs'."""
@@ -92,6 +96,7 @@ def generate_and_build(name: str, sources: list[Path], build_dir: Path, includes
 # it launches its kernels and, on a GPU, what the CUDA runtime makes of them.
 IMPORT_CHECK = """
 import importlib.util, json, sys, torch
+
 spec = importlib.util.spec_from_file_location(sys.argv[1], sys.argv[2])
 mod = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(mod)
@@ -333,7 +338,7 @@ def write_result(out: Path, result: dict[str, object]) -> None:
     """The result file, whole or not at all (written beside, then renamed)."""
     tmp = out.with_suffix(".tmp")
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp.write_text(json.dumps(result, indent=1))
+    tmp.write_text(json.dumps({"wire": WIRE, **result}, indent=1))
     os.replace(tmp, out)
 
 

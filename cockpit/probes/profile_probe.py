@@ -28,6 +28,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+WIRE = 1
+"""The version of this result file: cockpit/workload/result_wire.py's WIRE (this probe runs by its
+path, with nothing of the cockpit; tests/test_result_wire.py holds the two equal)."""
+
 if TYPE_CHECKING or __package__:  # python -m, or imported (tests); mypy reads this
     from cockpit.probes.ask_workload import describe_in_child
 else:  # run by path, as the gate does: this folder is sys.path[0]
@@ -117,8 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     say(" ".join(profile))
     code, lines = stream(profile)
     rep = args.report.with_suffix(".ncu-rep")
-    result: dict[str, object] = {"ncu": ncu, "command": profile, "clock_control": args.clock_control,
-                                 "report": str(rep), "csv": None, "exit": code,
+    result: dict[str, object] = {"wire": WIRE, "ncu": ncu, "command": profile,
+                                 "clock_control": args.clock_control, "report": str(rep), "csv": None,
+                                 "exit": code,
                                  "kernel_regex": regex, "shape": shape_name, "candidate": candidate,
                                  "every_kernel": not regex}
     status = _failed_run(lines, rep, regex, candidate, result)

@@ -29,6 +29,10 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+WIRE = 1
+"""The version of this result file: cockpit/workload/result_wire.py's WIRE (this probe runs by its
+path, with nothing of the cockpit; tests/test_result_wire.py holds the two equal)."""
+
 TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck")
 CACHING_OFF = {"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"}
 ERROR_EXIT = 86
@@ -187,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         write(args.out, result)
         return 2
     echo_log(args.log)
-    result.update(sanitizer=sanitizer, command=command, exit=code, timed_out=code is None,
+    result.update(wire=WIRE, sanitizer=sanitizer, command=command, exit=code, timed_out=code is None,
                   calling=calling, last_line=last, duration_s=round(time.monotonic() - started, 2))
     if code is None:
         say(f"stopped after {args.timeout_s:g} s" + (f" while calling {calling}" if calling else ""))

@@ -3,7 +3,9 @@ types both sides share: the probe (cockpit/probes/workload_probe.py, probes/work
 probes/workload/check.py) builds them, and the bench and correctness gates parse the file into
 their typed objects once, where they read it (gates/bench/measured.py, gates/correctness/result.py).
 
-Every file carries its `wire` version. A file without one is from before the key (the recorded
+Every file carries its `wire` version; the probes that run by their path with nothing of the
+cockpit (env, build, profile, sanitize) write the same number as their own `WIRE`, and every gate
+checks it through gates/probe_call.py:of_this_wire. A file without one is from before the key (the recorded
 GPU runs under tests/fixtures/gpu/ are): it is wire 1, the shape below, which the key did not change.
 A file of another version is one line saying to run the gate again, never a guess at its fields.
 Plain Python with nothing of the cockpit but the shared wire types: the probes import it in the

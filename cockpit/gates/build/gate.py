@@ -29,7 +29,7 @@ from cockpit.gates.build.resources import KernelReport, ResourcePolicy, report_k
 from cockpit.gates.build.result import BuildResult, CompileError, FailedStep, kernel_of
 from cockpit.gates.gate import GateContext, GateStatus, Progress, Verdict
 from cockpit.gates.output import text_lines
-from cockpit.gates.probe_call import probe_argv
+from cockpit.gates.probe_call import of_this_wire, probe_argv
 from cockpit.json_fields import JsonObject, as_number, obj, objects, text
 from cockpit.session.paths import stored_path
 from cockpit.session.results import read_result_json
@@ -126,7 +126,7 @@ def _read_result(path: Path) -> JsonObject:
         data = read_result_json(path)
     except (OSError, ValueError):
         return {}
-    return obj(data)
+    return of_this_wire(obj(data), path)
 
 
 def judge_build(lines: list[str], exit_code: int, probe: JsonObject,

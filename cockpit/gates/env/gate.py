@@ -16,6 +16,7 @@ from cockpit.errors import CockpitError
 from cockpit.files import RefusedFile, read_file
 from cockpit.gates.env.result import BoxCheck, EnvResult
 from cockpit.gates.gate import GateContext, NoProgress, ProgressTracker, Verdict
+from cockpit.gates.probe_call import OtherWire, of_this_wire
 from cockpit.session.results import MAX_RESULT_BYTES, RESULT_CAP_WHAT
 from cockpit.workload.describe import PROBE as WORKLOAD_PROBE
 from cockpit.workload.describe import workload_args
@@ -63,7 +64,7 @@ def read_env_result(path: Path) -> tuple[EnvCheck, ...]:
         raise CockpitError(
             f"{path}:{exc.lineno}: corrupt env probe result ({exc.msg}); run the env gate again"
         ) from exc
-    items = data.get("checks") if isinstance(data, dict) else None
+    items = of_this_wire(data, path).get("checks") if isinstance(data, dict) else None
     if not isinstance(items, list):
         raise CockpitError(f"{path}: env probe result has no 'checks' list; run the env gate again")
     return tuple(_env_check(path, index, item) for index, item in enumerate(items))
@@ -134,6 +135,8 @@ class EnvGate:
     def verdict(self, ctx: GateContext, exit_code: int, tail: Sequence[str]) -> Verdict:
         try:
             checks = read_env_result(ctx.result_path)
+        except OtherWire:  # its own line: what the log's last line says is not why
+            raise
         except CockpitError as exc:
             last = next((line.strip() for line in reversed(tail) if line.strip()), "")
             raise CockpitError(f"the env probe exited {exit_code} without a result: "

@@ -13,6 +13,7 @@ from cockpit.errors import CockpitError
 from cockpit.gates.bench.result import BenchResult, read_bench_result
 from cockpit.gates.catalog import measures
 from cockpit.gates.gate import COULD_NOT_RUN, GateContext, NoProgress, ProgressTracker, Verdict
+from cockpit.gates.probe_call import of_this_wire
 from cockpit.gates.profile.result import KernelVerdict, ProfiledKernel, ProfileResult
 from cockpit.hardware.peaks import peak_for
 from cockpit.json_fields import as_number, obj, strings, text
@@ -57,6 +58,7 @@ class ProfileGate:
             probe = obj(read_result_json(ctx.result_path))
         except (OSError, ValueError):
             probe = {}
+        of_this_wire(probe, ctx.result_path)
         last = next((line.strip() for line in reversed(tail) if line.strip()
                      and not line.startswith("#")), "")
         if exit_code == 2 or not probe:

@@ -16,7 +16,7 @@ from pathlib import Path
 from cockpit.errors import CockpitError
 from cockpit.files import read_head
 from cockpit.gates.gate import GateContext, Verdict
-from cockpit.gates.probe_call import ShapeCounter
+from cockpit.gates.probe_call import ShapeCounter, of_this_wire
 from cockpit.gates.sanitize.findings import SanitizerLog, parse_sanitizer_log
 from cockpit.gates.sanitize.result import Finding, SanitizeResult
 from cockpit.json_fields import JsonObject, as_number, obj, objects, strings, text, texts, whole
@@ -114,7 +114,7 @@ def calls_path(ctx: GateContext) -> Path:
 
 def _read_json(path: Path) -> JsonObject:
     try:
-        return obj(read_result_json(path))
+        return of_this_wire(obj(read_result_json(path)), path)
     except (OSError, ValueError):
         return {}
 

@@ -35,6 +35,10 @@ from .toolchain import (
 )
 from .workspace import check_disk, check_stale_lock, check_terminal_multiplexer
 
+WIRE = 1
+"""The version of this result file: cockpit/workload/result_wire.py's WIRE (this probe runs by its
+path, with nothing of the cockpit; tests/test_result_wire.py holds the two equal)."""
+
 DEFAULT_EXTENSION = "cockpit_attn"
 # Under the 10 s the gate allows, with room to write the result.
 DEFAULT_DEADLINE_S = 9.5
@@ -83,7 +87,7 @@ def format_line(check: MachineCheck) -> str:
 
 def write_result(out: Path, checks: list[MachineCheck], duration_s: float) -> None:
     """Atomic: a reader sees the old file or the whole new one, never half."""
-    payload = {"checks": [asdict(c) for c in checks], "duration_s": round(duration_s, 3)}
+    payload = {"wire": WIRE, "checks": [asdict(c) for c in checks], "duration_s": round(duration_s, 3)}
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
