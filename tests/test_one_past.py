@@ -154,3 +154,69 @@ def test_a_sessions_past_is_kept_until_its_journal_changes(tmp_path: Path, monke
     monkeypatch.setattr(past.time, "time", lambda: later)
     bench(tmp_path, ref, "002-bench", 0.8, t=time.time())  # the journal grows: folded again
     assert [r.run for r in past_benches(tmp_path)] == [f"{ref.id}/001-bench", f"{ref.id}/002-bench"]
+
+
+def _journal_finish(ref: SessionRef, ws: Path, run_id: str, t: float, verdict: Verdict,
+                    result: dict[str, object]) -> None:
+    writer = JournalWriter(ref.journal)
+    writer.append(ev.gate_started(t - 60, run_id, "bench", ("python",), f"logs/{run_id}.log", 1))
+    writer.append(gate_finished_event(ref.path, ws, t, run_id, "bench", "fail", verdict.summary, 60.0, 0,
+                                      f"logs/{run_id}.log", result))
+    writer.close()
+
+
+def test_a_bench_the_last_cockpit_refused_is_no_reference_for_the_next(tmp_path: Path) -> None:
+    """A bench refused for a time the card cannot reach, journaled before the `counts` flag: its own
+    REVERT (no improvement: the keep rule's always has one) says it decides nothing. Read as counting,
+    it told every later bench to revert, -100 %."""
+    now = time.time()
+    first = session(tmp_path, now - 7200, "baseline the rows")
+    bench(tmp_path, first, "001-bench", 1.0, now - 5000)
+    fast = bench(tmp_path, first, "002-bench", 1e-4)  # judged, journaled below as the last cockpit did
+    old = {k: v for k, v in result_json(fast).items() if k != "counts"}
+    old["keep"] = {"action": "revert", "summary": "REVERT: about 9999x faster than 32 MB can move",
+                   "improvement": None, "shared_configs": 0, "commit_message": "", "reference": None,
+                   "paths": ["csrc/"]}
+    _journal_finish(first, tmp_path, "002-bench", now - 3600, fast, old)
+    assert [(r.run.split("/")[1], r.decides) for r in past_benches(tmp_path)] == [
+        ("001-bench", True), ("002-bench", False)]
+    second = session(tmp_path, now - 600, "tile the rows")
+    keep = KeepResult.from_json(result_json(bench(tmp_path, second, "003-bench", 0.8))["keep"])
+    assert keep is not None and keep.action == "keep" and keep.reference == f"{first.id}/001-bench"
+
+
+def test_an_old_tunes_confirmation_keeps_its_own_workload(tmp_path: Path) -> None:
+    """A softmax tune finished by the last cockpit wrote its confirmation as a bench record naming
+    softmax; read as a result from before workloads, it was attention's and no softmax reference."""
+    now = time.time()
+    ref = session(tmp_path, now - 7200, "tune softmax")
+    rows = [{"config": f"M=4096 N={n} fp16", "impl": {"ours": {"median_ms": 0.01 * n / 1024}},
+             "speedup_vs_torch.softmax": 1.2} for n in (1024, 2048)]
+    (ref.path / "results").mkdir(exist_ok=True)
+    (ref.path / "results" / "bench-20261129-070000.json").write_text(json.dumps(
+        {"rows": rows, "session": ref.id, "t": now - 3600.3, "valid": True, "workload": "softmax"}))
+    writer = JournalWriter(ref.journal)
+    writer.append(tev.tune_finished(now - 3600, "tune-20261129-070000", "keep", "KEEP: tuned",
+                                    keep={"action": "keep", "summary": "KEEP: tuned", "improvement": 0.3}))
+    writer.close()
+    [record] = past_benches(tmp_path)
+    assert (record.run, record.workload, record.decides, len(record.ours_ms)) == (
+        f"{ref.id}/tune-20261129-070000", "softmax", True, 2)
+
+
+def test_a_bench_read_while_its_verdict_file_was_missing_is_read_again_when_it_is_back(
+        tmp_path: Path, monkeypatch) -> None:
+    """The kept past is not kept from a read that found a bench's verdict file missing (a partial
+    rsync): that bench was its headline, no reference; once the file is back it is one."""
+    from cockpit.gates.bench import past
+
+    now = time.time()
+    ref = session(tmp_path, now - 7200, "baseline the rows")
+    bench(tmp_path, ref, "001-bench", 1.0, now - 3600)
+    [verdict_file] = (ref.path / "results").glob("001-bench.verdict.json")
+    later = time.time() + 60  # read a minute after its last line: a journal just written is not kept
+    monkeypatch.setattr(past.time, "time", lambda: later)
+    verdict_file.rename(verdict_file.with_suffix(".away"))
+    assert [len(r.ours_ms) for r in past_benches(tmp_path)] == [0]
+    verdict_file.with_suffix(".away").rename(verdict_file)
+    assert [len(r.ours_ms) for r in past_benches(tmp_path)] == [56]

@@ -28,7 +28,7 @@ from cockpit.analysis.speed_of_light import Impossible, impossible
 from cockpit.config import Thresholds
 from cockpit.errors import CockpitError
 from cockpit.gates.bench.measured import Measured, MeasuredRow, read_measured, with_peaks
-from cockpit.gates.bench.past import COUNTS, past_benches
+from cockpit.gates.bench.past import COUNTS, CRASHED_REFERENCE, past_benches
 from cockpit.gates.bench.result import SCHEMA, SPEEDUP_PREFIX, BenchResult
 from cockpit.gates.bench.validity import BenchValidity
 from cockpit.gates.bench.validity_rules import probe_validity
@@ -98,7 +98,7 @@ def _after_crash(measured: Measured, crashed: str, paths: tuple[str, ...]) -> Ke
     """A candidate that crashed is reverted; a reference that crashed decides nothing."""
     if measured.crash is not None and measured.crash.impl in measured.candidates:
         return KeepResult("revert", f"REVERT: {crashed}", None, 0, "", None, paths)
-    return KeepResult("baseline", f"{crashed}: a reference that crashes decides nothing", None, 0, "",
+    return KeepResult("baseline", f"{crashed}: {CRASHED_REFERENCE}", None, 0, "",
                       None, paths)
 
 

@@ -22,11 +22,12 @@ import json
 import time
 from pathlib import Path
 
+from cockpit import before_workloads
 from cockpit.analysis.keep import BenchRecord, bench_record, record_json, record_of
 from cockpit.errors import CockpitError
 from cockpit.gates.bench.result import BenchResult, read_bench_result
 from cockpit.gates.catalog import measures
-from cockpit.json_fields import as_number
+from cockpit.json_fields import as_number, objects, strings, text
 from cockpit.session.journal import read_journal
 from cockpit.session.results import read_result_json
 from cockpit.session.state import GateRunRecord, SessionState, fold
@@ -39,6 +40,8 @@ KIND = "past"
 """The user cache's folder of kept session pasts."""
 CONFIRMATION_WITHIN_S = 1.0
 """How long before its `tune_finished` event an old tune wrote its confirmation's file."""
+CRASHED_REFERENCE = "a reference that crashes decides nothing"
+"""How the gate's BASELINE of a run whose reference crashed ends (gates/bench/gate.py)."""
 COUNTS = "counts"
 """A bench result's flag, false when the run decides nothing whatever its validity (a candidate
 crashed, or a time the card cannot reach): never a reference."""
@@ -53,41 +56,68 @@ def finished_benches(state: SessionState) -> list[BenchRun]:
 
 def as_record(run: str, t: float, bench: BenchResult) -> BenchRecord:
     """A bench result (whole: its rows) as keep/revert compares it."""
-    counts = bench.raw.get(COUNTS) is not False
+    counts = _counts(bench)
     why = ", ".join(bench.validity.suspect_why) if bench.validity is not None else ""
     return bench_record(run, t, bench.raw_rows, bench.ours, bench.workload, bench.valid and counts,
                         bench.decidable and counts, bench.left_out, why)
 
 
-def session_past(state: SessionState, results: Path | None = None) -> list[BenchRecord]:
+def _counts(bench: BenchResult) -> bool:
+    """Whether the bench may be a reference. A result journaled before the `counts` flag says it by
+    its keep decision: the gate's own REVERT of a refused or crashed run is the only one without an
+    improvement (the keep rule's always has one), and a crashed reference's BASELINE says so."""
+    flag = bench.raw.get(COUNTS)
+    if isinstance(flag, bool):
+        return flag
+    keep = bench.keep
+    if keep is None:
+        return True
+    crashed_reference = keep.action == "baseline" and keep.summary.endswith(CRASHED_REFERENCE)
+    return not ((keep.action == "revert" and keep.improvement is None) or crashed_reference)
+
+
+def session_past(state: SessionState, results: Path | None = None) -> tuple[list[BenchRecord], bool]:
     """The session's benches, oldest first: its bench gate runs and its tunes' confirmations
-    (`results`: the session's results folder, where an old tune's confirmation is read)."""
-    records = [as_record(f"{state.id}/{r.run_id}", r.finished_t or r.started_t, whole)
-               for r, _ in finished_benches(state) if (whole := read_bench_result(r.result)) is not None]
+    (`results`: the session's results folder, where an old tune's confirmation is read); and
+    whether each was read whole (a result file that could not be read leaves its bench as its
+    headline, no reference: that answer is not kept, so the next bench reads it again)."""
+    records: list[BenchRecord] = []
+    whole_read = True
+    for r, _ in finished_benches(state):
+        whole = read_bench_result(r.result)
+        whole_read &= not r.result_file or r.result is not r.result_inline
+        if whole is not None:
+            records.append(as_record(f"{state.id}/{r.run_id}", r.finished_t or r.started_t, whole))
     for event in state.tune_events:
         if event.get("type") != TUNE_FINISHED:
             continue
-        confirmed = (read_bench_result(event["bench"]) if "bench" in event
-                     else _old_confirmation(results, event))
-        if confirmed is not None:
-            records.append(as_record(f"{state.id}/{event.get('run')}", float(event["t"]), confirmed))
-    return sorted(records, key=lambda r: r.t)
+        run, at = f"{state.id}/{event.get('run')}", float(event["t"])
+        confirmed = read_bench_result(event["bench"]) if "bench" in event else None
+        record = (as_record(run, at, confirmed) if confirmed is not None
+                  else _old_confirmation(results, run, at))
+        if record is not None:
+            records.append(record)
+    return sorted(records, key=lambda r: r.t), whole_read
 
 
-def _old_confirmation(results: Path | None, event: dict[str, object]) -> BenchResult | None:
-    """A tune's confirmation from before it was journaled: the `bench-*.json` its tune wrote within
-    a second before the `tune_finished` event."""
-    at = as_number(event.get("t"))
-    if results is None or at is None:
+def _old_confirmation(results: Path | None, run: str, at: float) -> BenchRecord | None:
+    """A tune's confirmation from before it was journaled: the bench record (`bench-*.json`: its
+    rows, validity and workload) its tune wrote within a second before the `tune_finished` event."""
+    if results is None:
         return None
     for path in sorted(results.glob("bench-*.json")):
         try:
             data = read_result_json(path)
         except (CockpitError, OSError, ValueError):
             continue
-        wrote = as_number(data.get("t")) if isinstance(data, dict) else None
-        if wrote is not None and 0.0 <= at - wrote <= CONFIRMATION_WITHIN_S:
-            return read_bench_result(data)
+        if not isinstance(data, dict) or (wrote := as_number(data.get("t"))) is None:
+            continue
+        if 0.0 <= at - wrote <= CONFIRMATION_WITHIN_S:
+            decidable = data.get("decidable")
+            return bench_record(run, at, objects(data.get("rows")), "ours",
+                                text(data.get("workload")) or before_workloads.WORKLOAD,
+                                data.get("valid") is True, decidable if isinstance(decidable, bool) else None,
+                                strings(data.get("suspect_configs")))
     return None
 
 
@@ -115,6 +145,8 @@ def _kept_past(journal: Path, workspace: Path) -> list[BenchRecord]:
         state = fold(read_journal(journal).events, workspace)
     except CockpitError:
         return []
-    records = session_past(state, journal.parent / "results")
-    keep(KIND, journal, json.dumps([record_json(r) for r in records], separators=(",", ":")), seen, read_t)
+    records, whole_read = session_past(state, journal.parent / "results")
+    if whole_read:
+        kept_line = json.dumps([record_json(r) for r in records], separators=(",", ":"))
+        keep(KIND, journal, kept_line, seen, read_t)
     return records
