@@ -26,6 +26,7 @@ from cockpit.gates.interpreter import (
     gates_python,
     known_python,
 )
+from cockpit.gates.run import GateRun
 from cockpit.session.workspace import SessionRef, Workspace, create_session, latest_open_session
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.controllers.gate_messages import GateFinished, GateOutputArrived
@@ -161,10 +162,19 @@ async def test_with_the_gates_python_known_r_starts_its_gate_at_the_key_press(
     monkeypatch.setattr("cockpit.gates.interpreter.gates_python",
                         lambda *args, **kwargs: looked_up.append("a lookup thread"))
     app = Watched(root, Config(status_every_s=10**6), ref, clock=FakeClock(), tick_s=3600, typing_gap_s=0)
+    at_the_key: list[tuple[object, list[str]]] = []  # the board as the key's own handling left it
+    pressed = Watched.action_run_gate
+
+    def run_gate_and_look(self: Watched) -> None:
+        pressed(self)
+        at_the_key.append((self.gates.run, list(self.gates.queue)))
+
+    monkeypatch.setattr(Watched, "action_run_gate", run_gate_and_look)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("r")
-        run = app.gates.run  # at once: not queued behind a lookup
-        assert run is not None and run.gate.name == "env" and run.ctx.python == sys.executable
-        assert app.gates.queue == [] and looked_up == []
+        await until(pilot, lambda: at_the_key, "the key's handling")
+        [(run, queue)] = at_the_key  # at once: not queued behind a lookup (a quick probe may end since)
+        assert isinstance(run, GateRun) and run.gate.name == "env" and run.ctx.python == sys.executable
+        assert queue == [] and looked_up == []
         app.gates.cancel()
         await until(pilot, lambda: app.finished and app.gates.run is None, "the env probe's end")
