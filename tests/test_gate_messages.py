@@ -178,3 +178,22 @@ async def test_with_the_gates_python_known_r_starts_its_gate_at_the_key_press(
         assert queue == [] and looked_up == []
         app.gates.cancel()
         await until(pilot, lambda: app.finished and app.gates.run is None, "the env probe's end")
+
+
+async def test_a_report_handled_while_the_cockpit_closes_is_drawn_nowhere(tmp_path: Path) -> None:
+    """The key fuzzer closed the app while a gate still wrote: its output's message was handled
+    after the panes were taken down, and drawing it raised NoMatches over the app's own exit."""
+    from cockpit.gates.log_follow import GateOutput
+
+    root = Workspace(tmp_path.resolve())
+    ref = create_session(root, Config(), "closing", "optimize", FakeClock().now())
+    loud = "import time\nwhile True:\n    print('still here', flush=True); time.sleep(0.01)"
+    config = Config(gates={"env": GateConfig(command=(sys.executable, "-c", loud))}, status_every_s=10**6)
+    app = Watched(root, config, ref, clock=FakeClock(), tick_s=3600, typing_gap_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await until(pilot, lambda: app.gates.run is not None and app.gate_detail.output_log.lines,
+                    "the gate's first lines")
+        run = app.gates.run
+    assert not app.is_running and run is not None  # closed, its panes taken down
+    app.gates.output_arrived(run, GateOutput(["a late line"]))  # drawn nowhere: it raised NoMatches

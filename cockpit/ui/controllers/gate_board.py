@@ -228,12 +228,14 @@ class GateBoard:
 
     def output_arrived(self, run: GateRun, output: GateOutput) -> None:
         run.follow(output)
-        self.app.gate_detail.append(run.run_id, output)
+        if self.app.is_running:  # a report handled while the app closes is drawn nowhere
+            self.app.gate_detail.append(run.run_id, output)
 
     def stalled(self, run: GateRun, silent_s: float) -> None:
         with self._said():
             run.stalled(silent_s)
-            self._say_silent(run, silent_s)
+            if self.app.is_running:
+                self._say_silent(run, silent_s)
 
     def _say_silent(self, run: GateRun, silent_s: float) -> None:
         self.app.notify(
@@ -244,6 +246,8 @@ class GateBoard:
 
     def finished(self, run: GateRun, verdict: Verdict) -> None:
         if not run.end(verdict):  # judged after the run was abandoned, or told twice
+            return
+        if not self.app.is_running:  # journaled; the app is closing, its panes are being taken down
             return
         with self._said():
             self._ended(run, verdict)
