@@ -197,3 +197,4 @@ async def test_a_report_handled_while_the_cockpit_closes_is_drawn_nowhere(tmp_pa
         run = app.gates.run
     assert not app.is_running and run is not None  # closed, its panes taken down
     app.gates.output_arrived(run, GateOutput(["a late line"]))  # drawn nowhere: it raised NoMatches
+    run.cancel()  # the child a test app leaves (the cockpit's own quit cancels it first)
