@@ -47,6 +47,8 @@ else:  # run by path, as the gates do: this folder is sys.path[0]
     from workload_build import build, tuned_for
     from workload_load import WorkloadLoadError, first_line, load_workload, manifest_json, space
 
+from cockpit.probes import guarded
+from cockpit.workload.guards import UnknownGuard
 from cockpit.workload.result_wire import WIRE, WIRE_KEY, BenchPartJson, CheckPartJson
 from cockpit.workload.tuned import Tuned, TunedFileError, WinnerJson
 
@@ -70,6 +72,11 @@ def write_result(out: Path, result: Mapping[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     os.environ.setdefault("COCKPIT_WORKSPACE", str(args.workspace))
+    try:
+        guarded.start(os.environ)  # before the workload is imported: it cannot turn a guard off
+    except UnknownGuard as exc:
+        say(str(exc))
+        return 2
     try:
         task = json.loads((args.workspace / args.task).read_text(encoding="utf-8")) if args.task else None
     except (OSError, ValueError) as exc:
@@ -161,6 +168,8 @@ def run_on_gpu(w: Any, args: argparse.Namespace) -> int:
                                  "source": args.workload, "device": gpu["name"], "gpu": gpu,
                                  "torch": torch.__version__, "started": started, "pid": os.getpid(),
                                  "tuned": kept_here(tuned)}
+    if guarded.off():
+        result["guards_off"] = sorted(guarded.off())
     try:
         with GpuWatch(torch.cuda.current_device()) as watch:
             ok = run_mode(w, knobs, args, result, watch)

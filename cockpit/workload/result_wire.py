@@ -153,6 +153,8 @@ class ProbeFileJson(TypedDict, total=False):
     gpu_samples: list[GpuSampleJson]
     gpu_watch_error: str | None
     ok: bool
+    guards_off: list[str]
+    """The guards (workload/guards.py) the mutation test turned off for this run; absent: none."""
 
 
 class BenchPartJson(TypedDict, total=False):
