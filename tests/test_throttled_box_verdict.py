@@ -249,3 +249,18 @@ def test_a_reference_that_crashes_decides_nothing(tmp_path: Path) -> None:
     assert verdict.summary == "FLASH crashed at B4 H16 S32 D64 fp16 full: FlashAttention only supports Ampere " \
                               "GPUs or newer."
     assert verdict.result.to_json()["keep"]["action"] == "baseline"
+
+
+def test_work_that_escaped_the_timer_fails_the_bench_in_its_guards_line_and_reverts(tmp_path: Path) -> None:
+    data = h100()
+    data["rows"] = data["rows"][:3]
+    data["caught"] = {"config": "B4 H16 S2048 D64 fp16", "impl": "ours", "guard": "kernel-records",
+                      "line": "leaves work the timer does not see: on another stream (13) its caller's "
+                              "stream does not wait for; its kernels ran 18.3 µs per call, the timer saw 0.3 µs"}
+    verdict = _gate(tmp_path, data, 1, [])
+    assert verdict.status == "fail"
+    assert verdict.summary.startswith("ours at B4 H16 S2048 D64 fp16: leaves work the timer does not see: on "
+                                      "another stream (13)")
+    assert verdict.result.to_json()["keep"]["action"] == "revert"
+    bench = read_bench_result(verdict.result.to_json())
+    assert bench is not None and not as_record("001-x/003-bench", 1.0, bench).decides

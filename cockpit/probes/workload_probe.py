@@ -247,6 +247,7 @@ def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[st
     and names the shape and the implementation (`crash`)."""
     from cockpit.analysis.block_validity import BlockRules
     from cockpit.probes.block_watch import BlockJudge
+    from cockpit.probes.workload.caught import BenchCaught
     from cockpit.probes.workload.timing import BenchCrash, bench, impl_id, implementations
 
     impls = implementations(w, knobs)
@@ -260,23 +261,29 @@ def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[st
     rules = BlockRules(tolerated=frozenset(json.loads(args.tolerate)))
     judge = BlockJudge(watch, rules)
     crashed: BenchCrash | None = None
+    caught: BenchCaught | None = None
     try:
         rows = bench(w, impls, args.reps, args.warmup, args.input_sets, say, settle_ms=args.settle_ms,
                      rounds=args.rounds, optional=optional, judge=judge, modes=w.modes)
     except BenchCrash as crash:
         say(str(crash))
         rows, crashed = crash.rows, crash
+    except BenchCaught as hit:
+        say(f"{hit.config}: {hit.line}")
+        rows, caught = hit.rows, hit
     others = [impl_id(n) for n in list(w.candidates)[1:]]
-    part: BenchPartJson = {"rows": rows, "ok": crashed is None, "ours": "ours",
+    part: BenchPartJson = {"rows": rows, "ok": crashed is None and caught is None, "ours": "ours",
                            "candidates": ["ours", *others], "block_check": rules.as_json(),
                            "baseline": impl_id(baseline.name) if baseline else None, "labels": labels,
                            "compared": compared_with(w)}
     if crashed is not None:
         part["crash"] = crashed.as_json()
+    if caught is not None:
+        part["caught"] = caught.as_json()
     if w.modes != ("forward",):
         part["modes"] = list(w.modes)
     result.update(part)
-    return crashed is None
+    return crashed is None and caught is None
 
 
 def impl_labels(w: Any) -> dict[str, str]:

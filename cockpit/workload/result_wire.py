@@ -58,9 +58,33 @@ class TimingCell(TypedDict, total=False):
     clean: bool
     unclean_why: str
     times_ms: list[float]
+    records: RecordsJson
+    """A candidate's kernel-records audit (probes/workload/escapes.py)."""
     """The samples themselves, when kept (the tuner's intervals)."""
     tflops: float | None
     gbps: float | None
+
+
+class RecordsJson(TypedDict, total=False):
+    """What the kernel-records audit saw of a candidate's calls: its GPU work per call (every
+    stream and thread), the busy time of that work, the timer's time of the same calls, the other
+    streams it used and its first kernels' names; or why the audit could not run."""
+
+    kernels_per_call: float
+    busy_us: float
+    timer_us: float
+    streams: list[int]
+    names: list[str]
+    error: str
+
+
+class CaughtJson(TypedDict):
+    """A guard (workload/guards.py) that caught a candidate during the bench, with its line."""
+
+    config: str
+    impl: str
+    guard: str
+    line: str
 
 
 class BlockSpan(TypedDict):
@@ -172,6 +196,7 @@ class BenchPartJson(TypedDict, total=False):
     compared: list[str]
     modes: list[str]
     crash: CrashJson
+    caught: CaughtJson
 
 
 class CheckPartJson(TypedDict, total=False):

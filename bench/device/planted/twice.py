@@ -28,7 +28,7 @@ WORKLOAD = Workload(
     references=(Reference("torch.softmax", lambda x, y: torch.softmax(x, -1), baseline=True),),
     make_inputs=make_inputs,
     test_grid=axes(M=[4], N=[256]),
-    bench_grid=axes(M=[4096], N=[64, 256, 1024, 4096, 16384]),
+    bench_grid=axes(M=[4096], N=[64, 256, 384, 1024, 4096, 16384]),
     check=rel_l2(1e-5),
     bytes=lambda M, N: 4.0 * M * N * 4,
 )

@@ -61,7 +61,7 @@ def judge_measured(ctx: GateContext, measured: Measured, harness: str | None = N
     measured = with_peaks(replace(measured, workload=measured.workload or _workload_name(ctx)))
     validity = _named_baseline(probe_validity(measured, ctx.config.thresholds), measured)
     refused = refusals(measured)  # a time the card cannot reach decides nothing
-    crashed = crash_line(measured)  # the configs after the crash were never measured
+    crashed = crash_line(measured) or caught_line(measured)  # the configs after it were never measured
     counts = not refused and crashed is None
     current = bench_record(f"{ctx.session_dir.name}/{ctx.run_id}", time.time(), measured.row_json, "ours",
                            measured.workload, validity.valid and counts, validity.decidable and counts,
@@ -96,7 +96,8 @@ def _named_baseline(validity: BenchValidity, measured: Measured) -> BenchValidit
 
 def _after_crash(measured: Measured, crashed: str, paths: tuple[str, ...]) -> KeepResult:
     """A candidate that crashed is reverted; a reference that crashed decides nothing."""
-    if measured.crash is not None and measured.crash.impl in measured.candidates:
+    crash = measured.crash
+    if measured.caught is not None or (crash is not None and crash.impl in measured.candidates):
         return KeepResult("revert", f"REVERT: {crashed}", None, 0, "", None, paths)
     return KeepResult("baseline", f"{crashed}: {CRASHED_REFERENCE}", None, 0, "",
                       None, paths)
@@ -118,6 +119,15 @@ def crash_line(measured: Measured) -> str | None:
     error = (crash.error or "no error recorded").strip().splitlines()
     return (f"{measured.label(crash.impl or 'an implementation')} crashed at {crash.config or 'a config'}: "
             f"{error[0] if error else '?'}")
+
+
+def caught_line(measured: Measured) -> str | None:
+    """'ours at M=4096 N=1024: leaves work the timer does not see: ...': a guard's catch during the
+    bench (the configs after it were never measured); None when no guard caught anything."""
+    caught = measured.caught
+    if caught is None:
+        return None
+    return f"{measured.label(caught.impl)} at {caught.config}: {caught.line}"
 
 
 def refusals(measured: Measured) -> list[Impossible]:

@@ -65,6 +65,17 @@ class MeasuredRow:
 
 
 @dataclass(frozen=True)
+class Caught:
+    """A guard (workload/guards.py) that caught a candidate at one config, with its line; the rows
+    before it were kept."""
+
+    impl: str
+    config: str
+    guard: str
+    line: str
+
+
+@dataclass(frozen=True)
 class Crash:
     """The implementation that raised at one config; the rows before it were kept."""
 
@@ -98,6 +109,7 @@ class Measured:
     judged_by_block: bool = False
     """The probe judged each timed block by its clocks and re-measured the dirty ones."""
     crash: Crash | None = None
+    caught: Caught | None = None
     peak: Peak | None = None
     """The card's peak, once `with_peaks` looked it up."""
 
@@ -131,7 +143,15 @@ def read_measured(data: Mapping[str, object]) -> Measured:
         as_number(data.get("started")), as_number(data.get("finished")), as_number(data.get("pid")),
         isinstance(data.get("block_check"), Mapping),
         Crash(text(crash.get("impl")), text(crash.get("config")), text(crash.get("error")))
-        if crash else None)
+        if crash else None, _caught(obj(data.get("caught"))))
+
+
+def _caught(caught: Mapping[str, object]) -> Caught | None:
+    line = text(caught.get("line"))
+    if not line:
+        return None
+    return Caught(text(caught.get("impl")) or "ours", text(caught.get("config")) or "a config",
+                  text(caught.get("guard")) or "a guard", line)
 
 
 def with_peaks(measured: Measured) -> Measured:

@@ -40,7 +40,9 @@ from cockpit.probes.timing_pieces import (
     speedup_intervals,
 )
 from cockpit.probes.workload import grads as g
+from cockpit.probes.workload.caught import BenchCaught
 from cockpit.probes.workload.check import KnobsFor, call
+from cockpit.probes.workload.escapes import audit_candidates, with_records
 from cockpit.probes.workload_load import first_line
 from cockpit.workload.result_wire import BenchRowJson, CrashJson, TimingCell
 from cockpit.workload.spec import Workload
@@ -128,6 +130,7 @@ def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
     grid = list(w.bench_grid if shapes is None else shapes)
     running = _Running()
     several = tuple(modes) != ("forward",)
+    trusted = frozenset(impl_id(r.name) for r in w.references)  # torch's own: not audited
     total = len(grid) * len(modes)
     for index, shape in enumerate(grid):
         for mode in modes:
@@ -137,8 +140,8 @@ def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
                 row = _config(w, impls, shape, name, index, warmup, input_sets, say, optional, running,
                               reps=reps, budget_s=budget_s, settle_ms=settle_ms, rounds=rounds, flush=flush,
                               flush_cost=flush_cost, memory=(l2_bytes, free_bytes), hold=hold, judge=judge,
-                              keep_times=keep_times, mode=mode)
-            except BenchCrash as crash:
+                              keep_times=keep_times, mode=mode, trusted=trusted)
+            except (BenchCrash, BenchCaught) as crash:
                 crash.rows = rows
                 raise
             except g.NoGrad:
@@ -191,6 +194,8 @@ def _config(w: Workload, impls: Mapping[str, Bind], shape: Mapping[str, Any], na
         estimate_ms[impl] = start.elapsed_time(end)
         runs[impl] = running.wrap(impl, fn)
         passes.append(fn)
+    forward = mode == "forward"  # the backward's kernels come from autograd's own threads
+    records = audit_candidates(runs, how["trusted"], name, len(sets), how["hold"], say) if forward else {}
     event_ms = event_cost_ms(how["hold"] if how["hold"].works else None)
     anchor = torch.cuda.Event(enable_timing=True)
     anchor.record()
@@ -219,7 +224,8 @@ def _config(w: Workload, impls: Mapping[str, Bind], shape: Mapping[str, Any], na
                                       input_sets, hold=how["hold"], judge=how["judge"], anchor=anchor,
                                       anchor_t=anchor_t, keep_times=how["keep_times"], event_ms=event_ms,
                                       extra_s=extra_s)
-    return _row(w, shape, name, cells, anchor, anchor_t, spans, plan.why, plan.l2_note, mode)
+    return _row(w, shape, name, with_records(cells, records), anchor, anchor_t, spans, plan.why, plan.l2_note,
+                mode)
 
 
 def _input_set(w: Workload, seed: int, shape: Mapping[str, Any], mode: str) -> Any:
