@@ -232,6 +232,11 @@ def check_all(w: Any, knobs: KnobsFor, result: dict[str, object]) -> bool:
     say(f"checking {len(shapes)} shapes x {len(w.candidates)} candidate(s){grads} against "
         f"{w.oracle.name if w.oracle else 'no oracle'}, smallest first")
     rows, ok = correctness(w, shapes, knobs, say)
+    if ok:  # its answers are right: are they its kernel's?
+        from cockpit.probes.workload.ghost import ghost_replay
+
+        unchanged = ghost_replay(w, knobs, say)
+        rows, ok = rows + unchanged, not unchanged
     part: CheckPartJson = {"rows": rows, "ok": ok,
                            "planned": len(shapes) * len(w.candidates) * (2 if w.grad_modes else 1),
                            "oracle": w.oracle.name if w.oracle else None}
