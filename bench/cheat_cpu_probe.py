@@ -35,7 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     torch.set_num_threads(1)  # one thread: forked children never meet a thread pool started here
-    import cockpit.probes.workload_probe  # noqa: F401  (imported once, before the forks)
+    # the probe and its checks imported once, before the forks
+    import cockpit.probes.workload.ghost
+    import cockpit.probes.workload_probe  # noqa: F401
 
     for job in jobs:
         sys.stdout.flush()
