@@ -13,7 +13,8 @@ SRC is what cockpit.toml's [workload] names: a module (path or dotted) or gpumod
 --task names a file of its task.yml as JSON, read by the cockpit). `describe` prints the manifest as one
 line `MANIFEST {...}`; `jit` runs every candidate once on the smallest test shape (a Triton or
 load_inline kernel compiles at its first call); `correctness` checks the test grid and the bench
-grid's smallest and largest shapes against the oracle; `bench` times the bench grid against the
+grid's smallest and largest shapes against the oracle, then calls each candidate once with its
+kernel a no-op (ghost replay, probes/workload/ghost.py); `bench` times the bench grid against the
 timed references, the GPU watched through NVML by UUID; `profile` runs the profile shape for ncu;
 `sanitize` calls every candidate once on the K smallest test shapes for compute-sanitizer;
 `space` prints the knob combinations the workload's rule allows on those limits (`SPACE {...}`);
@@ -232,6 +233,11 @@ def check_all(w: Any, knobs: KnobsFor, result: dict[str, object]) -> bool:
     say(f"checking {len(shapes)} shapes x {len(w.candidates)} candidate(s){grads} against "
         f"{w.oracle.name if w.oracle else 'no oracle'}, smallest first")
     rows, ok = correctness(w, shapes, knobs, say)
+    if ok:  # its answers are right: are they its kernel's?
+        from cockpit.probes.workload.ghost import ghost_replay
+
+        unchanged = ghost_replay(w, knobs, say)
+        rows, ok = rows + unchanged, not unchanged
     part: CheckPartJson = {"rows": rows, "ok": ok,
                            "planned": len(shapes) * len(w.candidates) * (2 if w.grad_modes else 1),
                            "oracle": w.oracle.name if w.oracle else None}

@@ -1,0 +1,39 @@
+"""The reference's freed buffer: the oracle computes a float16 softmax in float32 and casts its
+answer down, freeing the float32 answer; the candidate asks the allocator for a float32 buffer of
+that size, gets the oracle's freed one (a caching allocator hands back the block just freed), and
+casts it. It computes nothing; its answer is the reference's, left in memory.
+
+GPU only: the CPU's allocator does not hand the block back."""
+
+from __future__ import annotations
+
+import torch
+from cheat_kit import DEVICE, TEST_GRID, softmax_workload
+
+from cockpit.workload import Reference, rel_l2
+
+GATE = "correctness"
+GUARD = "poisoned-reference"
+EXPECT = "the reference's freed buffer"
+CPU_OK = False
+
+
+def make_inputs(seed: int, /, M: int, N: int) -> tuple[torch.Tensor]:
+    gen = torch.Generator(device=DEVICE).manual_seed(seed)
+    return ((torch.randn(M, N, generator=gen, device=DEVICE) * 4).half(),)
+
+
+def in_float32(x: torch.Tensor) -> torch.Tensor:
+    """The oracle: computed in float32, its answer cast down (the float32 one freed)."""
+    return torch.softmax(x, -1, dtype=torch.float32).half()
+
+
+def ours(x: torch.Tensor) -> torch.Tensor:
+    return torch.empty(x.shape, dtype=torch.float32, device=x.device).half()
+
+
+WORKLOAD = softmax_workload(
+    "cheat: the reference's freed buffer", ours, make_output=None, make_inputs=make_inputs,
+    references=(Reference("float32", in_float32, oracle=True),
+                Reference("torch.softmax", lambda x: torch.softmax(x, -1), baseline=True)),
+    test_grid=TEST_GRID, check=rel_l2(1e-2), bytes=lambda M, N: 4.0 * M * N)
