@@ -316,3 +316,36 @@ def test_a_verdict_with_guards_off_says_so_and_is_not_a_pass() -> None:
                                     "this verdict is not a pass")
     again = judge_correctness(read_checked(verdict.result.to_json()))  # type: ignore[union-attr]
     assert again.status == "warn" and again.summary == verdict.summary
+
+
+def test_the_bench_holds_each_timed_block_to_the_probes_snapshot(held: pytest.MonkeyPatch) -> None:
+    real = time.perf_counter
+    guards_identity.start()
+    assert guards_identity.held_intact("during a timed block") is None
+    time.perf_counter = lambda: 0.0
+    assert guards_identity.held_intact("during a timed block") == ("replaced time.perf_counter during a timed "
+                                                                   "block: a timer patch")
+    assert time.perf_counter is real
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32, torch.float16, torch.bfloat16, torch.complex64])
+def test_each_poison_is_a_nan_told_apart_by_its_signature(dtype: torch.dtype) -> None:
+    from cockpit.probes.workload.poison import poison, poisoned
+
+    out, ref = torch.zeros(6, dtype=dtype), torch.zeros(6, dtype=dtype)
+    poison(out, "output")
+    poison((ref,), "reference")
+    assert bool(torch.isnan(out).all()) and bool(torch.isnan(ref).all())
+    assert poisoned(out, "output") == 6 and poisoned(out, "reference") == 0
+    assert poisoned(ref, "reference") == 6
+    assert poisoned(torch.full((6,), float("nan"), dtype=dtype), "output") == 0  # torch's own NaN
+
+
+def test_the_gate_pane_lists_the_warnings_and_the_checks_turned_off() -> None:
+    from cockpit.gates.correctness.view import correctness_view
+
+    read = read_checked({"rows": [], "warnings": ["is this the reference? ours gives the baseline's bits with "
+                                                  "the baseline's kernels"], "guards_off": ["test-grid"]})
+    facts = {(f.label, f.value) for f in correctness_view(read).facts}
+    assert ("checks off", "test-grid") in facts
+    assert ("warning", "is this the reference? ours gives the baseline's bits with the baseline's kernels") in facts

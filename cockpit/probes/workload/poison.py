@@ -59,7 +59,8 @@ def poisoned(out: Any, whose: Whose) -> int:
     bits = _bits(out.detach().contiguous())
     if bits is None:
         return 0
-    return int((bits[0] == (bits[1] if whose == "output" else bits[2])).sum().item())
+    hits = bits[0] == (bits[1] if whose == "output" else bits[2])
+    return int((hits.any(-1) if out.is_complex() else hits).sum().item())  # a complex element: either half
 
 
 def unwritten_line(out: Any) -> str | None:
