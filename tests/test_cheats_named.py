@@ -181,6 +181,18 @@ def test_a_check_that_passes_the_op_done_in_bf16_is_said_too_loose(turn_off: Any
     assert ok and status == "pass" and "bf16" not in summary
 
 
+def test_an_oracle_that_cannot_run_on_rounded_inputs_says_the_precision_floor_could_not_run() -> None:
+    def picky(x: torch.Tensor) -> torch.Tensor:
+        if bool((x == x.bfloat16().float()).all()):
+            raise ValueError("inputs look rounded")
+        return 2 * x.double()
+
+    _, ok, summary, status = run(workload({"ours": honest}, references=(Reference("fp64", picky, oracle=True),)))
+    assert ok and status == "warn"
+    assert summary.endswith("; precision-floor could not run: the oracle fp64 on inputs rounded to bf16 raised "
+                            "ValueError: inputs look rounded")
+
+
 def test_an_fp64_workload_is_held_to_fp32_and_integers_to_nothing() -> None:
     w = workload({"ours": lambda x: 2 * x}, check=allclose(atol=1e-3, rtol=0.0),
                  make_inputs=lambda seed, n: (torch.randn(n, dtype=torch.float64,

@@ -37,7 +37,7 @@ from cockpit.probes.workload.calls import (
     words,
 )
 from cockpit.probes.workload.compare import refill
-from cockpit.probes.workload.downcast import downcast_answer, loose_line, lower_of, named_line
+from cockpit.probes.workload.downcast import downcast_or_why, loose_line, lower_of, named_line
 from cockpit.probes.workload.grad_round import GradRound
 from cockpit.probes.workload.kept import fingerprint, kept_line
 from cockpit.probes.workload.same_kernels import reference_line
@@ -174,9 +174,9 @@ class _ShapeCheck:
         lower = lower_of(inputs) if on("precision-floor") else None
         low: list[Any] = []  # the op done in the lower precision, made once when first needed
         if r == 0 and lower is not None:  # first: the buffers freed last are then the oracle's
-            low.append(downcast_answer(self.run.oracle, inputs, lower))
+            low.append(self._downcast(inputs, lower))
         ref = self.run.reference(inputs)
-        if low and lower is not None:
+        if low and low[0] is not None and lower is not None:
             self._loose(loose_line(w, low[0], ref, lower, self.site.dtype, self.shape, inputs))
         grads = GradRound(w, inputs, ref, seed) if w.grad_modes else None
         for cand in live:
@@ -187,7 +187,7 @@ class _ShapeCheck:
             stats, result = judge_call(self.site, fn, mine, inputs, ref, repeat=r == 0)
             if not stats["ok"]:
                 if lower is not None and not low:
-                    low.append(downcast_answer(self.run.oracle, inputs, lower))
+                    low.append(self._downcast(inputs, lower))
                 self._failed(cand, r, rounds, stats, result, low[0] if low and lower else None, lower)
                 continue
             if r < rounds - 1:
@@ -197,6 +197,12 @@ class _ShapeCheck:
                 self._loose(reference_line(self.site, cand, fn, self.w.baseline, inputs))
             if grads is not None:
                 self._grads(cand, fn, grads, r)
+
+    def _downcast(self, inputs: Any, lower: Any) -> Any:
+        """The op done in the lower precision, or None (the warning said) when the oracle cannot."""
+        low, why = downcast_or_why(self.run.oracle, inputs, lower)
+        self._loose(why)
+        return low
 
     def _grads(self, cand: str, fn: Callable[..., Any], grads: GradRound, r: int) -> None:
         gstats = grads.check(fn, self.site)

@@ -14,6 +14,7 @@ import torch
 
 from cockpit.probes.workload.calls import oracle_answer
 from cockpit.probes.workload.compare import CheckRaised, alike, compare, distance
+from cockpit.probes.workload_load import first_line
 from cockpit.workload.spec import Reference, Workload
 
 _NAMES = {torch.float64: "fp64", torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16"}
@@ -68,6 +69,15 @@ def downcast_answer(oracle: Reference, inputs: Sequence[Any], lower: torch.dtype
     buffers it leaves poisoned as the reference's are)."""
     with torch.no_grad():
         return rounded(oracle_answer(oracle, rounded(inputs, lower)), lower)
+
+
+def downcast_or_why(oracle: Reference, inputs: Sequence[Any], lower: torch.dtype) -> tuple[Any, str | None]:
+    """(the op done in `lower`, None), or (None, the warning that the precision floor could not run)."""
+    try:
+        return downcast_answer(oracle, inputs, lower), None
+    except Exception as exc:  # the workload's oracle on rounded inputs: said, never a silent pass
+        return None, (f"precision-floor could not run: the oracle {oracle.name} on inputs rounded to "
+                      f"{name_of(lower)} raised {first_line(exc)}")
 
 
 def loose_line(w: Workload, low: Any, ref: Any, lower: torch.dtype, dtype: str | None,
