@@ -171,13 +171,11 @@ class _ShapeCheck:
         w = self.w
         seed = 1000 + self.index + ROUND_SEED * r
         inputs = w.make_inputs(seed, **self.shape)
-        lower = lower_of(inputs) if on("precision-floor") else None
-        low: list[Any] = []  # the op done in the lower precision, made once when first needed
-        if r == 0 and lower is not None:  # first: the buffers freed last are then the oracle's
-            low.append(self._downcast(inputs, lower))
+        low = _Lowered(self, inputs, lower_of(inputs) if on("precision-floor") else None)
+        first = low.get() if r == 0 else None  # before the oracle: the buffers freed last are the oracle's
         ref = self.run.reference(inputs)
-        if low and low[0] is not None and lower is not None:
-            self._loose(loose_line(w, low[0], ref, lower, self.site.dtype, self.shape, inputs))
+        if first is not None and low.lower is not None:
+            self.loose(loose_line(w, first, ref, low.lower, self.site.dtype, self.shape, inputs))
         grads = GradRound(w, inputs, ref, seed) if w.grad_modes else None
         for cand in live:
             if cand in self.run.failed:
@@ -186,23 +184,15 @@ class _ShapeCheck:
             mine = self._copy(cand, inputs, r)
             stats, result = judge_call(self.site, fn, mine, inputs, ref, repeat=r == 0)
             if not stats["ok"]:
-                if lower is not None and not low:
-                    low.append(self._downcast(inputs, lower))
-                self._failed(cand, r, rounds, stats, result, low[0] if low and lower else None, lower)
+                self._failed(cand, r, rounds, stats, result, low)
                 continue
             if r < rounds - 1:
                 self.answers.setdefault(cand, {})[r] = fingerprint(result)
             self.passed[cand] = _worst_pass(self.passed.get(cand), stats)
             if r == 0 and self.index == 0 and on("is-reference") and self.w.baseline is not None:
-                self._loose(reference_line(self.site, cand, fn, self.w.baseline, inputs))
+                self.loose(reference_line(self.site, cand, fn, self.w.baseline, inputs))
             if grads is not None:
                 self._grads(cand, fn, grads, r)
-
-    def _downcast(self, inputs: Any, lower: Any) -> Any:
-        """The op done in the lower precision, or None (the warning said) when the oracle cannot."""
-        low, why = downcast_or_why(self.run.oracle, inputs, lower)
-        self._loose(why)
-        return low
 
     def _grads(self, cand: str, fn: Callable[..., Any], grads: GradRound, r: int) -> None:
         gstats = grads.check(fn, self.site)
@@ -213,8 +203,7 @@ class _ShapeCheck:
         if before is None or (gstats["rel_l2"] or 0) > (before["rel_l2"] or 0):
             self.passed_grads[cand] = gstats
 
-    def _failed(self, cand: str, r: int, rounds: int, stats: CheckStats, result: Any, low: Any,
-                lower: Any) -> None:
+    def _failed(self, cand: str, r: int, rounds: int, stats: CheckStats, result: Any, low: _Lowered) -> None:
         """A failing round's row: what a later round's answer kept, a lower precision's answer, or
         the failure as judged."""
         named = stats.pop("named", False) | stats.pop("mutated", False)
@@ -223,8 +212,9 @@ class _ShapeCheck:
                              self.answers.get(cand, {}), self.run.other(self.shape))
             if kept is not None:
                 stats["what"], named = kept, True
-        if not named and low is not None and result is not None:
-            lowered = named_line(result, low, stats.get("tolerance"), lower)
+        answer = low.get() if not named and result is not None else None
+        if answer is not None and low.lower is not None:
+            lowered = named_line(result, answer, stats.get("tolerance"), low.lower)
             if lowered is not None:
                 stats["what"], named = lowered, True
         if not named and r > 0:
@@ -239,7 +229,7 @@ class _ShapeCheck:
         stats.pop("mutated", None)
         self._emit(cand, self.w.mode_name(self.shape, mode), {"rounds": 1, **stats})
 
-    def _loose(self, line: str | None) -> None:
+    def loose(self, line: str | None) -> None:
         if line is not None and line not in self.run.notes:
             self.run.notes.append(line)
             self.run.say(f"WARNING {line}")
@@ -268,6 +258,25 @@ class _ShapeCheck:
         label = "" if len(self.w.candidates) == 1 else f"[{cand}] "
         self.run.say(f"{'PASS' if row['ok'] else 'FAIL'} [{self.index + 1}/{len(self.run.ordered)}] "
                      f"{label}{name:<36} {_numbers(row)}")
+
+
+@dataclass
+class _Lowered:
+    """The op done in the next lower precision on one round's inputs, made once when first needed
+    (None: no lower precision, the guard off, or the oracle could not: then said as a warning)."""
+
+    check: _ShapeCheck
+    inputs: Any
+    lower: Any
+    made: bool = False
+    value: Any = None
+
+    def get(self) -> Any:
+        if self.lower is not None and not self.made:
+            self.made = True
+            self.value, why = downcast_or_why(self.check.run.oracle, self.inputs, self.lower)
+            self.check.loose(why)
+        return self.value
 
 
 def _worst_pass(before: CheckStats | None, stats: CheckStats) -> CheckStats:
