@@ -310,7 +310,7 @@ def test_a_forward_only_bench_says_no_modes_and_its_result_has_none() -> None:
 def test_a_gradient_the_oracle_gives_as_zero_is_held_to_the_seeded_gradients_scale() -> None:
     """A layer norm's dx on rows of one element is 0; the H200's Triton kernel gave 9.6e-08 and
     2.2e-06 (fp32): relative errors of 1e+23 that mean nothing."""
-    from cockpit.probes.workload.check import _zero_gradient
+    from cockpit.probes.workload.grad_round import _zero_gradient
 
     stats = {"ok": False, "max_abs": 9.6e-8, "rel_l2": 9.6e22, "nonfinite": 0, "tolerance": 1e-5, "what": ""}
     dy = [torch.tensor([[3.0], [-1.0]])]

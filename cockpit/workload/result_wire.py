@@ -148,6 +148,8 @@ class CheckStats(TypedDict, total=False):
     mode: str
     mutated: bool
     """Set while a failing round is judged (the call wrote its input); never in a written row."""
+    named: bool
+    """Set while a failing round is judged (its line already names the cheat); never in a written row."""
     grads: list[GradJson]
 
 
@@ -207,3 +209,6 @@ class CheckPartJson(TypedDict, total=False):
     planned: int
     oracle: str | None
     modes: list[str]
+    warnings: list[str]
+    """What the checks flag without failing a candidate: a check looser than the op done in a lower
+    precision, a candidate that is the baseline itself, a check that could not run."""

@@ -7,12 +7,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from cockpit.gates.correctness.result import CorrectnessResult, OracleCheck, read_checked
-from cockpit.gates.gate import GateContext, Verdict
+from cockpit.gates.gate import GateContext, GateStatus, Verdict
 from cockpit.gates.probe_call import ShapeCounter, probe_argv, read_result
+from cockpit.workload.guards import off_line
 
 
 class CorrectnessGate:
-    """Candidates against the oracle, smallest shape first, stopping at the first failure."""
+    """Candidates against the oracle, smallest shape first, each up to its first failure."""
 
     def argv(self, ctx: GateContext) -> tuple[str, ...]:
         return probe_argv(ctx, "correctness")
@@ -25,24 +26,30 @@ class CorrectnessGate:
 
 
 def judge_correctness(read: CorrectnessResult, planned: int | None = None) -> Verdict:
-    """The verdict on the checks the probe (or a replaced command) made: the first failure, or
-    how many passed and the worst relative error."""
+    """The verdict on the checks the probe (or a replaced command) made: every failing candidate's
+    failure, or how many passed and the worst relative error; then the warnings, and the guards
+    turned off (a run with any off is not a pass)."""
     checks = read.checks
     planned = planned if planned is not None else read.planned or len(checks)
     result = replace(read, planned=None)  # the journal keeps the checks, not the plan
-    failed = read.failed
-    if failed is not None:
-        return Verdict("fail", f"FAILS at {_who(failed)}{failed.config}: {_why(failed)}; "
-                       f"{len(checks) - 1} smaller checks passed", result)
+    off = off_line(read.guards_off)
+    notes = "".join(f"; {line}" for line in (*read.warnings, *([off] if off else [])))
+    failures = read.failures
+    if failures:
+        many = len(failures) > 1
+        said = "; ".join(f"{_who(c, many)}{c.config}: {_why(c)}" for c in failures)
+        return Verdict("fail", f"FAILS at {said}; {len(checks) - len(failures)} other checks passed{notes}",
+                       result)
     if not checks:
-        return Verdict("error", "no shape was checked", result)
+        return Verdict("error", f"no shape was checked{notes}", result)
     head = f"all {len(checks)}/{planned} checks correct{_how(checks)}"
     measured = [c for c in checks if c.rel_l2 is not None]
     own = " (the workload's own check)" if any(c.tolerance is None for c in checks) else ""
+    status: GateStatus = "warn" if notes else "pass"
     if not measured:
-        return Verdict("pass", f"{head}{own}", result)
+        return Verdict(status, f"{head}{own}{notes}", result)
     worst = max(measured, key=lambda c: c.rel_l2 or 0.0)
-    return Verdict("pass", f"{head}; worst rel L2 {worst.rel_l2:.1e} at {worst.config}{own}", result)
+    return Verdict(status, f"{head}; worst rel L2 {worst.rel_l2:.1e} at {worst.config}{own}{notes}", result)
 
 
 def _how(checks: Sequence[OracleCheck]) -> str:
@@ -59,17 +66,16 @@ def _how(checks: Sequence[OracleCheck]) -> str:
     return said + (f", repeats differ by up to {differ:.1e} (atomics declared)" if repeats else "")
 
 
-def _who(check: OracleCheck) -> str:
-    return f"{check.candidate} " if check.candidate and check.candidate != "ours" else ""
+def _who(check: OracleCheck, many: bool = False) -> str:
+    """The candidate's name before its failure ("ours" too when several failed)."""
+    return f"{check.candidate} " if check.candidate and (many or check.candidate != "ours") else ""
 
 
 def _why(check: OracleCheck) -> str:
-    if check.what and check.mode == "backward":
-        return check.what  # names the gradient ("grad of input #0 (x): 3 NaN/Inf")
+    if check.what:
+        return check.what  # names what it did ("changed its input #0 in place", "grad of input #0 ...")
     if check.nonfinite:
         return f"{check.nonfinite} NaN/Inf (max |Δ| {check.max_abs or 0:.2e})"
-    if check.what:
-        return check.what
     if check.rel_l2 is not None and check.tolerance is not None:
         return f"rel L2 {check.rel_l2:.2e} > {check.tolerance:g} (max |Δ| {check.max_abs or 0:.2e})"
     return "the check failed"

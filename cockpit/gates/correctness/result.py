@@ -1,5 +1,6 @@
 """The correctness gate's result: each check of a candidate against the oracle, smallest shape
-first, stopping at the first failure (the probe's rows, or a replaced command's).
+first, each candidate up to its first failure (the probe's rows, or a replaced command's), the
+warnings the checks raised, and the guards a mutation test turned off.
 
 Version 1: `rows` (config, ok, rel_l2, max_abs, tolerance, nonfinite, what, candidate; since the
 correctness rounds also `rounds` of fresh inputs, `deterministic` and `repeat_max_abs` of the
@@ -74,10 +75,20 @@ class CorrectnessResult:
     """False: a replaced command exited without a cockpit result, so nothing was checked."""
     exit_code: int | None = None
     raw: JsonObject = field(default_factory=dict, repr=False, compare=False)
+    warnings: tuple[str, ...] = ()
+    """What the checks flagged without failing a candidate (a check looser than the op done in a
+    lower precision, a candidate that is the baseline itself, a check that could not run)."""
+    guards_off: frozenset[str] = frozenset()
+    """The guards the cheat catalogue's mutation test turned off for this run."""
 
     @property
     def failed(self) -> OracleCheck | None:
         return next((c for c in self.checks if not c.ok), None)
+
+    @property
+    def failures(self) -> tuple[OracleCheck, ...]:
+        """Every failing check: one per failing candidate (each is checked no further)."""
+        return tuple(c for c in self.checks if not c.ok)
 
     @classmethod
     def from_json(cls, value: object) -> CorrectnessResult:
@@ -85,7 +96,8 @@ class CorrectnessResult:
         return cls(tuple(OracleCheck.from_json(r) for r in objects(data.get("rows"))),
                    text(data.get("device")), text(data.get("workload")), text(data.get("oracle")),
                    whole(data.get("planned")),
-                   data.get("judged") is not False, whole(data.get("exit_code")), data)
+                   data.get("judged") is not False, whole(data.get("exit_code")), data,
+                   _texts(data.get("warnings")), frozenset(_texts(data.get("guards_off"))))
 
     def headline(self) -> HeadlineFigure | None:
         """None: the gate pane leads with the summary (only a bench has a number to lead with)."""
@@ -98,7 +110,14 @@ class CorrectnessResult:
         if not self.judged:
             return {**self.raw, "judged": False, "exit_code": self.exit_code}
         return {**self.raw, "rows": [c.to_json() for c in self.checks], "device": self.device,
-                "workload": self.workload, "oracle": self.oracle, **compact({"planned": self.planned})}
+                "workload": self.workload, "oracle": self.oracle,
+                **compact({"planned": self.planned, "warnings": list(self.warnings) or None,
+                           "guards_off": sorted(self.guards_off) or None})}
+
+
+def _texts(value: object) -> tuple[str, ...]:
+    """A list of lines as the probe wrote it (anything else in it left out)."""
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
 
 def read_checked(data: Mapping[str, object]) -> CorrectnessResult:
@@ -112,4 +131,6 @@ def read_checked(data: Mapping[str, object]) -> CorrectnessResult:
     gpu = data.get("gpu")
     return CorrectnessResult(tuple(OracleCheck.from_json(r) for r in rows), text(data.get("device")),
                              text(data.get("workload")), text(data.get("oracle")), whole(data.get("planned")),
-                             raw={"gpu": gpu} if gpu is not None else {})
+                             raw={"gpu": gpu} if gpu is not None else {},
+                             warnings=_texts(data.get("warnings")),
+                             guards_off=frozenset(_texts(data.get("guards_off"))))

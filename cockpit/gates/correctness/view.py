@@ -13,5 +13,7 @@ def correctness_view(result: CorrectnessResult) -> GateView:
                  for c in result.checks)
     columns = (Column("", status=True), Column("config", share=2),
                *(Column(name, numeric=True) for name in ("max |Δ|", "rel L2", "tolerance", "NaN/Inf")))
-    facts = (Fact("device", result.device),) if result.device else ()
+    off = (Fact("checks off", ", ".join(sorted(result.guards_off)), "warn"),) if result.guards_off else ()
+    facts = (*((Fact("device", result.device),) if result.device else ()),
+             *(Fact("warning", line, "warn") for line in result.warnings), *off)
     return GateView(facts, (), (ViewTable("configs", columns, rows),) if rows else ())

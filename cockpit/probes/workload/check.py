@@ -2,143 +2,247 @@
 on `ROUNDS` rounds of fresh inputs: new seeds each round; round 2 writes its values into the very
 tensors round 1 passed, so a result kept per pointer is stale, and round 3 makes new tensors, so
 one kept per shape (or anything else) is. A cache of that kind held #1 on a live GPU MODE
-leaderboard in 2026. Each candidate gets its own copy of the inputs, compared bit for bit after
-the call: one that writes its input fails, and the next candidate is never checked on the
-changed copy. The output buffer is poisoned with NaN first (an element the kernel never writes
-fails); the workload's check decides (relative L2 by default), and whatever it says, NaN/Inf fail
-and a constant output (all zeros) against a reference that is not constant fails (a loose
-tolerance passes zeros: Liger's bf16 atol 5e-2 does on 80 % of softmax rows). On the first round
-the call is repeated on the same inputs: bit for bit the same ("deterministic"), or it fails,
-unless the workload declares `atomics=True` (then within the check's tolerance, said as "differs
-by ..."). Stops at the first failure and names it.
+leaderboard in 2026; what a failing later round kept is found by probing (probes/workload/kept.py).
+Each candidate gets its own copy of the inputs; what one call is held to is probes/workload/calls.py's.
+The oracle's answer is cloned and the buffers it leaves (its output, its copies of the inputs)
+filled with a signed NaN before they are freed, so a candidate returning `torch.empty_like(...)`
+that lands on them returns NaN, not the oracle's answer. A candidate that fails is named and checked
+no further; the others go on, so every failing candidate is reported. A failure at a test-grid
+shape of a candidate right at the bench grid's shapes is said as shapes hard-coded for the bench.
 
-A workload with backward modes (`modes=("forward", "backward", "full")`) gets a second check per
-shape and candidate, its row named "<shape> backward": the candidate called without an output
-buffer on fresh leaves of the inputs that require grad, its backward seeded with the workload's
-`grad_output`, and every such input's gradient compared with the oracle's autograd (run on float32
-copies of 16-bit inputs), each by its own relative error, named in the failure line ("grad of
-input #0 (x): rel L2 3.1e-02 > 0.01"); a gradient that is None fails, naming the input. Gradients
-are not held bit for bit on a repeat (a dW summed under locks, as Triton's layer-norm tutorial
-does, is free in its order)."""
+Besides failures, the checks flag (`notes`): a workload check that passes the op done wholly in
+the next lower precision (probes/workload/downcast.py), and a candidate that is the baseline by
+its bits and its kernels (probes/workload/same_kernels.py), on the smallest shape.
+
+A workload with backward modes gets a second check per shape and candidate, its row named
+"<shape> backward" (probes/workload/grad_round.py). Each check runs while its guard is on
+(cockpit/workload/guards.py, probes/guarded.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import torch
-
+from cockpit.probes import guards_identity
 from cockpit.probes.copies import clone
-from cockpit.probes.workload import grads as g
-from cockpit.probes.workload.compare import (
-    CheckRaised,
-    alike,
-    changed_input,
-    compare,
-    constant_output,
-    distance,
-    refill,
-    same_bits,
-    storages,
+from cockpit.probes.guarded import on
+from cockpit.probes.workload.calls import (
+    CallSite,
+    KnobsFor,
+    call,
+    failed,
+    judge_call,
+    oracle_answer,
+    words,
 )
-from cockpit.probes.workload_load import first_line
-from cockpit.workload.result_wire import CheckRowJson, CheckStats, GradJson
-from cockpit.workload.spec import Reference, Workload, rel_l2
+from cockpit.probes.workload.compare import refill
+from cockpit.probes.workload.downcast import downcast_or_why, loose_line, lower_of, named_line
+from cockpit.probes.workload.grad_round import GradRound
+from cockpit.probes.workload.kept import fingerprint, kept_line
+from cockpit.probes.workload.same_kernels import reference_line
+from cockpit.workload.result_wire import CheckRowJson, CheckStats
+from cockpit.workload.spec import Reference, Shape, Workload
+
+__all__ = ["ROUNDS", "ROUND_SEED", "KnobsFor", "call", "checked_shapes", "correctness"]
 
 Say = Callable[[str], None]
-
-
-def call(fn: Callable[..., Any], inputs: Sequence[Any], out: Any, knobs: Mapping[str, Any]) -> Any:
-    """A candidate's call: the inputs, the output buffer when the workload has one, kwarg knobs."""
-    if out is None:
-        return fn(*inputs, **knobs)
-    result = fn(*inputs, out, **knobs)
-    return out if result is None else result
-
-
-KnobsFor = Callable[[Mapping[str, Any]], Mapping[str, Any]]
-"""shape -> the kwarg knobs of a candidate's call on it (the declared values, or a kept winner's)."""
 ROUNDS = 3
 """Rounds of fresh inputs per shape."""
 ROUND_SEED = 100_003
 """Seeds of round k: the shape's seed + k x this (round 1 keeps the seed earlier versions used)."""
 
 
-def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: KnobsFor,
-                say: Say, rounds: int = ROUNDS) -> tuple[list[CheckRowJson], bool]:
+def checked_shapes(w: Workload) -> list[Shape]:
+    """What correctness checks: the correctness grid, or with the test-grid guard off only the bench
+    grid's smallest and largest shapes."""
+    if on("test-grid") or not w.bench_grid:
+        return w.correctness_grid()
+    ordered = w.smallest_first(w.bench_grid)
+    ends = [ordered[0], ordered[-1]]
+    return ends if w.shape_name(ends[0]) != w.shape_name(ends[1]) else ends[:1]
+
+
+def correctness(w: Workload, shapes: Sequence[Mapping[str, Any]], knobs: KnobsFor, say: Say,
+                rounds: int = ROUNDS, notes: list[str] | None = None,
+                identity: guards_identity.Identity | None = None) -> tuple[list[CheckRowJson], bool]:
     """Every candidate on every shape, smallest first, each on `rounds` rounds of fresh inputs; one
     row per shape and candidate (its worst round's numbers, or the failing round's, and whether a
-    repeat on the same inputs gave the same bits); stops at the first failure."""
+    repeat on the same inputs gave the same bits). A candidate stops at its first failure; `notes`
+    gets the warnings. `identity`: the snapshot of the timer and the checks (the probe's, taken
+    before the workload was imported; default: one taken now, which sees what the calls replace)."""
     oracle = w.oracle
     if oracle is None:
         raise ValueError(f"workload {w.name!r} declares no oracle: add Reference(..., oracle=True)")
-    rows: list[CheckRowJson] = []
-    ordered = w.smallest_first(shapes)
-    for index, shape in enumerate(ordered):
-        check = _ShapeCheck(w, oracle, shape, index, f"[{index + 1}/{len(ordered)}]", knobs, say, rows)
-        for r in range(rounds):
-            if not check.round(r, rounds):
-                return rows, False
-        check.emit_passed(rounds)
-    return rows, True
+    held = identity or guards_identity.snapshot()
+    run = _Run(w, oracle, w.smallest_first(shapes), knobs, say, held, notes if notes is not None else [])
+    return run.go(rounds if on("fresh-rounds") else 1)
+
+
+@dataclass
+class _Run:
+    """The whole check: the rows so far, the candidates that failed (and their row), the warnings."""
+
+    w: Workload
+    oracle: Reference
+    ordered: list[Shape]
+    knobs: KnobsFor
+    say: Say
+    identity: guards_identity.Identity
+    notes: list[str]
+    rows: list[CheckRowJson] = field(default_factory=list)
+    failed: dict[str, tuple[int, bool]] = field(default_factory=dict)
+    """candidate -> the index of its failing row, and whether its line already names what it did."""
+
+    def go(self, rounds: int) -> tuple[list[CheckRowJson], bool]:
+        imported = guards_identity.intact(self.identity, "when the workload was imported")
+        for index, shape in enumerate(self.ordered):
+            live = [c for c in self.w.candidates if c not in self.failed]
+            if not live:
+                break
+            check = _ShapeCheck(self, shape, index)
+            if imported is not None:
+                for cand in live:
+                    check.fail(cand, failed(imported))
+                break
+            for r in range(rounds):
+                check.round(r, rounds, live)
+            check.emit_passed(rounds, live)
+        if on("test-grid"):
+            self._hard_coded()
+        return self.rows, not self.failed
+
+    def site(self, shape: Shape) -> CallSite:
+        dtype = shape.get(self.w.dtype_key) if self.w.dtype_key else None
+        return CallSite(self.w, shape, dtype, self.knobs, self.identity)
+
+    def other(self, shape: Shape) -> CallSite | None:
+        """Another shape of the grid to call in between (telling a per-shape cache from a replay)."""
+        name = self.w.shape_name(shape)
+        return next((self.site(s) for s in self.ordered if self.w.shape_name(s) != name), None)
+
+    def reference(self, inputs: Any) -> Any:
+        return oracle_answer(self.oracle, inputs)
+
+    def _hard_coded(self) -> None:
+        """A candidate that failed at a test-grid shape and is right, in a round, at every bench-grid
+        shape checked: its failing row says shapes hard-coded for the bench."""
+        bench = {self.w.shape_name(s) for s in self.w.bench_grid}
+        timed = [s for s in self.ordered if self.w.shape_name(s) in bench]
+        for cand, (at, named) in self.failed.items():
+            row = self.rows[at]
+            if named or not timed or row["config"] in bench or row.get("mode") == "backward":
+                continue
+            fn = self.w.candidates[cand]
+            if all(self._right_at(fn, s) for s in timed):
+                names = ", ".join(self.w.shape_name(s) for s in timed)
+                row["what"] = (f"{words(row)}, yet right at the bench grid's shapes ({names}): shapes "
+                               "hard-coded for the bench?")
+                self.say(f"FAIL [{cand}] {row['config']}: {row['what']}")
+
+    def _right_at(self, fn: Callable[..., Any], shape: Shape) -> bool:
+        inputs = self.w.make_inputs(1000 + ROUND_SEED * ROUNDS, **shape)
+        ref = self.reference(inputs)
+        stats, _ = judge_call(self.site(shape), fn, clone(inputs), inputs, ref, repeat=False)
+        return bool(stats["ok"])
 
 
 @dataclass
 class _ShapeCheck:
     """One shape's rounds: each candidate's copy of the round before (round 2 refills it), its
-    worst passing round and its worst passing gradients, emitted once every round has passed."""
+    answers (fingerprints), its worst passing round and gradients, emitted once every round passed."""
 
-    w: Workload
-    oracle: Reference
-    shape: Mapping[str, Any]
+    run: _Run
+    shape: Shape
     index: int
-    step: str
-    knobs: KnobsFor
-    say: Say
-    rows: list[CheckRowJson]
     passed: dict[str, CheckStats] = field(default_factory=dict)
     passed_grads: dict[str, CheckStats] = field(default_factory=dict)
     given: dict[str, Sequence[Any]] = field(default_factory=dict)
     """Each candidate's copy of the last round's inputs."""
+    answers: dict[str, dict[int, Hashable]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self.w = self.run.w
         self.name = self.w.shape_name(self.shape)
-        self.dtype = self.shape.get(self.w.dtype_key) if self.w.dtype_key else None
+        self.site = self.run.site(self.shape)
 
-    def round(self, r: int, rounds: int) -> bool:
-        """Round `r` of every candidate (and its gradients); False, its row emitted, at the first failure."""
+    def round(self, r: int, rounds: int, live: Sequence[str]) -> None:
+        """Round `r` of every candidate still passing (and its gradients)."""
         w = self.w
         seed = 1000 + self.index + ROUND_SEED * r
         inputs = w.make_inputs(seed, **self.shape)
-        ref = self.oracle.fn(*clone(inputs))
-        grads = _GradRound(w, inputs, ref, seed) if w.grad_modes else None
-        for cand, fn in w.candidates.items():
-            mine = self._copy(cand, inputs, r)
-            stats = _round(w, fn, mine, inputs, ref, self.shape, self.dtype, self.knobs, repeat=r == 0)
-            if not stats["ok"]:
-                self._emit(cand, self.name, {**_failed_round(stats, r, rounds), "rounds": r + 1})
-                return False
-            self.passed[cand] = _worst_pass(self.passed.get(cand), stats)
-            if grads is None:
+        low = _Lowered(self, inputs, lower_of(inputs) if on("precision-floor") else None)
+        first = low.get() if r == 0 else None  # before the oracle: the buffers freed last are the oracle's
+        ref = self.run.reference(inputs)
+        if first is not None and low.lower is not None:
+            self.loose(loose_line(w, first, ref, low.lower, self.site.dtype, self.shape, inputs))
+        grads = GradRound(w, inputs, ref, seed) if w.grad_modes else None
+        for cand in live:
+            if cand in self.run.failed:
                 continue
-            gstats = grads.check(fn, self.shape, self.dtype, self.knobs)
-            if not gstats["ok"]:
-                self._emit(cand, w.mode_name(self.shape, "backward"),
-                           {**gstats, "rounds": r + 1, "mode": "backward"})
-                return False
-            before = self.passed_grads.get(cand)
-            if before is None or (gstats["rel_l2"] or 0) > (before["rel_l2"] or 0):
-                self.passed_grads[cand] = gstats
-        return True
+            fn = w.candidates[cand]
+            mine = self._copy(cand, inputs, r)
+            stats, result = judge_call(self.site, fn, mine, inputs, ref, repeat=r == 0)
+            if not stats["ok"]:
+                self._failed(cand, r, rounds, stats, result, low)
+                continue
+            if r < rounds - 1:
+                self.answers.setdefault(cand, {})[r] = fingerprint(result)
+            self.passed[cand] = _worst_pass(self.passed.get(cand), stats)
+            if r == 0 and self.index == 0 and on("is-reference") and self.w.baseline is not None:
+                self.loose(reference_line(self.site, cand, fn, self.w.baseline, inputs))
+            if grads is not None:
+                self._grads(cand, fn, grads, r)
 
-    def emit_passed(self, rounds: int) -> None:
+    def _grads(self, cand: str, fn: Callable[..., Any], grads: GradRound, r: int) -> None:
+        gstats = grads.check(fn, self.site)
+        if not gstats["ok"]:
+            self.fail(cand, {**gstats, "rounds": r + 1, "mode": "backward"}, "backward")
+            return
+        before = self.passed_grads.get(cand)
+        if before is None or (gstats["rel_l2"] or 0) > (before["rel_l2"] or 0):
+            self.passed_grads[cand] = gstats
+
+    def _failed(self, cand: str, r: int, rounds: int, stats: CheckStats, result: Any, low: _Lowered) -> None:
+        """A failing round's row: what a later round's answer kept, a lower precision's answer, or
+        the failure as judged."""
+        named = stats.pop("named", False) | stats.pop("mutated", False)
+        if not named and r > 0 and result is not None:
+            kept = kept_line(self.site, self.run.oracle, self.w.candidates[cand], r, result,
+                             self.answers.get(cand, {}), self.run.other(self.shape))
+            if kept is not None:
+                stats["what"], named = kept, True
+        answer = low.get() if not named and result is not None else None
+        if answer is not None and low.lower is not None:
+            lowered = named_line(result, answer, stats.get("tolerance"), low.lower)
+            if lowered is not None:
+                stats["what"], named = lowered, True
+        if not named and r > 0:
+            stats["what"] = (f"fails on fresh inputs in round {r + 1} of {rounds} after passing round 1 "
+                             f"({words(stats)}): a result kept from an earlier call?")
+        self.fail(cand, {**stats, "rounds": r + 1}, named=named)
+
+    def fail(self, cand: str, stats: CheckStats, mode: str = "forward", named: bool = True) -> None:
+        """The candidate's failing row: it is checked no further."""
+        self.run.failed[cand] = (len(self.run.rows), named)
+        stats.pop("named", None)
+        stats.pop("mutated", None)
+        self._emit(cand, self.w.mode_name(self.shape, mode), {"rounds": 1, **stats})
+
+    def loose(self, line: str | None) -> None:
+        if line is not None and line not in self.run.notes:
+            self.run.notes.append(line)
+            self.run.say(f"WARNING {line}")
+
+    def emit_passed(self, rounds: int, live: Sequence[str]) -> None:
         """Every candidate's worst passing round, then its worst passing gradients."""
-        for cand in self.w.candidates:
+        ok = [c for c in live if c not in self.run.failed]
+        for cand in ok:
             self._emit(cand, self.name, {**self.passed[cand], "rounds": rounds})
-        for cand, gstats in self.passed_grads.items():
-            self._emit(cand, self.w.mode_name(self.shape, "backward"),
-                       {**gstats, "rounds": rounds, "mode": "backward"})
+        for cand in ok:
+            if cand in self.passed_grads:
+                self._emit(cand, self.w.mode_name(self.shape, "backward"),
+                           {**self.passed_grads[cand], "rounds": rounds, "mode": "backward"})
 
     def _copy(self, cand: str, inputs: Any, r: int) -> Any:
         """The candidate's copy of this round's inputs: in round 2 the very tensors it was given in
@@ -149,18 +253,30 @@ class _ShapeCheck:
         return mine
 
     def _emit(self, cand: str, name: str, stats: CheckStats) -> None:
-        _emit(self.rows, cand, name, self.shape, stats, self.step, self.w, self.say)
+        row: CheckRowJson = {"config": name, "shape": dict(self.shape), "candidate": cand, **stats}
+        self.run.rows.append(row)
+        label = "" if len(self.w.candidates) == 1 else f"[{cand}] "
+        self.run.say(f"{'PASS' if row['ok'] else 'FAIL'} [{self.index + 1}/{len(self.run.ordered)}] "
+                     f"{label}{name:<36} {_numbers(row)}")
 
 
-def _failed_round(stats: CheckStats, r: int, rounds: int) -> CheckStats:
-    """A failing round's stats: a failure after round 1 that is not a changed input is said as a
-    result kept from an earlier call."""
-    if r > 0 and not stats.pop("mutated", False):
-        stats["what"] = (f"fails on fresh inputs in round {r + 1} of {rounds} after "
-                         f"passing round 1 ({_words(stats)}): a result kept from an "
-                         "earlier call?")
-    stats.pop("mutated", None)
-    return stats
+@dataclass
+class _Lowered:
+    """The op done in the next lower precision on one round's inputs, made once when first needed
+    (None: no lower precision, the guard off, or the oracle could not: then said as a warning)."""
+
+    check: _ShapeCheck
+    inputs: Any
+    lower: Any
+    made: bool = False
+    value: Any = None
+
+    def get(self) -> Any:
+        if self.lower is not None and not self.made:
+            self.made = True
+            self.value, why = downcast_or_why(self.check.run.oracle, self.inputs, self.lower)
+            self.check.loose(why)
+        return self.value
 
 
 def _worst_pass(before: CheckStats | None, stats: CheckStats) -> CheckStats:
@@ -175,204 +291,6 @@ def _worst_pass(before: CheckStats | None, stats: CheckStats) -> CheckStats:
     if "repeat_max_abs" in before:
         worse["repeat_max_abs"] = before["repeat_max_abs"]
     return worse
-
-
-class _GradRound:
-    """One round's gradient check of every candidate on one shape: the oracle's gradients
-    computed once per dtype of the seeded gradient, on float32 copies of 16-bit inputs."""
-
-    def __init__(self, w: Workload, inputs: Sequence[Any], ref: Any, seed: int) -> None:
-        self.w, self.inputs, self.ref, self.seed = w, inputs, ref, seed
-        self.which = g.grad_indices(w, inputs)
-        self.oracle_grads: dict[tuple[Any, ...], list[Any]] = {}
-        judge = w.grad_check or w.check
-        self.judge = rel_l2() if judge.kind == "custom" else judge
-
-    def check(self, fn: Callable[..., Any], shape: Mapping[str, Any], dtype: str | None,
-              knobs: KnobsFor) -> CheckStats:
-        """The candidate's gradients against the oracle's: {ok, max_abs, rel_l2 (the worst
-        gradient's), nonfinite, tolerance, what, grads: [{input, rel_l2, max_abs}]}."""
-        mine = g.leaves(self.inputs, self.which)
-        try:
-            value = call(fn, mine, None, knobs(shape))
-            forward = compare(value, self.ref, self.w.check, dtype, shape, mine)
-            if not forward["ok"]:
-                return {**forward, "what": "its forward without an output buffer (backward modes) "
-                        f"fails: {_words(forward)}"}
-            seeded = g.seed_grad(self.w, value, self.seed)
-            g.backward(value, seeded)
-            _sync()
-            theirs = self._oracle(seeded)
-        except (g.NoGrad, OracleGradError) as exc:
-            return _failed(str(exc))
-        except Exception as exc:  # the kernel's backward raised: a failure of this shape, named
-            return _failed(f"its backward raised {first_line(exc)}")
-        per: list[GradJson] = []
-        worst: CheckStats | None = None
-        for i, ref_grad in zip(self.which, theirs, strict=True):
-            who = f"grad of {g.input_name(fn, i)}"
-            got = mine[i].grad
-            if got is None:
-                return _failed(f"{who} is None: its backward returned no gradient for an input that "
-                               "requires grad")
-            stats = self._judge_grad(got, ref_grad, seeded, dtype, shape, mine)
-            per.append({"input": g.input_name(fn, i), "rel_l2": stats["rel_l2"], "max_abs": stats["max_abs"],
-                        "nonfinite": stats["nonfinite"]})
-            if not stats["ok"]:
-                return {**stats, "what": f"{who}: {_words(stats)}", "grads": per}
-            worst = _worst_grad(worst, stats)
-        assert worst is not None
-        return {**worst, "grads": per}
-
-    def _judge_grad(self, got: Any, ref_grad: Any, seeded: Sequence[Any], dtype: str | None,
-                    shape: Mapping[str, Any], mine: Sequence[Any]) -> CheckStats:
-        """One gradient against the oracle's: a gradient the oracle gives as 0 is held to its max
-        |Δ| instead, and a constant one against a reference that is not constant fails."""
-        stats = compare(got, ref_grad, self.judge, dtype, shape, mine)
-        if not stats["ok"] and stats["rel_l2"] is not None and not stats["nonfinite"]:
-            stats = _zero_gradient(stats, ref_grad, seeded, self.judge.tolerance_for(dtype))
-        trivial = constant_output(got, ref_grad) if stats["ok"] else None
-        if trivial is not None:
-            stats = {**stats, "ok": False, "what": trivial}
-        return stats
-
-    def _oracle(self, seeded: Sequence[Any]) -> list[Any]:
-        key = tuple(d.dtype for d in seeded)
-        if key not in self.oracle_grads:
-            oracle = self.w.oracle
-            assert oracle is not None
-            theirs = g.leaves(self.inputs, self.which, torch.float32)
-            try:
-                g.backward(oracle.fn(*theirs), seeded)
-            except g.NoGrad as exc:
-                raise OracleGradError(f"the oracle {oracle.name!r} has no backward: {exc}") from exc
-            missing = [i for i in self.which if theirs[i].grad is None]
-            if missing:
-                raise OracleGradError(f"the oracle {oracle.name!r} gives no gradient for "
-                                      f"{g.input_name(oracle.fn, missing[0])}")
-            self.oracle_grads[key] = [theirs[i].grad for i in self.which]
-        return self.oracle_grads[key]
-
-
-def _worst_grad(worst: CheckStats | None, stats: CheckStats) -> CheckStats:
-    """The worse by rel L2 of the gradients judged so far (a gradient held to its max |Δ| keeps its words)."""
-    if worst is None or (stats["rel_l2"] or 0) > (worst["rel_l2"] or 0):
-        return {**stats, "what": "" if stats["rel_l2"] is not None else stats["what"]}
-    return worst
-
-
-def _zero_gradient(stats: CheckStats, ref_grad: Any, seeded: Sequence[Any], tol: float) -> CheckStats:
-    """A gradient the oracle gives as 0 everywhere (a layer norm's dx on rows of one element) has no
-    relative error: its max |Δ| is held to sqrt(tolerance) x the seeded gradient's max instead. The
-    square root because the rounding that stands in for 0 is the kernel's intermediate values', which
-    can be far larger than the seeded gradient (the H200's Triton layer norm, fp32, N=1: 2.2e-06 from
-    a 1-ulp c2 times rstd = 316, against a seeded 0.156; dx = dy, the plausible bug, is 0.156)."""
-    if not isinstance(ref_grad, torch.Tensor) or bool(ref_grad.detach().abs().max().item() != 0):
-        return stats
-    scale = max((float(d.detach().abs().max().item()) for d in seeded if d.numel()), default=1.0) or 1.0
-    apart = stats["max_abs"] or 0.0
-    bound = tol ** 0.5
-    within = apart <= bound * scale
-    what = (f"the oracle's gradient is 0 everywhere; max |Δ| {apart:.2e} > {bound:.2g} "
-            f"(sqrt of the tolerance) x the seeded gradient's max {scale:.2e}")
-    said = f"the oracle's gradient is 0 everywhere; max |Δ| {apart:.2e} within {bound:.2g} x the seeded max"
-    return {**stats, "ok": within, "rel_l2": None, "what": said if within else what}
-
-
-class OracleGradError(RuntimeError):
-    """The oracle's own backward cannot give a gradient (the workload's fault, said as such)."""
-
-
-def _failed(what: str) -> CheckStats:
-    return {"ok": False, "max_abs": None, "rel_l2": None, "nonfinite": 0, "tolerance": None, "what": what}
-
-
-def _emit(rows: list[CheckRowJson], cand: str, name: str, shape: Mapping[str, Any],
-          stats: CheckStats, step: str, w: Workload, say: Say) -> None:
-    row: CheckRowJson = {"config": name, "shape": dict(shape), "candidate": cand, **stats}
-    rows.append(row)
-    say(f"{'PASS' if row['ok'] else 'FAIL'} {step} {_label(cand, w)}{name:<36} {_numbers(row)}")
-
-
-def _round(w: Workload, fn: Callable[..., Any], mine: Any, inputs: Any, ref: Any, shape: Mapping[str, Any],
-           dtype: str | None, knobs: KnobsFor, repeat: bool) -> CheckStats:
-    """One candidate on its copy (`mine`) of one round's inputs, checked against the oracle's
-    answer and its inputs left as they were; on the first round, called again on another copy."""
-    try:
-        result = _call_once(w, fn, mine, shape, knobs)
-        stats = compare(result, ref, w.check, dtype, shape, mine)
-        changed = changed_input(mine, inputs,
-                                returned=storages(result) if w.output_in_inputs else frozenset())
-        if changed is not None:
-            return {**stats, "ok": False, "mutated": True,
-                    "what": f"changed its input {changed} in place (each call must leave its inputs as they "
-                            "were: the next call, and the next candidate, would read the changed copy)"}
-        if stats["ok"]:
-            trivial = constant_output(result, ref)
-            if trivial is not None:
-                return {**stats, "ok": False, "what": trivial}
-        if stats["ok"] and repeat:
-            stats.update(_repeat(w, fn, inputs, result, shape, dtype, knobs))
-    except CheckRaised as exc:
-        return {"ok": False, "max_abs": None, "rel_l2": None, "nonfinite": 0, "tolerance": None,
-                "what": f"the workload's check raised {exc} (fix check=custom(...) in {w.name}'s "
-                        "module: it gets out, ref, shape, inputs and returns (ok, what))"}
-    except Exception as exc:  # the kernel raised: a failure of this shape, named
-        return {"ok": False, "max_abs": None, "rel_l2": None, "nonfinite": 0, "tolerance": None,
-                "what": f"raised {first_line(exc)}"}
-    return stats
-
-
-def _call_once(w: Workload, fn: Callable[..., Any], inputs: Any, shape: Mapping[str, Any],
-               knobs: KnobsFor) -> Any:
-    out = None
-    if w.make_output is not None:
-        out = w.make_output(*inputs, **shape)
-        if isinstance(out, torch.Tensor) and out.is_floating_point():
-            out.fill_(float("nan"))
-    result = call(fn, inputs, out, knobs(shape))
-    _sync()
-    return result
-
-
-def _sync() -> None:
-    """Wait for the GPU's queued work, so a kernel's fault is raised here, on the call that made it."""
-    if torch.cuda.is_available():
-        torch.cuda.synchronize()
-
-
-def _repeat(w: Workload, fn: Callable[..., Any], inputs: Any, first: Any, shape: Mapping[str, Any],
-            dtype: str | None, knobs: KnobsFor) -> CheckStats:
-    """The same inputs again: bit for bit the same answer, or a failure (within the tolerance when
-    the workload declares atomics)."""
-    again = _call_once(w, fn, clone(inputs), shape, knobs)
-    if same_bits(again, first):
-        return {"deterministic": True, "repeat_max_abs": 0.0}
-    apart = distance(again, first) if alike(again, first) else None
-    words = f"max |Δ| {apart[0]:.2e}" if apart else "a different answer"
-    if w.atomics:
-        within = compare(again, first, w.check, dtype, shape, inputs)
-        if within["ok"]:
-            return {"deterministic": False, "repeat_max_abs": apart[0] if apart else None}
-        return {"ok": False, "deterministic": False,
-                "what": f"differs from itself on the same inputs by {words}, beyond the tolerance"}
-    return {"ok": False, "deterministic": False, "repeat_max_abs": apart[0] if apart else None,
-            "what": f"differs from itself on the same inputs by {words} (a race? if the order of a sum "
-                    "is free, declare atomics=True and the repeat is held to the tolerance)"}
-
-
-def _words(stats: CheckStats) -> str:
-    if stats.get("what"):
-        return str(stats["what"])
-    if stats.get("nonfinite"):
-        return f"{stats['nonfinite']} NaN/Inf"
-    if stats.get("rel_l2") is not None:
-        return f"rel L2 {stats['rel_l2']:.2e} > {stats.get('tolerance')}"
-    return "the check failed"
-
-
-def _label(cand: str, w: Workload) -> str:
-    return "" if len(w.candidates) == 1 else f"[{cand}] "
 
 
 def _numbers(row: CheckRowJson) -> str:
