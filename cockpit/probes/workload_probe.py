@@ -244,9 +244,11 @@ def check_all(w: Any, knobs: KnobsFor, result: dict[str, object]) -> bool:
 def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[str, object],
               watch: Any) -> bool:
     """Every shape timed (probes/workload/timing.py); a crash at one shape keeps the rows before it
-    and names the shape and the implementation (`crash`)."""
+    and names the shape and the implementation (`crash`), and so does a timed output that failed
+    the check (`timed_wrong`)."""
     from cockpit.analysis.block_validity import BlockRules
     from cockpit.probes.block_watch import BlockJudge
+    from cockpit.probes.workload.timed_check import TimedWrong
     from cockpit.probes.workload.timing import BenchCrash, bench, impl_id, implementations
 
     impls = implementations(w, knobs)
@@ -259,11 +261,11 @@ def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[st
         f"{args.warmup} warm-up, {args.input_sets} input sets, L2 flushed before each call")
     rules = BlockRules(tolerated=frozenset(json.loads(args.tolerate)))
     judge = BlockJudge(watch, rules)
-    crashed: BenchCrash | None = None
+    crashed: BenchCrash | TimedWrong | None = None
     try:
         rows = bench(w, impls, args.reps, args.warmup, args.input_sets, say, settle_ms=args.settle_ms,
                      rounds=args.rounds, optional=optional, judge=judge, modes=w.modes)
-    except BenchCrash as crash:
+    except (BenchCrash, TimedWrong) as crash:
         say(str(crash))
         rows, crashed = crash.rows, crash
     others = [impl_id(n) for n in list(w.candidates)[1:]]
@@ -271,8 +273,13 @@ def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[st
                            "candidates": ["ours", *others], "block_check": rules.as_json(),
                            "baseline": impl_id(baseline.name) if baseline else None, "labels": labels,
                            "compared": compared_with(w)}
-    if crashed is not None:
+    if isinstance(crashed, BenchCrash):
         part["crash"] = crashed.as_json()
+    elif crashed is not None:
+        part["timed_wrong"] = crashed.as_json()
+    if w.oracle is None and guarded.on("timed-outputs"):
+        part["timed_unchecked"] = "the workload declares no oracle (Reference(..., oracle=True))"
+        say(f"timed outputs not checked: {part['timed_unchecked']}")
     if w.modes != ("forward",):
         part["modes"] = list(w.modes)
     result.update(part)

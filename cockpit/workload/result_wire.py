@@ -88,6 +88,10 @@ class BenchRowJson(TypedDict, total=False):
     l2_note: str
     mode: str
     """forward, backward or full; absent in a forward-only workload's rows."""
+    check_s: float
+    """Seconds spent checking timed outputs on this config (forward rows; untimed, in the budget)."""
+    checked: int
+    """Timed calls whose output was checked against the oracle on this config."""
 
 
 class CrashJson(TypedDict):
@@ -96,6 +100,16 @@ class CrashJson(TypedDict):
     config: str
     impl: str
     error: str
+
+
+class TimedWrongJson(TypedDict):
+    """A candidate whose timed call's output failed the workload's check: the config, the call's
+    number on it (warm-up included) and what the check said."""
+
+    config: str
+    impl: str
+    call: int
+    what: str
 
 
 class GradJson(TypedDict):
@@ -172,6 +186,10 @@ class BenchPartJson(TypedDict, total=False):
     compared: list[str]
     modes: list[str]
     crash: CrashJson
+    timed_wrong: TimedWrongJson
+    """A candidate right when checked and wrong when timed: the bench ended there."""
+    timed_unchecked: str
+    """Why the timed outputs were not checked (the workload declares no oracle)."""
 
 
 class CheckPartJson(TypedDict, total=False):

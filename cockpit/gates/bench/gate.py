@@ -37,6 +37,7 @@ from cockpit.gates.probe_call import ShapeCounter, probe_argv, read_result
 from cockpit.hardware.peaks import Peak, peak_for
 from cockpit.json_fields import compact
 from cockpit.workload.describe import cached
+from cockpit.workload.guards import off_line
 from cockpit.workload.kernel_files import kernel_paths
 from cockpit.workload.manifest import Manifest
 
@@ -61,8 +62,8 @@ def judge_measured(ctx: GateContext, measured: Measured, harness: str | None = N
     measured = with_peaks(replace(measured, workload=measured.workload or _workload_name(ctx)))
     validity = _named_baseline(probe_validity(measured, ctx.config.thresholds), measured)
     refused = refusals(measured)  # a time the card cannot reach decides nothing
-    crashed = crash_line(measured)  # the configs after the crash were never measured
-    counts = not refused and crashed is None
+    crashed = crash_line(measured)  # the configs after the crash (or the wrong timed call) never measured
+    counts = not refused and crashed is None and not measured.guards_off
     current = bench_record(f"{ctx.session_dir.name}/{ctx.run_id}", time.time(), measured.row_json, "ours",
                            measured.workload, validity.valid and counts, validity.decidable and counts,
                            validity.suspect_configs, ", ".join(validity.suspect_why))
@@ -77,8 +78,20 @@ def judge_measured(ctx: GateContext, measured: Measured, harness: str | None = N
         kept = _keep_or_revert(ctx, current, paths)
     verdict = judge_bench(measured, validity, kept, ctx.config.thresholds, harness, counts)
     if crashed is not None:
-        return replace(verdict, status="fail", summary=crashed)
-    return refuse(verdict, refused, measured) if refused else verdict
+        return unguarded(replace(verdict, status="fail", summary=crashed), measured)
+    return unguarded(refuse(verdict, refused, measured) if refused else verdict, measured)
+
+
+def unguarded(verdict: Verdict, measured: Measured) -> Verdict:
+    """The verdict, saying first which checks the mutation test turned off (then it never passes),
+    and that the timed outputs went unchecked where no oracle could check them (never a pass)."""
+    off = off_line(measured.guards_off)
+    unchecked = measured.timed_unchecked
+    if off is None and unchecked is None:
+        return verdict
+    summary = verdict.summary + (f"; timed outputs not checked: {unchecked}" if unchecked else "")
+    return replace(verdict, status="warn" if verdict.status == "pass" else verdict.status,
+                   summary=f"{off}; {summary}" if off else summary)
 
 
 def _workload_name(ctx: GateContext) -> str:
@@ -95,8 +108,10 @@ def _named_baseline(validity: BenchValidity, measured: Measured) -> BenchValidit
 
 
 def _after_crash(measured: Measured, crashed: str, paths: tuple[str, ...]) -> KeepResult:
-    """A candidate that crashed is reverted; a reference that crashed decides nothing."""
-    if measured.crash is not None and measured.crash.impl in measured.candidates:
+    """A candidate that crashed, or was wrong when timed, is reverted; a reference that crashed
+    decides nothing."""
+    if measured.timed_wrong is not None or (measured.crash is not None
+                                            and measured.crash.impl in measured.candidates):
         return KeepResult("revert", f"REVERT: {crashed}", None, 0, "", None, paths)
     return KeepResult("baseline", f"{crashed}: {CRASHED_REFERENCE}", None, 0, "",
                       None, paths)
@@ -111,7 +126,10 @@ def _keep_or_revert(ctx: GateContext, current: BenchRecord, paths: tuple[str, ..
 
 def crash_line(measured: Measured) -> str | None:
     """'past_end crashed at N=4194304: illegal memory access': the probe's record of an
-    implementation that crashed at one config (the rows before it are kept); None when none did."""
+    implementation that crashed at one config (the rows before it are kept), or of a candidate
+    right when checked and wrong when timed; None when neither happened."""
+    if measured.timed_wrong is not None:
+        return measured.timed_wrong.line(measured.label(measured.timed_wrong.impl or "a candidate"))
     crash = measured.crash
     if crash is None:
         return None

@@ -74,6 +74,21 @@ class Crash:
 
 
 @dataclass(frozen=True)
+class WrongWhenTimed:
+    """A candidate whose timed call's output failed the workload's check; the rows before it were kept."""
+
+    impl: str | None
+    config: str | None
+    call: int | None
+    what: str | None
+
+    def line(self, label: str) -> str:
+        """'ours: right when checked, wrong when timed (call 9 of shape N=4096): rel L2 ...'."""
+        return (f"{label}: right when checked, wrong when timed (call {self.call or '?'} of shape "
+                f"{self.config or '?'}): {self.what or 'the check failed'}")
+
+
+@dataclass(frozen=True)
 class Measured:
     """One bench's measurements and the window they were taken in."""
 
@@ -100,6 +115,11 @@ class Measured:
     crash: Crash | None = None
     peak: Peak | None = None
     """The card's peak, once `with_peaks` looked it up."""
+    timed_wrong: WrongWhenTimed | None = None
+    guards_off: frozenset[str] = frozenset()
+    """The checks the cheat catalogue's mutation test turned off for this run."""
+    timed_unchecked: str | None = None
+    """Why the timed outputs were not checked (no oracle)."""
 
     def label(self, impl: str) -> str:
         """How the result shows `impl` (its id where the probe gave it no label)."""
@@ -118,6 +138,7 @@ def read_measured(data: Mapping[str, object]) -> Measured:
     samples = _samples(data.get("gpu_samples"))
     compared = data.get("compared")
     crash = obj(data.get("crash"))
+    wrong = obj(data.get("timed_wrong"))
     error = data.get("gpu_watch_error")
     return Measured(
         tuple(_row(n, r) for n, r in enumerate(objects(data.get("rows")))),
@@ -131,7 +152,11 @@ def read_measured(data: Mapping[str, object]) -> Measured:
         as_number(data.get("started")), as_number(data.get("finished")), as_number(data.get("pid")),
         isinstance(data.get("block_check"), Mapping),
         Crash(text(crash.get("impl")), text(crash.get("config")), text(crash.get("error")))
-        if crash else None)
+        if crash else None,
+        timed_wrong=WrongWhenTimed(text(wrong.get("impl")), text(wrong.get("config")),
+                                   whole(wrong.get("call")), text(wrong.get("what"))) if wrong else None,
+        guards_off=frozenset(strings(data.get("guards_off"))),
+        timed_unchecked=text(data.get("timed_unchecked")))
 
 
 def with_peaks(measured: Measured) -> Measured:

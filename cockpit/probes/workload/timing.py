@@ -15,20 +15,31 @@ times the backward alone; "full" times forward + backward. Each is a row of its 
 "<shape> backward" / "<shape> full" and carrying its `mode`; a forward row keeps the shape's own
 name (and no `mode` key in a forward-only workload's result: it reads as before). In backward
 modes every implementation is called without an output buffer, on input sets whose gradient-taking
-inputs are leaves that require grad, shared by the implementations."""
+inputs are leaves that require grad, shared by the implementations.
+
+In forward mode the timed calls run through the shifting pool, each candidate writing outputs of
+its own, and a sample of each candidate's timed calls is checked against the oracle after its
+block (probes/workload/timed_check.py): a wrong one ends the bench with `TimedWrong`, the rows
+before it kept. Each forward row says the time its checks took (`check_s`, `checked` calls)."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, cast
 
 import torch
 
-from cockpit.analysis.timing_method import EXTRA_SECONDS, MAX_SECONDS, batch_calls, plan_config
-from cockpit.probes.batch_timing import batch_cells
+from cockpit.analysis.timing_method import (
+    EXTRA_SECONDS,
+    MAX_CALLS_PER_BATCH,
+    MAX_SECONDS,
+    batch_calls,
+    plan_config,
+)
+from cockpit.probes.batch_timing import BATCHES_PER_TURN, batch_cells
 from cockpit.probes.block_watch import BlockJudge
-from cockpit.probes.call_timing import per_call_cells
+from cockpit.probes.call_timing import COVER_TRIES, EXTRA_BLOCK_MS, GROUP_CALLS, per_call_cells
 from cockpit.probes.device_hold import Hold
 from cockpit.probes.timing_pieces import (
     Span,
@@ -41,6 +52,7 @@ from cockpit.probes.timing_pieces import (
 )
 from cockpit.probes.workload import grads as g
 from cockpit.probes.workload.check import KnobsFor, call
+from cockpit.probes.workload.timed_check import TimedCalls, TimedWrong, timed_calls
 from cockpit.probes.workload_load import first_line
 from cockpit.workload.result_wire import BenchRowJson, CrashJson, TimingCell
 from cockpit.workload.spec import Workload
@@ -111,12 +123,14 @@ def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
           input_sets: int, say: Say, budget_s: float = 0.5, settle_ms: float = 100.0, rounds: int = 2,
           optional: frozenset[str] = frozenset(), shapes: Sequence[Mapping[str, Any]] | None = None,
           keep_times: bool = False, judge: BlockJudge | None = None,
-          modes: Sequence[str] = ("forward",)) -> list[BenchRowJson]:
+          modes: Sequence[str] = ("forward",), checked: Collection[str] | None = None) -> list[BenchRowJson]:
     """Time every implementation on every bench shape (or `shapes`) in each of `modes` (see the
     module docstring). An optional reference that raises on a shape is left out of that shape,
     said in the log; a candidate or a required reference that raises ends the bench
-    (`BenchCrash`). `judge`: the blocks' check against the watch (none: every block taken as
-    clean). `keep_times`: each cell keeps its per-call times (the tuner's intervals)."""
+    (`BenchCrash`), and so does a candidate's timed output that fails the check (`TimedWrong`).
+    `judge`: the blocks' check against the watch (none: every block taken as clean).
+    `keep_times`: each cell keeps its per-call times (the tuner's intervals). `checked`: the
+    implementations whose timed outputs are checked (None: the workload's candidates)."""
     flush = flush_buffer()
     flush_cost = flush_ms(flush)
     l2_bytes, free_bytes = device_memory()
@@ -129,6 +143,7 @@ def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
     running = _Running()
     several = tuple(modes) != ("forward",)
     total = len(grid) * len(modes)
+    candidates = candidate_ids(w) if checked is None else frozenset(checked)
     for index, shape in enumerate(grid):
         for mode in modes:
             name = w.mode_name(shape, mode)
@@ -137,9 +152,9 @@ def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
                 row = _config(w, impls, shape, name, index, warmup, input_sets, say, optional, running,
                               reps=reps, budget_s=budget_s, settle_ms=settle_ms, rounds=rounds, flush=flush,
                               flush_cost=flush_cost, memory=(l2_bytes, free_bytes), hold=hold, judge=judge,
-                              keep_times=keep_times, mode=mode)
-            except BenchCrash as crash:
-                crash.rows = rows
+                              keep_times=keep_times, mode=mode, checked=candidates)
+            except (BenchCrash, TimedWrong) as stop:
+                stop.rows = rows
                 raise
             except g.NoGrad:
                 raise  # the workload's declaration, not a crash: the probe says it in one line
@@ -150,6 +165,11 @@ def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
             rows.append(row)
             say(f"[{len(rows)}/{total}] {_line(row)}")
     return rows
+
+
+def candidate_ids(w: Workload) -> frozenset[str]:
+    """The workload's candidates as `implementations` keys them: the first "ours"."""
+    return frozenset("ours" if i == 0 else impl_id(name) for i, name in enumerate(w.candidates))
 
 
 def flush_buffer() -> Any:
@@ -201,25 +221,48 @@ def _config(w: Workload, impls: Mapping[str, Bind], shape: Mapping[str, Any], na
     plan = plan_config(min(estimate_ms.values(), default=1.0), l2_bytes, max(1, footprint), free_bytes)
     extra_s = min(EXTRA_SECONDS, 3 * how["budget_s"])
     spans: list[Span]
+    timed: dict[str, TimedCalls] = {}
     if plan.method == "batch":  # short calls: batches between two events, inputs rotated past L2
         for i in range(len(sets), plan.input_sets):
             sets.append(_input_set(w, 2000 + 10 * index + i, shape, mode))
             bufs.append(_buffer(w, sets[-1], shape, mode))
         for p in passes:
             p.prime_all()  # the backward's forwards of the new sets, untimed, before any timing
+        if mode == "forward":
+            timed = _shifted(w, shape, name, runs, passes, sets, bufs, how["checked"],
+                             (BATCHES_PER_TURN * MAX_CALLS_PER_BATCH, warmup + 1), running)
         per = {impl: batch_calls(ms) for impl, ms in estimate_ms.items()}
         cells, spans = batch_cells(runs, estimate_ms, per, len(sets), how["settle_ms"], index,
                                    max_s=min(MAX_SECONDS, 4 * how["budget_s"]), keep_times=how["keep_times"],
                                    hold=how["hold"], judge=how["judge"], anchor=anchor, anchor_t=anchor_t,
-                                   event_ms=event_ms, extra_s=extra_s)
+                                   event_ms=event_ms, extra_s=extra_s, ends=timed)
     else:
         n = max(how["reps"], min(1000, int(how["budget_s"] * 1000 / max(sum(estimate_ms.values()), 1e-3))))
         call_ms = {impl: ms + how["flush_cost"] for impl, ms in estimate_ms.items()}
+        if mode == "forward":
+            most = (COVER_TRIES + 1) * max(n, int(EXTRA_BLOCK_MS / max(min(call_ms.values()), 1e-3)) + 1)
+            timed = _shifted(w, shape, name, runs, passes, sets, bufs, how["checked"],
+                             (most + GROUP_CALLS, warmup + 1), running)
         cells, spans = per_call_cells(runs, how["flush"], call_ms, n, how["rounds"], how["settle_ms"], index,
                                       input_sets, hold=how["hold"], judge=how["judge"], anchor=anchor,
                                       anchor_t=anchor_t, keep_times=how["keep_times"], event_ms=event_ms,
-                                      extra_s=extra_s)
-    return _row(w, shape, name, cells, anchor, anchor_t, spans, plan.why, plan.l2_note, mode)
+                                      extra_s=extra_s, ends=timed)
+    row = _row(w, shape, name, cells, anchor, anchor_t, spans, plan.why, plan.l2_note, mode)
+    if timed:
+        row["check_s"] = sum(t.check_s for t in timed.values())
+        row["checked"] = sum(t.checked for t in timed.values())
+    return row
+
+
+def _shifted(w: Workload, shape: Mapping[str, Any], name: str, runs: dict[str, Callable[[int], object]],
+             passes: Sequence[Pass], sets: list[Any], bufs: list[Any], checked: Collection[str],
+             calls: tuple[int, int], running: _Running) -> dict[str, TimedCalls]:
+    """Each implementation's run replaced by its forward's timed calls (probes/workload/timed_check.py);
+    `calls`: the most a block makes, and how many each made before (its warm-up)."""
+    timed = timed_calls(w, shape, name, {i: p.fn for i, p in zip(runs, passes, strict=True)}, sets, bufs,
+                        checked, *calls)
+    runs.update({impl: running.wrap(impl, made) for impl, made in timed.items()})
+    return timed
 
 
 def _input_set(w: Workload, seed: int, shape: Mapping[str, Any], mode: str) -> Any:
@@ -352,4 +395,6 @@ def _line(row: Mapping[str, Any]) -> str:
         again = f", {r['remeasured']} blocks again" if r.get("remeasured") else ""
         return f"{impl} {r['median_ms']:.3f} ms{rate}{eager}{again}"
     cells = "  ".join(cell(impl, r) for impl, r in row["impl"].items())
-    return f"{row['config']:<36} {cells}"
+    checks = (f"  ({row['checked']} timed outputs checked in {row['check_s']:.2f} s)"
+              if row.get("checked") else "")
+    return f"{row['config']:<36} {cells}{checks}"
