@@ -228,9 +228,8 @@ def _config(w: Workload, impls: Mapping[str, Bind], shape: Mapping[str, Any], na
             bufs.append(_buffer(w, sets[-1], shape, mode))
         for p in passes:
             p.prime_all()  # the backward's forwards of the new sets, untimed, before any timing
-        if mode == "forward":
-            timed = _shifted(w, shape, name, runs, passes, sets, bufs, how["checked"],
-                             (BATCHES_PER_TURN * MAX_CALLS_PER_BATCH, warmup + 1), running)
+        timed = _shifted(w, shape, name, runs, passes, sets, bufs, how,
+                         (BATCHES_PER_TURN * MAX_CALLS_PER_BATCH, warmup + 1), running)
         per = {impl: batch_calls(ms) for impl, ms in estimate_ms.items()}
         cells, spans = batch_cells(runs, estimate_ms, per, len(sets), how["settle_ms"], index,
                                    max_s=min(MAX_SECONDS, 4 * how["budget_s"]), keep_times=how["keep_times"],
@@ -239,10 +238,9 @@ def _config(w: Workload, impls: Mapping[str, Bind], shape: Mapping[str, Any], na
     else:
         n = max(how["reps"], min(1000, int(how["budget_s"] * 1000 / max(sum(estimate_ms.values()), 1e-3))))
         call_ms = {impl: ms + how["flush_cost"] for impl, ms in estimate_ms.items()}
-        if mode == "forward":
-            most = (COVER_TRIES + 1) * max(n, int(EXTRA_BLOCK_MS / max(min(call_ms.values()), 1e-3)) + 1)
-            timed = _shifted(w, shape, name, runs, passes, sets, bufs, how["checked"],
-                             (most + GROUP_CALLS, warmup + 1), running)
+        most = (COVER_TRIES + 1) * max(n, int(EXTRA_BLOCK_MS / max(min(call_ms.values()), 1e-3)) + 1)
+        timed = _shifted(w, shape, name, runs, passes, sets, bufs, how, (most + GROUP_CALLS, warmup + 1),
+                         running)
         cells, spans = per_call_cells(runs, how["flush"], call_ms, n, how["rounds"], how["settle_ms"], index,
                                       input_sets, hold=how["hold"], judge=how["judge"], anchor=anchor,
                                       anchor_t=anchor_t, keep_times=how["keep_times"], event_ms=event_ms,
@@ -255,12 +253,14 @@ def _config(w: Workload, impls: Mapping[str, Bind], shape: Mapping[str, Any], na
 
 
 def _shifted(w: Workload, shape: Mapping[str, Any], name: str, runs: dict[str, Callable[[int], object]],
-             passes: Sequence[Pass], sets: list[Any], bufs: list[Any], checked: Collection[str],
+             passes: Sequence[Pass], sets: list[Any], bufs: list[Any], how: Mapping[str, Any],
              calls: tuple[int, int], running: _Running) -> dict[str, TimedCalls]:
-    """Each implementation's run replaced by its forward's timed calls (probes/workload/timed_check.py);
-    `calls`: the most a block makes, and how many each made before (its warm-up)."""
+    """In forward mode, each implementation's run replaced by its timed calls (probes/workload/
+    timed_check.py); `calls`: the most a block makes, and how many each made before (its warm-up)."""
+    if how["mode"] != "forward":
+        return {}
     timed = timed_calls(w, shape, name, {i: p.fn for i, p in zip(runs, passes, strict=True)}, sets, bufs,
-                        checked, *calls)
+                        how["checked"], *calls)
     runs.update({impl: running.wrap(impl, made) for impl, made in timed.items()})
     return timed
 
