@@ -29,6 +29,7 @@ from typing import Any
 
 from cockpit.probes.copies import clone
 from cockpit.probes.guarded import on
+from cockpit.probes.workload.check import _words as failure_words  # the correctness gate's words
 from cockpit.probes.workload.compare import compare
 from cockpit.probes.workload.shifting import Outputs, Shifted, shift_inputs, shift_output, slots_for
 from cockpit.workload.result_wire import CheckStats, TimedWrongJson
@@ -80,17 +81,6 @@ class Oracle:
         ref = oracle.fn(*clone(inputs))
         dtype = self.shape.get(self.w.dtype_key) if self.w.dtype_key else None
         return compare(taken.value, ref, self.w.check, dtype, self.shape, inputs)
-
-
-def failure_words(stats: CheckStats) -> str:
-    """What the check said of a failing output, in the correctness gate's words."""
-    if stats.get("what"):
-        return str(stats["what"])
-    if stats.get("nonfinite"):
-        return f"{stats['nonfinite']} NaN/Inf"
-    if stats.get("rel_l2") is not None:
-        return f"rel L2 {stats['rel_l2']:.2e} > {stats.get('tolerance')}"
-    return "the check failed"
 
 
 @dataclass
