@@ -325,3 +325,11 @@ def test_a_bench_whose_timed_outputs_no_oracle_could_check_says_so_and_never_pas
     assert verdict.status == "warn"
     assert verdict.summary.endswith("; timed outputs not checked: the workload declares no oracle "
                                     "(Reference(..., oracle=True))")
+
+
+def test_a_namedtuple_of_inputs_keeps_its_fields_in_every_window() -> None:
+    from collections import namedtuple
+
+    Data = namedtuple("Data", "x scale")
+    shifted = shift_inputs((Data(torch.randn(64), 2.0),), 4)
+    assert all(isinstance(w[0], Data) and w[0].scale == 2.0 for w in shifted.inputs)

@@ -103,7 +103,8 @@ def _windowed(t: torch.Tensor) -> bool:
 def _walk(value: Any, leaf: Callable[[Any], Any]) -> Any:
     """`value` with every leaf mapped (nested tuples, lists and dicts walked, their kinds kept)."""
     if isinstance(value, tuple):
-        return tuple(_walk(v, leaf) for v in value)
+        walked = [_walk(v, leaf) for v in value]
+        return type(value)(*walked) if hasattr(value, "_fields") else tuple(walked)  # a namedtuple kept
     if isinstance(value, list):
         return [_walk(v, leaf) for v in value]
     if isinstance(value, dict):

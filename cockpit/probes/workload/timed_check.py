@@ -195,7 +195,10 @@ def timed_calls(w: Workload, shape: Mapping[str, Any], config: str, runs: Mappin
     on the shape before (its warm-up), where a failure's call number goes on from. `sets` and
     `bufs` are left holding the first windows: the tensors they held are the pools' now."""
     slots = slots_for(calls_per_block, len(sets)) if on("shifting-pool") else 1
-    shifted = [shift_inputs(s, slots) for s in sets]
+    shifted = []
+    for k in range(len(sets)):  # one set's tensors and its pools at a time in memory
+        shifted.append(shift_inputs(sets[k], slots))
+        sets[k] = shifted[-1].inputs[0]
     own = on("poisoned-trial-outputs")
     oracle = Oracle(w, shape, config) if on("timed-outputs") and w.oracle is not None else None
     shared: list[Outputs] = []
@@ -211,6 +214,5 @@ def timed_calls(w: Workload, shape: Mapping[str, Any], config: str, runs: Mappin
             outs = [replace(o, keepable=False) for o in outs]
         found[impl] = TimedCalls(impl, run, shifted, outs, oracle if mine else None, poison=mine and own,
                                  count=made)
-    sets[:] = [s.inputs[0] for s in shifted]
     bufs[:] = [o.outs[0] for o in shared] if shared else [None] * len(bufs)
     return found

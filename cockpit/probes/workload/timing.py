@@ -18,9 +18,9 @@ modes every implementation is called without an output buffer, on input sets who
 inputs are leaves that require grad, shared by the implementations.
 
 In forward mode the timed calls run through the shifting pool, each candidate writing outputs of
-its own, and a sample of each candidate's timed calls is checked against the oracle after its
-block (probes/workload/timed_check.py): a wrong one ends the bench with `TimedWrong`, the rows
-before it kept. Each forward row says the time its checks took (`check_s`, `checked` calls)."""
+its own, and a sample of a candidate's timed calls is checked against the oracle after each block
+(probes/workload/timed_check.py): a wrong one ends the bench (`TimedWrong`, the rows before it
+kept); each forward row says what its checks took (`check_s`, `checked`)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ from cockpit.analysis.timing_method import (
     batch_calls,
     plan_config,
 )
-from cockpit.probes.batch_timing import BATCHES_PER_TURN, batch_cells
+from cockpit.probes.batch_timing import BATCHES_PER_TURN, HELD_CALLS, batch_cells
 from cockpit.probes.block_watch import BlockJudge
 from cockpit.probes.call_timing import COVER_TRIES, EXTRA_BLOCK_MS, GROUP_CALLS, per_call_cells
 from cockpit.probes.device_hold import Hold
@@ -228,8 +228,9 @@ def _config(w: Workload, impls: Mapping[str, Bind], shape: Mapping[str, Any], na
             bufs.append(_buffer(w, sets[-1], shape, mode))
         for p in passes:
             p.prime_all()  # the backward's forwards of the new sets, untimed, before any timing
-        timed = _shifted(w, shape, name, runs, passes, sets, bufs, how,
-                         (BATCHES_PER_TURN * MAX_CALLS_PER_BATCH, warmup + 1), running)
+        most = HELD_CALLS if how["hold"].works else MAX_CALLS_PER_BATCH  # a batch's calls at most
+        timed = _shifted(w, shape, name, runs, passes, sets, bufs, how, (BATCHES_PER_TURN * most, warmup + 1),
+                         running)
         per = {impl: batch_calls(ms) for impl, ms in estimate_ms.items()}
         cells, spans = batch_cells(runs, estimate_ms, per, len(sets), how["settle_ms"], index,
                                    max_s=min(MAX_SECONDS, 4 * how["budget_s"]), keep_times=how["keep_times"],
@@ -255,8 +256,7 @@ def _config(w: Workload, impls: Mapping[str, Bind], shape: Mapping[str, Any], na
 def _shifted(w: Workload, shape: Mapping[str, Any], name: str, runs: dict[str, Callable[[int], object]],
              passes: Sequence[Pass], sets: list[Any], bufs: list[Any], how: Mapping[str, Any],
              calls: tuple[int, int], running: _Running) -> dict[str, TimedCalls]:
-    """In forward mode, each implementation's run replaced by its timed calls (probes/workload/
-    timed_check.py); `calls`: the most a block makes, and how many each made before (its warm-up)."""
+    """Forward: each run replaced by its timed calls; `calls`: a block's most, and the warm-up's."""
     if how["mode"] != "forward":
         return {}
     timed = timed_calls(w, shape, name, {i: p.fn for i, p in zip(runs, passes, strict=True)}, sets, bufs,
