@@ -59,3 +59,38 @@ def no_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.no_gpu import hide_gpu
 
     hide_gpu(monkeypatch)
+
+
+@pytest.fixture
+def cpu_events(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bench engine (probes/workload/timing.py) on CPU tensors: CUDA events on the host's
+    clock, so a call's wall time is its "device" time, with no spin kernel and a token flush."""
+    import torch
+
+    from cockpit.probes.workload import timing
+
+    class Event:
+        def __init__(self, enable_timing: bool = False) -> None:
+            self.t = 0.0
+
+        def record(self) -> None:
+            self.t = time.perf_counter() * 1e3
+
+        def elapsed_time(self, other: Event) -> float:
+            return other.t - self.t
+
+        def synchronize(self) -> None:
+            pass
+
+        def query(self) -> bool:
+            return True
+
+    class NoSpin:
+        works = False
+
+    monkeypatch.setattr(torch.cuda, "Event", Event, raising=False)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: None)
+    monkeypatch.setattr(timing, "flush_buffer", lambda: torch.empty(16, dtype=torch.int8))
+    monkeypatch.setattr(timing, "flush_ms", lambda flush: 0.001)
+    monkeypatch.setattr(timing, "device_memory", lambda: (1 << 20, 1 << 30))
+    monkeypatch.setattr(timing, "Hold", NoSpin)

@@ -255,11 +255,12 @@ def test_work_that_escaped_the_timer_fails_the_bench_in_its_guards_line_and_reve
     data = h100()
     data["rows"] = data["rows"][:3]
     data["caught"] = {"config": "B4 H16 S2048 D64 fp16", "impl": "ours", "guard": "kernel-records",
-                      "line": "leaves work the timer does not see: on another stream (13) its caller's "
+                      "line": "leaves work the timer does not see at B4 H16 S2048 D64 fp16: on another stream "
+                              "(13) its caller's "
                               "stream does not wait for; its kernels ran 18.3 µs per call, the timer saw 0.3 µs"}
     verdict = _gate(tmp_path, data, 1, [])
     assert verdict.status == "fail"
-    assert verdict.summary.startswith("ours at B4 H16 S2048 D64 fp16: leaves work the timer does not see: on "
+    assert verdict.summary.startswith("ours: leaves work the timer does not see at B4 H16 S2048 D64 fp16: on "
                                       "another stream (13)")
     assert verdict.result.to_json()["keep"]["action"] == "revert"
     bench = read_bench_result(verdict.result.to_json())

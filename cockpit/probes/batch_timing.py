@@ -30,7 +30,7 @@ import torch
 from cockpit.analysis.timing_method import MAX_CALLS_PER_BATCH, MAX_SECONDS, batch_calls, enough
 from cockpit.probes.block_watch import BlockJudge, CellBlocks
 from cockpit.probes.device_hold import Cover, Hold, next_hold_ms, working_spin
-from cockpit.probes.timing_pieces import Span, net_ms, settle_calls, timed_cell
+from cockpit.probes.timing_pieces import NO_ENDS, BlockEnds, Span, net_ms, settle_calls, timed_cell
 from cockpit.workload.result_wire import TimingCell
 
 Call = Callable[[int], object]
@@ -103,13 +103,14 @@ def batch_cells(calls: Mapping[str, Call], call_ms: Mapping[str, float], calls_p
                 sets: int, settle_ms: float, config_index: int, max_s: float = MAX_SECONDS,
                 keep_times: bool = False, hold: Hold | None = None, judge: BlockJudge | None = None,
                 anchor: Any = None, anchor_t: float = 0.0, event_ms: float = 0.0,
-                extra_s: float = 0.0) -> tuple[dict[str, TimingCell], list[Span]]:
+                extra_s: float = 0.0, ends: Mapping[str, BlockEnds] | None = None
+                ) -> tuple[dict[str, TimingCell], list[Span]]:
     """Each implementation's cell (median device time per call, its interval, the samples, why it
     stopped, the host's enqueue time, the eager time, the blocks re-measured) and the clean timed
     spans for the validity verdict. `event_ms`: the events' own cost, taken out of each batch;
     `extra_s`: time past `max_s` for an implementation whose median is still wider than ±1 %.
     `keep_times`: each cell keeps its samples (`times_ms`, one per batch: the tuner bootstraps its
-    intervals from them)."""
+    intervals from them). `ends`: what runs at each implementation's turn's ends, untimed."""
     names = list(calls)
     judge = judge or BlockJudge(None)
     spin = working_spin(hold)
@@ -129,7 +130,8 @@ def batch_cells(calls: Mapping[str, Call], call_ms: Mapping[str, float], calls_p
             continue
         for name in _round_order(names, config_index + round_no, done):
             turn, rep = _timed_turn(name, calls[name], state[name], rep, sets,
-                                    settle_calls(settle_ms, call_ms[name]), spin is not None)
+                                    settle_calls(settle_ms, call_ms[name]), spin is not None,
+                                    (ends or {}).get(name, NO_ENDS))
             pending.append(turn)
         torch.cuda.synchronize()
         round_no += 1
@@ -180,12 +182,14 @@ def _first_plan(calls_per_batch: int, most: int, host_ms: float, spin: Hold | No
 
 
 def _timed_turn(name: str, call: Call, st: _BatchedImpl, rep: int, sets: int, settle: int,
-                held: bool) -> tuple[_Turn, int]:
+                held: bool, ends: BlockEnds) -> tuple[_Turn, int]:
     """One implementation's turn: `settle` untimed calls, then its timed batches, each queued
-    behind the one before; with a spin, one eager batch after (it must not queue behind the spin)."""
+    behind the one before, `ends` run before and after them; with a spin, one eager batch after
+    (it must not queue behind the spin)."""
     for _ in range(settle):
         call(rep % sets)
         rep += 1
+    ends.begin(BATCHES_PER_TURN * st.per)
     busy = torch.cuda.Event()
     busy.record()  # the settle calls still running: the first batch queues behind them
     first = len(st.batches)
@@ -194,6 +198,7 @@ def _timed_turn(name: str, call: Call, st: _BatchedImpl, rep: int, sets: int, se
         busy = st.batches[-1].end
     turn = _Turn(name, first, BATCHES_PER_TURN, st.batches[first].start, st.batches[-1].end,
                  sum(b.calls for b in st.batches[first:]))
+    ends.end()
     if held:
         torch.cuda.synchronize()
         rep = _eager_batch(call, st, rep, sets)

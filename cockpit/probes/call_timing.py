@@ -26,7 +26,15 @@ import torch
 from cockpit.analysis.timing_method import EXTRA_SECONDS, INTERVAL_TARGET, half_width
 from cockpit.probes.block_watch import BlockJudge, CellBlocks
 from cockpit.probes.device_hold import Cover, Hold, working_spin
-from cockpit.probes.timing_pieces import Span, block_plan, net_ms, settle_calls, timed_cell
+from cockpit.probes.timing_pieces import (
+    NO_ENDS,
+    BlockEnds,
+    Span,
+    block_plan,
+    net_ms,
+    settle_calls,
+    timed_cell,
+)
 from cockpit.workload.result_wire import TimingCell
 
 Run = Callable[[int], object]
@@ -61,10 +69,11 @@ class _PerCallImpl:
 def per_call_cells(runs: Mapping[str, Run], flush: Any, call_ms: Mapping[str, float], n: int, rounds: int,
                    settle_ms: float, config_index: int, input_sets: int, hold: Hold | None = None,
                    judge: BlockJudge | None = None, anchor: Any = None, anchor_t: float = 0.0,
-                   keep_times: bool = False, event_ms: float = 0.0,
-                   extra_s: float = EXTRA_SECONDS) -> tuple[dict[str, TimingCell], list[Span]]:
+                   keep_times: bool = False, event_ms: float = 0.0, extra_s: float = EXTRA_SECONDS,
+                   ends: Mapping[str, BlockEnds] | None = None) -> tuple[dict[str, TimingCell], list[Span]]:
     """Each implementation's cell from its clean blocks' per-call device times (`event_ms`, the
-    events' own cost, taken out of each), and those blocks' spans for the validity verdict."""
+    events' own cost, taken out of each), and those blocks' spans for the validity verdict.
+    `ends`: what runs at each block's ends, untimed."""
     judge = judge or BlockJudge(None)
     spin = working_spin(hold)
     state = {impl: _PerCallImpl(Cover(spin)) for impl in runs}
@@ -75,7 +84,8 @@ def per_call_cells(runs: Mapping[str, Run], flush: Any, call_ms: Mapping[str, fl
     last = ""
     planned_done: float | None = None
     while todo:
-        last = _run_blocks(todo, runs, flush, state, last, settle_ms, call_ms, input_sets, counter)
+        last = _run_blocks(todo, runs, flush, state, last, settle_ms, call_ms, input_sets, counter,
+                           ends or {})
         torch.cuda.synchronize()
         if anchor is not None:
             _place_blocks(todo, anchor, anchor_t)
@@ -92,12 +102,13 @@ def per_call_cells(runs: Mapping[str, Run], flush: Any, call_ms: Mapping[str, fl
 
 def _run_blocks(blocks: list[_Block], runs: Mapping[str, Run], flush: Any, state: Mapping[str, _PerCallImpl],
                 last: str, settle_ms: float, call_ms: Mapping[str, float], input_sets: int,
-                counter: list[int]) -> str:
+                counter: list[int], ends: Mapping[str, BlockEnds]) -> str:
     """The blocks in turn, each after its settle calls (none when the same implementation ran the
     block before: its clock is settled); returns the implementation that ran last."""
     for block in blocks:
         settle = 0 if block.impl == last else settle_calls(settle_ms, call_ms[block.impl])
-        _run_block(runs[block.impl], flush, block, settle, state[block.impl], input_sets, counter)
+        _run_block(runs[block.impl], flush, block, settle, state[block.impl], input_sets, counter,
+                   ends.get(block.impl, NO_ENDS))
         last = block.impl
     return last
 
@@ -143,12 +154,14 @@ def _cell(samples: list[float], eager: list[float], held: bool, st: _PerCallImpl
 
 
 def _run_block(run: Run, flush: Any, block: _Block, settle: int, st: _PerCallImpl, input_sets: int,
-               counter: list[int]) -> None:
-    """`settle` untimed calls, then the block's timed calls in covered groups."""
+               counter: list[int], ends: BlockEnds) -> None:
+    """`settle` untimed calls, then the block's timed calls in covered groups, `ends` run before
+    and after them."""
     block.events = []
     for _ in range(settle):
         flush.zero_()
         run(_next(counter, input_sets))
+    ends.begin(block.timed)
     busy = torch.cuda.Event()
     busy.record()  # the settle calls still running: the first group queues behind them
     left = block.timed
@@ -173,6 +186,7 @@ def _run_block(run: Run, flush: Any, block: _Block, settle: int, st: _PerCallImp
         tries = 0
         block.events.extend(group)
         left -= size
+    ends.end()
 
 
 def _samples(clean: list[_Block], impl: str, event_ms: float) -> list[float]:

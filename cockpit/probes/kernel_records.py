@@ -140,11 +140,13 @@ def _union_ns(acts: Sequence[GpuRecord]) -> int:
     return total
 
 
-def escape_line(found: Escapes, timer_us_per_call: float) -> str | None:
-    """The bench's refusal when work escaped the timer, naming how; None when the timer saw it all."""
+def escape_line(found: Escapes, timer_us_per_call: float, config: str = "") -> str | None:
+    """The bench's refusal when work escaped the timer, naming how (and at which `config`); None
+    when the timer saw it all."""
     busy = found.busy_us_per_call()
+    at = f" at {config}" if config else ""
     if found.unjoined:
-        return (f"launches work from another thread that its call does not wait for ({found.unjoined} "
+        return (f"launches work from another thread that its call does not wait for{at} ({found.unjoined} "
                 f"launches while no call was running); its kernels ran {busy:.1f} µs per call, the timer "
                 f"saw {timer_us_per_call:.1f} µs (kernel records, every thread)")
     if busy <= 0 or timer_us_per_call >= SEEN * busy:
@@ -158,7 +160,7 @@ def escape_line(found: Escapes, timer_us_per_call: float) -> str | None:
     if found.late:
         how.append("launched after its call returned")
     where = "; ".join(how) or "outside what the timer waits for"
-    return (f"leaves work the timer does not see: {where}; its kernels ran {busy:.1f} µs per call, "
+    return (f"leaves work the timer does not see{at}: {where}; its kernels ran {busy:.1f} µs per call, "
             f"the timer saw {timer_us_per_call:.1f} µs (kernel records, every stream)")
 
 

@@ -7,13 +7,34 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Mapping, MutableMapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 
 from cockpit.analysis.timing_method import Interval, median_interval, noise, ratio_interval, with_resolution
 from cockpit.workload.result_wire import BlockSpan, TimingCell
 
+
+class BlockEnds(Protocol):
+    """What runs at a timed block's ends, untimed (probes/workload/timed_check.py): `begin(calls)`
+    after its settling calls, `end()` once its timed calls are queued."""
+
+    def begin(self, calls: int) -> None: ...
+
+    def end(self) -> None: ...
+
+
+class NoBlockEnds:
+    """Nothing at a block's ends."""
+
+    def begin(self, calls: int) -> None:
+        pass
+
+    def end(self) -> None:
+        pass
+
+
+NO_ENDS = NoBlockEnds()
 Span = tuple[str, Any, Any, int]
 """(implementation, the block's first start event, its last end event, timed calls)."""
 EAGER_SLOWER = 1.10

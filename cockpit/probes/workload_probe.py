@@ -255,7 +255,8 @@ def check_all(w: Any, knobs: KnobsFor, result: dict[str, object]) -> bool:
 def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[str, object],
               watch: Any) -> bool:
     """Every shape timed (probes/workload/timing.py); a crash at one shape keeps the rows before it
-    and names the shape and the implementation (`crash`)."""
+    and names the shape and the implementation (`crash`); a guard that caught a candidate (a timed
+    output wrong, work the timer did not see) is `caught`, with its line."""
     from cockpit.analysis.block_validity import BlockRules
     from cockpit.probes.block_watch import BlockJudge
     from cockpit.probes.workload.caught import BenchCaught
@@ -280,7 +281,7 @@ def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[st
         say(str(crash))
         rows, crashed = crash.rows, crash
     except BenchCaught as hit:
-        say(f"{hit.config}: {hit.line}")
+        say(f"{hit.impl}: {hit.line}")
         rows, caught = hit.rows, hit
     others = [impl_id(n) for n in list(w.candidates)[1:]]
     part: BenchPartJson = {"rows": rows, "ok": crashed is None and caught is None, "ours": "ours",
@@ -291,6 +292,9 @@ def bench_all(w: Any, knobs: KnobsFor, args: argparse.Namespace, result: dict[st
         part["crash"] = crashed.as_json()
     if caught is not None:
         part["caught"] = caught.as_json()
+    if w.oracle is None and guarded.on("timed-outputs"):
+        part["timed_unchecked"] = "the workload declares no oracle (Reference(..., oracle=True))"
+        say(f"timed outputs not checked: {part['timed_unchecked']}")
     if w.modes != ("forward",):
         part["modes"] = list(w.modes)
     result.update(part)

@@ -112,6 +112,10 @@ class BenchRowJson(TypedDict, total=False):
     l2_note: str
     mode: str
     """forward, backward or full; absent in a forward-only workload's rows."""
+    check_s: float
+    """Seconds spent checking timed outputs on this config (forward rows; untimed, in the budget)."""
+    checked: int
+    """Timed calls whose output was checked against the oracle on this config."""
 
 
 class CrashJson(TypedDict):
@@ -199,6 +203,10 @@ class BenchPartJson(TypedDict, total=False):
     modes: list[str]
     crash: CrashJson
     caught: CaughtJson
+    """A guard that caught a candidate (a timed output wrong, work the timer did not see): the
+    bench ended there."""
+    timed_unchecked: str
+    """Why the timed outputs were not checked (the workload declares no oracle)."""
 
 
 class CheckPartJson(TypedDict, total=False):

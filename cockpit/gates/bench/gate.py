@@ -37,6 +37,7 @@ from cockpit.gates.probe_call import ShapeCounter, probe_argv, read_result
 from cockpit.hardware.peaks import Peak, peak_for
 from cockpit.json_fields import compact
 from cockpit.workload.describe import cached
+from cockpit.workload.guards import off_line
 from cockpit.workload.kernel_files import kernel_paths
 from cockpit.workload.manifest import Manifest
 
@@ -62,7 +63,7 @@ def judge_measured(ctx: GateContext, measured: Measured, harness: str | None = N
     validity = _named_baseline(probe_validity(measured, ctx.config.thresholds), measured)
     refused = refusals(measured)  # a time the card cannot reach decides nothing
     crashed = crash_line(measured) or caught_line(measured)  # the configs after it were never measured
-    counts = not refused and crashed is None
+    counts = not refused and crashed is None and not measured.guards_off
     current = bench_record(f"{ctx.session_dir.name}/{ctx.run_id}", time.time(), measured.row_json, "ours",
                            measured.workload, validity.valid and counts, validity.decidable and counts,
                            validity.suspect_configs, ", ".join(validity.suspect_why))
@@ -77,8 +78,20 @@ def judge_measured(ctx: GateContext, measured: Measured, harness: str | None = N
         kept = _keep_or_revert(ctx, current, paths)
     verdict = judge_bench(measured, validity, kept, ctx.config.thresholds, harness, counts)
     if crashed is not None:
-        return replace(verdict, status="fail", summary=crashed)
-    return refuse(verdict, refused, measured) if refused else verdict
+        return unguarded(replace(verdict, status="fail", summary=crashed), measured)
+    return unguarded(refuse(verdict, refused, measured) if refused else verdict, measured)
+
+
+def unguarded(verdict: Verdict, measured: Measured) -> Verdict:
+    """The verdict, saying first which checks the mutation test turned off (then it never passes),
+    and that the timed outputs went unchecked where no oracle could check them (never a pass)."""
+    off = off_line(measured.guards_off)
+    unchecked = measured.timed_unchecked
+    if off is None and unchecked is None:
+        return verdict
+    summary = verdict.summary + (f"; timed outputs not checked: {unchecked}" if unchecked else "")
+    return replace(verdict, status="warn" if verdict.status == "pass" else verdict.status,
+                   summary=f"{off}; {summary}" if off else summary)
 
 
 def _workload_name(ctx: GateContext) -> str:
@@ -95,7 +108,8 @@ def _named_baseline(validity: BenchValidity, measured: Measured) -> BenchValidit
 
 
 def _after_crash(measured: Measured, crashed: str, paths: tuple[str, ...]) -> KeepResult:
-    """A candidate that crashed is reverted; a reference that crashed decides nothing."""
+    """A candidate that crashed, or that a guard caught, is reverted; a reference that crashed
+    decides nothing."""
     crash = measured.crash
     if measured.caught is not None or (crash is not None and crash.impl in measured.candidates):
         return KeepResult("revert", f"REVERT: {crashed}", None, 0, "", None, paths)
@@ -122,12 +136,13 @@ def crash_line(measured: Measured) -> str | None:
 
 
 def caught_line(measured: Measured) -> str | None:
-    """'ours at M=4096 N=1024: leaves work the timer does not see: ...': a guard's catch during the
-    bench (the configs after it were never measured); None when no guard caught anything."""
+    """'ours: right when checked, wrong when timed (call 9 of shape N=4096): ...': a guard's catch
+    during the bench, its line naming the shape (the configs after it were never measured); None
+    when no guard caught anything."""
     caught = measured.caught
     if caught is None:
         return None
-    return f"{measured.label(caught.impl)} at {caught.config}: {caught.line}"
+    return f"{measured.label(caught.impl)}: {caught.line}"
 
 
 def refusals(measured: Measured) -> list[Impossible]:

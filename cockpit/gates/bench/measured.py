@@ -112,6 +112,10 @@ class Measured:
     caught: Caught | None = None
     peak: Peak | None = None
     """The card's peak, once `with_peaks` looked it up."""
+    guards_off: frozenset[str] = frozenset()
+    """The checks the cheat catalogue's mutation test turned off for this run."""
+    timed_unchecked: str | None = None
+    """Why the timed outputs were not checked (no oracle)."""
 
     def label(self, impl: str) -> str:
         """How the result shows `impl` (its id where the probe gave it no label)."""
@@ -143,7 +147,9 @@ def read_measured(data: Mapping[str, object]) -> Measured:
         as_number(data.get("started")), as_number(data.get("finished")), as_number(data.get("pid")),
         isinstance(data.get("block_check"), Mapping),
         Crash(text(crash.get("impl")), text(crash.get("config")), text(crash.get("error")))
-        if crash else None, _caught(obj(data.get("caught"))))
+        if crash else None, _caught(obj(data.get("caught"))),
+        guards_off=frozenset(strings(data.get("guards_off"))),
+        timed_unchecked=text(data.get("timed_unchecked")))
 
 
 def _caught(caught: Mapping[str, object]) -> Caught | None:

@@ -10,7 +10,7 @@ whole. A torch whose profiler cannot record the GPU says so: the audit did not r
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 import torch
@@ -72,7 +72,7 @@ def record(run: Callable[[int], object], sets: int, hold: Hold) -> Recorded:
                     start.elapsed_time(end) * 1000 / AUDIT_CALLS)
 
 
-def audit(run: Callable[[int], object], sets: int, hold: Hold) -> Audit | str:
+def audit(run: Callable[[int], object], sets: int, hold: Hold, config: str = "") -> Audit | str:
     """The audit of `AUDIT_CALLS` calls; a line saying why not when the profiler records no GPU work."""
     if not torch.cuda.is_available():
         return "no CUDA device: no kernel-records audit"
@@ -80,7 +80,7 @@ def audit(run: Callable[[int], object], sets: int, hold: Hold) -> Audit | str:
     if seen.stream is None:
         return "the profiler recorded no GPU work (a torch without CUPTI?): no kernel-records audit"
     found = escapes(seen.records, seen.caller, seen.stream)
-    return Audit(found, seen.timer_us, escape_line(found, seen.timer_us), escape_note(found))
+    return Audit(found, seen.timer_us, escape_line(found, seen.timer_us, config), escape_note(found))
 
 
 def _activities(prof: object) -> list[GpuRecord]:
@@ -106,7 +106,7 @@ def audited(impl: str, config: str, fn: Callable[[int], object], sets: int, hold
              say: Callable[[str], None]) -> RecordsJson:
     """The kernel-records audit of one candidate (probes/workload/escapes.py): work that escapes the
     timer ends the bench with its line (`BenchCaught`)."""
-    found = audit(fn, sets, hold)
+    found = audit(fn, sets, hold, config)
     if isinstance(found, str):
         say(f"  {impl}: {found}")
         return {"error": found}
@@ -117,13 +117,14 @@ def audited(impl: str, config: str, fn: Callable[[int], object], sets: int, hold
     return found.as_json()
 
 
-def audit_candidates(runs: Mapping[str, Callable[[int], object]], trusted: frozenset[str], config: str,
-                     sets: int, hold: Hold, say: Callable[[str], None]) -> dict[str, RecordsJson]:
-    """Every implementation but the `trusted` references audited (unless the guard is off)."""
-    if not guarded.on("kernel-records"):
+def audit_candidates(runs: Mapping[str, Callable[[int], object]], candidates: Collection[str], config: str,
+                     sets: int, hold: Hold, say: Callable[[str], None], mode: str) -> dict[str, RecordsJson]:
+    """Every candidate audited in forward mode (unless the guard is off); the references, torch's own,
+    are not, nor the backward modes, whose kernels come from autograd's own threads."""
+    if mode != "forward" or not guarded.on("kernel-records"):
         return {}
     return {impl: audited(impl, config, run, sets, hold, say)
-            for impl, run in runs.items() if impl not in trusted}
+            for impl, run in runs.items() if impl in candidates}
 
 
 def with_records(cells: Mapping[str, TimingCell],

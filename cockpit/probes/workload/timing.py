@@ -15,36 +15,47 @@ times the backward alone; "full" times forward + backward. Each is a row of its 
 "<shape> backward" / "<shape> full" and carrying its `mode`; a forward row keeps the shape's own
 name (and no `mode` key in a forward-only workload's result: it reads as before). In backward
 modes every implementation is called without an output buffer, on input sets whose gradient-taking
-inputs are leaves that require grad, shared by the implementations."""
+inputs are leaves that require grad, shared by the implementations.
+
+In forward mode the timed calls run through the shifting pool, each candidate writing outputs of
+its own, and a sample of a candidate's timed calls is checked against the oracle after each block
+(probes/workload/timed_check.py): a wrong one ends the bench (`TimedWrong`, the rows before it
+kept); each forward row says what its checks took (`check_s`, `checked`)."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, cast
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
 
 import torch
 
-from cockpit.analysis.timing_method import EXTRA_SECONDS, MAX_SECONDS, batch_calls, plan_config
-from cockpit.probes.batch_timing import batch_cells
+from cockpit.analysis.timing_method import (
+    EXTRA_SECONDS,
+    MAX_CALLS_PER_BATCH,
+    MAX_SECONDS,
+    batch_calls,
+    plan_config,
+)
+from cockpit.probes.batch_timing import BATCHES_PER_TURN, HELD_CALLS, batch_cells
 from cockpit.probes.block_watch import BlockJudge
-from cockpit.probes.call_timing import per_call_cells
+from cockpit.probes.call_timing import COVER_TRIES, EXTRA_BLOCK_MS, GROUP_CALLS, per_call_cells
 from cockpit.probes.device_hold import Hold
 from cockpit.probes.timing_pieces import (
     Span,
-    block_spans,
     device_memory,
     event_cost_ms,
     flush_ms,
     set_bytes,
-    speedup_intervals,
 )
 from cockpit.probes.workload import grads as g
+from cockpit.probes.workload.bench_row import bench_row, row_line
 from cockpit.probes.workload.caught import BenchCaught
 from cockpit.probes.workload.check import KnobsFor, call
 from cockpit.probes.workload.escapes import audit_candidates, with_records
+from cockpit.probes.workload.timed_check import TimedCalls, timed_calls
 from cockpit.probes.workload_load import first_line
-from cockpit.workload.result_wire import BenchRowJson, CrashJson, TimingCell
+from cockpit.workload.result_wire import BenchRowJson, CrashJson
 from cockpit.workload.spec import Workload
 
 Say = Callable[[str], None]
@@ -113,12 +124,14 @@ def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
           input_sets: int, say: Say, budget_s: float = 0.5, settle_ms: float = 100.0, rounds: int = 2,
           optional: frozenset[str] = frozenset(), shapes: Sequence[Mapping[str, Any]] | None = None,
           keep_times: bool = False, judge: BlockJudge | None = None,
-          modes: Sequence[str] = ("forward",)) -> list[BenchRowJson]:
+          modes: Sequence[str] = ("forward",), checked: Collection[str] | None = None) -> list[BenchRowJson]:
     """Time every implementation on every bench shape (or `shapes`) in each of `modes` (see the
     module docstring). An optional reference that raises on a shape is left out of that shape,
     said in the log; a candidate or a required reference that raises ends the bench
-    (`BenchCrash`). `judge`: the blocks' check against the watch (none: every block taken as
-    clean). `keep_times`: each cell keeps its per-call times (the tuner's intervals)."""
+    (`BenchCrash`), and so does a candidate's timed output that fails the check (`TimedWrong`).
+    `judge`: the blocks' check against the watch (none: every block taken as clean).
+    `keep_times`: each cell keeps its per-call times (the tuner's intervals). `checked`: the
+    implementations whose timed outputs are checked (None: the workload's candidates)."""
     flush = flush_buffer()
     flush_cost = flush_ms(flush)
     l2_bytes, free_bytes = device_memory()
@@ -130,8 +143,8 @@ def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
     grid = list(w.bench_grid if shapes is None else shapes)
     running = _Running()
     several = tuple(modes) != ("forward",)
-    trusted = frozenset(impl_id(r.name) for r in w.references)  # torch's own: not audited
     total = len(grid) * len(modes)
+    candidates = candidate_ids(w) if checked is None else frozenset(checked)
     for index, shape in enumerate(grid):
         for mode in modes:
             name = w.mode_name(shape, mode)
@@ -140,9 +153,9 @@ def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
                 row = _config(w, impls, shape, name, index, warmup, input_sets, say, optional, running,
                               reps=reps, budget_s=budget_s, settle_ms=settle_ms, rounds=rounds, flush=flush,
                               flush_cost=flush_cost, memory=(l2_bytes, free_bytes), hold=hold, judge=judge,
-                              keep_times=keep_times, mode=mode, trusted=trusted)
-            except (BenchCrash, BenchCaught) as crash:
-                crash.rows = rows
+                              keep_times=keep_times, mode=mode, checked=candidates)
+            except (BenchCrash, BenchCaught) as stop:  # a timed output wrong, work the timer did not see
+                stop.rows = rows
                 raise
             except g.NoGrad:
                 raise  # the workload's declaration, not a crash: the probe says it in one line
@@ -151,8 +164,13 @@ def bench(w: Workload, impls: Mapping[str, Bind], reps: int, warmup: int,
             if several:
                 row["mode"] = mode
             rows.append(row)
-            say(f"[{len(rows)}/{total}] {_line(row)}")
+            say(f"[{len(rows)}/{total}] {row_line(row)}")
     return rows
+
+
+def candidate_ids(w: Workload) -> frozenset[str]:
+    """The workload's candidates as `implementations` keys them: the first "ours"."""
+    return frozenset("ours" if i == 0 else impl_id(name) for i, name in enumerate(w.candidates))
 
 
 def flush_buffer() -> Any:
@@ -194,8 +212,7 @@ def _config(w: Workload, impls: Mapping[str, Bind], shape: Mapping[str, Any], na
         estimate_ms[impl] = start.elapsed_time(end)
         runs[impl] = running.wrap(impl, fn)
         passes.append(fn)
-    forward = mode == "forward"  # the backward's kernels come from autograd's own threads
-    records = audit_candidates(runs, how["trusted"], name, len(sets), how["hold"], say) if forward else {}
+    records = audit_candidates(runs, how["checked"], name, len(sets), how["hold"], say, mode)
     event_ms = event_cost_ms(how["hold"] if how["hold"].works else None)
     anchor = torch.cuda.Event(enable_timing=True)
     anchor.record()
@@ -206,26 +223,49 @@ def _config(w: Workload, impls: Mapping[str, Bind], shape: Mapping[str, Any], na
     plan = plan_config(min(estimate_ms.values(), default=1.0), l2_bytes, max(1, footprint), free_bytes)
     extra_s = min(EXTRA_SECONDS, 3 * how["budget_s"])
     spans: list[Span]
+    timed: dict[str, TimedCalls] = {}
     if plan.method == "batch":  # short calls: batches between two events, inputs rotated past L2
         for i in range(len(sets), plan.input_sets):
             sets.append(_input_set(w, 2000 + 10 * index + i, shape, mode))
             bufs.append(_buffer(w, sets[-1], shape, mode))
         for p in passes:
             p.prime_all()  # the backward's forwards of the new sets, untimed, before any timing
+        most = HELD_CALLS if how["hold"].works else MAX_CALLS_PER_BATCH  # a batch's calls at most
+        timed = _shifted(w, shape, name, runs, passes, sets, bufs, how, (BATCHES_PER_TURN * most, warmup + 1),
+                         running)
         per = {impl: batch_calls(ms) for impl, ms in estimate_ms.items()}
         cells, spans = batch_cells(runs, estimate_ms, per, len(sets), how["settle_ms"], index,
                                    max_s=min(MAX_SECONDS, 4 * how["budget_s"]), keep_times=how["keep_times"],
                                    hold=how["hold"], judge=how["judge"], anchor=anchor, anchor_t=anchor_t,
-                                   event_ms=event_ms, extra_s=extra_s)
+                                   event_ms=event_ms, extra_s=extra_s, ends=timed)
     else:
         n = max(how["reps"], min(1000, int(how["budget_s"] * 1000 / max(sum(estimate_ms.values()), 1e-3))))
         call_ms = {impl: ms + how["flush_cost"] for impl, ms in estimate_ms.items()}
+        most = (COVER_TRIES + 1) * max(n, int(EXTRA_BLOCK_MS / max(min(call_ms.values()), 1e-3)) + 1)
+        timed = _shifted(w, shape, name, runs, passes, sets, bufs, how, (most + GROUP_CALLS, warmup + 1),
+                         running)
         cells, spans = per_call_cells(runs, how["flush"], call_ms, n, how["rounds"], how["settle_ms"], index,
                                       input_sets, hold=how["hold"], judge=how["judge"], anchor=anchor,
                                       anchor_t=anchor_t, keep_times=how["keep_times"], event_ms=event_ms,
-                                      extra_s=extra_s)
-    return _row(w, shape, name, with_records(cells, records), anchor, anchor_t, spans, plan.why, plan.l2_note,
-                mode)
+                                      extra_s=extra_s, ends=timed)
+    row = bench_row(w, shape, name, with_records(cells, records), anchor, anchor_t, spans, plan.why,
+               plan.l2_note, mode)
+    if timed:
+        row["check_s"] = sum(t.check_s for t in timed.values())
+        row["checked"] = sum(t.checked for t in timed.values())
+    return row
+
+
+def _shifted(w: Workload, shape: Mapping[str, Any], name: str, runs: dict[str, Callable[[int], object]],
+             passes: Sequence[Pass], sets: list[Any], bufs: list[Any], how: Mapping[str, Any],
+             calls: tuple[int, int], running: _Running) -> dict[str, TimedCalls]:
+    """Forward: each run replaced by its timed calls; `calls`: a block's most, and the warm-up's."""
+    if how["mode"] != "forward":
+        return {}
+    timed = timed_calls(w, shape, name, {i: p.fn for i, p in zip(runs, passes, strict=True)}, sets, bufs,
+                        how["checked"], *calls)
+    runs.update({impl: running.wrap(impl, made) for impl, made in timed.items()})
+    return timed
 
 
 def _input_set(w: Workload, seed: int, shape: Mapping[str, Any], mode: str) -> Any:
@@ -301,61 +341,3 @@ class Pass:
             return 0
         _, seeded = self.primed[k]
         return 3 * set_bytes(seeded) + sum(set_bytes(self.sets[k][i]) for i in self.which)
-
-
-def _row(w: Workload, shape: Mapping[str, Any], name: str, cells: Mapping[str, TimingCell],
-         anchor: Any, anchor_t: float, spans: Sequence[Span], method: str = "",
-         l2_note: str | None = None, mode: str = "forward") -> BenchRowJson:
-    flops, nbytes = _counts(w, shape, mode)
-    dtype = shape.get(w.dtype_key) if w.dtype_key else None
-    # open JSON while it is built: the shape's axes and the speedups are keys of their own
-    row: dict[str, Any] = {"config": name, "shape": dict(shape), **dict(shape), "dtype": dtype,
-                           "flops": flops, "bytes": nbytes, "impl": {},
-                           "blocks": block_spans(anchor, anchor_t, spans), "method": method}
-    if l2_note:
-        row["l2_note"] = l2_note
-    for impl, cell in cells.items():
-        row["impl"][impl] = _with_rates(cell, flops, nbytes)
-    ours = row["impl"].get("ours")
-    for impl, cell in row["impl"].items():
-        if ours and impl != "ours" and ours["median_ms"] > 0:
-            row[f"speedup_vs_{impl}"] = cell["median_ms"] / ours["median_ms"]
-    speedup_intervals(row)
-    return cast(BenchRowJson, row)
-
-
-def _with_rates(cell: TimingCell, flops: float | None, nbytes: float | None) -> TimingCell:
-    """The cell with the rates its median makes (TFLOP/s, GB/s), where the counts are declared."""
-    median = cell["median_ms"]
-    timed = median > 0  # a call that put no work on the GPU reads 0: no rate (the gate refuses it)
-    return {**cell, "tflops": flops / (median * 1e-3) / 1e12 if flops and timed else None,
-            "gbps": nbytes / (median * 1e-3) / 1e9 if nbytes and timed else None}
-
-
-def _counts(w: Workload, shape: Mapping[str, Any], mode: str) -> tuple[float | None, float | None]:
-    """(FLOPs, bytes) of one call in a mode: the workload's counts for the forward, its backward
-    counts for the backward, both for full (None where one is not declared: no rate is made up)."""
-    fwd = (float(w.flops(**shape)) if w.flops else None, float(w.bytes(**shape)) if w.bytes else None)
-    bwd = (float(w.backward_flops(**shape)) if w.backward_flops else None,
-           float(w.backward_bytes(**shape)) if w.backward_bytes else None)
-    if mode == "forward":
-        return fwd
-    if mode == "backward":
-        return bwd
-    return _both_counted(fwd[0], bwd[0]), _both_counted(fwd[1], bwd[1])
-
-
-def _both_counted(forward: float | None, backward: float | None) -> float | None:
-    """A full pass's count: the forward's and the backward's, or None when either is not declared."""
-    return forward + backward if forward is not None and backward is not None else None
-
-
-def _line(row: Mapping[str, Any]) -> str:
-    def cell(impl: str, r: Mapping[str, Any]) -> str:
-        rate = (f" ({r['tflops']:.0f} TF/s)" if r.get("tflops") else
-                f" ({r['gbps']:.0f} GB/s)" if r.get("gbps") else "")
-        eager = f", eager {r['eager_ms']:.3f}" if r.get("host_bound") else ""
-        again = f", {r['remeasured']} blocks again" if r.get("remeasured") else ""
-        return f"{impl} {r['median_ms']:.3f} ms{rate}{eager}{again}"
-    cells = "  ".join(cell(impl, r) for impl, r in row["impl"].items())
-    return f"{row['config']:<36} {cells}"

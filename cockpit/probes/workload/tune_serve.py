@@ -147,8 +147,12 @@ class Server:
         self, impls: Mapping[str, Bind], shapes: list[ShapeJson], short: bool, judge: BlockJudge | None = None
     ) -> list[BenchRowJson]:
         """The trial's times (`judge`: the confirmation's blocks checked against its watch and timed
-        again when the card slowed them, as the bench gate's are)."""
+        again when the card slowed them, as the bench gate's are). Every configuration writes
+        outputs of its own, NaN-poisoned, and its timed outputs are checked (guards
+        "poisoned-trial-outputs", "timed-outputs"): one that writes nothing, or something wrong,
+        never hides behind another configuration's answer left in a shared buffer."""
         s = self.settings
+        checked = [name for name in impls if name != BASELINE]
         if short:  # the first look the pruner decides on: one block per shape, a third of the calls
             return bench(
                 self.w,
@@ -162,6 +166,7 @@ class Server:
                 rounds=1,
                 shapes=shapes,
                 keep_times=True,
+                checked=checked,
             )
         return bench(
             self.w,
@@ -175,6 +180,7 @@ class Server:
             shapes=shapes,
             keep_times=True,
             judge=judge,
+            checked=checked,
         )
 
 

@@ -1,0 +1,212 @@
+"""The timed calls are the checked calls: after each timed block of a candidate, untimed, the
+output of a random sample of that block's calls and of its last call is held against the
+workload's oracle by the check the correctness gate uses (probes/workload/compare.py), the oracle
+run on that call's own windows of the shifting pool (probes/workload/shifting.py). A kernel that is
+right while checked and wrong while timed (right for its first calls per shape, then fast and
+wrong; a result kept per pointer) fails with its own line: "right when checked, wrong when timed
+(call N of shape S): ...".
+
+A sampled call is told apart by nothing the candidate sees: it reads the same pool's windows and
+writes a window of the same pool, 256 B aligned, like every call; only that window is the keep
+slot past the rotating ones, which no later call writes. Which calls are sampled is drawn from
+`secrets` as the block starts. A workload without an output buffer has its sampled calls'
+returned tensors kept instead. Where no keep slot can hold the answer (it is written into the
+inputs, as GPU MODE's data holds its output, or the buffer has a tensor the pool leaves as it is),
+the last call on each of a few sets is checked: nothing writes a set's windows after its last
+call of the block.
+
+Forward mode only: the backward modes' gradients are checked by the correctness gate, not here.
+The time checking takes is counted per implementation (`check_s`), said in the bench's rows and
+log; it stays small: SAMPLES calls a block and the last."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from cockpit.probes.copies import clone
+from cockpit.probes.guarded import on
+from cockpit.probes.workload.calls import words as failure_words  # the correctness gate's words
+from cockpit.probes.workload.caught import BenchCaught
+from cockpit.probes.workload.compare import compare
+from cockpit.probes.workload.shifting import Outputs, Shifted, shift_inputs, shift_output, slots_for
+from cockpit.workload.result_wire import CheckStats
+from cockpit.workload.spec import Workload
+
+Run = Callable[[Sequence[Any], Any], Any]
+"""run(inputs, out): one call of an implementation."""
+SAMPLES = 2
+"""Calls sampled per block besides the last: each costs an oracle call and a comparison, untimed."""
+
+
+class TimedWrong(BenchCaught):
+    """A timed call's output failed the workload's check: which call, on which shape, and why."""
+
+    def __init__(self, config: str, impl: str, call: int, what: str) -> None:
+        self.call, self.what = call, what
+        super().__init__(config, impl, "timed-outputs",
+                         f"right when checked, wrong when timed (call {call} of shape {config}): {what}")
+
+
+@dataclass(frozen=True)
+class Taken:
+    """One call kept for the check: its number on this shape, its set and window, what it returned."""
+
+    call: int
+    k: int
+    j: int
+    value: Any
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """What a check needs of the workload on one shape."""
+
+    w: Workload
+    shape: Mapping[str, Any]
+    config: str
+
+    def verdict(self, taken: Taken, inputs: Sequence[Any]) -> CheckStats:
+        oracle = self.w.oracle
+        assert oracle is not None
+        ref = oracle.fn(*clone(inputs))
+        dtype = self.shape.get(self.w.dtype_key) if self.w.dtype_key else None
+        return compare(taken.value, ref, self.w.check, dtype, self.shape, inputs)
+
+
+@dataclass
+class TimedCalls:
+    """call(k): one implementation's forward call on input set k, through the shifting pool; with
+    an `oracle`, the block ends (`begin`, `end`) sample and check its timed calls."""
+
+    impl: str
+    run: Run
+    sets: Sequence[Shifted]
+    outs: Sequence[Outputs]
+    oracle: Oracle | None = None
+    poison: bool = False
+    """Each block's output windows NaN-poisoned as it starts (this implementation's own)."""
+    count: int = 0
+    """Calls on this shape so far, warm-up and settling included: what a failure's 'call N' says."""
+    check_s: float = 0.0
+    checked: int = 0
+    turns: list[int] = field(default_factory=list)
+    picks: frozenset[int] = frozenset()
+    in_block: int = -1
+    """The block's calls so far; -1 outside a timed block."""
+    pending: int = 0
+    kept: list[Taken] = field(default_factory=list)
+    kept_sets: set[int] = field(default_factory=set)
+    latest: dict[int, Taken] = field(default_factory=dict)
+    """Where nothing can be kept: each set's last call in the block."""
+    last: Taken | None = None
+
+    def __post_init__(self) -> None:
+        self.turns = [0] * len(self.sets)
+        self.keepable = all(outs.keepable for outs in self.outs)
+
+    def __call__(self, k: int) -> object:
+        turn = self.turns[k]
+        self.turns[k] = turn + 1
+        shifted = self.sets[k]
+        j = turn % shifted.slots
+        self.count += 1
+        if self.in_block < 0:
+            return self.run(shifted.inputs[j], self.outs[k].outs[j])
+        return self._timed(k, j, shifted)
+
+    def _timed(self, k: int, j: int, shifted: Shifted) -> object:
+        """A call inside a timed block: a sampled one writes its set's keep slot (a set free of one
+        is taken when the drawn call's set already holds a sample this block)."""
+        if self.in_block in self.picks:
+            self.pending += 1
+        self.in_block += 1
+        outs = self.outs[k]
+        if self.pending and self.keepable and k not in self.kept_sets:
+            self.pending -= 1
+            value = self.run(shifted.inputs[j], outs.keep)
+            self.kept.append(Taken(self.count, k, j, value))
+            self.kept_sets.add(k)
+            return value
+        value = self.run(shifted.inputs[j], outs.outs[j])
+        self.last = Taken(self.count, k, j, value)
+        if not self.keepable:
+            self.latest[k] = self.last
+        return value
+
+    def begin(self, calls: int) -> None:
+        """A timed block of about `calls` calls starts: new values in every window, this
+        implementation's outputs poisoned, and (checking) the sampled calls drawn."""
+        for shifted in self.sets:
+            shifted.refresh()
+        if self.poison:
+            for outs in self.outs:
+                outs.poison()
+        if self.oracle is None:
+            return
+        draw = secrets.SystemRandom()
+        self.picks = frozenset(draw.sample(range(calls), min(SAMPLES, calls))) if calls > 0 else frozenset()
+        self.in_block, self.pending = 0, 0
+        self.kept, self.kept_sets, self.latest, self.last = [], set(), {}, None
+
+    def end(self) -> None:
+        """The block's sampled calls and its last one checked (untimed); `TimedWrong` at the first
+        that fails."""
+        if self.oracle is None or self.in_block <= 0:
+            self.in_block = -1
+            return
+        self.in_block = -1
+        started = time.perf_counter()
+        for taken in self._to_check():
+            stats = self.oracle.verdict(taken, self.sets[taken.k].inputs[taken.j])
+            self.checked += 1
+            if not stats["ok"]:
+                self.check_s += time.perf_counter() - started
+                raise TimedWrong(self.oracle.config, self.impl, taken.call, failure_words(stats))
+        self.kept, self.latest, self.last = [], {}, None
+        self.check_s += time.perf_counter() - started
+
+    def _to_check(self) -> list[Taken]:
+        """The kept samples and the last call; where nothing could be kept, the last call on each
+        of SAMPLES + 1 sets (the last call's among them)."""
+        last = [self.last] if self.last is not None else []
+        if self.keepable:
+            return [*self.kept, *last]
+        others = [t for t in self.latest.values() if t is not self.last]
+        return [*secrets.SystemRandom().sample(others, min(SAMPLES, len(others))), *last]
+
+
+def timed_calls(w: Workload, shape: Mapping[str, Any], config: str, runs: Mapping[str, Run],
+                sets: list[Any], bufs: list[Any], checked: Collection[str],
+                calls_per_block: int, made: int = 0) -> dict[str, TimedCalls]:
+    """Each implementation's timed calls on one forward config: the sets in their shifting pools
+    (guard "shifting-pool"), each implementation in `checked` writing outputs of its own,
+    NaN-poisoned (guard "poisoned-trial-outputs"; the others share one buffer per set), and its
+    blocks' calls checked against the oracle (guard "timed-outputs"); `made`: the calls each made
+    on the shape before (its warm-up), where a failure's call number goes on from. `sets` and
+    `bufs` are left holding the first windows: the tensors they held are the pools' now."""
+    slots = slots_for(calls_per_block, len(sets)) if on("shifting-pool") else 1
+    shifted = []
+    for k in range(len(sets)):  # one set's tensors and its pools at a time in memory
+        shifted.append(shift_inputs(sets[k], slots))
+        sets[k] = shifted[-1].inputs[0]
+    own = on("poisoned-trial-outputs")
+    oracle = Oracle(w, shape, config) if on("timed-outputs") and w.oracle is not None else None
+    shared: list[Outputs] = []
+    found: dict[str, TimedCalls] = {}
+    for impl, run in runs.items():
+        mine = impl in checked
+        if mine and own:
+            outs = [shift_output(b, slots, own=True) for b in bufs]
+        else:
+            shared = shared or [shift_output(b, slots, own=False) for b in bufs]
+            outs = shared
+        if w.output_in_inputs:  # the answer is written into the inputs' windows: no keep slot holds it
+            outs = [replace(o, keepable=False) for o in outs]
+        found[impl] = TimedCalls(impl, run, shifted, outs, oracle if mine else None, poison=mine and own,
+                                 count=made)
+    bufs[:] = [o.outs[0] for o in shared] if shared else [None] * len(bufs)
+    return found
