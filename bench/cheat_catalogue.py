@@ -42,6 +42,8 @@ from cockpit.analysis.mutation import (  # noqa: E402  (the repository first on 
 )
 from cockpit.workload.guards import GUARDS, OFF_ENV  # noqa: E402
 
+REFERENCE_FLAG = "is this the reference?"
+"""How the is-reference guard's flag on a candidate starts (a warning, not a failure)."""
 Job = tuple[str, str, str | None]
 """(cheat, gate, the guard turned off or None)."""
 
@@ -65,6 +67,8 @@ def plan(cheats: list[Cheat], gates: tuple[str, ...]) -> list[Job]:
         if c.gate in gates:
             jobs.append((c.name, c.gate, None))
             jobs += [(c.name, c.gate, g.name) for g in GUARDS if g.gate == c.gate]
+            if c.also:  # caught by more than one guard by design: its own run turns them all off
+                jobs.append((c.name, c.gate, c.own_off))
     return jobs
 
 
@@ -80,7 +84,10 @@ def judged(job: Job, rc: int, result: dict[str, Any] | None, log: list[str]) -> 
         from cockpit.gates.correctness.result import read_checked
 
         verdict = judge_correctness(read_checked(result))
-        first, failed = [verdict.summary], verdict.status != "pass"
+        # caught: a failing check, or the flag on a candidate ("is this the reference?"); a warning
+        # on the workload's check, or a verdict that is no pass only because guards were off, is not
+        flagged = any(str(w).startswith(REFERENCE_FLAG) for w in result.get("warnings") or [])
+        first, failed = [verdict.summary], result.get("ok") is False or flagged
     return Run(cheat, gate, off, "fail" if failed else "pass", tuple(first + log))
 
 
@@ -89,7 +96,7 @@ def _gate_lines(gate: str, result: dict[str, Any]) -> list[str]:
     if gate != "bench":
         return []
     from cockpit.errors import CockpitError
-    from cockpit.gates.bench.gate import crash_line, refusals
+    from cockpit.gates.bench.gate import caught_line, crash_line, refusals
     from cockpit.gates.bench.measured import read_measured
 
     try:
@@ -97,7 +104,7 @@ def _gate_lines(gate: str, result: dict[str, Any]) -> list[str]:
     except CockpitError as exc:
         return [f"the bench result cannot be read: {exc}"]
     lines = [r.line(measured.label(r.impl)) for r in refusals(measured)]
-    crashed = crash_line(measured)
+    crashed = crash_line(measured) or caught_line(measured)
     failing = [str(row.get("what")) for row in result.get("rows", []) if row.get("ok") is False]
     return lines + ([crashed] if crashed else []) + failing
 

@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _child(workspace: Path, job: dict[str, Any]) -> int:
-    from cockpit.probes import guarded
+    from cockpit.probes import guarded, guards_identity, workload_probe
     from cockpit.probes.workload_load import WorkloadLoadError, first_line, load_workload
     from cockpit.probes.workload_probe import check_all, say, write_result
     from cockpit.workload.guards import OFF_ENV, UnknownGuard
@@ -68,6 +68,7 @@ def _child(workspace: Path, job: dict[str, Any]) -> int:
     os.environ["COCKPIT_WORKSPACE"] = str(workspace)
     try:
         guarded.start(os.environ)
+        guards_identity.start(workload_probe)  # as the probe's main: before the workload is imported
         w = load_workload(job["workload"], workspace, None, [])
     except (UnknownGuard, WorkloadLoadError) as exc:
         say(str(exc))

@@ -22,11 +22,6 @@ CHEATS = REPO / "workloads" / "cheats"
 RECORDING = REPO / "tests" / "fixtures" / "gpu" / "cheats" / "mutation.json"
 GUARD_GATES = {g.name: g.gate for g in GUARDS}
 
-# Cheats whose guard is the correctness probe's work on issue 46, not in this branch's probe yet.
-# Strict: once the guard lands, the test passes, the xfail fails, and the cheat leaves this list.
-PENDING = {"calling_reference", "evaluator_tampering", "lazy_output", "precision_downcast",
-           "returning_input", "timer_patch"}
-
 
 def runner() -> ModuleType:
     spec = importlib.util.spec_from_file_location("cheat_catalogue", REPO / "bench" / "cheat_catalogue.py")
@@ -123,10 +118,7 @@ def test_the_honest_twin_passes_the_correctness_gate(cpu_runs: dict[str, Run]) -
     assert any(line.startswith("ghost replay: no kernel of its own to replace") for line in honest.lines)
 
 
-@pytest.mark.parametrize("cheat", [
-    pytest.param(c, id=c.name, marks=[pytest.mark.xfail(
-        strict=True, reason=f"its guard ({c.guard}) is not in this branch's correctness probe yet")]
-        if c.name in PENDING else []) for c in CPU_CHEATS])
+@pytest.mark.parametrize("cheat", [pytest.param(c, id=c.name) for c in CPU_CHEATS])
 def test_a_cpu_runnable_cheat_fails_the_correctness_probe_with_its_own_line(
         cheat: Cheat, cpu_runs: dict[str, Run]) -> None:
     run = cpu_runs[cheat.name]

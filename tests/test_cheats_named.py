@@ -170,14 +170,17 @@ def test_a_candidate_that_computes_in_bf16_is_named(turn_off: Any) -> None:
     assert not ok and "lower precision" not in summary
 
 
-def test_a_check_that_passes_the_op_done_in_bf16_is_said_too_loose(turn_off: Any) -> None:
-    loose = workload({"ours": in_bf16}, check=rel_l2(1e-2))
-    _, ok, summary, status = run(loose)
+def test_a_check_that_passes_the_op_done_in_bf16_is_said_too_loose_and_a_bf16_candidate_still_named(
+        turn_off: Any) -> None:
+    _, ok, summary, status = run(workload({"ours": honest}, check=rel_l2(1e-2)))
     assert ok and status == "warn"
     assert "; the check passes the op done wholly in bf16: a downcast candidate would pass; tighten check= " \
            "(rel L2" in summary
+    _, ok, summary, _ = run(workload({"ours": in_bf16}, check=rel_l2(1e-2)))
+    assert not ok and "is as large as the op done wholly in bf16" in summary
+    assert "which the check passes: computed in a lower precision?" in summary
     turn_off("precision-floor")
-    _, ok, summary, status = run(loose)
+    _, ok, summary, status = run(workload({"ours": in_bf16}, check=rel_l2(1e-2)))
     assert ok and status == "pass" and "bf16" not in summary
 
 

@@ -335,3 +335,20 @@ def test_a_namedtuple_of_inputs_keeps_its_fields_in_every_window() -> None:
     Data = namedtuple("Data", "x scale")
     shifted = shift_inputs((Data(torch.randn(64), 2.0),), 4)
     assert all(isinstance(w[0], Data) and w[0].scale == 2.0 for w in shifted.inputs)
+
+
+def test_the_bench_pane_says_what_its_checks_did_and_cost_and_why_an_audit_did_not_run() -> None:
+    from cockpit.gates.bench.checks import checks_line
+
+    rows = [{"checked": 9, "check_s": 0.25, "impl": {
+                "ours": {"median_ms": 0.1, "records": {"kernels_per_call": 2.0, "busy_us": 9.0, "timer_us": 12.0,
+                                                       "audit_s": 0.4}},
+                "torch.softmax": {"median_ms": 0.05}}},
+            {"checked": 3, "check_s": 0.05, "impl": {
+                "ours": {"median_ms": 0.2, "records": {"kernels_per_call": 2.0, "busy_us": 19.0, "timer_us": 22.0,
+                                                       "audit_s": 0.3}}}}]
+    assert checks_line(rows) == ("12 timed outputs checked against the oracle (0.3 s); kernel records audited on 2 "
+                                 "candidate configs: the timer saw all their work (0.7 s)")
+    assert checks_line([{"impl": {"ours": {"records": {"error": "no CUDA device: no kernel-records audit"}}}}]) == \
+        "no CUDA device: no kernel-records audit"
+    assert checks_line([{"impl": {"ours": {"median_ms": 0.1}}}]) is None  # a bench from before the checks

@@ -29,6 +29,14 @@ class Cheat:
     guard: str
     expect: str
     cpu_ok: bool
+    also: tuple[str, ...] = ()
+    """Other guards that catch it too, by design (defence in depth, not luck): its own-guard-off
+    run turns them off with its guard."""
+
+    @property
+    def own_off(self) -> str:
+        """What its own-guard-off run turns off: its guard, with the ones it declares `also`."""
+        return ",".join((self.guard, *self.also))
 
 
 @dataclass(frozen=True)
@@ -80,7 +88,7 @@ def cheat_of(name: str, source: str) -> Cheat:
     for node in ast.parse(source).body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             key = node.targets[0].id
-            if key in ("GATE", "GUARD", "EXPECT", "CPU_OK"):
+            if key in ("GATE", "GUARD", "EXPECT", "CPU_OK", "ALSO"):
                 try:
                     found[key] = ast.literal_eval(node.value)
                 except ValueError:
@@ -89,7 +97,10 @@ def cheat_of(name: str, source: str) -> Cheat:
     if missing:
         raise ValueError(f"{name}: no {', '.join(missing)} = \"...\" at module level (every cheat names "
                          "its gate, its guard and a substring of its failing line)")
-    return Cheat(name, found["GATE"], found["GUARD"], found["EXPECT"], found.get("CPU_OK") is True)
+    also = found.get("ALSO", ())
+    if not isinstance(also, tuple) or not all(isinstance(g, str) for g in also):
+        raise ValueError(f"{name}: ALSO is not a tuple of guard names")
+    return Cheat(name, found["GATE"], found["GUARD"], found["EXPECT"], found.get("CPU_OK") is True, also)
 
 
 def mutation(cheats: Sequence[Cheat], guards: Mapping[str, str], runs: Sequence[Run],
@@ -129,7 +140,7 @@ def _each_cheat(cheats: Sequence[Cheat], by: Mapping[tuple[str, str, str | None]
             escaped.append(c.name)
         elif on is not None and on.caught and not own_line[c.name]:
             other_line[c.name] = _first(on)
-        if _caught(on) and _caught(by.get((c.name, c.gate, c.guard))):
+        if _caught(on) and _caught(by.get((c.name, c.gate, c.own_off))):
             lucky.append(c.name)
     return {"own_line": own_line, "other_line": other_line, "escaped": escaped, "lucky": lucky}
 

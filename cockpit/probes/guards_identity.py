@@ -157,11 +157,17 @@ def intact(identity: Identity | None, when: str) -> str | None:
     """The failure line of the first name replaced since the snapshot ("replaced time.perf_counter
     during its call: a timer patch"), every replaced name put back; None when all are intact or
     their guards are off (a name whose guard is off is left as the workload made it)."""
+    found = breach(identity, when)
+    return None if found is None else found[1]
+
+
+def breach(identity: Identity | None, when: str) -> tuple[str, str] | None:
+    """`intact`'s finding as (the guard that caught it, its line)."""
     if identity is None:
         return None
     replaced = [h for h in identity.changed() if guarded.on(h.guard)]
     if not replaced:
         return None
     identity.restore(replaced)
-    return line(replaced[0], when)
+    return replaced[0].guard, line(replaced[0], when)
 

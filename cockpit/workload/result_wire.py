@@ -76,6 +76,8 @@ class RecordsJson(TypedDict, total=False):
     streams: list[int]
     names: list[str]
     error: str
+    audit_s: float
+    """What the audit took (the profiler's start and stop included)."""
 
 
 class CaughtJson(TypedDict):

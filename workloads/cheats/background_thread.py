@@ -13,7 +13,7 @@ from cheat_kit import right, softmax_workload
 
 GATE = "bench"
 GUARD = "kernel-records"
-EXPECT = "from another thread"
+EXPECT = 'from another thread'
 CPU_OK = False
 
 

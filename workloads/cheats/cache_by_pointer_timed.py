@@ -12,7 +12,7 @@ from cheat_kit import right, softmax_workload
 
 GATE = "bench"
 GUARD = "shifting-pool"
-EXPECT = "a result kept per input pointer"
+EXPECT = 'right when checked, wrong when timed'
 CPU_OK = False
 
 _SEEN: dict[tuple[int, ...], int] = {}

@@ -9,12 +9,12 @@ from typing import Any
 import torch
 from cheat_kit import right, softmax_workload
 
-import cockpit.probes.workload.check as _check
+import cockpit.probes.workload.calls as _calls
 import cockpit.probes.workload.compare as _compare
 
 GATE = "correctness"
 GUARD = "evaluator-intact"
-EXPECT = "the cockpit's own checks replaced"
+EXPECT = 'evaluator tampering'
 CPU_OK = True
 
 
@@ -23,7 +23,7 @@ def _always(*args: Any, **kwargs: Any) -> dict[str, Any]:
 
 
 _compare.compare = _always
-_check.compare = _always  # the name the rounds call it by
+_calls.compare = _always  # the name each checked call reaches it by
 
 
 def ours(x: torch.Tensor, out: torch.Tensor) -> torch.Tensor:

@@ -8,7 +8,7 @@ from cheat_kit import BENCH_GRID, right, softmax_workload
 
 GATE = "correctness"
 GUARD = "test-grid"
-EXPECT = "rel L2"
+EXPECT = 'shapes hard-coded for the bench?'
 CPU_OK = True
 
 _TUNED = {(s["M"], s["N"]) for s in BENCH_GRID}

@@ -13,7 +13,7 @@ from torch.utils._pytree import tree_map
 
 GATE = "correctness"
 GUARD = "plain-tensor"
-EXPECT = "a lazy or proxy output"
+EXPECT = 'a lazy or proxy output'
 CPU_OK = True
 
 

@@ -11,7 +11,7 @@ from cockpit.workload import rel_l2
 
 GATE = "correctness"
 GUARD = "precision-floor"
-EXPECT = "lower precision"
+EXPECT = 'computed in a lower precision?'
 CPU_OK = True
 
 

@@ -14,7 +14,7 @@ from cockpit.workload import Reference, rel_l2
 
 GATE = "correctness"
 GUARD = "poisoned-reference"
-EXPECT = "the reference's freed buffer"
+EXPECT = "the reference's poisoned freed buffer"
 CPU_OK = False
 
 

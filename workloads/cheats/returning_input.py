@@ -11,7 +11,7 @@ from cockpit.workload import Reference
 
 GATE = "correctness"
 GUARD = "output-not-input"
-EXPECT = "returned as the output"
+EXPECT = '(a view or alias) instead of an output'
 CPU_OK = True
 
 

@@ -11,7 +11,7 @@ from cheat_kit import right, softmax_workload
 
 GATE = "bench"
 GUARD = "kernel-records"
-EXPECT = "on another stream"
+EXPECT = 'on another stream'
 CPU_OK = False
 
 _SIDE: list[torch.cuda.Stream] = []

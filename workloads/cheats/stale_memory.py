@@ -1,22 +1,34 @@
-"""Stale memory: the kernel writes only the first half of each row; the rest of the output is
-whatever the buffer held (a previous call's answer, where a harness reuses one output buffer).
-Caught by an output poisoned with NaN before each call."""
+"""Stale memory: a ReLU that writes only the positive elements and leaves the rest to whatever the
+output buffer held, which is right only because the workload's buffer comes zero-filled (a harness
+that zero-fills its outputs, or a first call into fresh memory). Caught by an output poisoned with
+NaN before each call: the elements it never writes still hold the NaN."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
-from cheat_kit import right, softmax_workload
+from cheat_kit import softmax_workload
+
+from cockpit.workload import Reference
 
 GATE = "correctness"
 GUARD = "poisoned-output"
-EXPECT = "NaN/Inf"
+EXPECT = "output elements unwritten"
 CPU_OK = True
 
 
 def ours(x: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
-    half = x.shape[-1] // 2
-    out[:, :half] = right(x, torch.empty_like(x))[:, :half]
+    positive = x > 0
+    out[positive] = x[positive]
     return out
 
 
-WORKLOAD = softmax_workload("cheat: stale memory", ours)
+def zeroed(x: torch.Tensor, **_: Any) -> torch.Tensor:
+    return torch.zeros_like(x)
+
+
+WORKLOAD = softmax_workload(
+    "cheat: stale memory", ours, make_output=zeroed,
+    references=(Reference("fp64", lambda x: torch.relu(x.double()), oracle=True),
+                Reference("torch.relu", torch.relu, baseline=True)))

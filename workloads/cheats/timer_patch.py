@@ -9,7 +9,7 @@ from cheat_kit import right, softmax_workload
 
 GATE = "correctness"
 GUARD = "timer-intact"
-EXPECT = "the timer patched"
+EXPECT = 'a timer patch'
 CPU_OK = True
 
 _TRUE_EVENT = torch.cuda.Event

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cockpit.analysis.decide import URGENCY
+from cockpit.gates.bench.checks import checks_line
 from cockpit.gates.bench.result import BenchResult, BenchRow, ImplTime
 from cockpit.gates.view import Cell, Column, Fact, GateView, ViewTable, fmt, present, speed_tone, unit
 from cockpit.telemetry.window_evidence import BusyClock, ClockEvent, WindowEvidence
@@ -28,6 +29,9 @@ def bench_view(bench: BenchResult) -> GateView:
         facts.append(Fact("next step", bench.next_step, "strong"))
     if bench.keep is not None and bench.keep.summary:
         facts.append(Fact(f"keep/revert ({bench.keep.action})", bench.keep.summary, "quiet"))
+    checked = checks_line(bench.raw_rows)
+    if checked:
+        facts.append(Fact("checks", checked, "dim"))
     warnings = (validity.hint,) if validity is not None and validity.hint else ()
     return GateView(tuple(facts), warnings, (bench_table(bench),) if bench.rows else ())
 

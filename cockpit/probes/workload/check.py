@@ -37,7 +37,7 @@ from cockpit.probes.workload.calls import (
     words,
 )
 from cockpit.probes.workload.compare import refill
-from cockpit.probes.workload.downcast import downcast_or_why, loose_line, lower_of, named_line
+from cockpit.probes.workload.downcast import coarse_line, downcast_or_why, loose_line, lower_of, named_line
 from cockpit.probes.workload.grad_round import GradRound
 from cockpit.probes.workload.kept import fingerprint, kept_line
 from cockpit.probes.workload.same_kernels import reference_line
@@ -174,8 +174,10 @@ class _ShapeCheck:
         low = _Lowered(self, inputs, lower_of(inputs) if on("precision-floor") else None)
         first = low.get() if r == 0 else None  # before the oracle: the buffers freed last are the oracle's
         ref = self.run.reference(inputs)
+        loose = None
         if first is not None and low.lower is not None:
-            self.loose(loose_line(w, first, ref, low.lower, self.site.dtype, self.shape, inputs))
+            loose = loose_line(w, first, ref, low.lower, self.site.dtype, self.shape, inputs)
+            self.loose(loose)
         grads = GradRound(w, inputs, ref, seed) if w.grad_modes else None
         for cand in live:
             if cand in self.run.failed:
@@ -186,6 +188,8 @@ class _ShapeCheck:
             if not stats["ok"]:
                 self._failed(cand, r, rounds, stats, result, low)
                 continue
+            if loose is not None and self._coarse(cand, stats, first, ref, low.lower):
+                continue
             if r < rounds - 1:
                 self.answers.setdefault(cand, {})[r] = fingerprint(result)
             self.passed[cand] = _worst_pass(self.passed.get(cand), stats)
@@ -193,6 +197,14 @@ class _ShapeCheck:
                 self.loose(reference_line(self.site, cand, fn, self.w.baseline, inputs))
             if grads is not None:
                 self._grads(cand, fn, grads, r)
+
+    def _coarse(self, cand: str, stats: CheckStats, low: Any, ref: Any, lower: Any) -> bool:
+        """Under a check that passes the op done in the lower precision: a passing candidate whose
+        error is as large as that op's fails, named (downcast.coarse_line)."""
+        line = coarse_line(stats["rel_l2"], low, ref, lower)
+        if line is not None:
+            self.fail(cand, {**stats, "ok": False, "what": line})
+        return line is not None
 
     def _grads(self, cand: str, fn: Callable[..., Any], grads: GradRound, r: int) -> None:
         gstats = grads.check(fn, self.site)

@@ -3,7 +3,8 @@ lower precision, or a candidate that quietly computes in bf16 passes as an fp32 
 in the lower precision is the oracle on the inputs rounded to it (fp32 -> bf16, fp16 and bf16 ->
 fp8 e4m3 where torch has it, fp64 -> fp32), its answer rounded to it too. A check that passes that
 answer is said as a warning (the check is too loose, not the kernel wrong); a candidate that fails
-and sits much closer to that answer than the tolerance is named as computed in a lower precision."""
+and sits much closer to that answer than the tolerance, or that passes such a loose check with an
+error as large as that answer's, is named as computed in a lower precision."""
 
 from __future__ import annotations
 
@@ -18,6 +19,13 @@ from cockpit.probes.workload_load import first_line
 from cockpit.workload.spec import Reference, Workload
 
 _NAMES = {torch.float64: "fp64", torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16"}
+COARSE = 0.5
+"""Under a check that passes the op done wholly in the lower precision, a passing output whose own
+error (rel L2 to the oracle) is at least this share of that op's error is named as computed in the
+lower precision: an fp32 kernel's error is thousands of times smaller (1e-7 against bf16's ~4e-3),
+a TF32 matmul's a quarter of it. Up to `COARSE_MOST` times that op's error: a lower precision's
+error, not a wrong answer's (all zeros read 1.0, for the not-constant guard to name)."""
+COARSE_MOST = 8.0
 MATCH = 0.1
 """A failing output within this share of the tolerance (rel L2) of the lower-precision answer is
 named as computed in that precision."""
@@ -102,3 +110,15 @@ def named_line(out: Any, low: Any, tolerance: float | None, lower: torch.dtype) 
     if rel > MATCH * (tolerance or 1e-2):
         return None
     return f"matches the op done in {name_of(lower)} (rel L2 {rel:.1e} to it): computed in a lower precision?"
+
+
+def coarse_line(out_rel: float | None, low: Any, ref: Any, lower: torch.dtype) -> str | None:
+    """The failure line of an output that passes a loose check with an error as large as the op done
+    wholly in `lower` (None: it is finer, or the two cannot be compared)."""
+    if out_rel is None or not alike(low, ref):
+        return None
+    floor = distance(low, ref)[1]
+    if floor <= 0 or not COARSE * floor <= out_rel <= COARSE_MOST * floor:
+        return None
+    return (f"its error (rel L2 {out_rel:.1e}) is as large as the op done wholly in {name_of(lower)} "
+            f"({floor:.1e}), which the check passes: computed in a lower precision?")

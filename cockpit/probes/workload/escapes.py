@@ -10,12 +10,13 @@ whole. A torch whose profiler cannot record the GPU says so: the audit did not r
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 import torch
 
-from cockpit.probes import guarded
+from cockpit.probes import guarded, guards_identity
 from cockpit.probes.device_hold import Hold
 from cockpit.probes.kernel_records import CALL_MARK, Escapes, GpuRecord, escape_line, escape_note, escapes
 from cockpit.probes.workload.caught import BenchCaught
@@ -106,6 +107,7 @@ def audited(impl: str, config: str, fn: Callable[[int], object], sets: int, hold
              say: Callable[[str], None]) -> RecordsJson:
     """The kernel-records audit of one candidate (probes/workload/escapes.py): work that escapes the
     timer ends the bench with its line (`BenchCaught`)."""
+    started = time.perf_counter()
     found = audit(fn, sets, hold, config)
     if isinstance(found, str):
         say(f"  {impl}: {found}")
@@ -114,13 +116,17 @@ def audited(impl: str, config: str, fn: Callable[[int], object], sets: int, hold
         raise BenchCaught(config, impl, "kernel-records", found.refusal)
     if found.note is not None:
         say(f"  {impl}: {found.note}")
-    return found.as_json()
+    return {**found.as_json(), "audit_s": round(time.perf_counter() - started, 3)}
 
 
 def audit_candidates(runs: Mapping[str, Callable[[int], object]], candidates: Collection[str], config: str,
                      sets: int, hold: Hold, say: Callable[[str], None], mode: str) -> dict[str, RecordsJson]:
-    """Every candidate audited in forward mode (unless the guard is off); the references, torch's own,
-    are not, nor the backward modes, whose kernels come from autograd's own threads."""
+    """The timer and the checks held to the probe's snapshot after the warm-up calls, then every
+    candidate audited in forward mode (unless the guard is off); the references, torch's own, are
+    not, nor the backward modes, whose kernels come from autograd's own threads."""
+    found = guards_identity.breach(guards_identity.taken(), f"during the warm-up calls on {config}")
+    if found is not None:  # torch's own references patch nothing: a candidate did (the first, of several)
+        raise BenchCaught(config, next((i for i in runs if i in candidates), "ours"), *found)
     if mode != "forward" or not guarded.on("kernel-records"):
         return {}
     return {impl: audited(impl, config, run, sets, hold, say)

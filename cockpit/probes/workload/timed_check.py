@@ -27,6 +27,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from cockpit.probes import guards_identity
 from cockpit.probes.copies import clone
 from cockpit.probes.guarded import on
 from cockpit.probes.workload.calls import words as failure_words  # the correctness gate's words
@@ -91,6 +92,9 @@ class TimedCalls:
     """Each block's output windows NaN-poisoned as it starts (this implementation's own)."""
     count: int = 0
     """Calls on this shape so far, warm-up and settling included: what a failure's 'call N' says."""
+    config: str = ""
+    candidate: bool = False
+    """A candidate's calls: the timer and the checks are held intact at each of its block ends."""
     check_s: float = 0.0
     checked: int = 0
     turns: list[int] = field(default_factory=list)
@@ -153,8 +157,12 @@ class TimedCalls:
         self.kept, self.kept_sets, self.latest, self.last = [], set(), {}, None
 
     def end(self) -> None:
-        """The block's sampled calls and its last one checked (untimed); `TimedWrong` at the first
-        that fails."""
+        """The timer and the checks held to the probe's snapshot (a candidate that replaced one during
+        the block is caught: `BenchCaught`), then the block's sampled calls and its last one checked
+        (untimed); `TimedWrong` at the first that fails."""
+        found = guards_identity.breach(guards_identity.taken(), f"during a timed block of {self.config}")
+        if found is not None and self.candidate:
+            raise BenchCaught(self.config, self.impl, *found)
         if self.oracle is None or self.in_block <= 0:
             self.in_block = -1
             return
@@ -207,6 +215,6 @@ def timed_calls(w: Workload, shape: Mapping[str, Any], config: str, runs: Mappin
         if w.output_in_inputs:  # the answer is written into the inputs' windows: no keep slot holds it
             outs = [replace(o, keepable=False) for o in outs]
         found[impl] = TimedCalls(impl, run, shifted, outs, oracle if mine else None, poison=mine and own,
-                                 count=made)
+                                 count=made, config=config, candidate=mine)
     bufs[:] = [o.outs[0] for o in shared] if shared else [None] * len(bufs)
     return found
