@@ -109,8 +109,18 @@ def _gate_lines(gate: str, result: dict[str, Any]) -> list[str]:
     return lines + ([crashed] if crashed else []) + failing
 
 
-def run_children(jobs: list[Job], folder: Path, parallel: int) -> list[Run]:
-    """Each job as the real probe in a child python."""
+def run_children(jobs: list[Job], folder: Path, parallel: int, bench_parallel: int = 1) -> list[Run]:
+    """Each job as the real probe in a child python: the correctness runs `parallel` at once, then
+    the bench runs `bench_parallel` at once (benches side by side share the GPU: what the guards
+    catch holds, the times do not)."""
+    checks = [j for j in jobs if j[1] != "bench"]
+    benches = [j for j in jobs if j[1] == "bench"]
+    return (_children(checks, folder / "c", parallel) + _children(benches, folder / "b", bench_parallel))
+
+
+def _children(jobs: list[Job], folder: Path, parallel: int) -> list[Run]:
+    folder.mkdir(parents=True, exist_ok=True)
+
     def one(i: int, job: Job) -> Run:
         cheat, gate, off = job
         out = folder / f"{i}.json"
@@ -154,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", choices=("correctness", "bench"), default=None)
     p.add_argument("--cpu", action="store_true", help="no GPU: the CPU-runnable correctness cheats only")
     p.add_argument("--cheats", default="", help="comma-separated cheat names (default: all)")
-    p.add_argument("--jobs", type=int, default=1, help="probes run at once (GPU runs)")
+    p.add_argument("--jobs", type=int, default=1, help="correctness probes run at once (GPU runs)")
+    p.add_argument("--bench-jobs", type=int, default=1, help="bench probes run at once (GPU runs)")
     p.add_argument("--json", type=Path, default=None, help="write the runs and the table here")
     args = p.parse_args(argv)
     cheats = catalogue([n for n in args.cheats.split(",") if n])
@@ -165,7 +176,9 @@ def main(argv: list[str] | None = None) -> int:
         cheats = [c for c in cheats if c.cpu_ok]
     jobs = plan(cheats, gates)
     with tempfile.TemporaryDirectory(prefix="cheats-") as tmp:
-        runs = run_on_cpu(jobs, Path(tmp)) if args.cpu else run_children(jobs, Path(tmp), args.jobs)
+        folder = Path(tmp)
+        runs = (run_on_cpu(jobs, folder) if args.cpu
+                else run_children(jobs, folder, args.jobs, args.bench_jobs))
     guards = {g.name: g.gate for g in GUARDS}
     m = mutation(cheats, guards, runs, planted)
     lines = table_lines(m, cheats, guards)
