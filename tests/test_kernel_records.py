@@ -60,13 +60,24 @@ def act(name: str, gpu: bool, lane: int, link: int, start: int, dur: int) -> Gpu
 
 def test_the_busy_time_is_the_union_of_the_calls_work_overlaps_counted_once() -> None:
     records = [act("cockpit.call.0", False, 1, 100, 0, 100), act("cudaLaunchKernel", False, 1, 7, 10, 5),
-               act("cudaLaunchKernel", False, 1, 8, 20, 5), act("k1", True, 5, 7, 200, 50),
-               act("k2", True, 6, 8, 220, 50), act("cockpit.call.0", True, 5, 100, 200, 70)]
+               act("cudaLaunchKernel", False, 1, 8, 20, 5), act("cudaStreamWaitEvent", False, 1, 9, 30, 5),
+               act("k1", True, 5, 7, 200, 50), act("k2", True, 6, 8, 220, 50),
+               act("cockpit.call.0", True, 5, 100, 200, 70)]
     found = escapes(records, caller_tid=1, caller_stream=5)
     assert found.kernels == 2 and found.busy_ns == 70 and found.other_streams == (6,)
+    assert found.unjoined_streams == 0  # the call made its stream wait for stream 6
     assert escape_line(found, timer_us_per_call=0.07) is None  # the timer saw the 70 ns
     line = escape_line(found, timer_us_per_call=0.01)
     assert line is not None and "on another stream (6)" in line
+
+
+def test_work_on_another_stream_its_call_never_waits_for_is_refused_even_when_the_timer_saw_it() -> None:
+    records = [act("cockpit.call.0", False, 1, 100, 0, 100), act("cudaLaunchKernel", False, 1, 8, 20, 5),
+               act("k2", True, 6, 8, 220, 50)]
+    found = escapes(records, caller_tid=1, caller_stream=5)
+    assert found.unjoined_streams == 1
+    line = escape_line(found, timer_us_per_call=1.0, config="N=64")
+    assert line is not None and line.startswith("leaves work the timer does not see at N=64: on another stream (6)")
 
 
 @pytest.mark.parametrize("timer_us", [0.0, 5.0])

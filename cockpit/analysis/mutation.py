@@ -18,6 +18,17 @@ from typing import Any, Literal
 Verdict = Literal["fail", "pass", "could not run"]
 HONEST = "honest"
 """The honest twin's module name: it must pass every gate with every guard on."""
+DEFEATED_IN_TESTS: dict[str, str] = {
+    "shifting-pool":
+        "tests/test_timed_outputs.py::test_without_the_shifting_pool_a_result_kept_per_pointer_passes",
+    "poisoned-trial-outputs":
+        "tests/test_timed_outputs.py::test_a_configuration_that_writes_nothing_fails_its_check_and_its_timed_trial",
+}
+"""Guards whose cheat is defeated rather than caught in a gate's verdict, each shown by the test
+that removes it: with the shifting pool a result kept per input pointer is recomputed or wrong on
+a later checked call (its time is the kernel's); with each tune trial's own poisoned outputs a
+configuration that writes nothing cannot read another's answer. A planted workload cannot show
+them as a line of its own, so the catalogue's table names the test instead."""
 
 
 @dataclass(frozen=True)
@@ -113,8 +124,8 @@ def mutation(cheats: Sequence[Cheat], guards: Mapping[str, str], runs: Sequence[
     passes_without = {g: [c.name for c in caught if _passed(by.get((c.name, c.gate, g)))] for g in tried}
     named = set(planted) if planted is not None else {c.guard for c in cheats}
     return Mutation(passes_without=passes_without,
-                    unneeded=[g for g in tried if not passes_without[g]],
-                    unplanted=[g for g in guards if g not in named],
+                    unneeded=[g for g in tried if not passes_without[g] and g not in DEFEATED_IN_TESTS],
+                    unplanted=[g for g in guards if g not in named and g not in DEFEATED_IN_TESTS],
                     **_each_cheat(cheats, by), honest_failed=_honest_failed(runs), not_run=_not_run(runs))
 
 
@@ -163,7 +174,8 @@ def table_lines(m: Mutation, cheats: Sequence[Cheat], guards: Mapping[str, str])
     lines = ["each guard turned off in turn, and the planted cheats that then pass:"]
     for g, gate in guards.items():
         passing = m.passes_without.get(g)
-        said = ("(not turned off in these runs)" if passing is None
+        said = (f"its cheat defeated, not caught: shown by {DEFEATED_IN_TESTS[g]}" if g in DEFEATED_IN_TESTS
+                else "(not turned off in these runs)" if passing is None
                 else ", ".join(passing) if passing else "none: no cheat needs it")
         lines.append(f"  {g:<{width}}{gate:<13}{said}")
     cw = max((len(c.name) for c in cheats), default=5) + 2

@@ -29,6 +29,10 @@ CALL_MARK = "cockpit.call."
 API = "cu"
 """The host records that launch work are CUDA's runtime and driver calls (cudaLaunchKernel,
 cuLaunchKernelEx for Triton, cudaMemcpyAsync, ...): their correlation id is the work's."""
+JOINS = ("cudaStreamWaitEvent", "cuStreamWaitEvent", "cudaDeviceSynchronize", "cuCtxSynchronize",
+         "cudaStreamSynchronize", "cuStreamSynchronize", "cudaEventSynchronize", "cuEventSynchronize")
+"""The host calls that make the caller wait for work on another stream: a call that launches there
+and makes none of them leaves that work running when it returns."""
 SEEN = 0.97
 """The timer saw the work when its time per call is at least this share of the records' busy time
 (events time a serial stream's gaps too, so honest work reads at or above 1)."""
@@ -70,6 +74,9 @@ class Escapes:
     other_streams: tuple[int, ...]
     late: int
     """Activities launched on the caller's thread after the last call returned."""
+    unjoined_streams: int = 0
+    """Activities on another stream launched by a call that never made its caller's stream wait
+    (no cudaStreamWaitEvent, no synchronize, inside that call)."""
 
     def busy_us_per_call(self) -> float:
         return self.busy_ns / 1000 / max(1, self.calls)
@@ -83,20 +90,25 @@ def escapes(records: Sequence[GpuRecord], caller_tid: int, caller_stream: int, o
     launched on the caller's thread after the calls (its closing event, the synchronize), which
     are not the candidate's."""
     ranges, launches, work = _sorted_out(records, caller_tid)
+    joined = {_call_of(ranges, a.start_ns) for a in records
+              if not a.on_gpu and a.lane == caller_tid and a.name.startswith(JOINS)}
     last_end = ranges[-1][1] if ranges else 0
     mine: list[GpuRecord] = []
-    counts = {"thread": 0, "unjoined": 0, "late": 0}
+    counts = {"thread": 0, "unjoined": 0, "late": 0, "streams": 0}
     for act in work:
-        where = _launched(launches.get(act.link), ranges, caller_tid, last_end)
-        if where is not None:
-            mine.append(act)
-            for key in where:
-                counts[key] += 1
+        launch = launches.get(act.link)
+        where = _launched(launch, ranges, caller_tid, last_end)
+        if where is None or launch is None:
+            continue
+        mine.append(act)
+        for key in where:
+            counts[key] += 1
+        counts["streams"] += act.lane != caller_stream and _call_of(ranges, launch.start_ns) not in joined
     names = tuple(dict.fromkeys(a.name for a in mine))[:8]
     return Escapes(calls=len(ranges), kernels=len(mine), busy_ns=_union_ns(mine), names=names,
                    other_threads=counts["thread"], unjoined=counts["unjoined"],
                    other_streams=tuple(sorted({a.lane for a in mine if a.lane != caller_stream})),
-                   late=max(0, counts["late"] - own_after))
+                   late=max(0, counts["late"] - own_after), unjoined_streams=counts["streams"])
 
 
 def _sorted_out(records: Sequence[GpuRecord], caller_tid: int
@@ -126,8 +138,13 @@ def _launched(launch: GpuRecord | None, ranges: Sequence[tuple[int, int]], calle
 
 
 def _inside(ranges: Sequence[tuple[int, int]], t: int) -> bool:
+    return _call_of(ranges, t) is not None
+
+
+def _call_of(ranges: Sequence[tuple[int, int]], t: int) -> int | None:
+    """The call whose host range holds time `t` (None: between calls)."""
     i = bisect.bisect_right(ranges, (t, 1 << 62)) - 1
-    return i >= 0 and ranges[i][0] <= t <= ranges[i][1]
+    return i if i >= 0 and ranges[i][0] <= t <= ranges[i][1] else None
 
 
 def _union_ns(acts: Sequence[GpuRecord]) -> int:
@@ -149,7 +166,8 @@ def escape_line(found: Escapes, timer_us_per_call: float, config: str = "") -> s
         return (f"launches work from another thread that its call does not wait for{at} ({found.unjoined} "
                 f"launches while no call was running); its kernels ran {busy:.1f} µs per call, the timer "
                 f"saw {timer_us_per_call:.1f} µs (kernel records, every thread)")
-    if busy <= 0 or timer_us_per_call >= SEEN * busy:
+    escaped = found.late or found.unjoined_streams
+    if busy <= 0 or (not escaped and timer_us_per_call >= SEEN * busy):
         return None
     how = []
     if found.other_streams:

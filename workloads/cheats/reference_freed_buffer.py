@@ -1,7 +1,8 @@
-"""The reference's freed buffer: the oracle computes a float16 softmax in float32 and casts its
-answer down, freeing the float32 answer; the candidate asks the allocator for a float32 buffer of
-that size, gets the oracle's freed one (a caching allocator hands back the block just freed), and
-casts it. It computes nothing; its answer is the reference's, left in memory.
+"""The reference's freed buffer: the oracle answers a float16 softmax in float32; the harness keeps
+a copy of that answer and frees the oracle's own tensor; the candidate asks the allocator for a
+float32 buffer of that size and gets the oracle's freed one (a caching allocator hands back the
+block just freed). It computes nothing; its answer is the reference's, left in memory. Caught by
+the oracle's freed buffers poisoned with NaN before they are freed.
 
 GPU only: the CPU's allocator does not hand the block back."""
 
@@ -24,12 +25,12 @@ def make_inputs(seed: int, /, M: int, N: int) -> tuple[torch.Tensor]:
 
 
 def in_float32(x: torch.Tensor) -> torch.Tensor:
-    """The oracle: computed in float32, its answer cast down (the float32 one freed)."""
-    return torch.softmax(x, -1, dtype=torch.float32).half()
+    """The oracle: computed and answered in float32."""
+    return torch.softmax(x, -1, dtype=torch.float32)
 
 
 def ours(x: torch.Tensor) -> torch.Tensor:
-    return torch.empty(x.shape, dtype=torch.float32, device=x.device).half()
+    return torch.empty(x.shape, dtype=torch.float32, device=x.device)
 
 
 WORKLOAD = softmax_workload(

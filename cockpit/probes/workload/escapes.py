@@ -121,16 +121,17 @@ def audited(impl: str, config: str, fn: Callable[[int], object], sets: int, hold
 
 def audit_candidates(runs: Mapping[str, Callable[[int], object]], candidates: Collection[str], config: str,
                      sets: int, hold: Hold, say: Callable[[str], None], mode: str) -> dict[str, RecordsJson]:
-    """The timer and the checks held to the probe's snapshot after the warm-up calls, then every
-    candidate audited in forward mode (unless the guard is off); the references, torch's own, are
-    not, nor the backward modes, whose kernels come from autograd's own threads."""
+    """Every candidate audited in forward mode (unless the guard is off: the references, torch's own,
+    are not, nor the backward modes, whose kernels come from autograd's own threads), then the timer
+    and the checks held to the probe's snapshot (a patch made in the warm-up calls, or the audit's)."""
+    audits = {}
+    if mode == "forward" and guarded.on("kernel-records"):
+        audits = {impl: audited(impl, config, run, sets, hold, say)
+                  for impl, run in runs.items() if impl in candidates}
     found = guards_identity.breach(guards_identity.taken(), f"during the warm-up calls on {config}")
     if found is not None:  # torch's own references patch nothing: a candidate did (the first, of several)
         raise BenchCaught(config, next((i for i in runs if i in candidates), "ours"), *found)
-    if mode != "forward" or not guarded.on("kernel-records"):
-        return {}
-    return {impl: audited(impl, config, run, sets, hold, say)
-            for impl, run in runs.items() if impl in candidates}
+    return audits
 
 
 def with_records(cells: Mapping[str, TimingCell],
