@@ -119,14 +119,40 @@ def mutation(cheats: Sequence[Cheat], guards: Mapping[str, str], runs: Sequence[
     """Read the runs of `cheats` (and of the honest twin) against `guards` (name -> gate);
     `planted`: the guards the whole catalogue names (default: those `cheats` name)."""
     by = {(r.cheat, r.gate, r.off): r for r in runs}
-    tried = [g for g in guards if any(r.off == g for r in runs)]
+    tried = _tried(guards, runs)
     caught = [c for c in cheats if _caught(by.get((c.name, c.gate, None)))]
-    passes_without = {g: [c.name for c in caught if _passed(by.get((c.name, c.gate, g)))] for g in tried}
-    named = set(planted) if planted is not None else {c.guard for c in cheats}
-    return Mutation(passes_without=passes_without,
-                    unneeded=[g for g in tried if not passes_without[g] and g not in DEFEATED_IN_TESTS],
-                    unplanted=[g for g in guards if g not in named and g not in DEFEATED_IN_TESTS],
-                    **_each_cheat(cheats, by), honest_failed=_honest_failed(runs), not_run=_not_run(runs))
+    passes_without = {g: [c.name for c in caught if _passes_without(c, g, by)] for g in tried}
+    named = set(planted) if planted is not None else _named(cheats)
+    return Mutation(passes_without=passes_without, unneeded=_unneeded(tried, passes_without),
+                    unplanted=_unplanted(guards, named), **_each_cheat(cheats, by),
+                    honest_failed=_honest_failed(runs), not_run=_not_run(runs))
+
+
+def _tried(guards: Mapping[str, str], runs: Sequence[Run]) -> list[str]:
+    """The guards some run turned off (alone, or with others a cheat names)."""
+    off = {g for r in runs if r.off is not None for g in r.off.split(",")}
+    return [g for g in guards if g in off]
+
+
+def _named(cheats: Sequence[Cheat]) -> set[str]:
+    return {g for c in cheats for g in (c.guard, *c.also)}
+
+
+def _unneeded(tried: Sequence[str], passes_without: Mapping[str, list[str]]) -> list[str]:
+    """Guards turned off with no cheat passing (the ones whose cheat a test shows defeated aside)."""
+    return [g for g in tried if not passes_without[g] and g not in DEFEATED_IN_TESTS]
+
+
+def _unplanted(guards: Mapping[str, str], named: set[str]) -> list[str]:
+    return [g for g in guards if g not in named and g not in DEFEATED_IN_TESTS]
+
+
+def _passes_without(c: Cheat, guard: str, by: Mapping[tuple[str, str, str | None], Run]) -> bool:
+    """Whether cheat `c` passes with `guard` off: alone, or (a guard it names) with the others it
+    names, since those catch it too by design."""
+    if _passed(by.get((c.name, c.gate, guard))):
+        return True
+    return bool(c.also) and guard in (c.guard, *c.also) and _passed(by.get((c.name, c.gate, c.own_off)))
 
 
 def _honest_failed(runs: Sequence[Run]) -> dict[str, str]:

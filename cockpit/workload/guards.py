@@ -55,6 +55,8 @@ GUARDS: tuple[Guard, ...] = (
     Guard("shifting-pool", "bench", "a result kept per input pointer while timed"),
     Guard("kernel-records", "bench",
           "work the timer does not see: on another stream, from another thread, after the call returns"),
+    Guard("speed-of-light", "bench",
+          "a time faster than the card can move the bytes or do the math: a cached or skipped result"),
     Guard("poisoned-trial-outputs", "tune", "a wrong configuration hidden behind a shared output"),
 )
 BY_NAME: Mapping[str, Guard] = {g.name: g for g in GUARDS}

@@ -61,7 +61,7 @@ def judge_measured(ctx: GateContext, measured: Measured, harness: str | None = N
     or, `harness` naming it, a replaced command's structured result)."""
     measured = with_peaks(replace(measured, workload=measured.workload or _workload_name(ctx)))
     validity = _named_baseline(probe_validity(measured, ctx.config.thresholds), measured)
-    refused = refusals(measured)  # a time the card cannot reach decides nothing
+    refused = refusals(measured) if "speed-of-light" not in measured.guards_off else []  # decides nothing
     crashed = crash_line(measured) or caught_line(measured)  # the configs after it were never measured
     counts = not refused and crashed is None and not measured.guards_off
     current = bench_record(f"{ctx.session_dir.name}/{ctx.run_id}", time.time(), measured.row_json, "ours",

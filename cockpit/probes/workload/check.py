@@ -173,7 +173,8 @@ class _ShapeCheck:
         inputs = w.make_inputs(seed, **self.shape)
         low = _Lowered(self, inputs, lower_of(inputs) if on("precision-floor") else None)
         first = low.get() if r == 0 else None  # before the oracle: the buffers freed last are the oracle's
-        ref = self.run.reference(inputs)
+        mines = {cand: self._copy(cand, inputs, r) for cand in live if cand not in self.run.failed}
+        ref = self.run.reference(inputs)  # last: a candidate's first allocation can land on its freed buffer
         loose = None
         if first is not None and low.lower is not None:
             loose = loose_line(w, first, ref, low.lower, self.site.dtype, self.shape, inputs)
@@ -183,8 +184,7 @@ class _ShapeCheck:
             if cand in self.run.failed:
                 continue
             fn = w.candidates[cand]
-            mine = self._copy(cand, inputs, r)
-            stats, result = judge_call(self.site, fn, mine, inputs, ref, repeat=r == 0)
+            stats, result = judge_call(self.site, fn, mines[cand], inputs, ref, repeat=r == 0)
             if not stats["ok"]:
                 self._failed(cand, r, rounds, stats, result, low)
                 continue

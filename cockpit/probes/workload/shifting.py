@@ -30,7 +30,7 @@ from typing import Any
 
 import torch
 
-SLOTS = 64
+SLOTS = 16
 """Windows per tensor at least: more when a block makes more calls on one set (`slots_for`)."""
 SLOT_BYTES = 256
 """How far apart two windows start: the alignment a vectorised kernel (or TMA) asks of a pointer."""
