@@ -24,16 +24,18 @@ round(sum(x.get('check_s',0) for x in r),2), 's; audits', round(sum(c['records']
 for c in x['impl'].values() if 'records' in c),2), 's')" "$OUT/attention-bench.json" 2>&1 | tail -1
   suite "${SHARDS:-8}" > "$OUT/suite.txt" 2>&1 &
   suite_pid=$!
+  parts=()
   for part in correctness bench; do
     PYTHONPATH=$repo timeout "$(left)" python3 bench/cheat_catalogue.py --only $part --jobs 6 --bench-jobs 3 \
       --json "$OUT/mutation-$part.json" > "$OUT/catalogue-$part.txt" 2>&1 &
+    parts+=($!)
   done
   d=$(ws kb-gemm workloads/kernelbench/gemm_scale_gelu.py)
   toml "$d" '[workload]\nkernelbench = "workloads/kernelbench/gemm_scale_gelu.py"\n'
   for g in build correctness bench; do GATE_S=100 gate "$d" kb-gemm $g; done
   d=$(ws layernorm workloads/layernorm_triton/layernorm.py)
   for g in correctness bench; do GATE_S=100 gate "$d" layernorm $g; done
-  wait %2 %3 2>/dev/null; wait
+  wait "${parts[@]}" "$suite_pid"
   cat "$OUT"/catalogue-*.txt; cat "$OUT/suite.txt"
 } > "$OUT/lane.txt" 2>&1
 end_visit
