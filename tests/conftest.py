@@ -90,6 +90,7 @@ def cpu_events(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(torch.cuda, "Event", Event, raising=False)
     monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: None)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)  # a GPU box runs these as CI does
     monkeypatch.setattr(timing, "flush_buffer", lambda: torch.empty(16, dtype=torch.int8))
     monkeypatch.setattr(timing, "flush_ms", lambda flush: 0.001)
     monkeypatch.setattr(timing, "device_memory", lambda: (1 << 20, 1 << 30))
