@@ -364,3 +364,10 @@ def test_the_gate_pane_lists_the_warnings_and_the_checks_turned_off() -> None:
     facts = {(f.label, f.value) for f in correctness_view(read).facts}
     assert ("checks off", "test-grid") in facts
     assert ("warning", "is this the reference? ours gives the baseline's bits with the baseline's kernels") in facts
+
+
+def test_a_loose_check_is_said_once_for_the_workload_not_once_a_shape() -> None:
+    w = workload({"ours": honest}, check=rel_l2(1e-2), test_grid=axes(n=[16, 32, 64]))
+    _, ok, summary, status = run(w)
+    assert ok and status == "warn"
+    assert summary.count("the check passes the op done wholly in bf16") == 1

@@ -242,9 +242,13 @@ class _ShapeCheck:
         self._emit(cand, self.w.mode_name(self.shape, mode), {"rounds": 1, **stats})
 
     def loose(self, line: str | None) -> None:
-        if line is not None and line not in self.run.notes:
+        """A warning, said once: the same words at another shape (only its numbers differ) go to the log."""
+        if line is None or line in self.run.notes:
+            return
+        self.run.say(f"WARNING {line}")
+        words = line.split(" (rel L2 ")[0]
+        if not any(note.split(" (rel L2 ")[0] == words for note in self.run.notes):
             self.run.notes.append(line)
-            self.run.say(f"WARNING {line}")
 
     def emit_passed(self, rounds: int, live: Sequence[str]) -> None:
         """Every candidate's worst passing round, then its worst passing gradients."""
