@@ -265,3 +265,4 @@ def test_work_that_escaped_the_timer_fails_the_bench_in_its_guards_line_and_reve
     assert verdict.result.to_json()["keep"]["action"] == "revert"
     bench = read_bench_result(verdict.result.to_json())
     assert bench is not None and not as_record("001-x/003-bench", 1.0, bench).decides
+

@@ -294,7 +294,10 @@ def gate(tmp_path: Path, **extra: Any) -> Verdict:
         for key in [k for k in row if k.startswith("speedup_vs_") and not k.endswith("_ci")]:
             row[key] *= 2
             row.pop(key + "_ci", None)
-    data.update(extra)
+    for row in data["rows"]:
+        if "records" in extra:
+            row["impl"]["ours"]["records"] = extra["records"]
+    data.update({k: v for k, v in extra.items() if k != "records"})
     ctx = GateContext(tmp_path, tmp_path / "s", "002-bench", config=Config())
     ctx.result_path.parent.mkdir(parents=True, exist_ok=True)
     ctx.result_path.write_text(json.dumps(data))
@@ -352,3 +355,10 @@ def test_the_bench_pane_says_what_its_checks_did_and_cost_and_why_an_audit_did_n
     assert checks_line([{"impl": {"ours": {"records": {"error": "no CUDA device: no kernel-records audit"}}}}]) == \
         "no CUDA device: no kernel-records audit"
     assert checks_line([{"impl": {"ours": {"median_ms": 0.1}}}]) is None  # a bench from before the checks
+
+
+def test_a_bench_whose_kernel_records_could_not_be_read_says_so_and_never_passes(tmp_path: Path) -> None:
+    why = "the profiler recorded no GPU work (a torch without CUPTI?): no kernel-records audit"
+    assert gate(tmp_path, records={"kernels_per_call": 1.0, "busy_us": 5.0, "timer_us": 6.0}).status == "pass"
+    verdict = gate(tmp_path, records={"error": why})
+    assert verdict.status == "warn" and verdict.summary.endswith(f"; {why}")

@@ -37,3 +37,8 @@ def _audit_words(done: Sequence[JsonObject]) -> str | None:
     audit_s = sum(as_number(a.get("audit_s")) or 0.0 for a in done)
     return (f"kernel records audited on {len(done)} candidate configs: the timer saw all their work "
             f"({audit_s:.1f} s)")
+
+
+def audit_missing(rows: Sequence[JsonObject]) -> str | None:
+    """Why a candidate's kernel-records audit could not run (the first reason), or None."""
+    return next((str(a["error"]) for a in _audits(rows) if "error" in a), None)

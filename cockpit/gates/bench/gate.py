@@ -27,6 +27,7 @@ from cockpit.analysis.keep import (
 from cockpit.analysis.speed_of_light import Impossible, impossible
 from cockpit.config import Thresholds
 from cockpit.errors import CockpitError
+from cockpit.gates.bench.checks import audit_missing
 from cockpit.gates.bench.measured import Measured, MeasuredRow, read_measured, with_peaks
 from cockpit.gates.bench.past import COUNTS, CRASHED_REFERENCE, past_benches
 from cockpit.gates.bench.result import SCHEMA, SPEEDUP_PREFIX, BenchResult
@@ -84,12 +85,15 @@ def judge_measured(ctx: GateContext, measured: Measured, harness: str | None = N
 
 def unguarded(verdict: Verdict, measured: Measured) -> Verdict:
     """The verdict, saying first which checks the mutation test turned off (then it never passes),
-    and that the timed outputs went unchecked where no oracle could check them (never a pass)."""
+    and that the timed outputs went unchecked where no oracle could check them, or the kernel
+    records could not be read (never a pass: a check that could not run is no check passed)."""
     off = off_line(measured.guards_off)
     unchecked = measured.timed_unchecked
-    if off is None and unchecked is None:
+    unaudited = audit_missing(measured.row_json)
+    if off is None and unchecked is None and unaudited is None:
         return verdict
     summary = verdict.summary + (f"; timed outputs not checked: {unchecked}" if unchecked else "")
+    summary += f"; {unaudited}" if unaudited else ""
     return replace(verdict, status="warn" if verdict.status == "pass" else verdict.status,
                    summary=f"{off}; {summary}" if off else summary)
 
