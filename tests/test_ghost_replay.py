@@ -6,6 +6,7 @@ functions compute with torch, and Triton is a stand-in with Triton's launch (`JI
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import types
 from collections.abc import Iterator
@@ -87,6 +88,19 @@ def test_a_fast_path_never_taken_fails_the_correctness_gate_in_its_own_line() ->
     summary = judge_correctness(read_checked(result)).summary
     assert summary.startswith(f"FAILS at M=2 N=64 ghost replay: {UNCHANGED}")
     assert "its output does not change when its kernel is a no-op" in summary
+
+
+def test_a_plain_torch_candidate_to_compare_with_is_said_not_to_call_the_kernel_and_not_failed() -> None:
+    w = workload(through_kernel, KERNEL)
+    w = dataclasses.replace(w, candidates={"ours": through_kernel,
+                                           "eager": lambda x, out: out.copy_(torch.softmax(x, -1))})
+    failed, lines = replay(w)
+    assert failed == []
+    assert lines[-1] == ("ghost replay: eager on M=2 N=64: calls none of the workload's kernels (one to compare "
+                         "with?): not checked")
+    w = dataclasses.replace(w, candidates={"ours": fast_path_never_taken, "eager": through_kernel})
+    failed, _ = replay(w)  # the first candidate, the one the workload is about, fails all the same
+    assert [row["candidate"] for row in failed] == ["ours"]
 
 
 def test_a_workload_with_no_kernel_of_its_own_is_said_to_have_none_and_is_not_passed_by_the_replay() -> None:
