@@ -1,4 +1,5 @@
-"""An ncu report read from a file, and each launch's bottleneck verdict as text and as JSON.
+"""An ncu report read from a file, and each launch's bottleneck verdict with its one fix
+(one_fix.py) as text and as JSON.
 
 A CSV is ncu's raw page (`ncu --csv --page raw --print-units base`, to a file or captured from
 stdout); a .ncu-rep is exported to that CSV with the local ncu first. An unreadable or non-ncu
@@ -17,8 +18,10 @@ from cockpit.analysis.launch_reading import NcuThresholds, fmt_ns, occupancy_lim
 from cockpit.analysis.ncu import EXPORT_HINT, KernelLaunch
 from cockpit.analysis.ncu_csv_file import read_ncu_csv
 from cockpit.analysis.ncu_metrics import ACHIEVED, COMPUTE, MEMORY, MEMORY_UNITS, THEORETICAL, WAVES
+from cockpit.analysis.one_fix import OneFix
 from cockpit.errors import CockpitError
 from cockpit.files import RefusedFile, open_file
+from cockpit.json_fields import compact
 
 IMPORT_TIMEOUT_S = 300
 
@@ -65,7 +68,10 @@ def import_ncu_rep(path: Path) -> str:
     return out.stdout
 
 
-def kernel_json(launch: KernelLaunch, v: BottleneckVerdict, t: NcuThresholds | None = None) -> dict[str, Any]:
+def kernel_json(launch: KernelLaunch, v: BottleneckVerdict, fix: OneFix,
+                t: NcuThresholds | None = None) -> dict[str, Any]:
+    """The launch, its metrics and verdict; the recommendation is the one fix, `tree_fix` the
+    decision tree's when ncu's estimate chose another (the profile gate's verdict has the same)."""
     return {
         "name": launch.short_name, "kernel": launch.name, "id": launch.id, "device": launch.device,
         "cc": launch.cc, "grid": list(launch.grid), "block": list(launch.block),
@@ -75,8 +81,10 @@ def kernel_json(launch: KernelLaunch, v: BottleneckVerdict, t: NcuThresholds | N
         "occupancy_limiters": list(occupancy_limiters(launch, t or NcuThresholds())),
         "top_stalls": [{"reason": r, "cycles_per_issue": value} for r, value in top_stalls(launch)],
         "verdict": {"bottleneck": v.bottleneck, "headline": v.headline,
-                    "recommendation": v.recommendation, "confidence": v.confidence,
-                    "confidence_reason": v.confidence_reason, "notes": list(v.notes)},
+                    "recommendation": fix.line, "confidence": v.confidence,
+                    "confidence_reason": v.confidence_reason, "notes": list(v.notes),
+                    **compact({"tree_fix": fix.tree_fix})},
+        "estimates": [r.as_json() for r in fix.estimates],
     }
 
 
@@ -84,8 +92,9 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1f} %"
 
 
-def kernel_block(launch: KernelLaunch, v: BottleneckVerdict, t: NcuThresholds | None = None) -> str:
-    """A dozen lines a kernel engineer reads at a glance."""
+def kernel_block(launch: KernelLaunch, v: BottleneckVerdict, fix: OneFix,
+                 t: NcuThresholds | None = None) -> str:
+    """A dozen lines a kernel engineer reads at a glance, the one fix among them."""
     duration = launch.duration_ns
     waves = launch.value(WAVES)
     units = ", ".join(f"{name} {_pct(launch.value(metric))}" for name, metric in MEMORY_UNITS)
@@ -104,9 +113,17 @@ def kernel_block(launch: KernelLaunch, v: BottleneckVerdict, t: NcuThresholds | 
         "  stalls      " + (", ".join(f"{r} {value:.2f}" for r, value in stalls) + "  (cycles per issue)"
                             if stalls else "n/a (add --section WarpStateStats)"),
         f"  verdict     {v.bottleneck}: {v.headline}",
-        f"  fix         {v.recommendation}",
+        f"  fix         {fix.line}",
         f"  confidence  {v.confidence}: {v.confidence_reason}",
     ]
     notes = [n for n in v.notes if n != stall_note(stalls)]
     lines += [f"  {'notes' if i == 0 else '':<10}  - {note}" for i, note in enumerate(notes)]
-    return "\n".join(lines)
+    return "\n".join(lines + behind_the_fix(fix))
+
+
+def behind_the_fix(fix: OneFix) -> list[str]:
+    """What else could have been the fix: ncu's other estimates, and the decision tree's fix when
+    ncu's estimate came first."""
+    others = [f"    {line}" for line in fix.estimate_lines()[1:]]
+    return ((["  ncu's other estimates:", *others] if others else [])
+            + ([f"  the decision tree said: {fix.tree_fix}"] if fix.tree_fix else []))

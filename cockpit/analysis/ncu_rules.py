@@ -2,12 +2,12 @@
 --print-details all`): each rule that fired on a kernel, its words and the speedup it estimates
 for fixing what it found ("global": of the whole kernel's time; "local": of the part it looked at).
 
-The profile's one fix is the highest estimate that applies to this kernel: global estimates first
-(comparable with each other), then local ones. A rule that asks for tensor cores does not apply to
-a kernel that does no matrix product (cockpit/analysis/roofline.py). Measured on an H100 on the
-held-out Triton layer norm: ncu estimated 25 % (global) for the partial last wave, 33 % (local) for
-L1TEX scoreboard stalls, 11 % for achieved occupancy and 0.44 % for compute, where the decision
-tree alone had said "use tensor cores".
+The profile's one fix (one_fix.py) is the highest estimate that applies to this kernel: global
+estimates first (comparable with each other), then local ones. A rule that asks for tensor cores
+does not apply to a kernel that does no matrix product (cockpit/analysis/roofline.py). Measured on
+an H100 on the held-out Triton layer norm: ncu estimated 25 % (global) for the partial last wave,
+33 % (local) for L1TEX scoreboard stalls, 11 % for achieved occupancy and 0.44 % for compute,
+where the decision tree alone had said "use tensor cores".
 """
 
 from __future__ import annotations
@@ -67,6 +67,12 @@ _REMEDY = re.compile(r"(To (reduce|improve|increase|avoid|speed)|Consider|Try|Re
 def _sentences(text: str) -> list[str]:
     """ncu's description in sentences (a decimal point like "56.2%" does not end one)."""
     return re.split(r"(?<=[.!?])\s+", " ".join(text.split())) or [""]
+
+
+def is_details_page(text: str) -> bool:
+    """Whether an ncu CSV is its details page (one row per section metric, under "Section Name" and
+    "Metric Name" columns), not the raw page (one row per launch) the bottleneck verdict reads."""
+    return any("Section Name" in line and "Metric Name" in line for line in text.splitlines())
 
 
 class NoRules(ValueError):

@@ -101,12 +101,12 @@ def _read(path: str) -> str | None:
 
 def judge_profile(csv_text: str, base: ProfileResult, bench_ms: float | None,
                   details_text: str | None = None) -> Verdict:
-    """The bottleneck verdict on each launch ncu profiled, its one fix the highest estimate among
-    ncu's own rule results that applies (the details page), else the decision tree's; the first
-    launch's is the summary."""
+    """The bottleneck verdict on each launch ncu profiled with its one fix (one_fix.py: ncu's best
+    estimate on the details page, else the decision tree's); the first launch's is the summary."""
     from cockpit.analysis.bottleneck import verdict as bottleneck_verdict
     from cockpit.analysis.ncu import parse_ncu_csv
-    from cockpit.analysis.ncu_rules import NoRules, parse_rules, ranked
+    from cockpit.analysis.ncu_rules import NoRules, parse_rules
+    from cockpit.analysis.one_fix import one_fix
 
     report = parse_ncu_csv(csv_text)
     if not report.launches:
@@ -119,14 +119,11 @@ def judge_profile(csv_text: str, base: ProfileResult, bench_ms: float | None,
         rules = []
     for launch in report.launches:
         v = bottleneck_verdict(launch, bench_ms=bench_ms, matrix_math=matrix_math)
-        mine = ranked([r for r in rules if r.launch == str(launch.id)] if launch.id is not None else rules,
-                      matrix_math)
-        lines = tuple(r.line() for r in mine[:5])
-        fix = lines[0] if lines else v.recommendation
-        verdict = KernelVerdict(v.bottleneck, v.headline, fix, v.confidence, v.confidence_reason,
+        fix = one_fix(rules, launch.id, v.recommendation, matrix_math)
+        verdict = KernelVerdict(v.bottleneck, v.headline, fix.line, v.confidence, v.confidence_reason,
                                 tuple(v.notes), {n: m.value for n, m in v.evidence.items()},
-                                {n: m.unit for n, m in v.evidence.items()}, lines,
-                                v.recommendation if lines else None)
+                                {n: m.unit for n, m in v.evidence.items()}, fix.estimate_lines(),
+                                fix.tree_fix)
         kernels.append(ProfiledKernel(launch.name, verdict, id=launch.id, grid=launch.grid,
                                       block=launch.block))
     main, share = _main_launch(report.launches)
