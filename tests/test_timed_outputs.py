@@ -249,7 +249,7 @@ def test_with_the_timed_outputs_check_off_the_planted_kernel_passes_the_bench(cp
 
 def test_an_honest_candidate_passes_and_its_rows_and_log_say_what_checking_cost(cpu_events: None) -> None:
     rows, lines = bench(softmax_workload(honest))
-    assert rows[0]["checked"] >= 3 and 0 < rows[0]["check_s"] < 5
+    assert rows[0]["checked"] >= 1 and 0 < rows[0]["check_s"] < 5  # a sample a block and its last (the same call at times)
     assert f"{rows[0]['checked']} timed outputs checked in " in lines[-1]
 
 
