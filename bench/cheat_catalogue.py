@@ -42,8 +42,6 @@ from cockpit.analysis.mutation import (  # noqa: E402  (the repository first on 
 )
 from cockpit.workload.guards import GUARDS, OFF_ENV  # noqa: E402
 
-REFERENCE_FLAG = "is this the reference?"
-"""How the is-reference guard's flag on a candidate starts (a warning, not a failure)."""
 Job = tuple[str, str, str | None]
 """(cheat, gate, the guard turned off or None)."""
 
@@ -86,7 +84,9 @@ def judged(job: Job, rc: int, result: dict[str, Any] | None, log: list[str]) -> 
         verdict = judge_correctness(read_checked(result))
         # caught: a failing check, or the flag on a candidate ("is this the reference?"); a warning
         # on the workload's check, or a verdict that is no pass only because guards were off, is not
-        flagged = any(str(w).startswith(REFERENCE_FLAG) for w in result.get("warnings") or [])
+        from cockpit.probes.workload.same_kernels import FLAG
+
+        flagged = any(str(w).startswith(FLAG) for w in result.get("warnings") or [])
         first, failed = [verdict.summary], result.get("ok") is False or flagged
     return Run(cheat, gate, off, "fail" if failed else "pass", tuple(first + log))
 

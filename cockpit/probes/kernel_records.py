@@ -85,10 +85,9 @@ class Escapes:
         return self.kernels / max(1, self.calls)
 
 
-def escapes(records: Sequence[GpuRecord], caller_tid: int, caller_stream: int, own_after: int = 0) -> Escapes:
-    """Attribute `records` (see the module docstring). `own_after`: activities the audit itself
-    launched on the caller's thread after the calls (its closing event, the synchronize), which
-    are not the candidate's."""
+def escapes(records: Sequence[GpuRecord], caller_tid: int, caller_stream: int) -> Escapes:
+    """Attribute `records` (see the module docstring); the audit launches no work of its own after
+    the calls (its closing event and synchronize are no GPU activity)."""
     ranges, launches, work = _sorted_out(records, caller_tid)
     joined = {_call_of(ranges, a.start_ns) for a in records
               if not a.on_gpu and a.lane == caller_tid and a.name.startswith(JOINS)}
@@ -108,7 +107,7 @@ def escapes(records: Sequence[GpuRecord], caller_tid: int, caller_stream: int, o
     return Escapes(calls=len(ranges), kernels=len(mine), busy_ns=_union_ns(mine), names=names,
                    other_threads=counts["thread"], unjoined=counts["unjoined"],
                    other_streams=tuple(sorted({a.lane for a in mine if a.lane != caller_stream})),
-                   late=max(0, counts["late"] - own_after), unjoined_streams=counts["streams"])
+                   late=counts["late"], unjoined_streams=counts["streams"])
 
 
 def _sorted_out(records: Sequence[GpuRecord], caller_tid: int
@@ -129,16 +128,12 @@ def _launched(launch: GpuRecord | None, ranges: Sequence[tuple[int, int]], calle
     when it is not the calls' (the profiler's or the audit's own, launched before the first)."""
     if launch is None:
         return None
-    inside = _inside(ranges, launch.start_ns)
+    inside = _call_of(ranges, launch.start_ns) is not None
     if launch.lane != caller_tid:
         return ("thread",) if inside else ("thread", "unjoined")
     if inside:
         return ()
     return ("late",) if launch.start_ns > last_end else None
-
-
-def _inside(ranges: Sequence[tuple[int, int]], t: int) -> bool:
-    return _call_of(ranges, t) is not None
 
 
 def _call_of(ranges: Sequence[tuple[int, int]], t: int) -> int | None:

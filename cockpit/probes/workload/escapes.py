@@ -18,7 +18,15 @@ import torch
 
 from cockpit.probes import guarded, guards_identity
 from cockpit.probes.device_hold import Hold
-from cockpit.probes.kernel_records import CALL_MARK, Escapes, GpuRecord, escape_line, escape_note, escapes
+from cockpit.probes.kernel_records import (
+    API,
+    CALL_MARK,
+    Escapes,
+    GpuRecord,
+    escape_line,
+    escape_note,
+    escapes,
+)
 from cockpit.probes.workload.caught import BenchCaught
 from cockpit.workload.result_wire import RecordsJson, TimingCell
 
@@ -99,7 +107,7 @@ def _caller_stream(records: list[GpuRecord], caller: int) -> int | None:
     mark = next((a for a in records if not a.on_gpu and a.name == MARK and a.lane == caller), None)
     if mark is None:
         return None
-    links = {a.link for a in records if not a.on_gpu and a.name.startswith("cu")
+    links = {a.link for a in records if not a.on_gpu and a.name.startswith(API)
              and mark.start_ns <= a.start_ns <= mark.end_ns}
     return next((a.lane for a in records if a.on_gpu and a.link in links), None)
 

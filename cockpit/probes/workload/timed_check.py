@@ -160,9 +160,10 @@ class TimedCalls:
         """The timer and the checks held to the probe's snapshot (a candidate that replaced one during
         the block is caught: `BenchCaught`), then the block's sampled calls and its last one checked
         (untimed); `TimedWrong` at the first that fails."""
-        found = guards_identity.breach(guards_identity.taken(), f"during a timed block of {self.config}")
-        if found is not None and self.candidate:
-            raise BenchCaught(self.config, self.impl, *found)
+        if self.candidate:  # a reference's block end would put a candidate's patch back uncaught
+            found = guards_identity.breach(guards_identity.taken(), f"during a timed block of {self.config}")
+            if found is not None:
+                raise BenchCaught(self.config, self.impl, *found)
         if self.oracle is None or self.in_block <= 0:
             self.in_block = -1
             return
