@@ -129,6 +129,34 @@ def test_each_window_holds_the_tensors_values_rotated_and_a_refresh_changes_ever
         assert torch.equal(window.reshape(-1).sort().values, x.reshape(-1).sort().values)  # rotated
 
 
+def test_no_timed_call_reads_a_window_read_before_while_its_values_stayed_and_rotation_waits_until_then(
+        ) -> None:
+    """The pool's values change before a block would read some window a second time (untimed
+    settling and eager calls counted), and not before: a rotation is copies on the GPU, and one
+    every block cost the attention grid 4 s."""
+    w = softmax_workload(honest)
+    calls = timed(w, honest, slots=8, sets=2)
+    reads: list[tuple[int, int, int, bool]] = []  # set, pointer, values' generation, timed
+    pointer_set = {s.inputs[j][0].data_ptr(): k for k, s in enumerate(calls.sets) for j in range(8)}
+
+    def watched(inputs: Any, out: torch.Tensor) -> torch.Tensor:
+        k = pointer_set[inputs[0].data_ptr()]
+        reads.append((k, inputs[0].data_ptr(), calls.sets[k].generation, calls.in_block >= 0))
+        return honest(inputs[0], out)
+
+    calls.run = watched
+    rng = iter([3, 0, 1, 5, 0, 2, 4, 1, 0, 3] * 3)
+    for _ in range(30):
+        for i in range(next(rng)):  # a block's settling (or the eager batch before it), untimed
+            calls(i % 2)
+        block(calls, 4)
+    for n, read in enumerate(reads):
+        if read[3]:
+            assert read[:3] not in {r[:3] for r in reads[:n]}, f"call {n} read a window it read before"
+    generations = calls.sets[0].generation + calls.sets[1].generation
+    assert 0 < generations < 30  # rotated when needed, not before every block
+
+
 def test_integer_strided_and_gradient_inputs_and_non_tensors_stay_as_they_are() -> None:
     idx, strided = torch.arange(10), torch.randn(8, 8).t()
     grad = torch.randn(4, requires_grad=True)

@@ -16,10 +16,10 @@ from cockpit.workload.result_wire import BlockSpan, TimingCell
 
 
 class BlockEnds(Protocol):
-    """What runs at a timed block's ends, untimed (probes/workload/timed_check.py): `begin(calls)`
+    """What runs at a timed block's ends, untimed (probes/workload/timed_check.py): `begin(calls, most)`
     after its settling calls, `end()` once its timed calls are queued."""
 
-    def begin(self, calls: int) -> None: ...
+    def begin(self, calls: int, most: int | None = None) -> None: ...
 
     def end(self) -> None: ...
 
@@ -27,7 +27,7 @@ class BlockEnds(Protocol):
 class NoBlockEnds:
     """Nothing at a block's ends."""
 
-    def begin(self, calls: int) -> None:
+    def begin(self, calls: int, most: int | None = None) -> None:
         pass
 
     def end(self) -> None:

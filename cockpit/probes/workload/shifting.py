@@ -6,9 +6,12 @@ Per input set, every contiguous floating-point input tensor lives in a pool a li
 itself: `slots` windows, each the tensor's size, 256 bytes apart; call j on the set reads window
 j mod slots. The pool holds the tensor's values tiled, so each window holds a rotation of them: the
 calls read distinct values, and the oracle of a checked call is computed on that call's own
-windows. Windows overlap, which is fine: inputs are read only. Before each timed block the pool is
-rotated again by a random number of elements (`Shifted.refresh`), so whatever a window held when
-an earlier call read it, it holds something else now: an answer kept per pointer is a wrong one.
+windows. Windows overlap, which is fine: inputs are read only. Before a timed block that would read
+a window a second time since the values last changed, the pool is rotated again by a random number
+of elements (`Shifted.refresh`; probes/workload/timed_check.py decides when), so whatever a window
+held when an earlier call read it, it holds something else now: an answer kept per pointer is a
+wrong one. A rotation is a few copies per tensor, so it is not done before every block: with 121
+input sets of a short call, one every block cost the attention grid 4 s of its 120.
 
 Integer tensors (indices, offsets), non-contiguous tensors, tensors that require grad and
 non-tensors stay as they are: their structure is their meaning (a rotated index is out of range, a
@@ -18,15 +21,16 @@ is rotated all the same: a kernel that relies on it reads as wrong on the window
 The output buffer (the workload's `make_output`) lives in a pool of its own per implementation
 (`Outputs`): every contiguous tensor of it, any dtype, in `slots` windows plus a keep slot past
 them that no rotating window overlaps, where a sampled call writes an answer that must outlive the
-block (probes/workload/timed_check.py). Every view is made once per config: the timed loop picks a
-view, it never slices."""
+block (probes/workload/timed_check.py). A window's views are made once per config, the first time
+a block start asks for them (`Windows`): the timed loop picks a view, it never slices, and a
+window no call reaches is never made."""
 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import torch
 
@@ -132,9 +136,33 @@ def _at(template: Any, pick: Callable[[Pool], Any]) -> Any:
     return _walk(template, lambda v: pick(v) if isinstance(v, Pool) else v)
 
 
-def _windows(template: Any, slots: int) -> list[Any]:
-    """The structure once per window: window j's views in place of the pools."""
-    return [_at(template, _window(j)) for j in range(slots)]
+class Windows(Sequence[Any]):
+    """The structure once per window (window j's views in place of the pools), each made the first
+    time it is asked for and kept."""
+
+    def __init__(self, template: Any, slots: int) -> None:
+        self.template, self.slots = template, slots
+        self.made: dict[int, Any] = {}
+
+    def __len__(self) -> int:
+        return self.slots
+
+    @overload
+    def __getitem__(self, j: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, j: slice) -> list[Any]: ...
+
+    def __getitem__(self, j: int | slice) -> Any:
+        if isinstance(j, slice):
+            return [self[i] for i in range(*j.indices(self.slots))]
+        if j < 0:
+            j += self.slots
+        if not 0 <= j < self.slots:
+            raise IndexError(j)
+        if j not in self.made:
+            self.made[j] = _at(self.template, _window(j))
+        return self.made[j]
 
 
 def _window(j: int) -> Callable[[Pool], torch.Tensor]:
@@ -145,8 +173,10 @@ def _window(j: int) -> Callable[[Pool], torch.Tensor]:
 class Shifted:
     """One input set in its pools: `inputs[j]` is what call j (mod slots) reads."""
 
-    inputs: list[Any]
+    inputs: Sequence[Any]
     pools: list[Pool] = field(default_factory=list)
+    generation: int = 0
+    """How many times the values changed: a reader counts its calls since the last change."""
 
     @property
     def slots(self) -> int:
@@ -156,6 +186,7 @@ class Shifted:
         """Every pool's values rotated by a random count: each window holds new values."""
         for pool in self.pools:
             pool.rotate(1 + secrets.randbelow(max(1, pool.n - 1)))
+        self.generation += 1
 
 
 def shift_inputs(inputs: Any, slots: int) -> Shifted:
@@ -164,7 +195,7 @@ def shift_inputs(inputs: Any, slots: int) -> Shifted:
         return Shifted([inputs])
     pools: list[Pool] = []
     template = _pools_of(inputs, input_poolable, slots, False, pools)
-    return Shifted(_windows(template, slots), pools)
+    return Shifted(Windows(template, slots), pools)
 
 
 @dataclass
@@ -173,7 +204,7 @@ class Outputs:
     `keep`, where a sampled call writes; `keepable` False when no keep slot holds the whole answer
     (a tensor left as it is, or an answer written into the inputs)."""
 
-    outs: list[Any]
+    outs: Sequence[Any]
     keep: Any
     keepable: bool
     pools: list[Pool] = field(default_factory=list)
@@ -197,7 +228,7 @@ def shift_output(buf: Any, slots: int, own: bool) -> Outputs:
     else:
         template = _pools_of(buf, output_poolable, slots, True, pools)
         whole = not _walk_any(template, lambda v: isinstance(v, torch.Tensor))
-        shifted = Outputs(_windows(template, slots), _at(template, lambda p: p.keep), whole, pools)
+        shifted = Outputs(Windows(template, slots), _at(template, lambda p: p.keep), whole, pools)
     if own:
         shifted.poison()
     return shifted

@@ -110,6 +110,11 @@ class TimedCalls:
 
     def __post_init__(self) -> None:
         self.turns = [0] * len(self.sets)
+        self.fresh_from = [0] * len(self.sets)
+        """Per set, this implementation's call count when the set's values last changed."""
+        self.generation = [shifted.generation for shifted in self.sets]
+        """Per set, the values' generation this implementation last saw: its calls before the
+        first block (the settling ones) read the first values, and count."""
         self.keepable = all(outs.keepable for outs in self.outs)
 
     def __call__(self, k: int) -> object:
@@ -141,14 +146,21 @@ class TimedCalls:
             self.latest[k] = self.last
         return value
 
-    def begin(self, calls: int) -> None:
-        """A timed block of about `calls` calls starts: new values in every window, this
-        implementation's outputs poisoned, and (checking) the sampled calls drawn."""
-        for shifted in self.sets:
-            shifted.refresh()
-        if self.poison:
-            for outs in self.outs:
-                outs.poison()
+    def begin(self, calls: int, most: int | None = None) -> None:
+        """A timed block of `calls` calls (`most` at the outside, its retries counted) starts: new
+        values in each set whose windows this implementation would read a second time since they
+        last changed, this implementation's outputs poisoned on each set whose values changed, the
+        windows the block can reach made, and (checking) the sampled calls drawn."""
+        need = -(-(most or calls) // max(1, len(self.sets)))
+        for k, shifted in enumerate(self.sets):
+            if self.turns[k] - self.fresh_from[k] + need > shifted.slots:
+                shifted.refresh()
+            if shifted.generation != self.generation[k]:  # new values, by this block or another's
+                self.generation[k], self.fresh_from[k] = shifted.generation, self.turns[k]
+                if self.poison:
+                    self.outs[k].poison()
+            for turn in range(self.turns[k], self.turns[k] + min(need, shifted.slots)):
+                _ = shifted.inputs[turn % shifted.slots], self.outs[k].outs[turn % shifted.slots]
         if self.oracle is None:
             return
         draw = secrets.SystemRandom()
