@@ -4,14 +4,18 @@ float32 buffer of that size and gets the oracle's freed one (a caching allocator
 block just freed). It computes nothing; its answer is the reference's, left in memory. Caught by
 the oracle's freed buffers poisoned with NaN before they are freed.
 
-GPU only: the CPU's allocator does not hand the block back."""
+GPU only: the CPU's allocator does not hand the block back. Its shapes are ones the allocator's
+large pool serves (over 1 MB a buffer): there the block just freed is the one handed back for the
+same size. Below that the small pool hands back the best-fitting free block, often another, and the
+cheat returns garbage (on an H200 it did at M=1 N=256, where the guard off then "caught" it as
+shapes hard-coded for the bench: luck, not a check)."""
 
 from __future__ import annotations
 
 import torch
-from cheat_kit import DEVICE, TEST_GRID, softmax_workload
+from cheat_kit import DEVICE, softmax_workload
 
-from cockpit.workload import Reference, rel_l2
+from cockpit.workload import Reference, axes, rel_l2
 
 GATE = "correctness"
 GUARD = "poisoned-reference"
@@ -37,4 +41,4 @@ WORKLOAD = softmax_workload(
     "cheat: the reference's freed buffer", ours, make_output=None, make_inputs=make_inputs,
     references=(Reference("float32", in_float32, oracle=True),
                 Reference("torch.softmax", lambda x: torch.softmax(x, -1), baseline=True)),
-    test_grid=TEST_GRID, check=rel_l2(1e-2), bytes=lambda M, N: 4.0 * M * N)
+    test_grid=axes(M=[512, 1031], N=[1024]), check=rel_l2(1e-2), bytes=lambda M, N: 4.0 * M * N)
