@@ -75,6 +75,13 @@ def write_result(out: Path, result: Mapping[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     os.environ.setdefault("COCKPIT_WORKSPACE", str(args.workspace))
+    # kineto's switch, read when a profiler session ends: without it torch's profiler leaves CUPTI's
+    # callbacks on after its first session (the bench's kernel-records audit, the is-reference flag)
+    # and every later launch in this process pays for them. On an H200 (bench/device/cupti_after.py)
+    # SDPA at B4 H16 S32 D64 went from 19.8 to 51.5 us of host time a call; the attention grid took
+    # 144 s with every check on against 107 s without, its eager times read up to 1.8x. Torn down, a
+    # later session starts again in 0.02 s.
+    os.environ["TEARDOWN_CUPTI"] = "1"
     try:
         guarded.start(os.environ)  # before the workload is imported: it cannot turn a guard off
     except UnknownGuard as exc:
