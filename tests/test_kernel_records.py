@@ -84,3 +84,23 @@ def test_work_on_another_stream_its_call_never_waits_for_is_refused_even_when_th
 def test_no_call_recorded_refuses_nothing(timer_us: float) -> None:
     found = escapes([act("k", True, 5, 1, 0, 10)], caller_tid=1, caller_stream=5)
     assert found.calls == 0 and found.kernels == 0 and escape_line(found, timer_us) is None
+
+
+def test_the_probe_has_cupti_torn_down_after_each_profiler_session_before_the_workload_loads(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Left on after the audit's first session, CUPTI's callbacks made every later launch of the
+    bench slower on the host (SDPA 19.8 -> 51.5 us a call on an H200, bench/device/cupti_after.py):
+    the eager times and the grid's wall time were the audit's, not the kernel's. Kineto tears it
+    down when TEARDOWN_CUPTI is 1 as a session ends; the probe sets it, whatever the shell said."""
+    from cockpit.probes import workload_probe
+
+    monkeypatch.setenv("TEARDOWN_CUPTI", "0")
+    seen = tmp_path / "seen.txt"
+    (tmp_path / "wl.py").write_text(
+        "import os, pathlib\n"
+        f"pathlib.Path({str(seen)!r}).write_text(os.environ.get('TEARDOWN_CUPTI', 'unset'))\n"
+        "from cockpit.workload.spec import Workload, Reference\n"
+        "WORKLOAD = Workload(name='w', candidates={'ours': abs}, references=(Reference('o', abs, oracle=True),),\n"
+        "                    make_inputs=lambda seed, n: (1,), test_grid=({'n': 1},), bench_grid=())\n")
+    workload_probe.main(["describe", "--workspace", str(tmp_path), "--workload", "wl.py"])
+    assert seen.read_text() == "1"

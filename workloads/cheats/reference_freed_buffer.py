@@ -2,7 +2,10 @@
 a copy of that answer and frees the oracle's own tensor; the candidate asks the allocator for a
 float32 buffer of that size and gets the oracle's freed one (a caching allocator hands back the
 block just freed). It computes nothing; its answer is the reference's, left in memory. Caught by
-the oracle's freed buffers poisoned with NaN before they are freed.
+the oracle's freed buffers poisoned with NaN before they are freed; with that guard off, by the
+check that a candidate repeats its own bits: the repeat call is made with no oracle freed just
+before it, and gets another block (on an H200, "differs from itself on the same inputs by max |Δ|
+3.69e+19").
 
 GPU only: the CPU's allocator does not hand the block back. Its shapes are ones the allocator's
 large pool serves (over 1 MB a buffer): there the block just freed is the one handed back for the
@@ -21,6 +24,7 @@ GATE = "correctness"
 GUARD = "poisoned-reference"
 EXPECT = "the reference's poisoned freed buffer"
 CPU_OK = False
+ALSO = ("same-bits-on-repeat",)  # its repeat call finds no oracle freed just before it: garbage, not its answer
 
 
 def make_inputs(seed: int, /, M: int, N: int) -> tuple[torch.Tensor]:
