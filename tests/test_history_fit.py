@@ -16,7 +16,7 @@ from cockpit.ui.screens.history_screen import HistoryScreen
 from tests.test_history_screen import fixture_app
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-CLI_ORDER = ["OUTCOME", "DATE", "DURATION", "1ST VALID", "MISTAKES", "PATTERNS", "WORKLOAD", "SESSION",
+CLI_ORDER = ["OUTCOME", "DATE", "DURATION", "1ST VALID", "FIX → REALIZED", "MISTAKES", "PATTERNS", "WORKLOAD", "SESSION",
              "OBJECTIVE"]
 
 

@@ -9,6 +9,7 @@ changes nothing. Each git call is one line on failure (`CockpitError`), within 3
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,6 +39,15 @@ def head_commit(repo: Path) -> str | None:
 def kernel_diff_stat(repo: Path, paths: Sequence[str]) -> str:
     """What changed in the kernel's files since the last commit (read-only)."""
     return _git(repo, "diff", "--stat", "HEAD", "--", *paths).strip()
+
+
+def diff_stat_since(repo: Path, commit: str, paths: Sequence[str]) -> str:
+    """What changed in the kernel's files from `commit` to the working tree (read-only). `commit`
+    comes from a result file in the workspace: anything but a hex commit name is refused, never
+    handed to git (where "--output=..." would be an option)."""
+    if not re.fullmatch(r"[0-9a-f]{4,40}", commit):
+        raise CockpitError(f"{commit[:40]!r} is no commit name")
+    return _git(repo, "diff", "--stat", commit, "--", *paths).strip()
 
 
 def commit_kernel(repo: Path, paths: Sequence[str], message: str) -> str:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.files import RefusedFile, read_tail
+from cockpit.analysis.fix_payoff import FixPayoff
 from cockpit.gates.bench.past import BenchRun, finished_benches
 from cockpit.gates.bench.result import BenchResult, read_bench_result
 from cockpit.gates.catalog import measures
@@ -71,6 +72,8 @@ class SessionSummary:
     best_ci: tuple[tuple[str, float, float], ...] = ()
     """The best run's interval per config, where its bench measured one (the configs it found
     launch-bound left out): what a regression must fall outside of."""
+    payoffs: tuple[FixPayoff, ...] = ()
+    """Each profile's fix and what the bench after it realized, in order (gates/bench/payoff.py)."""
 
     def vs(self, reference: str) -> float | None:
         """The best valid run against one reference (by id), where it was measured."""
@@ -289,7 +292,8 @@ def summarize(state: SessionState, events: Sequence[Event], workspace: Path,
         best_ms=_best_ms(best), best_ci=_intervals(best[0].result) if best else (),
         patterns_applied=_patterns_applied(events),
         mistakes=mistakes_in(state, workspace, patterns, births, budget, problems),
-        gate_runs=len(state.gate_runs), outcome=_outcome(state, result, level))
+        gate_runs=len(state.gate_runs), outcome=_outcome(state, result, level),
+        payoffs=tuple(p for _, b in finished_benches(state) if (p := b.payoff) is not None))
 
 
 def _first_valid_s(state: SessionState) -> float | None:

@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from cockpit.analysis.fix_payoff import FixPayoff
 from cockpit.printable import printable
 from cockpit.report.formats import utc
 from cockpit.report.history import SessionSummary
@@ -41,10 +42,12 @@ class HistoryColumn:
 
 
 def history_columns(id_width: int, references: Sequence[tuple[str, str]] = (),
-                    workload: bool = True) -> list[HistoryColumn]:
+                    workload: bool = True, fixes: bool = True) -> list[HistoryColumn]:
     """Every column, in the order shown. `id_width`: the longest session id; `references`: (id,
     label) of the workload's references, each a column of its own (the History screen's per-workload
-    view); `workload` False: one workload's sessions, its name said once above them."""
+    view); `workload` False: one workload's sessions, its name said once above them; `fixes` False:
+    without the profile's fix against what it realized (the History screen, whose per-workload view
+    gives the outcome and the speedups the room)."""
     titles = [(ref, f"vs {printable(label)}") for ref, label in references]
     versus = [HistoryColumn(f"vs:{ref}", title, width := max(len("0.00x"), cell_width(title)), width, 90 - i)
               for i, (ref, title) in enumerate(titles)]
@@ -54,6 +57,7 @@ def history_columns(id_width: int, references: Sequence[tuple[str, str]] = (),
         HistoryColumn("date", "date", 16, 16, 60),
         HistoryColumn("duration", "duration", 8, 8, 80),
         HistoryColumn("first_valid", "1st valid", 9, 9, 50),
+        HistoryColumn("fix", "fix → realized", 48, 14, 35),
         HistoryColumn("mistakes", "mistakes", 11, 8, 40),
         HistoryColumn("patterns", "patterns", 11, 8, 10),
         HistoryColumn("workload", "workload", 14, 9, 20),
@@ -61,7 +65,7 @@ def history_columns(id_width: int, references: Sequence[tuple[str, str]] = (),
         HistoryColumn("session", "session", max(id_width, 7), min(max(id_width, 7), STEM), 75),
         HistoryColumn("objective", "objective", 60, 20, 70),
     ]
-    return [c for c in columns if workload or c.key != "workload"]
+    return [c for c in columns if (workload or c.key != "workload") and (fixes or c.key != "fix")]
 
 
 def fit_columns(columns: Sequence[HistoryColumn], room: int | None) -> list[tuple[HistoryColumn, int]]:
@@ -101,11 +105,26 @@ def history_cells(s: SessionSummary) -> dict[str, str]:
         "outcome": s.outcome + ("" if s.ended_t is not None else " (open)"),
         "date": utc(s.started_t)[:16], "duration": minutes(s.duration_s),
         "first_valid": minutes(s.first_valid_s), "mistakes": mistakes,
-        "patterns": pattern_ids(s.patterns_applied), "workload": s.workload or "—",
+        "patterns": pattern_ids(s.patterns_applied), "workload": s.workload or "—", "fix": fix_cell(s.payoffs),
         "session": s.id, "objective": s.objective,
         **{f"vs:{r.reference}": times(r.speedup) for r in s.best_vs},
     }
     return {key: printable(text) for key, text in cells.items()}
+
+
+def fix_cell(payoffs: Sequence[FixPayoff]) -> str:
+    """The session's last profile fix, the numbers first ("47.7 % → 1.20x [1.18, 1.20] keep ·
+    TheoreticalOccupancy": a cut cell keeps what was predicted and realized), and how many more;
+    "—" when no bench followed a profile."""
+    if not payoffs:
+        return "—"
+    last = payoffs[-1]
+    p = last.predicted
+    said = f"{p.estimate_pct:.3g} %" if p.estimate_pct is not None else "no est."
+    got = (f"{last.realized[0]:.2f}x [{last.realized[1]:.2f}, {last.realized[2]:.2f}]" if last.realized
+           else "not measured")
+    more = f" (+{len(payoffs) - 1} more)" if len(payoffs) > 1 else ""
+    return f"{said} → {got} {last.action} · {p.rule or 'the decision tree'}{more}"
 
 
 def cell_width(text: str) -> int:

@@ -30,10 +30,12 @@ from cockpit.errors import CockpitError
 from cockpit.gates.bench.checks import audit_missing
 from cockpit.gates.bench.measured import Measured, MeasuredRow, read_measured, with_peaks
 from cockpit.gates.bench.past import COUNTS, CRASHED_REFERENCE, past_benches
+from cockpit.gates.bench.payoff import COMMIT, join
 from cockpit.gates.bench.result import SCHEMA, SPEEDUP_PREFIX, BenchResult
 from cockpit.gates.bench.validity import BenchValidity
 from cockpit.gates.bench.validity_rules import probe_validity
 from cockpit.gates.gate import GateContext, GateStatus, Verdict
+from cockpit.gates.kernel_git import head_commit
 from cockpit.gates.probe_call import ShapeCounter, probe_argv, read_result
 from cockpit.hardware.peaks import Peak, peak_for
 from cockpit.json_fields import compact
@@ -69,6 +71,7 @@ def judge_measured(ctx: GateContext, measured: Measured, harness: str | None = N
                            measured.workload, validity.valid and counts, validity.decidable and counts,
                            validity.suspect_configs, ", ".join(validity.suspect_why))
     paths = tuple(kernel_paths(ctx.config.workload, _manifest(ctx)))
+    past: list[BenchRecord] = []  # a crashed or refused run decides nothing: no payoff either
     if crashed is not None:
         kept = _after_crash(measured, crashed, paths)
     elif refused:  # never a keep, never a best: the time is not the kernel's
@@ -76,8 +79,10 @@ def judge_measured(ctx: GateContext, measured: Measured, harness: str | None = N
         kept = KeepResult("revert", f"REVERT: {first.line(measured.label(first.impl))}", None, 0, "", None,
                           paths)
     else:
-        kept = _keep_or_revert(ctx, current, paths)
-    verdict = judge_bench(measured, validity, kept, ctx.config.thresholds, harness, counts)
+        past = past_benches(ctx.workspace)
+        kept = _keep_or_revert(ctx, current, paths, past)
+    verdict = _with_payoff(ctx, judge_bench(measured, validity, kept, ctx.config.thresholds, harness, counts),
+                           kept, current, past, paths)
     if crashed is not None:
         return unguarded(replace(verdict, status="fail", summary=crashed), measured)
     return unguarded(refuse(verdict, refused, measured) if refused else verdict, measured)
@@ -121,11 +126,25 @@ def _after_crash(measured: Measured, crashed: str, paths: tuple[str, ...]) -> Ke
                       None, paths)
 
 
-def _keep_or_revert(ctx: GateContext, current: BenchRecord, paths: tuple[str, ...]) -> KeepResult:
+def _keep_or_revert(ctx: GateContext, current: BenchRecord, paths: tuple[str, ...],
+                    past: list[BenchRecord]) -> KeepResult:
     """Keep or revert this bench against the workspace's earlier ones (the objective decides)."""
-    keep = decide_keep(current, past_benches(ctx.workspace), ctx.objective,
-                       ctx.config.thresholds.keep_improvement)
+    keep = decide_keep(current, past, ctx.objective, ctx.config.thresholds.keep_improvement)
     return replace(keep, paths=paths)
+
+
+def _with_payoff(ctx: GateContext, verdict: Verdict, kept: KeepResult, current: BenchRecord,
+                 past: list[BenchRecord], paths: tuple[str, ...]) -> Verdict:
+    """The verdict's result with the commit the bench ran on and, when a profile of this session
+    waited for a decided bench, what its fix realized (gates/bench/payoff.py)."""
+    result = verdict.result
+    if not isinstance(result, BenchResult):
+        return verdict
+    commit = head_commit(ctx.workspace)
+    payoff = join(ctx.workspace, ctx.session_dir, ctx.run_id, kept, current, past, paths, commit) \
+        if past else None
+    raw = {**result.raw, **compact({COMMIT: commit, "payoff": payoff.to_json() if payoff else None})}
+    return replace(verdict, result=replace(result, raw=raw))
 
 
 def crash_line(measured: Measured) -> str | None:

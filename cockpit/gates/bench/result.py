@@ -25,6 +25,7 @@ from typing import ClassVar, Literal
 
 from cockpit import before_workloads
 from cockpit.analysis.decide import URGENCY
+from cockpit.analysis.fix_payoff import FixPayoff
 from cockpit.analysis.keep import KeepResult
 from cockpit.analysis.stats import geomean
 from cockpit.gates.bench.validity import BenchValidity
@@ -144,6 +145,12 @@ class BenchResult:
             "keep": self.keep.to_json() if self.keep else None, "record": self.record,
             "modes": dict(self.modes) or None}
         return compact(document)
+
+    @property
+    def payoff(self) -> FixPayoff | None:
+        """The profile's fix this bench paid off or not (gates/bench/payoff.py); None when no
+        profile waited for it, or the result is from before."""
+        return FixPayoff.from_json(self.raw.get("payoff"))
 
     @cached_property
     def rows(self) -> tuple[BenchRow, ...]:

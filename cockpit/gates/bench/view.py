@@ -29,6 +29,9 @@ def bench_view(bench: BenchResult) -> GateView:
         facts.append(Fact("next step", bench.next_step, "strong"))
     if bench.keep is not None and bench.keep.summary:
         facts.append(Fact(f"keep/revert ({bench.keep.action})", bench.keep.summary, "quiet"))
+    payoff = bench.payoff
+    if payoff is not None:
+        facts.append(Fact("the profile's fix", payoff.line(), "strong"))
     checked = checks_line(bench.raw_rows)
     if checked:
         facts.append(Fact("checks", checked, "dim"))

@@ -10,13 +10,15 @@ from typing import TYPE_CHECKING
 from cockpit.analysis.ncu_csv_file import read_ncu_csv
 from cockpit.analysis.roofline import Roofline, place
 from cockpit.errors import CockpitError
+from cockpit.gates.bench.payoff import COMMIT, FIX
 from cockpit.gates.bench.result import BenchResult, read_bench_result
 from cockpit.gates.catalog import measures
 from cockpit.gates.gate import COULD_NOT_RUN, GateContext, NoProgress, ProgressTracker, Verdict
+from cockpit.gates.kernel_git import head_commit
 from cockpit.gates.probe_call import of_this_wire
 from cockpit.gates.profile.result import KernelVerdict, ProfiledKernel, ProfileResult
 from cockpit.hardware.peaks import peak_for
-from cockpit.json_fields import as_number, obj, strings, text
+from cockpit.json_fields import as_number, compact, obj, strings, text
 from cockpit.session.journal import JOURNAL_NAME
 from cockpit.session.paths import stored_path
 from cockpit.session.results import read_result_json
@@ -83,8 +85,9 @@ class ProfileGate:
         shape = text(probe.get("shape"))
         ms, roofline = bench_row_for(ctx, shape) if shape is not None else (None, None)
         details = text(probe.get("details_csv"))
+        said = compact({COMMIT: head_commit(ctx.workspace), "workload": text(probe.get("workload"))})
         return judge_profile(read_ncu_csv(csv),
-                             replace(base, shape=shape, roofline=roofline), ms,
+                             replace(base, shape=shape, roofline=roofline, raw={**base.raw, **said}), ms,
                              _read(details) if details is not None else None)
 
 
@@ -128,12 +131,15 @@ def judge_profile(csv_text: str, base: ProfileResult, bench_ms: float | None,
                                       block=launch.block))
     main, share = _main_launch(report.launches)
     first = kernels[main].verdict
+    # what the next decided bench holds this profile to (gates/bench/payoff.py)
+    paid_by_bench = {"line": first.recommendation, "estimates": list(first.estimates[:1])}
     summary = f"{first.bottleneck}: {first.headline} — next: {first.recommendation}"
     if len(kernels) > 1:  # every kernel of a call (a GPU MODE folder's): the verdict names its longest
         took = f", {share:.0f} % of their time" if share is not None else ""
         summary = (f"{len(kernels)} kernels; the longest, {report.launches[main].short_name} "
                    f"(#{main + 1}{took}): {summary}")
-    return Verdict("pass", summary, replace(base, kernels=tuple(kernels), bench_ms=bench_ms))
+    return Verdict("pass", summary, replace(base, kernels=tuple(kernels), bench_ms=bench_ms,
+                                            raw={**base.raw, FIX: paid_by_bench}))
 
 
 def _main_launch(launches: Sequence[KernelLaunch]) -> tuple[int, float | None]:

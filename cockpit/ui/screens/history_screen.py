@@ -136,8 +136,8 @@ class HistoryScreen(Screen[None]):
         from cockpit.report.history_columns import fit_columns, history_columns
 
         self.laid_for = self.room()
-        self.fitted = fit_columns(history_columns(self.id_width, self.references, not self.by_workload),
-                                  self.laid_for)
+        self.fitted = fit_columns(history_columns(self.id_width, self.references, not self.by_workload,
+                                                  fixes=False), self.laid_for)
         grid = self.query_one(DataTable)
         grid.clear(columns=True)
         for column, width in self.fitted:

@@ -1,0 +1,91 @@
+"""The bench after a profile: the profile's one fix held to what this bench realized
+(analysis/fix_payoff.py), gathered as the bench gate decides.
+
+A profile of this session is joined with the first bench after it that keeps or reverts (a later
+bench finds it taken): its fix (the kernel the profile's summary speaks of), the decision's
+speedup over the bench it compared with and that speedup's interval, the commits the two ran on
+with what git says changed in the kernel's files since the profile, and the notes the engineer
+wrote in between. A profile from before the commit was recorded, a workspace that is no git
+checkout, a bench with no config to compare: each is said as missing, never guessed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from cockpit.analysis.fix_payoff import FixPayoff, Predicted
+from cockpit.analysis.keep import BenchRecord, KeepResult, speedup_interval
+from cockpit.errors import CockpitError
+from cockpit.gates import kernel_git
+from cockpit.gates.bench.result import read_bench_result
+from cockpit.gates.catalog import measures
+from cockpit.json_fields import JsonObject, obj, text, texts
+from cockpit.session.gate_run import GateRunRecord
+from cockpit.session.journal import JOURNAL_NAME, read_journal
+from cockpit.session.state import SessionState, fold
+
+COMMIT = "commit"
+"""The key a bench's or a profile's result keeps the workspace's head commit under."""
+FIX = "fix"
+"""The key a profile's result keeps its one fix under: {"line": the fix, "estimates": ncu's first
+estimate's line when it chose the fix} (gates/profile/gate.py writes it)."""
+
+
+def session_state(workspace: Path, session_dir: Path) -> SessionState | None:
+    """The session as its journal tells it; None when it cannot be read."""
+    try:
+        return fold(read_journal(session_dir / JOURNAL_NAME).events, workspace)
+    except CockpitError:
+        return None
+
+
+def profile_to_join(state: SessionState, workload: str | None) -> tuple[GateRunRecord, JsonObject] | None:
+    """The session's latest finished profile of this workload that no decided bench followed yet,
+    with the fix its result keeps (`FIX`; a profile from before it is not joined)."""
+    for run in reversed(state.gate_runs):
+        if not run.finished:
+            continue
+        if measures(run.gate):
+            bench = read_bench_result(run.result_inline)
+            if bench is not None and bench.keep is not None and bench.keep.decides:
+                return None  # the latest decided bench came after every earlier profile: taken
+        elif run.gate == "profile" and run.status == "pass":
+            fix, said = obj(run.result.get(FIX)), run.result.get("workload")
+            if text(fix.get("line")) and (workload is None or said in (None, workload)):
+                return run, fix
+    return None
+
+
+def join(workspace: Path, session_dir: Path, run_id: str, keep: KeepResult, current: BenchRecord,
+         past: Sequence[BenchRecord], paths: Sequence[str], commit: str | None) -> FixPayoff | None:
+    """This bench's payoff of the profile before it; None when it decides nothing or no profile
+    of this session waits for one."""
+    if not keep.decides:
+        return None
+    state = session_state(workspace, session_dir)
+    found = profile_to_join(state, current.workload) if state is not None else None
+    if state is None or found is None:
+        return None
+    run, fix = found
+    reference = next((r for r in past if r.run == keep.reference), None)
+    realized = speedup_interval(reference, current) if reference is not None else None
+    after = run.finished_t or run.started_t
+    notes = tuple(n.text for n in state.notes if n.t >= after)
+    predicted = Predicted.of_fix(text(fix.get("line")) or "", texts(fix.get("estimates")),
+                                 f"{state.id}/{run.run_id}")
+    return FixPayoff(predicted, f"{state.id}/{run_id}", keep.action,
+                     realized[:3] if realized else None, realized[3] if realized else 0, keep.reference,
+                     _changed(workspace, run.result.get(COMMIT), commit, paths), notes)
+
+
+def _changed(workspace: Path, before: object, now: str | None, paths: Sequence[str]) -> str | None:
+    """"abc123 -> def456: 1 file changed, 12 insertions(+), 3 deletions(-)" (the working tree's
+    kernel files against the profile's commit); None when either commit is unknown."""
+    if not isinstance(before, str) or not before or now is None:
+        return None
+    try:
+        stat = kernel_git.diff_stat_since(workspace, before, paths)
+    except CockpitError as exc:
+        return f"{before} -> {now}: {exc}"
+    summary = stat.splitlines()[-1].strip() if stat else "no change in the kernel's files"
+    return f"{before} -> {now}: {summary}"
