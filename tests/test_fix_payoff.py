@@ -19,9 +19,10 @@ from cockpit.gates.bench.result import read_bench_result
 from cockpit.gates.bench.view import bench_view
 from cockpit.gates.gate import GateContext, Verdict, result_json
 from cockpit.session import events as ev
+from cockpit.patterns.library import new_pattern
 from cockpit.session.journal import JournalWriter
 from cockpit.session.results import gate_finished_event
-from cockpit.session.workspace import SessionRef
+from cockpit.session.workspace import SessionRef, Workspace
 from tests.test_one_past import probe, session
 
 OCCUPANCY = ("TheoreticalOccupancy: The kernel's theoretical occupancy is limited by the number of required "
@@ -111,6 +112,17 @@ def test_the_bench_after_a_profile_says_what_ncu_predicted_and_what_the_change_r
     table = capsys.readouterr().out.split("\n\n")[0].splitlines()
     assert "FIX → REALIZED" in table[0]
     assert "47.7 % → 1.25x [1.23, 1.28] keep · Theoretical" in table[1]  # numbers first: a cut cell keeps them
+    # the pattern library: a pattern that names the rule says how often and how much it paid
+    new_pattern(Workspace(tmp_path).patterns_dir, "Registers cap the occupancy",
+                "TheoreticalOccupancy below 50 %", "ncu names TheoreticalOccupancy", "__launch_bounds__", 20)
+    new_pattern(Workspace(tmp_path).patterns_dir, "Tiles too small", "a partial wave", "a tail", "bigger tiles", 5)
+    assert main(["--workspace", str(tmp_path), "pattern", "list"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    mine = next(i for i, line in enumerate(listed) if line.endswith("Registers cap the occupancy"))
+    assert listed[mine + 1].strip() == "paid: TheoreticalOccupancy applied 1 time, kept 1, realized median 1.25x"
+    assert [line for line in listed if "paid:" in line] == [listed[mine + 1]]  # no other pattern names it
+    assert main(["--workspace", str(tmp_path), "pattern", "show", "Registers cap the occupancy"]) == 0
+    assert "paid: TheoreticalOccupancy applied 1 time, kept 1" in capsys.readouterr().out
 
 
 def test_a_fix_ncu_gave_no_number_for_is_said_as_the_decision_trees_and_a_workspace_without_git_says_nothing_changed(

@@ -10,9 +10,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from cockpit.analysis.fix_payoff import RulePaid
 from cockpit.cli.parser import session_named, workspace_of
 from cockpit.errors import CockpitError
 from cockpit.patterns.library import (
@@ -24,6 +26,7 @@ from cockpit.patterns.library import (
     new_pattern,
 )
 from cockpit.patterns.triggers import trigger_text, trigger_to_mapping
+from cockpit.report.fix_paid import paid_for, paid_line, workspace_payoffs
 from cockpit.session.workspace import Workspace, resolve_session
 
 
@@ -52,7 +55,7 @@ def list_command(workspace: Path, as_json: bool) -> int:
     elif not patterns:
         print(f"no patterns in {directory} yet; turn the next failure into one with `cockpit pattern new`")
     else:
-        print(table(patterns))
+        print(table(patterns, paid_for(patterns, workspace_payoffs(Workspace(workspace)))))
     _report(problems)
     return 1 if problems else 0
 
@@ -68,10 +71,12 @@ def show_command(workspace: Path, ident: str, as_json: bool) -> int:
             ("ids " + ", ".join(str(p.id) for p in patterns) if patterns else "the library is empty")
         broken = f"; {len(problems)} file(s) did not load, see `cockpit pattern list`" if problems else ""
         raise CockpitError(f"no pattern matches {ident!r} in {directory} ({hint}){broken}")
+    paid = paid_for([pattern], workspace_payoffs(Workspace(workspace))).get(pattern.id, [])
     if as_json:
-        print(json.dumps({**pattern_json(pattern), "body": pattern.body}))
+        print(json.dumps({**pattern_json(pattern), "body": pattern.body,
+                          "paid": [vars(r) for r in paid]}))
     else:
-        print(details(pattern))
+        print(details(pattern, paid))
     return 0
 
 
@@ -88,12 +93,17 @@ def new_command(workspace: Path, title: str, problem: str, when: str, solution: 
     return 0
 
 
-def table(patterns: tuple[Pattern, ...]) -> str:
-    """id, status, time saved and title in aligned columns, then the totals."""
+def table(patterns: tuple[Pattern, ...], paid: Mapping[int, list[RulePaid]]) -> str:
+    """id, status, time saved and title in aligned columns (under a pattern that names a fix
+    rule, how it paid across sessions), then the totals."""
     rows = [("ID", "STATUS", "SAVES", "TITLE")]
     rows += [(f"{p.id:02d}", p.status, f"{p.time_saved_min} min", p.title) for p in patterns]
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    lines = ["  ".join([*(r[i].ljust(widths[i]) for i in range(3)), r[3]]) for r in rows]
+    lines = []
+    for row, p in zip(rows, (None, *patterns), strict=True):
+        lines.append("  ".join([*(row[i].ljust(widths[i]) for i in range(3)), row[3]]))
+        if p is not None and p.id in paid:
+            lines.append(" " * (sum(widths) + 6) + paid_line(paid[p.id]))
     operational = [p for p in patterns if p.status == "operational"]
     lines.append(f"{len(patterns)} patterns: {len(operational)} operational, "
                  f"{len(patterns) - len(operational)} planned; "
@@ -101,11 +111,13 @@ def table(patterns: tuple[Pattern, ...]) -> str:
     return "\n".join(lines)
 
 
-def details(p: Pattern) -> str:
-    """A pattern for reading in the terminal: the front matter as labelled lines, then the body."""
+def details(p: Pattern, paid: Sequence[RulePaid] = ()) -> str:
+    """A pattern for reading in the terminal: the front matter as labelled lines (and how the fix
+    rule it names paid across sessions), then the body."""
     lines = [
         f"{p.id:02d} · {p.title}",
         f"{p.status} · saves {p.time_saved_min} min · {p.path}",
+        *([paid_line(paid)] if paid else []),
         f"problem:  {p.problem}",
         f"when:     {p.when}",
         f"solution: {p.solution}",
