@@ -99,16 +99,19 @@ def table(patterns: tuple[Pattern, ...], paid: Mapping[int, list[RulePaid]]) -> 
     rows = [("ID", "STATUS", "SAVES", "TITLE")]
     rows += [(f"{p.id:02d}", p.status, f"{p.time_saved_min} min", p.title) for p in patterns]
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    lines = []
-    for row, p in zip(rows, (None, *patterns), strict=True):
-        lines.append("  ".join([*(row[i].ljust(widths[i]) for i in range(3)), row[3]]))
-        if p is not None and p.id in paid:
-            lines.append(" " * (sum(widths) + 6) + paid_line(paid[p.id]))
+    lines = [_aligned(rows[0], widths)]
+    for row, p in zip(rows[1:], patterns, strict=True):
+        lines.append(_aligned(row, widths))
+        lines += [" " * (sum(widths) + 6) + paid_line(paid[p.id])] if p.id in paid else []
     operational = [p for p in patterns if p.status == "operational"]
     lines.append(f"{len(patterns)} patterns: {len(operational)} operational, "
                  f"{len(patterns) - len(operational)} planned; "
                  f"{sum(p.time_saved_min for p in operational)} min saved when all apply")
     return "\n".join(lines)
+
+
+def _aligned(row: tuple[str, str, str, str], widths: Sequence[int]) -> str:
+    return "  ".join([*(row[i].ljust(widths[i]) for i in range(3)), row[3]])
 
 
 def details(p: Pattern, paid: Sequence[RulePaid] = ()) -> str:

@@ -293,7 +293,12 @@ def summarize(state: SessionState, events: Sequence[Event], workspace: Path,
         patterns_applied=_patterns_applied(events),
         mistakes=mistakes_in(state, workspace, patterns, births, budget, problems),
         gate_runs=len(state.gate_runs), outcome=_outcome(state, result, level),
-        payoffs=tuple(p for _, b in finished_benches(state) if (p := b.payoff) is not None))
+        payoffs=_payoffs(state))
+
+
+def _payoffs(state: SessionState) -> tuple[FixPayoff, ...]:
+    """Each profile's fix and what the bench after it realized, as the session's benches keep them."""
+    return tuple(p for _, b in finished_benches(state) if (p := b.payoff) is not None)
 
 
 def _first_valid_s(state: SessionState) -> float | None:

@@ -42,40 +42,56 @@ def session_state(workspace: Path, session_dir: Path) -> SessionState | None:
 def profile_to_join(state: SessionState, workload: str | None) -> tuple[GateRunRecord, JsonObject] | None:
     """The session's latest finished profile of this workload that no decided bench followed yet,
     with the fix its result keeps (`FIX`; a profile from before it is not joined)."""
-    for run in reversed(state.gate_runs):
-        if not run.finished:
-            continue
-        if measures(run.gate):
-            bench = read_bench_result(run.result_inline)
-            if bench is not None and bench.keep is not None and bench.keep.decides:
-                return None  # the latest decided bench came after every earlier profile: taken
-        elif run.gate == "profile" and run.status == "pass":
-            fix, said = obj(run.result.get(FIX)), run.result.get("workload")
-            if text(fix.get("line")) and (workload is None or said in (None, workload)):
-                return run, fix
+    for run in reversed([r for r in state.gate_runs if r.finished]):
+        if measures(run.gate) and _decided(run):
+            return None  # the latest decided bench came after every earlier profile: taken
+        fix = _fix_of(run, workload)
+        if fix is not None:
+            return run, fix
     return None
+
+
+def _decided(run: GateRunRecord) -> bool:
+    bench = read_bench_result(run.result_inline)
+    return bench is not None and bench.keep is not None and bench.keep.decides
+
+
+def _fix_of(run: GateRunRecord, workload: str | None) -> JsonObject | None:
+    """A passed profile's fix, when it profiled this workload (or does not say which)."""
+    if run.gate != "profile" or run.status != "pass":
+        return None
+    fix, said = obj(run.result.get(FIX)), run.result.get("workload")
+    return fix if text(fix.get("line")) and said in (None, workload) else None
 
 
 def join(workspace: Path, session_dir: Path, run_id: str, keep: KeepResult, current: BenchRecord,
          past: Sequence[BenchRecord], paths: Sequence[str], commit: str | None) -> FixPayoff | None:
     """This bench's payoff of the profile before it; None when it decides nothing or no profile
     of this session waits for one."""
-    if not keep.decides:
-        return None
-    state = session_state(workspace, session_dir)
+    state = session_state(workspace, session_dir) if keep.decides else None
     found = profile_to_join(state, current.workload) if state is not None else None
     if state is None or found is None:
         return None
     run, fix = found
-    reference = next((r for r in past if r.run == keep.reference), None)
-    realized = speedup_interval(reference, current) if reference is not None else None
-    after = run.finished_t or run.started_t
-    notes = tuple(n.text for n in state.notes if n.t >= after)
+    realized, configs = _realized(past, keep.reference, current)
     predicted = Predicted.of_fix(text(fix.get("line")) or "", texts(fix.get("estimates")),
                                  f"{state.id}/{run.run_id}")
-    return FixPayoff(predicted, f"{state.id}/{run_id}", keep.action,
-                     realized[:3] if realized else None, realized[3] if realized else 0, keep.reference,
-                     _changed(workspace, run.result.get(COMMIT), commit, paths), notes)
+    return FixPayoff(predicted, f"{state.id}/{run_id}", keep.action, realized, configs, keep.reference,
+                     _changed(workspace, run.result.get(COMMIT), commit, paths), _notes_since(state, run))
+
+
+def _notes_since(state: SessionState, run: GateRunRecord) -> tuple[str, ...]:
+    """What the engineer wrote in the session after the profile finished."""
+    after = run.finished_t or run.started_t
+    return tuple(n.text for n in state.notes if n.t >= after)
+
+
+def _realized(past: Sequence[BenchRecord], reference_run: str | None, current: BenchRecord
+              ) -> tuple[tuple[float, float, float] | None, int]:
+    """The speedup over the bench compared with and its interval, and over how many configs."""
+    reference = next((r for r in past if r.run == reference_run), None)
+    found = speedup_interval(reference, current) if reference is not None else None
+    return (found[:3], found[3]) if found is not None else (None, 0)
 
 
 def _changed(workspace: Path, before: object, now: str | None, paths: Sequence[str]) -> str | None:
