@@ -18,8 +18,8 @@ from cockpit.gates.bench.gate import BenchGate
 from cockpit.gates.bench.result import read_bench_result
 from cockpit.gates.bench.view import bench_view
 from cockpit.gates.gate import GateContext, Verdict, result_json
-from cockpit.session import events as ev
 from cockpit.patterns.library import new_pattern
+from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.results import gate_finished_event
 from cockpit.session.workspace import SessionRef, Workspace

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cockpit.files import RefusedFile, read_tail
 from cockpit.analysis.fix_payoff import FixPayoff
+from cockpit.files import RefusedFile, read_tail
 from cockpit.gates.bench.past import BenchRun, finished_benches
 from cockpit.gates.bench.result import BenchResult, read_bench_result
 from cockpit.gates.catalog import measures

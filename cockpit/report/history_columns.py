@@ -105,8 +105,8 @@ def history_cells(s: SessionSummary) -> dict[str, str]:
         "outcome": s.outcome + ("" if s.ended_t is not None else " (open)"),
         "date": utc(s.started_t)[:16], "duration": minutes(s.duration_s),
         "first_valid": minutes(s.first_valid_s), "mistakes": mistakes,
-        "patterns": pattern_ids(s.patterns_applied), "workload": s.workload or "—", "fix": fix_cell(s.payoffs),
-        "session": s.id, "objective": s.objective,
+        "patterns": pattern_ids(s.patterns_applied), "workload": s.workload or "—",
+        "fix": fix_cell(s.payoffs), "session": s.id, "objective": s.objective,
         **{f"vs:{r.reference}": times(r.speedup) for r in s.best_vs},
     }
     return {key: printable(text) for key, text in cells.items()}
