@@ -104,6 +104,8 @@ def test_the_bench_after_a_profile_says_what_ncu_predicted_and_what_the_change_r
     assert line.endswith("] (20.0 % less time), KEEP")
     facts = {f.label: f.value for f in bench_view(result).facts}
     assert facts["the profile's fix"] == line  # the gate pane says it after the bench
+    assert facts["changed since it"] == (f"{commit} -> {commit}: 1 file changed, 1 insertion(+); "
+                                         "noted: launch bounds: 128 threads, 2 blocks an SM")
     # the profile is paid off once: the next bench finds it taken
     later = read_bench_result(result_json(bench(tmp_path, s, "005-bench", 0.8, now - 300)))
     assert later is not None and later.payoff is None
@@ -140,6 +142,7 @@ def test_a_fix_ncu_gave_no_number_for_is_said_as_the_decision_trees_and_a_worksp
     assert payoff.line().startswith(f"the profile's fix (the decision tree's; ncu estimated nothing for it): {tree}; "
                                     "this change realized 0.80x [")
     assert payoff.line().endswith("(25.0 % more time), REVERT")
+    assert payoff.changed_words().startswith("not recorded (no commit for both runs")
 
 
 def test_a_first_bench_after_a_profile_decides_nothing_and_pays_nothing_off(tmp_path: Path) -> None:

@@ -81,6 +81,13 @@ class FixPayoff:
         realized 1.20x [1.18, 1.20] (16.7 % less time), KEEP"."""
         return f"{self.predicted.words()}; this change {self.realized_words()}, {self.action.upper()}"
 
+    def changed_words(self) -> str:
+        """What changed between the profile and the bench, and what the engineer wrote; what is
+        missing said as missing."""
+        changed = self.changed or ("not recorded (no commit for both runs: no git checkout, or a profile "
+                                   "from before)")
+        return changed + (f"; noted: {' / '.join(self.notes)}" if self.notes else "")
+
     def realized_words(self) -> str:
         if self.realized is None:
             return "realized nothing measurable: no config both benches timed with an interval"

@@ -32,6 +32,7 @@ def bench_view(bench: BenchResult) -> GateView:
     payoff = bench.payoff
     if payoff is not None:
         facts.append(Fact("the profile's fix", payoff.line(), "strong"))
+        facts.append(Fact("changed since it", payoff.changed_words(), "quiet"))
     checked = checks_line(bench.raw_rows)
     if checked:
         facts.append(Fact("checks", checked, "dim"))
