@@ -166,3 +166,33 @@ def test_how_each_rule_paid_across_sessions_and_a_payoff_from_another_version_is
     recorded = payoff("TailEffect", "keep", 1.05).to_json()
     assert FixPayoff.from_json(recorded) == payoff("TailEffect", "keep", 1.05)
     assert FixPayoff.from_json({**recorded, "schema": 2}) is None
+
+
+async def test_the_pattern_browser_says_how_the_rule_a_pattern_names_paid(tmp_path: Path) -> None:
+    """The TUI's library (the pattern browser) reads every session's payoffs off its thread and
+    then shows, under the pattern that names the rule, how it paid."""
+    from cockpit.clock import FakeClock
+    from cockpit.config import Config
+    from cockpit.ui.app import CockpitApp
+    from cockpit.ui.screens.patterns import PatternBrowser
+
+    now = time.time()
+    s = session(tmp_path, now - 7200, "occupancy")
+    bench(tmp_path, s, "002-bench", 1.0, now - 3600)
+    profiled(tmp_path, s, "003-profile", now - 3000, OCCUPANCY, [OCCUPANCY], None)
+    bench(tmp_path, s, "004-bench", 0.8, now - 600)
+    path = new_pattern(Workspace(tmp_path).patterns_dir, "Registers cap the occupancy",
+                       "TheoreticalOccupancy below 50 %", "ncu names it", "__launch_bounds__", 20)
+    pattern_id = int(path.name.split("-")[0])
+    app = CockpitApp(Workspace(tmp_path), Config(status_every_s=10**6), s, clock=FakeClock(now), typing_gap_s=0,
+                     tick_s=3600, gpu_every_s=0)
+    async with app.run_test(size=(200, 50)) as pilot:
+        app.open_patterns(pattern_id)
+        shown = ""
+        for _ in range(600):
+            await pilot.pause()
+            if isinstance(app.screen, PatternBrowser):
+                shown = str(app.screen.query_one("#pattern-detail").render())
+                if "paid:" in shown:
+                    break
+    assert "paid: TheoreticalOccupancy applied 1 time, kept 1, realized median 1.25x" in shown

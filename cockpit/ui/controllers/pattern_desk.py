@@ -59,9 +59,12 @@ class PatternDesk:
         applied = live.state.applied_patterns if live else ()
         if select is None:
             select = self.gates.matched_pattern_id()
+        from cockpit.report.fix_paid import workspace_payoffs
+
+        workspace = self.host.workspace
         self.host.push_screen(PatternBrowser(self.patterns, applied,
                                              lambda p: self.mark_applied(p, "from the pattern browser"),
-                                             select))
+                                             select, lambda: workspace_payoffs(workspace)))
 
     def mark_applied(self, pattern: Pattern, why: str) -> None:
         host = self.host

@@ -3,10 +3,11 @@ command-palette provider."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
@@ -16,8 +17,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from cockpit.analysis.fix_payoff import FixPayoff, RulePaid
 from cockpit.patterns.search import rank
 from cockpit.printable import printable
+from cockpit.report.fix_paid import paid_for, paid_line
 
 if TYPE_CHECKING:
     from cockpit.patterns.library import Pattern
@@ -30,12 +33,15 @@ DIALOG_CSS = """
 """
 
 
-def pattern_details(p: Pattern, applied: bool) -> Text:
-    """A pattern as the browser shows it: every word of the file through the door, never markup."""
+def pattern_details(p: Pattern, applied: bool, paid: Sequence[RulePaid] = ()) -> Text:
+    """A pattern as the browser shows it: every word of the file through the door, never markup;
+    under its head, how the fix rule it names paid across sessions (report/fix_paid.py)."""
     text = Text()
     text.append(f"{p.id:02d} · {printable(p.title)}\n", style="bold")
     text.append(f"{printable(p.status)} · saves {p.time_saved_min} min", style="dim")
     text.append("  · applied in this session\n" if applied else "\n", style="bold green")
+    if paid:
+        text.append(printable(paid_line(paid)) + "\n", style="bold")
     for label, value in (("Problem", p.problem), ("When", p.when), ("Solution", p.solution)):
         text.append(f"\n{label}: ", style="bold")
         text.append(printable(value))
@@ -60,13 +66,17 @@ class PatternBrowser(ModalScreen[None]):
                 Binding("up", "move(-1)", "Pattern above", show=False)]
 
     def __init__(self, patterns: Sequence[Pattern], applied: Sequence[int],
-                 on_applied: Callable[[Pattern], None], select: int | None = None) -> None:
+                 on_applied: Callable[[Pattern], None], select: int | None = None,
+                 payoffs: Callable[[], Sequence[FixPayoff]] | None = None) -> None:
         super().__init__()
         self.patterns = list(patterns)
         self.applied = set(applied)
         self.on_applied = on_applied
         self._select = select
         self.shown: list[Pattern] = []
+        self._payoffs = payoffs
+        """Every session's payoffs, read in a thread: every journal of the workspace is read."""
+        self.paid: Mapping[int, list[RulePaid]] = {}
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -87,6 +97,22 @@ class PatternBrowser(ModalScreen[None]):
             if self._select in ids:
                 self.query_one(OptionList).highlighted = ids.index(self._select)
         self._show_highlighted()
+        if self._payoffs is not None:
+            self.read_paid(self._payoffs)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="paid")
+    def read_paid(self, payoffs: Callable[[], Sequence[FixPayoff]]) -> None:
+        """How each named rule paid, read off the app's thread, then shown."""
+        paid = paid_for(self.patterns, payoffs())
+        try:
+            self.app.call_from_thread(self._got_paid, paid)
+        except RuntimeError:  # the app is gone meanwhile
+            return
+
+    def _got_paid(self, paid: Mapping[int, list[RulePaid]]) -> None:
+        self.paid = paid
+        if self.is_mounted:
+            self._show_highlighted()
 
     def _fill(self, query: str) -> None:
         self.shown = [p for p, _ in rank(self.patterns, query)] if query.strip() else self.patterns
@@ -111,7 +137,8 @@ class PatternBrowser(ModalScreen[None]):
     def _show_highlighted(self) -> None:
         p = self._current()
         detail = self.query_one("#pattern-detail", Static)
-        detail.update(pattern_details(p, p.id in self.applied) if p else Text("No match.", style="dim"))
+        detail.update(pattern_details(p, p.id in self.applied, self.paid.get(p.id, ())) if p
+                      else Text("No match.", style="dim"))
 
     def action_move(self, step: int) -> None:
         options = self.query_one(OptionList)
