@@ -175,6 +175,7 @@ def _journal_kept(writer: JournalWriter, run: str, result: TuneResult) -> None:
     keep/revert compares with), and what it kept as the session's decision."""
     keep = KeepResult.from_json(result["keep"]) or KeepResult("revert", "nothing kept")
     writer.append(tev.tune_finished(time.time(), run, keep.action, keep.summary, keep=result["keep"],
+                                    confidence=result["confidence"],
                                     **({"bench": result["bench"]} if result["bench"] else {})))
     writer.append(
         decision(
