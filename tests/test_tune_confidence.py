@@ -1,6 +1,6 @@
 """How sure a tune is of its winner, as the engineer reads it at the end of `cockpit tune`: the
 search's regret against its own finalists, the winner measured once more (the re-confirm) and
-kept only when it held, and near-ties said as ties. The search
+kept only when it held, near-ties said as ties, and the card named as NVML names it. The search
 runs for real over the tile space of tests/tune_fakes.py; only the builds and the GPU are
 stand-ins, and the confirmation and the re-confirm are requests to that one measuring child."""
 
@@ -17,6 +17,9 @@ from typing import Any
 import pytest
 
 from cockpit.config import load_config
+from cockpit.telemetry.fake import FakeGpu as NvmlGpu
+from cockpit.telemetry.fake import FakePynvml
+from cockpit.telemetry.nvml import Nvml
 from cockpit.tune import events as tev
 from cockpit.tune import launch
 from cockpit.tune.build import BuildPool
@@ -26,6 +29,7 @@ from cockpit.tune.plan import KnobPlan, read_plan
 from cockpit.tune.progress import tune_progress
 from cockpit.tune.search import Walk, open_study, search
 from cockpit.tune.space import label
+from cockpit.tune.target import list_gpus, measured_on, resolve_target
 from cockpit.ui.widgets.tune_panel import tune_lines
 from cockpit.workload.tuned import read_winners
 from tests.tune_fakes import CURRENT, TILES, FakeGpu, builder, fastest, speed, tile_plan
@@ -182,6 +186,31 @@ def test_regret_is_how_much_slower_the_searchs_first_is_than_the_fastest_finalis
     assert 1.0 < slower["lo"] < slower["value"] < slower["hi"]
     assert result["lines"][0].startswith(f"D=64: WINNER {name(SECOND)} — ")
     assert result["confidence"][0]["reconfirm"]["held"] is True
+
+
+def test_an_h200_is_named_h200_in_the_result_and_the_commit_message_never_h100(
+        searched: Path, tmp_path: Path) -> None:
+    h200 = list_gpus(Nvml(lib=FakePynvml([NvmlGpu()])))
+    assert [(g.name, g.arch) for g in h200] == [("NVIDIA H200", "sm_90")]
+    assert resolve_target(None, {}, h200).label == "NVIDIA H200 (sm_90)"
+    # chosen by --arch 9.0, or resumed from a plan that said "H100 (sm_90)": the card measuring it says
+    for target in (resolve_target("9.0", {}, h200).label, "H100 (sm_90)"):
+        assert measured_on(target, "sm_90", h200[0]) == "NVIDIA H200 (sm_90)"
+    assert measured_on("sm_89", "sm_89", h200[0]) == "NVIDIA H200 (sm_90), held to the limits of sm_89"
+
+    result, _, plan, ws = finish(searched, tmp_path, FakeGpu(card="NVIDIA H200"),
+                                 measured_on("H100 (sm_90)", "sm_90", h200[0]))
+    keep = result["keep"]
+    assert result["target"] == "NVIDIA H200 (sm_90)"
+    assert f"tuned by {plan.run} on NVIDIA H200 (sm_90) (" in str(keep["commit_message"])
+    [kept] = read_winners(ws / plan.tuned_file)
+    assert kept.note.endswith("on NVIDIA H200 (sm_90)")
+    assert "H100" not in json.dumps(result) and "H100" not in (ws / plan.tuned_file).read_text()
+
+
+def test_a_tune_examined_without_a_gpu_names_the_arch_alone() -> None:
+    assert resolve_target("9.0", {}, []).label == "sm_90"
+    assert resolve_target(None, {"TORCH_CUDA_ARCH_LIST": "8.9"}, []).label == "sm_89"
 
 
 def test_the_panel_says_how_sure_the_tune_is_and_an_old_tune_that_it_was_not_recorded() -> None:
