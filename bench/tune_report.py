@@ -6,9 +6,10 @@ events, `cockpit tune --json`'s result, and an NVML recording taken during the s
 Prints a table and writes --out (JSON): configurations measured and rejected (by the workload's
 rule, or after building), build time per configuration, the GPUs' idle fraction during the search,
 trials per minute, and the confirmation per group of shapes (a head dim, say) with CIs against the
-current knob values and the workload's baseline reference; `--bar 1.15` also checks that the kept
-configuration is at least that many times the current one (the issue's "keeps BM128 BN64 4w at
-D=128, >= 1.15x the L4 tile").
+current knob values and the workload's baseline reference, and how sure it is (the search's regret
+against its finalists, ties, whether the winner held on a re-confirm); `--bar 1.15` also checks
+that the kept configuration is at least that many times the current one (the issue's "keeps
+BM128 BN64 4w at D=128, >= 1.15x the L4 tile").
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ sys.path.insert(0, str(REPO))
 
 from cockpit.session.journal import read_journal  # noqa: E402
 from cockpit.telemetry.recording import read_recording  # noqa: E402
+from cockpit.tune.confidence import confidence_lines, read_confidence  # noqa: E402
 
 
 def search_window(events: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]], float, float]:
@@ -92,6 +94,8 @@ def summarize(session: Path, result: dict[str, Any] | None, telemetry: Path | No
     if result is not None:
         summary["keep"] = result.get("keep")
         summary["confirmations"] = [_confirmation(c, bar) for c in result.get("confirmations", [])]
+        if "confidence" in result:  # a result from before it: "not recorded"
+            summary["confidence"] = result["confidence"]
     return summary
 
 
@@ -137,6 +141,7 @@ def table(summary: dict[str, Any]) -> list[str]:
                      f"valid {c['valid']}; target: a winner >= {c['bar']:.2f}x the current values: "
                      f"{'MET' if c['target_met'] else 'NOT MET'}")
     if summary.get("keep"):
+        lines += confidence_lines(read_confidence(summary))
         lines.append(summary["keep"]["summary"])
     return lines
 

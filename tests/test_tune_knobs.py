@@ -21,7 +21,7 @@ from cockpit.gates.bench.result import read_bench_result
 from cockpit.tune import events as tev
 from cockpit.tune import launch
 from cockpit.tune.build import BuildPool, Built
-from cockpit.tune.finish import BASELINE, CURRENT, decide, judge
+from cockpit.tune.finish import decide
 from cockpit.tune.plan import BenchSettings, GroupPlan, KnobPlan, PlanBuild, read_plan
 from cockpit.tune.progress import tune_progress
 from cockpit.tune.search import Walk, open_study, search
@@ -38,6 +38,7 @@ from cockpit.tune.space import (
     searchable,
     variant,
 )
+from cockpit.tune.verdict import BASELINE, CURRENT, judge
 from cockpit.ui.widgets.tune_panel import tune_lines
 from cockpit.workload.manifest import Manifest, manifest_from_json
 from cockpit.workload.tuned import (

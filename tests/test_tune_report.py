@@ -17,7 +17,8 @@ import pytest
 from cockpit.config import load_config
 from cockpit.session.journal import JournalWriter
 from cockpit.tune import events as tev
-from cockpit.tune.finish import BASELINE, CURRENT, decide, judge
+from cockpit.tune.finish import decide
+from cockpit.tune.verdict import BASELINE, CURRENT, judge
 from tests.test_tune_knobs import BASE_MS, BENCH, FASTEST, SPEED, calls, knob_plan
 from tests.tune_fakes import CURRENT as TILE
 from tests.tune_fakes import OPTIONS, every_config
@@ -85,6 +86,7 @@ def test_the_report_reads_idle_fraction_build_times_and_what_the_confirmation_ke
     assert "N=4096: kept ROWS=4 num_warps=8 (winner; was ROWS=1 num_warps=4); vs current 1.3" in text
     assert "vs torch.softmax 1.0" in text
     assert "target: a winner >= 1.15x the current values: MET" in text and "idle " in text
+    assert "N=4096: regret 0 %" in text  # the search's first was the confirmation's fastest
     assert text.splitlines()[-1].startswith("KEEP: N=4096 ROWS=4 num_warps=8 1.30x vs current")
 
 
@@ -101,6 +103,8 @@ def test_a_reverted_tune_reports_the_current_values_kept_and_the_target_not_met(
     text = "\n".join(table(summary))
     assert "N=4096: kept ROWS=1 num_warps=4 (current; was ROWS=1 num_warps=4)" in text and "NOT MET" in text
     assert summary["keep"]["action"] == "revert" and text.splitlines()[-1].startswith("REVERT")
+    del result["confidence"]  # a result from before regret and re-confirms: said, never guessed
+    assert "regret and re-confirm not recorded" in "\n".join(table(summarize(session, result, None, bar=1.15)))
 
 
 @pytest.mark.parametrize("space", ["tiles", "row-softmax"])

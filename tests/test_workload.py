@@ -196,7 +196,7 @@ def test_tune_searches_the_workloads_own_knobs_never_the_attention_kernels(
                                                              'Knob("VEC", (1, 2, 4, 8), via="kwarg")'))
     assert main(["--workspace", str(ws), "tune", "--dry-run", "--arch", "8.9"]) == 0
     out = capsys.readouterr().out
-    assert "scale: target L4 (sm_89)" in out and "SCALE (kwarg) [1, 2, 4]; VEC (kwarg) [1, 2, 4, 8]" in out
+    assert "scale: target sm_89;" in out and "SCALE (kwarg) [1, 2, 4]; VEC (kwarg) [1, 2, 4, 8]" in out
     assert "12 combinations" in out and "1 rejected by the workload's rule" in out
     assert "winners are kept in workloads/scale.tuned.json (per sm_89 and N)" in out
     assert "block_m" not in out and "D=64" not in out

@@ -114,11 +114,30 @@ def builder(workspace: Path, compiled: list[str], lock: threading.Lock) -> Calla
     return build
 
 
+CHILD_PID = 4242
+
+
+def quiet_window(times: dict[str, list[list[float]]], shapes: list[dict[str, Any]], card: str) -> dict[str, Any]:
+    """A `confirm` reply as the measuring child gives it (cockpit/probes/workload/tune_serve.py):
+    the times, and a window NVML watched at full clocks with only the child on the GPU."""
+    t0 = time.time()
+    samples = [{"t": t0 + i * 0.02, "util": 100, "sm_clock": 1980, "max_sm_clock": 1980, "throttle": 0,
+                "temp": 50, "power_w": 400.0, "pids": [[CHILD_PID, 1000]]} for i in range(60)]
+    gpu = {"cuda_ordinal": 0, "name": card, "uuid": "GPU-fake", "pci_bus_id": None,
+           "cuda_visible_devices": "GPU-fake", "nvml_index": 0, "nvml_uuid": "GPU-fake", "max_sm_clock": 1980}
+    rows = [{"config": " ".join(f"{k}={v}" for k, v in shape.items()), "shape": shape, "dtype": shape["dtype"]}
+            for shape in shapes]
+    return {"times_ms": times, "started": t0, "finished": t0 + 1.2, "pid": CHILD_PID, "gpu": gpu,
+            "gpu_samples": samples, "gpu_watch_error": None, "rows": rows}
+
+
 @dataclass
 class FakeGpu:
     """The measuring child on a GPU that follows `speed`, each call's time with 1 % noise, and
     `outcome`. It loads a configuration's build from `workspace`'s build/tune/ (asserting it is
-    there), and records (op, label) of every request."""
+    there), and records (op, label) of every request. A `confirm` (the confirmation, then the
+    re-confirm) reads every configuration and the baseline in a quiet window; `reads` makes
+    the n-th one read some configurations at other speeds."""
 
     workspace: Path | None = None
     delay_s: float = 0.0
@@ -128,16 +147,19 @@ class FakeGpu:
     restarts: int = 0
     calls: list[tuple[str, str]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    reads: list[dict[KnobSetting, float]] = field(default_factory=list)
+    """Per `confirm`, in order: configurations read at these speeds (x SDPA) instead of `speed`'s."""
+    confirms: int = 0
+    card: str = "NVIDIA H100 80GB HBM3"
+    """The card as torch and NVML name it, in a `confirm`'s window."""
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         op = message["op"]
         if op == "baseline":
             return {"times_ms": self._times(1.0, 30)}
-        request = message["config"]
-        config: KnobSetting = tuple(request["knobs"][n] for n in NAMES)
-        if self.workspace is not None:
-            built = build_dir(self.workspace, BUILD_NAME, request["variant"]["key"])
-            assert built.is_dir(), f"{built} was never built on this box"
+        if op == "confirm":
+            return self._confirm(message["configs"], message["shapes"])
+        config = self._loaded(message["config"])
         name = label(TILES, config)
         what = outcome(config)
         if op == "check":
@@ -152,6 +174,23 @@ class FakeGpu:
         if what == "failed":
             raise MeasureFailed("ours did not run on B4 H16 S1024 D64 fp16 (see the log)")
         return {"times_ms": self._times(speed(config), 10 if message["short"] else 30)}
+
+    def _loaded(self, request: dict[str, Any]) -> KnobSetting:
+        """The configuration a request names, its build asserted in this box's build/tune/."""
+        if self.workspace is not None:
+            built = build_dir(self.workspace, BUILD_NAME, request["variant"]["key"])
+            assert built.is_dir(), f"{built} was never built on this box"
+        return tuple(request["knobs"][n] for n in NAMES)
+
+    def _confirm(self, configs: dict[str, Any], shapes: list[dict[str, Any]]) -> dict[str, Any]:
+        read = self.reads[self.confirms] if self.confirms < len(self.reads) else {}
+        self.confirms += 1
+        times = {}
+        for name, request in configs.items():
+            config = self._loaded(request)
+            self.calls.append(("confirm", label(TILES, config)))
+            times[name] = self._times(read.get(config, speed(config)), 30)
+        return quiet_window(times | {"baseline": self._times(1.0, 30)}, shapes, self.card)
 
     def _times(self, x: float, n: int) -> list[list[float]]:
         with self.lock:

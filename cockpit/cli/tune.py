@@ -41,7 +41,7 @@ from cockpit.tune.launch import (
 )
 from cockpit.tune.plan import KnobPlan
 from cockpit.tune.progress import tune_progress
-from cockpit.tune.target import Gpu, Target, list_gpus, pick_gpus, resolve_target
+from cockpit.tune.target import Gpu, Target, list_gpus, measured_on, pick_gpus, resolve_target
 from cockpit.workload.describe import workload_args, workload_manifest
 from cockpit.workload.manifest import Manifest
 from cockpit.workload.probe_wire import SpaceJson
@@ -65,6 +65,7 @@ def tune(args: argparse.Namespace) -> int:
     picked = _gpus_to_tune_on(gpus, args.gpus)
     if ref is None:
         raise CockpitError('no open session to record the search in; start one with: cockpit new "OBJECTIVE"')
+    plan = replace(plan, target=measured_on(plan.target, plan.arch, picked[0]))  # the card, as NVML names it
     if not args.resume:
         plan = new_run(ws.root, plan)
     for note in notes:
@@ -175,6 +176,7 @@ def _journal_kept(writer: JournalWriter, run: str, result: TuneResult) -> None:
     keep/revert compares with), and what it kept as the session's decision."""
     keep = KeepResult.from_json(result["keep"]) or KeepResult("revert", "nothing kept")
     writer.append(tev.tune_finished(time.time(), run, keep.action, keep.summary, keep=result["keep"],
+                                    confidence=result["confidence"],
                                     **({"bench": result["bench"]} if result["bench"] else {})))
     writer.append(
         decision(

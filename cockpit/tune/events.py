@@ -49,5 +49,7 @@ def tune_trial(t: float, run: str, group: str, number: int, config: str, outcome
 
 
 def tune_finished(t: float, run: str, outcome: str, summary: str, **fields: Any) -> Event:
-    """outcome: keep | revert | stopped."""
+    """outcome: keep | revert | stopped; `keep` (the decision), `bench` (the confirmation as a
+    bench result) and `confidence` (per group the regret, tie and re-confirm, version 1:
+    cockpit/tune/confidence.py; an event from before it reads as "not recorded")."""
     return event(TUNE_FINISHED, t, run=run, outcome=outcome, summary=summary, **fields)

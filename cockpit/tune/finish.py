@@ -1,9 +1,10 @@
 """After a knob search: confirm each group's best configurations on one GPU, keep or revert, record.
 
 The confirmation re-measures the current configuration, the `confirm_top` best of the search and
-the baseline reference, interleaved in the bench gate's blocks, in one watched window. A winner
-must be faster than the current configuration beyond the noise (its bootstrapped interval above 1)
-and by the bar (`[tune] keep_improvement`), in a window the validity verdict passes.
+the baseline reference, interleaved in the bench gate's blocks, in one watched window; when it
+names a winner, the winner, the runner-up and the current values are measured once more by the
+same child (the re-confirm). How each group is judged, and how sure that is (regret, tie, held):
+cockpit/tune/verdict.py.
 
 Keep writes the winners into the workload's tuned file (per GPU architecture and group), which the
 engineer commits with the kernel as any kept change; the confirmation is a bench result of the
@@ -16,28 +17,26 @@ from __future__ import annotations
 import statistics
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
 from cockpit.analysis.keep import KeepResult
-from cockpit.analysis.stats import Estimate, speedup
 from cockpit.config import Config
 from cockpit.errors import CockpitError
 from cockpit.gates.bench.result import SCHEMA, BenchResult
 from cockpit.gates.bench.validity import BenchValidity
 from cockpit.gates.bench.validity_rules import judge_probe_window
+from cockpit.tune.confidence import ConfidenceJson
 from cockpit.tune.header import render, write_header
+from cockpit.tune.measure import ProbeMeasurer
 from cockpit.tune.plan import GroupPlan, KnobPlan
 from cockpit.tune.search import open_study, request_for, store_of
 from cockpit.tune.space import KnobSetting, as_dict, label
 from cockpit.tune.storage import Store
+from cockpit.tune.verdict import BASELINE, CURRENT, Contender, GroupVerdict, judge, reconfirmed, verdict_lines
 from cockpit.tune.worker import measurer_for
 from cockpit.workload.probe_wire import ConfirmReply
 from cockpit.workload.tuned import KnobValues, TunedFileError, Winner, merged, read_winners, write_winners
-
-CURRENT = "current"
-BASELINE = "baseline"
 
 
 class ContenderJson(TypedDict):
@@ -68,25 +67,9 @@ class TuneResult(TypedDict):
     bench: dict[str, object] | None
     """The confirmation as a bench result, if any group was confirmed: `tune_finished` journals it."""
     confirmations: list[ConfirmationJson]
-
-
-@dataclass(frozen=True)
-class Contender:
-    name: str
-    config: KnobSetting
-    vs_current: Estimate
-    vs_baseline: Estimate
-
-
-@dataclass(frozen=True)
-class GroupVerdict:
-    group: GroupPlan
-    current: Contender
-    contenders: tuple[Contender, ...]
-    winner: Contender | None
-    why: str
-    validity: Mapping[str, Any]
-    """The validity verdict on the confirmation's window (gates/bench/validity_rules.py)."""
+    confidence: list[ConfidenceJson]
+    """Per group, the regret, the tie and the re-confirm (cockpit/tune/confidence.py):
+    `tune_finished` journals it."""
 
 
 def top_configurations(plan: KnobPlan, group: GroupPlan, where: Path | Store, k: int) -> list[KnobSetting]:
@@ -112,79 +95,6 @@ def top_configurations(plan: KnobPlan, group: GroupPlan, where: Path | Store, k:
     return out[:k]
 
 
-def judge(
-    group: GroupPlan,
-    configs: Mapping[str, KnobSetting],
-    times: Mapping[str, Sequence[Sequence[float]]],
-    bar: float,
-    validity: Mapping[str, Any],
-    plan: KnobPlan,
-) -> GroupVerdict:
-    """`times`: per contender (CURRENT, top1..) and BASELINE, per shape, the per-call times."""
-
-    def contender(name: str) -> Contender:
-        return Contender(
-            name, configs[name], speedup(times[name], times[CURRENT]), speedup(times[name], times[BASELINE])
-        )
-
-    current = contender(CURRENT)
-    others = tuple(
-        sorted(
-            (contender(n) for n in configs if n != CURRENT), key=lambda c: c.vs_current.value, reverse=True
-        )
-    )
-    if not others:
-        return GroupVerdict(group, current, others, None, "the search found nothing to confirm", validity)
-    best = others[0]
-    what = f"the best, {label(plan.knobs, best.config)}, is {best.vs_current.value:.2f}x the current values"
-    if not validity["valid"]:
-        return GroupVerdict(
-            group,
-            current,
-            others,
-            None,
-            "the confirmation run is suspect (see validity): re-measure on a quiet GPU",
-            validity,
-        )
-    if best.vs_current.lo <= 1.0:
-        return GroupVerdict(
-            group,
-            current,
-            others,
-            None,
-            f"{what} but its interval [{best.vs_current.lo:.2f}, {best.vs_current.hi:.2f}] "
-            "reaches 1: not better beyond the noise",
-            validity,
-        )
-    if best.vs_current.value < 1 + bar:
-        return GroupVerdict(group, current, others, None, f"{what}, under the {bar:.0%} bar", validity)
-    return GroupVerdict(
-        group,
-        current,
-        others,
-        best,
-        f"{label(plan.knobs, best.config)}: {_ci(best.vs_current)} the current values "
-        f"(bar {1 + bar:.2f}x), {_ci(best.vs_baseline)} {plan.baseline}",
-        validity,
-    )
-
-
-def verdict_lines(v: GroupVerdict, plan: KnobPlan) -> list[str]:
-    lines = [
-        f"{v.group.label}: "
-        + (f"WINNER {label(plan.knobs, v.winner.config)}" if v.winner else "no winner")
-        + f" — {v.why}"
-    ]
-    for c in (v.current, *v.contenders):
-        lines.append(
-            f"  {c.name:<8} {label(plan.knobs, c.config):<48} vs current {_ci(c.vs_current)}  "
-            f"vs {plan.baseline} {_ci(c.vs_baseline)}"
-        )
-    if not v.validity["valid"]:
-        lines.append(f"  SUSPECT: {'; '.join(v.validity.get('reasons', []))}")
-    return lines
-
-
 def finish_run(
     config: Config,
     workspace: Path,
@@ -203,26 +113,51 @@ def finish_run(
         env=dict(os.environ, CUDA_VISIBLE_DEVICES=gpu_uuid),
         python=python,
     )
-    verdicts: list[tuple[GroupVerdict, ConfirmReply]] = []
-    store = store_of(workspace, plan, config.tune)
     try:
-        for group in plan.groups:
-            best = top_configurations(plan, group, store, config.tune.confirm_top)
-            configs = {CURRENT: group.current} | {f"top{i + 1}": c for i, c in enumerate(best)}
-            say(
-                f"{group.label}: confirming {', '.join(label(plan.knobs, c) for c in configs.values())} "
-                f"against {plan.baseline}, interleaved"
-            )
-            requests = {name: request_for(plan, group, c) for name, c in configs.items()}
-            reply = measurer.request(
-                {"op": "confirm", "configs": requests, "shapes": list(group.group.bench)}
-            )
-            validity = judge_probe_window({**reply, "compared": []}, config.thresholds)
-            verdict = judge(group, configs, reply["times_ms"], config.tune.keep_improvement, validity, plan)
-            verdicts.append((verdict, reply))
+        return confirm_groups(config, workspace, plan, measurer, say)
     finally:
         measurer.close()
+
+
+def confirm_groups(
+    config: Config, workspace: Path, plan: KnobPlan, measurer: ProbeMeasurer, say: Callable[[str], None]
+) -> TuneResult:
+    """Each group confirmed (and its winner re-confirmed) by one measuring child, then keep or revert."""
+    store = store_of(workspace, plan, config.tune)
+    verdicts = [_confirm(config, plan, group, store, measurer, say) for group in plan.groups]
     return decide(config, workspace, plan, verdicts)
+
+
+def _confirm(
+    config: Config, plan: KnobPlan, group: GroupPlan, store: Store, measurer: ProbeMeasurer,
+    say: Callable[[str], None],
+) -> tuple[GroupVerdict, ConfirmReply]:
+    """The current values, the search's best and the baseline interleaved; then, when that names a
+    winner, the winner, the runner-up and the current values once more."""
+    best = top_configurations(plan, group, store, config.tune.confirm_top)
+    configs = {CURRENT: group.current} | {f"top{i + 1}": c for i, c in enumerate(best)}
+    say(
+        f"{group.label}: confirming {', '.join(label(plan.knobs, c) for c in configs.values())} "
+        f"against {plan.baseline}, interleaved"
+    )
+    reply = _measure(measurer, plan, group, configs)
+    validity = judge_probe_window({**reply, "compared": []}, config.thresholds)
+    verdict = judge(group, configs, reply["times_ms"], config.tune.keep_improvement, validity, plan)
+    if verdict.winner is None:
+        return verdict, reply
+    again = {n: configs[n] for n in (CURRENT, *(c.name for c in verdict.contenders[:2]))}
+    say(f"{group.label}: re-confirming {', '.join(label(plan.knobs, c) for c in again.values())} once more, "
+        "interleaved")
+    second = _measure(measurer, plan, group, again)
+    window = judge_probe_window({**second, "compared": []}, config.thresholds)
+    return reconfirmed(verdict, second["times_ms"], window, plan), reply
+
+
+def _measure(
+    measurer: ProbeMeasurer, plan: KnobPlan, group: GroupPlan, configs: Mapping[str, KnobSetting]
+) -> ConfirmReply:
+    requests = {name: request_for(plan, group, c) for name, c in configs.items()}
+    return measurer.request({"op": "confirm", "configs": requests, "shapes": list(group.group.bench)})
 
 
 def decide(
@@ -236,8 +171,7 @@ def decide(
         keep, written = _keep_winners(workspace, plan, plan.tuned_file, won)
         lines.append(f"{keep.summary}\nwritten: {', '.join(written)} (commit with the kernel to keep it)")
     else:
-        keep = KeepResult("revert", "REVERT: nothing beat the current knob values beyond the noise and "
-                          "the bar")
+        keep = KeepResult("revert", _revert_summary(verdicts))
         lines.append(keep.summary + (f"; {plan.tuned_file} is unchanged" if plan.tuned_file else ""))
     return {
         "run": plan.run,
@@ -247,7 +181,16 @@ def decide(
         "lines": lines,
         "bench": _confirmed_bench(plan, verdicts),
         "confirmations": [_confirmation(v, plan) for v, _ in verdicts],
+        "confidence": [v.confidence.to_json() for v, _ in verdicts],
     }
+
+
+def _revert_summary(verdicts: Sequence[tuple[GroupVerdict, ConfirmReply]]) -> str:
+    """Nothing kept, and the groups whose winner a re-confirm took back."""
+    lost = [v.group.label for v, _ in verdicts if v.reconfirm is not None and not v.reconfirm.held
+            and v.winner is None]
+    return "REVERT: nothing beat the current knob values beyond the noise and the bar" + (
+        f" ({', '.join(lost)}: the winner did not hold on a re-confirm)" if lost else "")
 
 
 def _keep_winners(
@@ -284,6 +227,7 @@ def _keep_winners(
         f"{v.group.label} {label(plan.knobs, w.config)} "
         f"{w.vs_current.value:.2f}x vs current, "
         f"{w.vs_baseline.value:.2f}x {plan.baseline}"
+        + (f" (a tie with {v.tie.other})" if v.tie is not None else "")
         for v, w in won
     )
     keep = KeepResult(
@@ -354,5 +298,3 @@ def _record_rows(v: GroupVerdict, reply: ConfirmReply, plan: KnobPlan) -> list[d
     return rows
 
 
-def _ci(e: Estimate) -> str:
-    return f"{e.value:.3f}x [{e.lo:.3f}, {e.hi:.3f}]"

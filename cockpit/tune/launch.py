@@ -133,7 +133,7 @@ def make_plan(
         knobs=knobs,
         options=values,
         arch=arch,
-        target=target.limits.label,
+        target=target.label,
         trials=tune.trials,
         prune_slower=tune.prune_slower,
         budget_s=tune.budget_min * 60,

@@ -12,6 +12,7 @@ from cockpit.analysis.stats import Estimate
 from cockpit.session.journal import Event
 from cockpit.session.status import Activity
 from cockpit.tune import events as tev
+from cockpit.tune.confidence import GroupConfidence, read_confidence
 
 MEASURED = ("timed", "pruned", "incorrect", "crashed", "failed")
 
@@ -63,6 +64,9 @@ class TuneProgress:
     unit: str = ""
     """How a value reads after its number ("x torch.softmax")."""
     baseline: str = ""
+    confidence: tuple[GroupConfidence, ...] | None = None
+    """Per group, the regret, tie and re-confirm its end journaled; None while it runs, or for a
+    search from before they were recorded."""
 
     @property
     def running(self) -> bool:
@@ -150,6 +154,7 @@ def tune_progress(journal: Iterable[Event]) -> TuneProgress | None:
         recent=tuple(f"{group_of(t)} {t['config']}: {t['outcome']}" + _reading(t, started)
                      for t in trials[-3:]),
         unit=str(started.get("unit", "")), baseline=str(started.get("baseline", "")),
+        confidence=read_confidence(finished),
     )
 
 

@@ -5,6 +5,11 @@ The target's limits decide which configurations are searched: `--arch`, else
 examined on an H100 or on a machine with no GPU at all. The GPUs it runs on are named by UUID,
 never by ordinal: each worker is pinned with CUDA_VISIBLE_DEVICES=<UUID> and watched through the
 same UUID's NVML index.
+
+A card is named as NVML names it (`NVIDIA H200`), never by the best-known card of its arch: an
+H200 tuned is not called an H100 for sharing sm_90. A plan made where no card is present (a dry
+run with `--arch`) names the arch alone; the search's results name the card that measured them
+(`measured_on`).
 """
 
 from __future__ import annotations
@@ -36,7 +41,8 @@ class Target:
 
     @property
     def label(self) -> str:
-        return f"{self.gpu_name} ({self.limits.arch})" if self.gpu_name else self.limits.label
+        """`NVIDIA H200 (sm_90)`; the arch alone (`sm_89`) when no card present chose it."""
+        return f"{self.gpu_name} ({self.limits.arch})" if self.gpu_name else self.limits.arch
 
 
 def list_gpus(nvml: Nvml) -> list[Gpu]:
@@ -49,9 +55,16 @@ def list_gpus(nvml: Nvml) -> list[Gpu]:
         if uuid is None:
             continue
         cc = nvml.compute_capability(i)
-        out.append(Gpu(i, uuid, (nvml.name(i) or "GPU").removeprefix("NVIDIA "),
-                       f"sm_{cc[0]}{cc[1]}" if cc else None))
+        out.append(Gpu(i, uuid, nvml.name(i) or "GPU", f"sm_{cc[0]}{cc[1]}" if cc else None))
     return out
+
+
+def measured_on(target: str, arch: str, gpu: Gpu) -> str:
+    """What a search's results say they were measured on: the card that measures them, as NVML
+    names it (`NVIDIA H200 (sm_90)`), whatever chose the target (`--arch 9.0` on an H200 is still
+    the H200); the target's limits beside it when they are another arch's."""
+    card = f"{gpu.name} ({gpu.arch or arch})"
+    return card if gpu.arch in (None, arch) else f"{card}, held to the limits of {target}"
 
 
 def pick_gpus(gpus: list[Gpu], wanted: str | None, env: Mapping[str, str]) -> list[Gpu]:

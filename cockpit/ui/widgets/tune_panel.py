@@ -1,8 +1,8 @@
 """The tune panel: where a search stands (trial N of M, the best so far with its interval and
-speedups, the compile queue, rejections by limit, ETA against the budget) and a sparkline of
-every timed configuration's value (TFLOP/s, or × the workload's baseline). It renders a
-`TuneProgress`; the host folds that from the session journal and calls `show` (text at most twice
-a second, the chart only when a trial lands)."""
+speedups, the compile queue, rejections by limit, ETA against the budget; at its end what it kept
+and how sure it is: regret, tie, re-confirm) and a sparkline of every timed configuration's value
+(TFLOP/s, or × the workload's baseline). It renders a `TuneProgress`; the host folds that from the
+session journal and calls `show` (text at most twice a second, the chart only when a trial lands)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from cockpit.printable import printable
 from cockpit.session.status import fmt_duration
+from cockpit.tune.confidence import confidence_lines
 
 if TYPE_CHECKING:
     from textual.widgets import Sparkline
@@ -42,6 +43,8 @@ def _append_where(out: Text, progress: TuneProgress, now: float) -> None:
     if not progress.running:
         out.append("tuned ", style="bold green")
         out.append(f"{progress.measured} configurations measured; {printable(progress.summary)}")
+        for line in confidence_lines(progress.confidence):  # how sure: regret, tie, re-confirm
+            out.append(f"\n{printable(line)}", style="dim")
         return
     out.append("tuning ", style="bold cyan")
     out.append(f"trial {progress.measured} of {progress.planned}")
