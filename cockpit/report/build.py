@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from cockpit.analysis.decide import URGENCY
+from cockpit.analysis.decide import class_words
 from cockpit.errors import CockpitError
 from cockpit.files import read_head
 from cockpit.gates.bench.result import BenchResult, read_bench_result
@@ -129,7 +129,7 @@ def outcome(state: SessionState) -> Outcome:
     run, result = best
     speedup = result.speedup or 0.0  # never 0: a run counts as valid only with a speedup
     level = clean_line(result.level or "")
-    urgency = URGENCY.get(level, level)
+    urgency = class_words(level, result.interval)
     vs = reference_speedups(result)
     others = _other_references(vs)
     return Outcome(speedup, level, run.run_id, valid, len(benches) - valid,

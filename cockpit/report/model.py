@@ -45,7 +45,8 @@ class Outcome:
 
     best_speedup: float | None
     level: str | None
-    """CRITICAL / HIGH / MEDIUM / SUCCESS, as `cockpit decide` classes it."""
+    """CRITICAL / HIGH / PARITY / MEDIUM / SUCCESS, as the bench classes it (PARITY: its interval
+    reaches 1.0)."""
     run_id: str | None
     valid_runs: int
     suspect_runs: int
