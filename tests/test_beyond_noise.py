@@ -6,7 +6,7 @@ Times here are synthetic (a unit test of the rule); the bench's own are tested o
 
 from __future__ import annotations
 
-from cockpit.analysis.keep import BenchRecord, decide_keep, speedup_interval
+from cockpit.analysis.keep import BenchRecord, KeepResult, decide_keep, speedup_interval
 from cockpit.report.history import SessionSummary
 from cockpit.report.trend import regressions
 
@@ -26,6 +26,10 @@ def test_a_gain_over_the_bar_inside_the_noise_is_not_kept() -> None:
     assert decision.action == "revert" and "not beyond the noise" in decision.summary
     tight = decide_keep(record(2, 0.8, 0.005), [record(1, 1.0, 0.005)], "tile the rows")
     assert tight.action == "keep"
+    # each decision carries its interval, through the journal too: a PR says 1.25x [1.24, 1.26]
+    assert decision.interval is not None and decision.interval[0] <= 1.0
+    assert tight.interval is not None and 1.0 < tight.interval[0] < 1.25 < tight.interval[1]
+    assert KeepResult.from_json(tight.to_json()) == tight
 
 
 def test_a_config_an_old_bench_found_launch_bound_does_not_decide_against_a_new_run() -> None:

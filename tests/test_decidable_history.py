@@ -65,10 +65,10 @@ def test_the_pr_states_the_outcome_of_a_run_suspect_of_named_configs(
     ref = session(ws, DAY, data)
     assert main(["--workspace", str(ws.root), "export", ref.id, "--format", "pr"]) == 0
     text = Path(capsys.readouterr().out.strip()).read_text()
-    outcome = next(line for line in text.splitlines() if line.startswith("- **Outcome**"))
+    outcome = next(line for line in text.splitlines() if line.startswith("- **Result**"))
     assert "no valid benchmark" not in outcome
-    assert outcome.endswith("run 001-bench; 6 configs left out: blocks never clean")
-    assert ("- **Validity** — SUSPECT (6 configs left out: blocks never clean; the rest decide): blocks never "
+    assert outcome.endswith("run 001-bench; 6 configs left out: blocks never clean; no interval: the bench recorded none")
+    assert ("- **Validity** — SUSPECT \\(6 configs left out: blocks never clean; the rest decide\\): blocks never "
             "clean at B2 H16 S8192 D64 bf16 full \\(ours: SW thermal slowdown in 16 of 16 re-measures\\), ") in text
     assert text.count("\n- **Validity**") == 1 and "re-measures\\) and 3 more configs\n" in text
 
@@ -82,4 +82,6 @@ def test_a_run_suspect_window_wide_is_still_no_valid_benchmark(
     assert summary.best_speedup is None and summary.outcome == "no valid bench (1 suspect)"
     assert main(["--workspace", str(ws.root), "export", ref.id, "--format", "pr"]) == 0
     text = Path(capsys.readouterr().out.strip()).read_text()
-    assert "- **Outcome** — `attention`: no valid benchmark in this session" in text
+    assert "- **Result** — `attention`: no valid benchmark: 1 run\\(s\\), all suspect or failed" in text
+    # the verdict of the run that was not valid says why
+    assert "\n- **Validity** — SUSPECT: " in text

@@ -61,7 +61,7 @@ def test_the_report_opens_with_the_outcome_then_the_charts_then_the_table(exampl
     assert headings[0] == "Outcome"
     outcome = md.split("## Outcome", 1)[1].split("## ", 1)[0]
     assert "**0.77x vs SDPA** — valid run 008-bench" in outcome
-    assert "- **Decision:** KEEP: D=128 BM128 BN64" in outcome
+    assert "- **Decision:** KEEP: 1.20x \\[1.18, 1.20\\] vs the build before this change" in outcome
     assert "- **The one fix:** larger tiles" in outcome
     assert "![Speedup of ours and every timed reference" in md and "](report-speedup.svg)" in md
     html = (examples / "report.html").read_text()

@@ -147,8 +147,8 @@ def test_cockpit_history_prints_every_session_then_each_workloads_trend(
 def test_the_softmax_report_is_compared_with_the_softmax_session_before_it(
         ws: Workspace, two_workloads: dict[str, SessionRef]) -> None:
     report = build_report(ws, two_workloads["s2"], now=DAY + 10 * 86400)
-    assert report.outcome.text == ("1.01x vs torch.softmax (ahead of the baseline), 0.74x vs torch.compile, "
-                                   "run 001-bench")
+    assert report.outcome.text == ("1.01x vs torch.softmax over 3 configs (ahead of the baseline), 0.74x vs "
+                                   "torch.compile, run 001-bench; no interval: the bench recorded none")
     assert (report.outcome.workload, report.outcome.baseline) == ("row-softmax", "torch.softmax")
     assert [(v.reference, v.label) for v in report.outcome.vs] == [("torch.softmax", "torch.softmax"),
                                                                    ("torch.compile", "torch.compile")]
@@ -158,7 +158,8 @@ def test_the_softmax_report_is_compared_with_the_softmax_session_before_it(
     assert "**speedup:** 1.01x vs torch.softmax \\(geometric mean\\), ahead of the baseline" in md and "SDPA" not in md
     attention = build_report(ws, two_workloads["a2"], now=DAY + 10 * 86400)
     assert attention.comparison is not None and attention.comparison.previous_id == two_workloads["a1"].id
-    assert attention.outcome.text.startswith("0.67x vs SDPA (behind the baseline: one fix at a time), 0.95x vs FLASH")
+    assert attention.outcome.text.startswith("0.67x vs SDPA over 56 configs (behind the baseline: one fix at a "
+                                             "time), 0.95x vs FLASH")
 
 
 def summary(i: int, workload: str | None) -> SessionSummary:

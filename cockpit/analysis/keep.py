@@ -30,7 +30,9 @@ class KeepResult:
 
     Version 1: `action`, the `summary` said to the engineer, the `improvement` over the reference
     run (0.23 = 23 % faster), how many configs both shared, the commit message a KEEP would use,
-    the reference run, the kernel's paths git may touch, and (a tune's) the tuned header it wrote.
+    the reference run, the kernel's paths git may touch, (a tune's) the tuned header it wrote, and
+    since issue 47 the `interval` of the speedup over the reference (1 + improvement) where the
+    runs measured one (absent before, and for runs without intervals).
     """
 
     SCHEMA: ClassVar[int] = 1
@@ -45,6 +47,8 @@ class KeepResult:
     paths: tuple[str, ...] = ()
     header: str | None = None
     """A tune's tuned header (the file a KEEP commits beside the kernel's)."""
+    interval: tuple[float, float] | None = None
+    """The speedup over the reference's interval (conservative: each config at its worst and best)."""
 
     @property
     def decides(self) -> bool:
@@ -68,13 +72,15 @@ class KeepResult:
             return None
         return cls(action, text(data.get("summary")) or "", as_number(data.get("improvement")),
                    whole(data.get("shared_configs")), text(data.get("commit_message")) or "",
-                   text(data.get("reference")), strings(data.get("paths")), text(data.get("header")))
+                   text(data.get("reference")), strings(data.get("paths")), text(data.get("header")),
+                   pair(data.get("interval")))
 
     def to_json(self) -> dict[str, object]:
         return {"action": self.action, "summary": self.summary, "improvement": self.improvement,
                 "shared_configs": self.shared_configs, "commit_message": self.commit_message,
                 "reference": self.reference, "paths": list(self.paths),
-                **compact({"header": self.header})}
+                **compact({"header": self.header,
+                           "interval": list(self.interval) if self.interval else None})}
 
 
 @dataclass(frozen=True)
@@ -227,23 +233,24 @@ def decide_keep(current: BenchRecord, history: Iterable[BenchRecord], objective:
     versus = best.run
     left = _left_out(best, current)
     measured = speedup_interval(best, current)
-    if measured is not None and improvement >= keep_improvement and measured[1] <= 1.0:
+    ends = (measured[1], measured[2]) if measured is not None else None
+    if ends is not None and improvement >= keep_improvement and ends[0] <= 1.0:
         return KeepResult(
             "revert", f"REVERT: {improvement:+.0%} vs the best earlier run ({versus}) but not beyond the "
-            f"noise (its interval [{measured[1]:.3f}, {measured[2]:.3f}] reaches 1): re-measure, or try "
-            "a different fix", improvement, shared, reference=versus)
+            f"noise (its interval [{ends[0]:.3f}, {ends[1]:.3f}] reaches 1): re-measure, or try "
+            "a different fix", improvement, shared, reference=versus, interval=ends)
     if improvement >= keep_improvement:
         return KeepResult(
             "keep", f"KEEP: {improvement:+.0%} vs the best earlier run ({versus}) over {shared} "
             f"configs{left}",
             improvement, shared,
             f"{current.measured}: {objective} ({improvement:+.0%} geomean over {shared} configs vs {versus})",
-            versus)
+            versus, interval=ends)
     return KeepResult(
         "revert", f"REVERT: {improvement:+.0%} vs the best earlier run ({versus}) over {shared} configs"
         f"{left}, under the {keep_improvement:.0%} bar: restore the last kept version and try a "
         "different fix",
-        improvement, shared, reference=versus)
+        improvement, shared, reference=versus, interval=ends)
 
 
 def _left_out(before: BenchRecord, now: BenchRecord) -> str:

@@ -187,6 +187,7 @@ def _journal_kept(writer: JournalWriter, run: str, result: TuneResult) -> None:
             source="tune",
             header=keep.header,
             improvement=keep.improvement,
+            **({"interval": list(keep.interval)} if keep.interval else {}),
         )
     )
 

@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from functools import cache
 from typing import cast
 
-from cockpit.analysis.decide import URGENCY
+from cockpit.analysis.decide import URGENCY, class_words
 from cockpit.config import Config
 from cockpit.gate_lines import CATALOG, MEASURING_GATE, GateLine
 from cockpit.gates.gate import GateCode, GateContext, ProgressTracker, Verdict
 from cockpit.gates.result import GateResult
 from cockpit.gates.view import GateView
+from cockpit.json_fields import pair
 
 
 @dataclass(frozen=True)
@@ -144,10 +145,14 @@ def measures(gate_name: str) -> bool:
 
 
 def summary_said(gate_name: str, summary: str, result_inline: Mapping[str, object]) -> str:
-    """A run's summary; a bench journaled before its level was said in words of urgency reads as
-    one journaled now: "(HIGH)" read as a grade of speed, not as what it asks of the engineer.
-    The TUI's gate list and pane and the report say it through this one function."""
+    """A run's summary; a bench journaled before its level was said in words of urgency, or
+    before an interval reaching 1.0 was the same as the baseline, reads as one journaled now:
+    "(HIGH)" read as a grade of speed, and "1.00x [0.99, 1.01] (ahead of the baseline)" said
+    more than the measurement can. The TUI's gate list and pane and the report say it through
+    this one function."""
     level = result_inline.get("level") if measures(gate_name) else None
-    if isinstance(level, str) and level in URGENCY:
-        return summary.replace(f"({level})", f"({URGENCY[level]})", 1)
-    return summary
+    if not isinstance(level, str) or level not in URGENCY:
+        return summary
+    said = class_words(level, pair(result_inline.get("interval")))
+    journaled = next((w for w in (f"({level})", f"({URGENCY[level]})") if w in summary), None)
+    return summary.replace(journaled, f"({said})", 1) if journaled else summary

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from cockpit.analysis.decide import URGENCY
+from cockpit.analysis.decide import class_words
 from cockpit.errors import CockpitError
 from cockpit.files import read_head
 from cockpit.gates.bench.result import BenchResult, read_bench_result
@@ -17,8 +17,10 @@ from cockpit.gates.catalog import measures, summary_said
 from cockpit.gates.env.result import EnvResult
 from cockpit.patterns.library import Pattern, load_patterns
 from cockpit.patterns.triggers import TriggerBudget
+from cockpit.report.checks import correctness_run, sanitizer_run
 from cockpit.report.configs import bench_configs
 from cockpit.report.cut import NOTES_READ_BYTES, notes_cut
+from cockpit.report.decisions import decisions
 from cockpit.report.gate_details import details
 from cockpit.report.gpu_series import read_track, series
 from cockpit.report.history import (
@@ -38,7 +40,6 @@ from cockpit.report.model import (
     TIMELINE_MAX,
     Comparison,
     GateReport,
-    KeepDecisionRow,
     Machine,
     Outcome,
     PatternRef,
@@ -53,7 +54,6 @@ from cockpit.report.reading import read_session
 from cockpit.report.text import clean_line, clean_value
 from cockpit.report.trend import compare
 from cockpit.session import events as ev
-from cockpit.session.bounds import line_cut
 from cockpit.session.inside import OutsideWorkspace, confine_session_path
 from cockpit.session.journal import Event
 from cockpit.session.paths import stored_path
@@ -82,6 +82,7 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
     phases = _phase_rows(state, as_of)
     track = read_track(ref, problems)
     wall = wall_seconds(state, as_of)
+    decided = decisions(read.events, state)
     report = normalized(Report(
         schema_version=SCHEMA_VERSION, session=clean_line(state.id), objective=clean_line(state.objective),
         template=clean_line(state.template), started_t=state.created_t, ended_t=state.ended_t,
@@ -93,7 +94,7 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
         statuses=tuple(TimedText(s.t, clean_line(s.text), s.auto) for s in state.statuses[-TIMELINE_MAX:]),
         statuses_total=len(state.statuses), journal_notes_total=len(state.notes),
         gates=gate_reports(ws, state),
-        decisions=decisions(read.events, state),
+        decisions=decided,
         gpu_phases=gpu_phases(read.events),
         telemetry=series(ref, state, track, problems),
         spans=spans(state, as_of),
@@ -104,6 +105,7 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
         repeated_mistakes=this.mistakes,
         comparison=_comparison(ws, ref, refs, this, patterns, births, as_of),
         problems=tuple(clean_line(p) for p in problems),
+        correctness=correctness_run(state, decided), sanitizer=sanitizer_run(state, decided),
         configs=bench_configs(state),
     ))
     if report.gpu_phases:
@@ -129,13 +131,27 @@ def outcome(state: SessionState) -> Outcome:
     run, result = best
     speedup = result.speedup or 0.0  # never 0: a run counts as valid only with a speedup
     level = clean_line(result.level or "")
-    urgency = URGENCY.get(level, level)
+    urgency = class_words(level, result.interval)
     vs = reference_speedups(result)
     others = _other_references(vs)
     return Outcome(speedup, level, run.run_id, valid, len(benches) - valid,
-                   f"{speedup:.2f}x vs {vs[0].label} ({urgency}){_modes(result)}{others}, run {run.run_id}"
-                   + (f"; {clean_line(left)}" if (left := result.left_out_words()) else ""),
-                   clean_line(result.workload), vs[0].label, vs)
+                   f"{_speedup_words(result, vs[0].label)} ({urgency}){_modes(result)}{others}, "
+                   f"run {run.run_id}{_missing(result)}",
+                   clean_line(result.workload), vs[0].label, vs, result.interval, result.configs)
+
+
+def _speedup_words(result: BenchResult, baseline: str) -> str:
+    """'0.77x [0.76, 0.78] vs SDPA over 56 configs': the number, its interval and what it is against."""
+    spread = f" [{result.interval[0]:.2f}, {result.interval[1]:.2f}]" if result.interval else ""
+    over = f" over {result.configs} configs" if result.configs else ""
+    return f"{result.speedup or 0.0:.2f}x{spread} vs {baseline}{over}"
+
+
+def _missing(result: BenchResult) -> str:
+    """'; 6 configs left out: blocks never clean', and that the speedup has no interval where the
+    bench recorded none (a bench from before intervals): said, never guessed."""
+    left = f"; {clean_line(left)}" if (left := result.left_out_words()) else ""
+    return left + ("" if result.interval else "; no interval: the bench recorded none")
 
 
 def _decidable(benches: list[GateRunRecord]) -> int:
@@ -282,27 +298,6 @@ def phase_at(state: SessionState, t: float) -> str | None:
         if run.started_t <= t and (run.ended_t is None or t <= run.ended_t):
             return clean_line(run.phase)
     return None
-
-
-def decisions(events: tuple[Event, ...], state: SessionState) -> tuple[KeepDecisionRow, ...]:
-    return tuple(_decision(e, state) for e in events if e.get("type") == ev.DECISION)
-
-
-def _decision(e: Event, state: SessionState) -> KeepDecisionRow:
-    """One keep/revert decision, with the last finished measuring run before it: the bench it
-    was decided on."""
-    t = float(e["t"])
-    before = [r for r in state.gate_runs if measures(r.gate) and r.finished_t is not None
-              and r.finished_t <= t]
-    improvement = e.get("improvement")
-    summary = e.get("summary")
-    return KeepDecisionRow(t, clean_value(e.get("action")),
-                           clean_value(line_cut(summary) if isinstance(summary, str) else summary),
-                           e.get("confirmed") is True,
-                           float(improvement) if isinstance(improvement, (int, float))
-                           and not isinstance(improvement, bool) else None,
-                           clean_value(e["commit"]) if e.get("commit") else None,
-                           before[-1].run_id if before else None)
 
 
 def spans(state: SessionState, as_of: float) -> tuple[Span, ...]:

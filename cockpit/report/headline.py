@@ -1,58 +1,86 @@
-"""What a session came to, in the words REPORT.md, report.html and PR.md open with: the headline
-speedup against the baseline and whether the run it comes from is valid, the last keep/revert
-decision, and the profile's one fix."""
+"""What a session came to, in the words REPORT.md, report.html and PR.md open with, in the order a
+reviewer asks: the result (the headline speedup with its interval, against the baseline), whether
+the kernel is correct and clean under the sanitizer, whether the bench is valid, the last
+keep/revert decision (against what, and the change in words); then the profile's one fix."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cockpit.report.model import GateReport, Report
+from cockpit.gates.catalog import measures
+from cockpit.report.decision_line import decision_line
+from cockpit.report.model import CheckRun, GateReport, Report
+
+NOT_RUN = "not run in this session"
 
 
 @dataclass(frozen=True)
 class Headline:
     number: str
-    """"0.77x vs SDPA", or "no valid benchmark"."""
+    """"0.77x [0.76, 0.78] vs SDPA", or "no valid benchmark"."""
     valid: bool
     """A valid run stands behind `number`."""
     text: str
     """The outcome's sentence (every reference, the run)."""
     verdict: str | None
-    """The run's validity verdict, its first word and what it says of the configs ("SUSPECT (6
+    """The bench's validity verdict, its first word and what it says of the configs ("SUSPECT (6
     configs left out: ...)"); None without a bench."""
     note: str | None
-    """Why it is suspect, or the bench's note; None when it says nothing."""
+    """Its conditions ("comparable (power cap 36% of the window; ...)"), why it is suspect, or its
+    note; None when it says nothing."""
     decision: str | None
-    """"KEEP: ... (done, commit abc123)"; None when no decision was taken."""
+    """"KEEP: 1.20x [1.18, 1.20] vs ...; done, commit abc123"; None when no decision was taken."""
     profile: str | None
     """The last passing profile's verdict."""
     fix: str | None
     """Its one fix."""
+    correctness: str = NOT_RUN
+    """The last correctness run in words, with its run ("..., run 007-correctness")."""
+    sanitizer: str = NOT_RUN
 
     @property
     def validity(self) -> str | None:
-        """The verdict with its note ("VALID: GPU 0 ..."); None without a bench."""
+        """The verdict with its conditions ("VALID: comparable (...)"); None without a bench."""
         if self.verdict is None:
             return None
         return self.verdict + (f": {self.note}" if self.note else "")
 
+    def opening(self) -> tuple[tuple[str, str], ...]:
+        """The lines every report opens with, in the order a reviewer asks: (label, words)."""
+        return (("Result", self.text), ("Correctness", self.correctness), ("Sanitizer", self.sanitizer),
+                ("Validity", self.validity or "no bench in this session"),
+                ("Decision", self.decision or "no keep/revert decision was taken in this session"))
+
 
 def headline(report: Report) -> Headline:
     o = report.outcome
-    number = (f"{o.best_speedup:.2f}x vs {o.baseline}" if o.best_speedup is not None and o.baseline
+    spread = f" [{o.interval[0]:.2f}, {o.interval[1]:.2f}]" if o.interval else ""
+    number = (f"{o.best_speedup:.2f}x{spread} vs {o.baseline}" if o.best_speedup is not None and o.baseline
               else "no valid benchmark")
-    bench = next((g for g in report.gates if g.run_id == o.run_id), None)
-    verdict, note = _bench_validity(bench)
-    return Headline(number, o.best_speedup is not None, o.text, verdict, note, _last_decision(report),
-                    *_profile_finding(report))
+    verdict, note = _bench_validity(_judged_bench(report))
+    return Headline(number, o.best_speedup is not None, o.text, verdict, note,
+                    decision_line(report.decisions[-1]) if report.decisions else None,
+                    *_profile_finding(report), _check(report.correctness), _check(report.sanitizer))
+
+
+def _judged_bench(report: Report) -> GateReport | None:
+    """The bench the outcome stands on; without a valid one, the last bench (its verdict says why)."""
+    best = next((g for g in report.gates if g.run_id == report.outcome.run_id), None)
+    return best or next((g for g in reversed(report.gates) if measures(g.gate)), None)
 
 
 def _bench_validity(bench: GateReport | None) -> tuple[str | None, str | None]:
-    """The best bench's validity verdict and its note; neither without a bench."""
+    """A bench's validity verdict and what it says: the conditions of a valid one, the reasons of
+    a suspect one, else its note; neither without a bench."""
     if bench is None:
         return None, None
+    reasons = "; ".join(f.value for f in bench.facts if f.label == "why suspect")
     return (fact(bench, "validity") or ("VALID" if bench.valid else "SUSPECT"),
-            fact(bench, "why suspect") or fact(bench, "note"))
+            fact(bench, "conditions") or reasons or fact(bench, "note"))
+
+
+def _check(run: CheckRun | None) -> str:
+    return f"{run.text} (run {run.run_id})" if run is not None else NOT_RUN
 
 
 def _profile_finding(report: Report) -> tuple[str | None, str | None]:
@@ -61,15 +89,6 @@ def _profile_finding(report: Report) -> tuple[str | None, str | None]:
     if profile is None:
         return None, None
     return fact(profile, "verdict") or profile.summary, fact(profile, "the one fix")
-
-
-def _last_decision(report: Report) -> str | None:
-    """The session's last keep/revert, and whether it was carried out (with its commit)."""
-    if not report.decisions:
-        return None
-    last = report.decisions[-1]
-    done = "done" if last.confirmed else "not carried out"
-    return f"{last.summary} ({done}{f', commit {last.commit}' if last.commit else ''})"
 
 
 def fact(gate: GateReport, label: str) -> str | None:

@@ -13,15 +13,17 @@ from dataclasses import dataclass, field
 
 from cockpit.hardware.peaks import Peak
 
-SCHEMA_VERSION = 5
-READS = (1, 2, 3, 4, 5)
+SCHEMA_VERSION = 6
+READS = (1, 2, 3, 4, 5, 6)
 TIMELINE_MAX = 500
 """Statuses and journaled notes a report lists: the latest (a week's 46,000 auto statuses made a
 report no one reads, and the export took seconds); `statuses_total` says how many there were."""
 """Versions `jsonio.loads` reads: 3 added `outcome.workload`, `outcome.baseline` and `outcome.vs`
 (null and empty when read from a 1 or 2), 4 the statuses' totals; 2 to 4 carry one reference's
 speedup of the first workload's beside `vs`, which 5 dropped (cockpit/before_workloads.py's
-`report_outcome` reads it into `vs`)."""
+`report_outcome` reads it into `vs`); 6 added the outcome's interval and configs, what each decision
+was compared with, and the session's last correctness and sanitizer runs (null when read from a 5
+or before)."""
 RENDERED_ONLY = {"report_json": False}
 """Field metadata: a sentence the Markdown and HTML say that report.json (its schema versioned)
 does not carry; read back from JSON it is its default, and reports compare equal without it."""
@@ -45,7 +47,8 @@ class Outcome:
 
     best_speedup: float | None
     level: str | None
-    """CRITICAL / HIGH / MEDIUM / SUCCESS, as `cockpit decide` classes it."""
+    """CRITICAL / HIGH / PARITY / MEDIUM / SUCCESS, as the bench classes it (PARITY: its interval
+    reaches 1.0)."""
     run_id: str | None
     valid_runs: int
     suspect_runs: int
@@ -56,6 +59,10 @@ class Outcome:
     """The label of the reference `best_speedup` is stated against ("torch.softmax")."""
     vs: tuple[ReferenceSpeedup, ...] = ()
     """The best valid run against each timed reference; the baseline first."""
+    interval: tuple[float, float] | None = None
+    """`best_speedup`'s interval (version 6); None where the bench measured none."""
+    configs: int | None = None
+    """How many configs `best_speedup` is the geometric mean over (version 6)."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +143,25 @@ class KeepDecisionRow:
     commit: str | None
     after_run: str | None
     """The bench run the decision followed."""
+    source: str | None = None
+    """"tune" for a tune's keep; None for a bench's (version 6)."""
+    interval: tuple[float, float] | None = None
+    """The speedup over what it was compared with (1 + improvement)'s interval, where journaled."""
+    versus: str | None = None
+    """What it was compared with, in words: "the best earlier bench, run 004-bench (2026-11-23 11:17
+    UTC, commit abc1234)", "the tuned values before tune-20261123-111122" (version 6)."""
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    """The session's last finished run of a check a reviewer asks for (correctness, sanitizer), in
+    the gate's own words (version 6)."""
+
+    run_id: str
+    status: str
+    text: str
+    """"all 104/104 configs correct on 3 rounds of fresh inputs, ...; rel L2 tolerance 1e-2; worst
+    rel L2 2.3e-03 at ...", "compute-sanitizer memcheck: 0 errors on 3 shapes"."""
 
 
 @dataclass(frozen=True)
@@ -307,6 +333,10 @@ class Report:
     """Statuses the journal holds; `statuses` lists the latest TIMELINE_MAX (version 4)."""
     journal_notes_total: int = 0
     """Notes the journal holds; `journal_notes` lists the latest TIMELINE_MAX (version 4)."""
+    correctness: CheckRun | None = None
+    """The last finished correctness run; None: none ran in this session (version 6)."""
+    sanitizer: CheckRun | None = None
+    """The last finished sanitizer run; None: none ran in this session (version 6)."""
     gpu_phases_note: str | None = field(default=None, compare=False, metadata=RENDERED_ONLY)
     """Why `gpu_phases` is empty, in one sentence (None when it is not, or read from JSON)."""
     configs: BenchConfigs | None = field(default=None, compare=False, metadata=RENDERED_ONLY)

@@ -1,8 +1,11 @@
 """`cockpit export --format pr`: the session for a pull request's description, at most 40 lines of
-Markdown a reviewer reads in one screen: the outcome against the workload's baseline, the best
-valid bench as a table with units (its slowest and fastest configs, the rest in the full report;
-a config whose time is mostly its launch is never among the fastest), its validity in one line,
-the keep/revert decision, the profile's one fix, and a link to the full report."""
+Markdown a reviewer reads in one screen. It opens with what a reviewer asks, in that order (the
+report's Outcome opens the same way, `Headline.opening`): the result with its interval and
+baseline, correctness, the sanitizer, the bench's validity, the keep/revert decision against what
+it compared with; then the profile's one fix, the machine, the best valid bench as a table with
+units (its slowest and fastest configs, the rest in the full report; a config whose time is mostly
+its launch is never among the fastest) with its caption after a blank line (GitHub would read the
+caption as the table's last row without one), and a link to the full report."""
 
 from __future__ import annotations
 
@@ -20,36 +23,24 @@ def render_pr(report: Report, full_report: str) -> str:
     """`full_report`: the path of REPORT.md as the reader of the PR finds it (from the repository's
     root)."""
     lines = [f"### {_cell(report.objective)}", ""]
-    o = report.outcome
     h = headline(report)
-    workload = f"`{o.workload}`: " if o.workload else ""
-    lines.append(f"- **Outcome** — {workload}{o.text}" if o.best_speedup is not None
-                 else f"- **Outcome** — {workload}no valid benchmark in this session ({o.text})")
-    if h.verdict is not None:
-        lines += _validity(report, h.verdict, h.note)
-    if h.decision is not None:
-        lines += ["", f"- **Decision** — {_cell(h.decision)}"]
+    workload = f"`{report.outcome.workload}`: " if report.outcome.workload else ""
+    for label, words in h.opening():
+        lines.append(f"- **{label}** — {workload if label == 'Result' else ''}{_cell(words)}")
     if h.profile is not None:
         fix = f"; the one fix: {_cell(h.fix)}" if h.fix else ""
         lines.append(f"- **Profile** — {_cell(h.profile)}{fix}")
     machine = _machine(report)
     if machine:
         lines.append(f"- **Machine** — {_cell(machine)}")
+    if report.configs is not None and report.configs.valid:
+        lines += ["", *_table(report.configs)]
     minutes = report.duration_s / 60
     lines += ["", f"{minutes:.0f} min of work, {len(report.gates)} gate runs. "
                   f"Full report: [{full_report}]({full_report})"]
     if len(lines) > MAX_LINES:  # a table of very long config names is the only way to get here
         lines = [*lines[:MAX_LINES - 1], f"… (see the full report: {full_report})"]
     return "\n".join(lines) + "\n"
-
-
-def _validity(report: Report, verdict: str, note: str | None) -> list[str]:
-    """The best bench's validity, and the configs table when that bench was valid."""
-    # the verdict is the cockpit's own words, the note may not be
-    lines = [f"- **Validity** — {verdict}" + (f": {_cell(note)}" if note else "")]
-    if report.configs is not None and report.configs.valid:
-        lines += ["", *_table(report.configs)]
-    return lines
 
 
 def _machine(report: Report) -> str:
@@ -76,7 +67,7 @@ def _table(configs: BenchConfigs) -> list[str]:
                 f"vs {configs.baseline} shown" + (f", the fastest among those whose time is not mostly the "
                                                   f"launch ({launch} configs are)" if launch else ""))
     table = config_table(configs, order, PR_REFERENCES)
-    return [*_rows(table), *([f"<sub>{_cell(note)}</sub>"] if note else [])]
+    return [*_rows(table), *(["", f"<sub>{_cell(note)}</sub>"] if note else [])]
 
 
 def _rows(table: Table) -> list[str]:

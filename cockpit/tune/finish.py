@@ -230,14 +230,16 @@ def _keep_winners(
         + (f" (a tie with {v.tie.other})" if v.tie is not None else "")
         for v, w in won
     )
+    least = min((w.vs_current for _, w in won), key=lambda c: c.value)  # the gain the keep claims
     keep = KeepResult(
         "keep",
         summary,
-        min(w.vs_current.value for _, w in won) - 1,
+        least.value - 1,
         commit_message=f"{plan.workload}: knob values tuned by {plan.run} on {plan.target} "
         f"({summary.removeprefix('KEEP: ')})",
         paths=tuple(written),
         header=tuned_file,
+        interval=(least.lo, least.hi),
     )
     return keep, written
 

@@ -15,7 +15,7 @@ from pathlib import PurePosixPath
 
 from cockpit import before_workloads
 from cockpit.analysis.bench_notes import equal_clock_speedup, host_bound_note
-from cockpit.analysis.decide import URGENCY, Decision, SpeedupThresholds, decide
+from cockpit.analysis.decide import Decision, SpeedupThresholds, class_words, decide
 from cockpit.analysis.keep import (
     BenchRecord,
     KeepResult,
@@ -236,12 +236,13 @@ def judge_bench(measured: Measured, validity: BenchValidity | None, keep: KeepRe
         return Verdict("error", "no shape produced a time for both ours and "
                        f"{labels.get(baseline, baseline) or 'a baseline (the workload names none)'}", result)
     geomean, configs = vs[baseline]
-    d = _decision(rows, geomean, thresholds)
     interval = rows_interval([r.json for r in rows], SPEEDUP_PREFIX + baseline)
+    d = _decision(rows, geomean, thresholds, interval)
     equal = _equal_clocks(rows, validity, baseline)
     by_mode = mode_speedups(rows, baseline)
-    summary = (f"{geomean:.2f}x{_spread(interval)} vs {labels.get(baseline, baseline)} ({URGENCY[d.level]}) "
-               f"over {configs} configs{_modes_words(by_mode)}{_at_equal_words(equal)}"
+    summary = (f"{geomean:.2f}x{_spread(interval)} vs {labels.get(baseline, baseline)} "
+               f"({class_words(d.level, interval)}) over {configs} configs{_modes_words(by_mode)}"
+               f"{_at_equal_words(equal)}"
                f"{_against_others(measured, rows, baseline, vs, labels)}"
                f"{_left_out(validity, len(every) - len(rows))}{host_bound_note(measured.row_json, labels)}; "
                + _validity_words(validity))
@@ -302,19 +303,21 @@ def mode_speedups(rows: Sequence[MeasuredRow], baseline: str) -> dict[str, float
     return {mode: g[0] for mode, g in found.items() if g is not None}
 
 
-def _decision(rows: Sequence[MeasuredRow], geomean: float, thresholds: Thresholds) -> Decision:
-    """The speedup class; the typical kernel of the sweep decides whether launches dominate (the
-    smallest always will)."""
+def _decision(rows: Sequence[MeasuredRow], geomean: float, thresholds: Thresholds,
+              interval: tuple[float, float] | None) -> Decision:
+    """The speedup class (the same as the baseline where its interval reaches 1.0); the typical
+    kernel of the sweep decides whether launches dominate (the smallest always will)."""
     typical_ms = statistics.median(_ours_ms(rows).values())
     return decide(geomean, typical_ms, SpeedupThresholds(
-        thresholds.speedup_critical, thresholds.speedup_high, thresholds.speedup_medium))
+        thresholds.speedup_critical, thresholds.speedup_high, thresholds.speedup_medium), interval)
 
 
 def _status(d: Decision, validity: BenchValidity | None) -> GateStatus:
-    """CRITICAL fails, HIGH warns, and so does a pass measured on a GPU that was not clean."""
+    """CRITICAL fails; HIGH warns, PARITY (not shown to be ahead) too, and so does a pass measured
+    on a GPU that was not clean."""
     if d.level == "CRITICAL":
         return "fail"
-    if d.level == "HIGH" or validity is None or not validity.valid:
+    if d.level in ("HIGH", "PARITY") or validity is None or not validity.valid:
         return "warn"
     return "pass"
 

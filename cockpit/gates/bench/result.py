@@ -24,7 +24,7 @@ from functools import cached_property
 from typing import ClassVar, Literal
 
 from cockpit import before_workloads
-from cockpit.analysis.decide import URGENCY
+from cockpit.analysis.decide import class_words
 from cockpit.analysis.fix_payoff import FixPayoff
 from cockpit.analysis.keep import KeepResult
 from cockpit.analysis.stats import geomean
@@ -179,9 +179,8 @@ class BenchResult:
             return None
         tone: Literal["good", "bad", "warn"] = ("good" if self.speedup >= 1.0 else "bad") if self.decidable \
             else "warn"
-        level = self.level or ""
-        return HeadlineFigure(f"{self.speedup:.2f}x", self.baseline_label, tone, URGENCY.get(level, level),
-                        self.configs or None)
+        return HeadlineFigure(f"{self.speedup:.2f}x", self.baseline_label, tone,
+                              class_words(self.level, self.interval), self.configs or None)
 
     def ran_on(self) -> str | None:
         return gpu_uuid(self.raw.get("gpu"))

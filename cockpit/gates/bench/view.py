@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cockpit.analysis.decide import URGENCY
+from cockpit.analysis.decide import class_words
 from cockpit.gates.bench.checks import checks_line
 from cockpit.gates.bench.result import BenchResult, BenchRow, ImplTime
 from cockpit.gates.view import Cell, Column, Fact, GateView, ViewTable, fmt, present, speed_tone, unit
@@ -49,7 +49,7 @@ def _headline_facts(bench: BenchResult) -> list[Fact]:
         facts.append(Fact("device", bench.device))
     if bench.speedup is not None:
         facts.append(Fact("speedup", f"{bench.speedup:.2f}x {bench.vs_label(bench.baseline)} (geometric mean)"
-                          + (f", {URGENCY.get(bench.level, bench.level)}" if bench.level else ""),
+                          + (f", {class_words(bench.level, bench.interval)}" if bench.level else ""),
                           speed_tone(bench.speedup)))
     return facts
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from cockpit.gates.correctness.result import CorrectnessResult, OracleCheck, read_checked
+from cockpit.gates.correctness.view import rounds_words, why_failed
 from cockpit.gates.gate import GateContext, GateStatus, Verdict
 from cockpit.gates.probe_call import ShapeCounter, probe_argv, read_result
 from cockpit.workload.guards import off_line
@@ -37,12 +38,12 @@ def judge_correctness(read: CorrectnessResult, planned: int | None = None) -> Ve
     failures = read.failures
     if failures:
         many = len(failures) > 1
-        said = "; ".join(f"{_who(c, many)}{c.config}: {_why(c)}" for c in failures)
+        said = "; ".join(f"{_who(c, many)}{c.config}: {why_failed(c)}" for c in failures)
         return Verdict("fail", f"FAILS at {said}; {len(checks) - len(failures)} other checks passed{notes}",
                        result)
     if not checks:
         return Verdict("error", f"no shape was checked{notes}", result)
-    head = f"all {len(checks)}/{planned} checks correct{_how(checks)}"
+    head = f"all {len(checks)}/{planned} checks correct{rounds_words(checks)}"
     measured = [c for c in checks if c.rel_l2 is not None]
     own = " (the workload's own check)" if any(c.tolerance is None for c in checks) else ""
     status: GateStatus = "warn" if notes else "pass"
@@ -52,30 +53,6 @@ def judge_correctness(read: CorrectnessResult, planned: int | None = None) -> Ve
     return Verdict(status, f"{head}; worst rel L2 {worst.rel_l2:.1e} at {worst.config}{own}{notes}", result)
 
 
-def _how(checks: Sequence[OracleCheck]) -> str:
-    """' on 3 rounds of fresh inputs, each repeat bit for bit the same' (or how far repeats
-    differed under declared atomics); nothing for results from before the rounds."""
-    rounds = min((c.rounds for c in checks if c.rounds is not None), default=None)
-    if rounds is None:
-        return ""
-    said = f" on {rounds} round{'s' if rounds != 1 else ''} of fresh inputs"
-    repeats = [c for c in checks if c.deterministic is not None]
-    if repeats and all(c.deterministic for c in repeats):
-        return said + ", each repeat bit for bit the same"
-    differ = max((c.repeat_max_abs or 0.0 for c in repeats if c.deterministic is False), default=0.0)
-    return said + (f", repeats differ by up to {differ:.1e} (atomics declared)" if repeats else "")
-
-
 def _who(check: OracleCheck, many: bool = False) -> str:
     """The candidate's name before its failure ("ours" too when several failed)."""
     return f"{check.candidate} " if check.candidate and (many or check.candidate != "ours") else ""
-
-
-def _why(check: OracleCheck) -> str:
-    if check.what:
-        return check.what  # names what it did ("changed its input #0 in place", "grad of input #0 ...")
-    if check.nonfinite:
-        return f"{check.nonfinite} NaN/Inf (max |Δ| {check.max_abs or 0:.2e})"
-    if check.rel_l2 is not None and check.tolerance is not None:
-        return f"rel L2 {check.rel_l2:.2e} > {check.tolerance:g} (max |Δ| {check.max_abs or 0:.2e})"
-    return "the check failed"

@@ -60,3 +60,21 @@ def _finding_cells(f: Finding) -> tuple[Cell, ...]:
             Cell(f.kind), Cell(f.kernel_short or ""),
             Cell(f.location, "") if f.location else Cell("no -lineinfo", "dim"),
             Cell(f.thread or ""), Cell(f.block or ""), Cell(f.access or ""))
+
+
+def sanitize_words(result: SanitizeResult) -> str:
+    """What a reviewer asks of a sanitizer run, in one line: "compute-sanitizer memcheck: 0 errors
+    on 3 shapes", with the first finding where there was one, and what did not run where not
+    every call did."""
+    tool = f"compute-sanitizer {result.tool}"
+    shapes = len(result.shapes)
+    on = f" on {shapes} shape{'s' if shapes != 1 else ''}" if shapes else ""
+    calls = f" ({result.calls} of {result.planned} calls ran)" if result.calls != result.planned else ""
+    first = f"; first: {_finding_words(result.findings[0])}" if result.findings else ""
+    return f"{tool}: {_errors_word(result.errors)}{on}{calls}{first}"
+
+
+def _finding_words(f: Finding) -> str:
+    """"Invalid __global__ write of size 4 bytes in twice_kernel at k.cu:32"."""
+    return (f.kind + (f" in {f.kernel_short}" if f.kernel_short else "")
+            + (f" at {f.location}" if f.location else ""))

@@ -34,7 +34,8 @@ def offer_bench_decision(host: CockpitHost, result: BenchResult) -> None:
                     f"(HEAD)? This discards:\n{stat or f'nothing: {named} has no uncommitted change'}")
 
     def answered(yes: bool | None) -> None:
-        details: dict[str, object] = {"improvement": keep.improvement, "reference": keep.reference}
+        details: dict[str, object] = {"improvement": keep.improvement, "reference": keep.reference,
+                                      **({"interval": list(keep.interval)} if keep.interval else {})}
         if yes:
             try:
                 if keep.action == "keep":
