@@ -114,6 +114,14 @@ def test_the_bench_after_a_profile_says_what_ncu_predicted_and_what_the_change_r
     table = capsys.readouterr().out.split("\n\n")[0].splitlines()
     assert "FIX → REALIZED" in table[0]
     assert "47.7 % → 1.25x [1.23, 1.28] keep · Theoretical" in table[1]  # numbers first: a cut cell keeps them
+    # PR.md and REPORT.md open with it beside the decision
+    capsys.readouterr()
+    assert main(["--workspace", str(tmp_path), "export", "--format", "pr"]) == 0
+    pr = Path(capsys.readouterr().out.strip()).read_text()
+    said = next(line for line in pr.splitlines() if line.startswith("- **Fix realized** — "))
+    assert said.startswith("- **Fix realized** — ncu estimated 47.7 % for TheoreticalOccupancy \\(of the whole "
+                           "kernel\\); this change realized 1.25x \\[")
+    assert f"KEEP \\(run 004-bench; changed: {commit} -\\> {commit}: 1 file changed" in said
     # the pattern library: a pattern that names the rule says how often and how much it paid
     new_pattern(Workspace(tmp_path).patterns_dir, "Registers cap the occupancy",
                 "TheoreticalOccupancy below 50 %", "ncu names TheoreticalOccupancy", "__launch_bounds__", 20)

@@ -53,7 +53,9 @@ def test_the_tuned_session_opens_with_what_a_reviewer_asks_in_that_order(
         examples: Path, capsys: pytest.CaptureFixture[str]) -> None:
     lines = export_pr(examples, TUNED, capsys)
     said = opening(lines)
-    assert list(said)[:6] == ["Result", "Correctness", "Sanitizer", "Validity", "Decision", "Profile"]
+    assert list(said)[:7] == ["Result", "Correctness", "Sanitizer", "Validity", "Decision", "Fix realized",
+                              "Profile"]
+    assert said["Fix realized"] == "the profile's fix has no bench that kept or reverted after it in this session"
     assert lines[2:7] == [f"- **{label}** — {said[label]}" for label in list(said)[:5]]  # right under the title
     # the result against its baseline over its configs; this bench (recorded before intervals) has none
     assert said["Result"] == ("`attention`: 0.77x vs SDPA over 56 configs \\(behind the baseline: one fix at a "
@@ -195,4 +197,5 @@ def test_a_session_without_a_bench_says_what_did_not_run_and_its_words_stay_word
     assert opening(text.splitlines()) == {
         "Result": "no benchmark was run", "Correctness": "not run in this session",
         "Sanitizer": "not run in this session", "Validity": "no bench in this session",
-        "Decision": "no keep/revert decision was taken in this session"}
+        "Decision": "no keep/revert decision was taken in this session",
+        "Fix realized": "no profile in this session"}

@@ -1,7 +1,8 @@
 """What a session came to, in the words REPORT.md, report.html and PR.md open with, in the order a
 reviewer asks: the result (the headline speedup with its interval, against the baseline), whether
 the kernel is correct and clean under the sanitizer, whether the bench is valid, the last
-keep/revert decision (against what, and the change in words); then the profile's one fix."""
+keep/revert decision (against what, and the change in words), what the profile's one fix realized;
+then the profile's one fix."""
 
 from __future__ import annotations
 
@@ -37,6 +38,9 @@ class Headline:
     correctness: str = NOT_RUN
     """The last correctness run in words, with its run ("..., run 007-correctness")."""
     sanitizer: str = NOT_RUN
+    realized: str = "no profile in this session"
+    """The profile's fix against what the bench after it realized (gates/bench/payoff.py), with
+    what changed; or what is missing."""
 
     @property
     def validity(self) -> str | None:
@@ -49,7 +53,8 @@ class Headline:
         """The lines every report opens with, in the order a reviewer asks: (label, words)."""
         return (("Result", self.text), ("Correctness", self.correctness), ("Sanitizer", self.sanitizer),
                 ("Validity", self.validity or "no bench in this session"),
-                ("Decision", self.decision or "no keep/revert decision was taken in this session"))
+                ("Decision", self.decision or "no keep/revert decision was taken in this session"),
+                ("Fix realized", self.realized))
 
 
 def headline(report: Report) -> Headline:
@@ -60,7 +65,8 @@ def headline(report: Report) -> Headline:
     verdict, note = _bench_validity(_judged_bench(report))
     return Headline(number, o.best_speedup is not None, o.text, verdict, note,
                     decision_line(report.decisions[-1]) if report.decisions else None,
-                    *_profile_finding(report), _check(report.correctness), _check(report.sanitizer))
+                    *_profile_finding(report), _check(report.correctness), _check(report.sanitizer),
+                    _realized(report))
 
 
 def _judged_bench(report: Report) -> GateReport | None:
@@ -89,6 +95,19 @@ def _profile_finding(report: Report) -> tuple[str | None, str | None]:
     if profile is None:
         return None, None
     return fact(profile, "verdict") or profile.summary, fact(profile, "the one fix")
+
+
+def _realized(report: Report) -> str:
+    """The last bench that paid a profile's fix off, in its pane's words with what changed; else
+    what is missing: no profile, or no bench that kept or reverted after it."""
+    for gate in reversed(report.gates):
+        paid = fact(gate, "the profile's fix") if measures(gate.gate) else None
+        if paid is not None:
+            changed = fact(gate, "changed since it")
+            return f"{paid} (run {gate.run_id}" + (f"; changed: {changed})" if changed else ")")
+        if gate.gate == "profile" and gate.status == "pass":
+            return "the profile's fix has no bench that kept or reverted after it in this session"
+    return "no profile in this session"
 
 
 def fact(gate: GateReport, label: str) -> str | None:
