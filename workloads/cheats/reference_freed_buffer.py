@@ -24,7 +24,7 @@ GATE = "correctness"
 GUARD = "poisoned-reference"
 EXPECT = "the reference's poisoned freed buffer"
 CPU_OK = False
-ALSO = ("same-bits-on-repeat",)  # its repeat call finds no oracle freed just before it: garbage, not its answer
+ALSO = ("same-bits-on-repeat",)  # its repeat finds no oracle freed just before it: garbage, not its answer
 
 
 def make_inputs(seed: int, /, M: int, N: int) -> tuple[torch.Tensor]:
