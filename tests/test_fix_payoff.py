@@ -5,7 +5,6 @@ the same profile again; a fix ncu gave no number for is said as the decision tre
 
 from __future__ import annotations
 
-import json
 import subprocess
 import time
 from pathlib import Path
@@ -14,16 +13,16 @@ import pytest
 
 from cockpit.analysis.fix_payoff import FixPayoff, Predicted, paid_by_rule
 from cockpit.cli import main
-from cockpit.gates.bench.gate import BenchGate
 from cockpit.gates.bench.result import read_bench_result
 from cockpit.gates.bench.view import bench_view
-from cockpit.gates.gate import GateContext, Verdict, result_json
+from cockpit.gates.gate import Verdict, result_json
 from cockpit.patterns.library import new_pattern
 from cockpit.session import events as ev
 from cockpit.session.journal import JournalWriter
 from cockpit.session.results import gate_finished_event
 from cockpit.session.workspace import SessionRef, Workspace
-from tests.test_one_past import probe, session
+from tests.test_one_past import bench as journaled_bench
+from tests.test_one_past import session
 
 OCCUPANCY = ("TheoreticalOccupancy: The kernel's theoretical occupancy is limited by the number of required "
              "registers. (47.7 % est., of the whole kernel)")
@@ -32,20 +31,7 @@ OCCUPANCY = ("TheoreticalOccupancy: The kernel's theoretical occupancy is limite
 def bench(ws: Path, ref: SessionRef, run_id: str, scale: float, t: float) -> Verdict:
     """The bench gate on the H100's recorded bench, ours `scale` times as long with a ±1 % interval
     on every config, its finish journaled as the runner does."""
-    data = probe(scale)
-    for row in data["rows"]:
-        ours = row["impl"]["ours"]
-        ours["ci_ms"] = [ours["median_ms"] * 0.99, ours["median_ms"] * 1.01]
-    ctx = GateContext(ws, ref.path, run_id, objective="tile the rows")
-    ctx.result_path.parent.mkdir(parents=True, exist_ok=True)
-    ctx.result_path.write_text(json.dumps(data))
-    verdict = BenchGate().verdict(ctx, 0, [])
-    writer = JournalWriter(ref.journal)
-    writer.append(ev.gate_started(t - 60, run_id, "bench", ("python",), f"logs/{run_id}.log", 1))
-    writer.append(gate_finished_event(ref.path, ws, t, run_id, "bench", verdict.status, verdict.summary,
-                                      60.0, 0, f"logs/{run_id}.log", result_json(verdict)))
-    writer.close()
-    return verdict
+    return journaled_bench(ws, ref, run_id, scale, t, spread=0.01)
 
 
 def git(ws: Path, *args: str) -> str:

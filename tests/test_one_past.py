@@ -28,13 +28,16 @@ from cockpit.tune import events as tev
 GPU = Path(__file__).parent / "fixtures" / "gpu"
 
 
-def probe(scale: float) -> dict:
-    """The H100 bench a probe wrote on a clean window, ours `scale` times as long."""
+def probe(scale: float, spread: float | None = None) -> dict:
+    """The H100 bench a probe wrote on a clean window, ours `scale` times as long (`spread`: every
+    config given an interval of ± that share)."""
     data = json.loads(gzip.decompress((GPU / "comparable" / "probe-bench.json.gz").read_bytes()))
     for row in data["rows"]:
         ours = row["impl"]["ours"]
         ours["median_ms"] *= scale
-        if "ci_ms" in ours:
+        if spread is not None:
+            ours["ci_ms"] = [ours["median_ms"] * (1 - spread), ours["median_ms"] * (1 + spread)]
+        elif "ci_ms" in ours:
             ours["ci_ms"] = [v * scale for v in ours["ci_ms"]]
     return data  # type: ignore[no-any-return]
 
@@ -43,11 +46,12 @@ def session(ws: Path, t: float, objective: str) -> SessionRef:
     return create_session(Workspace(ws), Config(), objective, None, t, start_timer=False)
 
 
-def bench(ws: Path, ref: SessionRef, run_id: str, scale: float, t: float | None = None) -> Verdict:
+def bench(ws: Path, ref: SessionRef, run_id: str, scale: float, t: float | None = None,
+          spread: float | None = None) -> Verdict:
     """The bench gate on `ref`'s workspace, and (`t` given) its finish journaled as the runner does."""
     ctx = GateContext(ws, ref.path, run_id, objective="tile the rows")
     ctx.result_path.parent.mkdir(parents=True, exist_ok=True)
-    ctx.result_path.write_text(json.dumps(probe(scale)))
+    ctx.result_path.write_text(json.dumps(probe(scale, spread)))
     verdict = BenchGate().verdict(ctx, 0, [])
     if t is not None:
         writer = JournalWriter(ref.journal)

@@ -298,7 +298,7 @@ def summarize(state: SessionState, events: Sequence[Event], workspace: Path,
 
 def _payoffs(state: SessionState) -> tuple[FixPayoff, ...]:
     """Each profile's fix and what the bench after it realized, as the session's benches keep them."""
-    return tuple(p for _, b in finished_benches(state) if (p := b.payoff) is not None)
+    return tuple(p for _, b in bench_runs(state) if (p := b.payoff) is not None)
 
 
 def _first_valid_s(state: SessionState) -> float | None:

@@ -21,8 +21,9 @@ from cockpit.gates.bench.result import read_bench_result
 from cockpit.gates.catalog import measures
 from cockpit.json_fields import JsonObject, obj, text, texts
 from cockpit.session.gate_run import GateRunRecord
-from cockpit.session.journal import JOURNAL_NAME, read_journal
-from cockpit.session.state import SessionState, fold
+from cockpit.session.journal import JOURNAL_NAME
+from cockpit.session.saved_state import recent_state
+from cockpit.session.state import SessionState
 
 COMMIT = "commit"
 """The key a bench's or a profile's result keeps the workspace's head commit under."""
@@ -32,9 +33,10 @@ estimate's line when it chose the fix} (gates/profile/gate.py writes it)."""
 
 
 def session_state(workspace: Path, session_dir: Path) -> SessionState | None:
-    """The session as its journal tells it; None when it cannot be read."""
+    """The session's recent state, as the profile gate reads it (session/saved_state.py); None
+    when its journal cannot be read."""
     try:
-        return fold(read_journal(session_dir / JOURNAL_NAME).events, workspace)
+        return recent_state(session_dir / JOURNAL_NAME, workspace)
     except CockpitError:
         return None
 
