@@ -7,6 +7,7 @@ labels from before workloads read in the words cockpit/before_workloads.py keeps
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -21,9 +22,11 @@ from cockpit.report.decision_line import decision_line
 from cockpit.report.decisions import TUNE, decision_words
 from cockpit.report.model import KeepDecisionRow
 from cockpit.session.journal import JournalWriter, read_journal
+from cockpit.tune.space import label
 from cockpit.workload.knob_words import KnobWords, spelled
 from cockpit.workload.manifest import ManifestError, manifest_from_json
 from cockpit.workload.spec import Knob, Reference, Workload, axes
+from cockpit.workload.tuned import KnobDecl, group_label
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "sessions"
@@ -67,6 +70,22 @@ def test_the_recorded_tiles_read_in_the_words_kept_for_their_kernel() -> None:
         assert not any(token in words for token in short.split()), (short, words)
     assert before_workloads.tile_setting("D=128 block_m=128 warps=4") is None  # today's labels are not tiles
     assert before_workloads.tile_setting("D=128 BM128 ROWS=2") is None
+
+
+def test_the_attention_workload_gives_its_knobs_the_words_kept_for_its_old_tiles() -> None:
+    """One set of words: the example workload's own (workloads/attention/attention.py), which the
+    words kept for the recorded tiles repeat."""
+    pytest.importorskip("torch")
+    spec = importlib.util.spec_from_file_location("attention_example_words",
+                                                  ROOT / "workloads" / "attention" / "attention.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    manifest = manifest_from_json(manifest_json(module.WORKLOAD, "workloads/attention/attention.py"))
+    assert manifest.words == TILE_WORDS
+    decls = [KnobDecl(k.name, k.via, k.macro, k.start) for k in manifest.knobs]
+    short = f"{group_label({'D': 128})} {label(decls, (128, 64, 4, 1, 1, True, False))}"
+    assert short == ATTENTION_LIKE and spelled(short, manifest.words) == IN_WORDS
 
 
 def test_a_workload_s_words_travel_in_its_manifest_and_a_tune_s_decision() -> None:
