@@ -34,7 +34,7 @@ TUNE_GROUP = "head_dim"
 """The key a tune's `tune_started` spaces named their group by (its group read "D=<value>")."""
 _TUNE_KEYS = (("d", "group"), ("flash", "reference"))
 """Tune event keys then -> now (every search wrote these until the generic keys)."""
-TILE_WORDS: dict[str, dict[str, Any]] = {
+TILE_WORDS: dict[str, dict[str, str | dict[str, str]]] = {
     "groups": {"D": "head dim {}"},
     "knobs": {"block_m": "block {}x{block_n}", "block_n": "", "warps": "{} warp(s)",
               "min_blocks": "min {} block(s)/SM", "stages": "{} stage(s)",
