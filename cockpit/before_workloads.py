@@ -3,12 +3,13 @@
 The first sessions benchmarked one kernel, the attention example in csrc/, against PyTorch's
 scaled_dot_product_attention and its backends, and their files did not say so. Each stored shape
 from that time is upgraded here, where its one reader reads it: a bench probe's file, a bench
-result, a tune event, a report.json. Nothing writes these names any more; nothing else in the
-cockpit knows that kernel. Plain JSON in, plain JSON out (ground layer)."""
+result, a tune event, a tuned setting's label, a report.json. Nothing writes these names any more;
+nothing else in the cockpit knows that kernel. Plain JSON in, plain JSON out (ground layer)."""
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -33,6 +34,22 @@ TUNE_GROUP = "head_dim"
 """The key a tune's `tune_started` spaces named their group by (its group read "D=<value>")."""
 _TUNE_KEYS = (("d", "group"), ("flash", "reference"))
 """Tune event keys then -> now (every search wrote these until the generic keys)."""
+TILE_WORDS: dict[str, dict[str, str | dict[str, str]]] = {
+    "groups": {"D": "head dim {}"},
+    "knobs": {"block_m": "block {}x{block_n}", "block_n": "", "warps": "{} warp(s)",
+              "min_blocks": "min {} block(s)/SM", "stages": "{} stage(s)",
+              "o_smem": {"True": "O in shared memory", "False": "O in registers"},
+              "q_regs": {"True": "Q in registers", "False": "Q in shared memory"}},
+}
+"""The words of that kernel's knobs for a setting its tile search journaled, which carried none
+(workloads/attention/attention.py gives its knobs these: tests/test_knob_words.py holds them equal),
+as a tune's decision journals words (cockpit/workload/knob_words.py)."""
+_TILE_TOKENS = tuple((re.compile(pattern), name, values) for pattern, name, values in (
+    (r"BM(\d+)", "block_m", None), (r"BN(\d+)", "block_n", None), (r"(\d+)w", "warps", None),
+    (r"mb(\d+)", "min_blocks", None), (r"(\d+)st", "stages", None),
+    (r"O:(smem|reg)", "o_smem", {"smem": "True", "reg": "False"}),
+    (r"Q:(smem|reg)", "q_regs", {"smem": "False", "reg": "True"})))
+"""The tile search's short tokens ("BM128", "4w", "O:smem"), as the knob each set and its value."""
 
 
 def bench_probe(data: Mapping[str, object]) -> Mapping[str, object]:
@@ -116,3 +133,22 @@ def report_outcome(outcome: Mapping[str, object], version: int) -> Mapping[str, 
         upgraded["vs"] = [{"reference": r, "label": LABELS[r], "speedup": v}
                           for r, v in ((BASELINE, best), ("flash", flash))]
     return upgraded
+
+
+def tile_setting(setting: str) -> str | None:
+    """A setting that kernel's tile search journaled ("D=128 BM128 BN64 4w mb1 1st O:smem Q:smem": its
+    group in a decision's summary, none in a trial's; no `Q:` for Q kept in registers) as today's
+    knob search labels one ("D=128 block_m=128 block_n=64 warps=4 min_blocks=1 stages=1 o_smem=True
+    q_regs=False"), to be read in `TILE_WORDS`; None for a setting in any other form."""
+    tokens = setting.split()
+    group = tokens[:1] if tokens[:1] and tokens[0].startswith("D=") else []  # a trial's names none
+    knobs = [knob for token in tokens[len(group):] if (knob := _tile_knob(token)) is not None]
+    return " ".join(group + knobs) if knobs and len(knobs) + len(group) == len(tokens) else None
+
+
+def _tile_knob(token: str) -> str | None:
+    """One short token as "knob=value"; None for a token that is none of the tile search's."""
+    for pattern, name, values in _TILE_TOKENS:
+        if (m := pattern.fullmatch(token)) is not None:
+            return f"{name}={values[m.group(1)] if values else m.group(1)}"
+    return None

@@ -43,6 +43,7 @@ from cockpit.tune.plan import KnobPlan
 from cockpit.tune.progress import tune_progress
 from cockpit.tune.target import Gpu, Target, list_gpus, measured_on, pick_gpus, resolve_target
 from cockpit.workload.describe import workload_args, workload_manifest
+from cockpit.workload.knob_words import KnobWords
 from cockpit.workload.manifest import Manifest
 from cockpit.workload.probe_wire import SpaceJson
 
@@ -79,7 +80,7 @@ def tune(args: argparse.Namespace) -> int:
         raise
     _say_workers_failed(codes, ref.path / "logs", f"{plan.run}-gpu{picked[0].index}.log")
     result = finish_run(config, ws.root, plan, picked[0].uuid, _say, python)
-    _journal_kept(writer, plan.run, result)
+    _journal_kept(writer, plan.run, result, manifest.words)
     writer.close()
     print(json.dumps(result) if args.json else "\n".join(result["lines"]))
     return 0 if result["keep"]["action"] == "keep" else 1
@@ -171,9 +172,10 @@ def _say_workers_failed(codes: list[int], logs: Path, first_log: str) -> None:
         _say(f"a worker exited {codes}: see {logs}; the others finished the search")
 
 
-def _journal_kept(writer: JournalWriter, run: str, result: TuneResult) -> None:
+def _journal_kept(writer: JournalWriter, run: str, result: TuneResult, words: KnobWords | None) -> None:
     """The search's end with its confirmation (a bench of the workload: what the next bench's
-    keep/revert compares with), and what it kept as the session's decision."""
+    keep/revert compares with), and what it kept as the session's decision, with the words the
+    workload gave its knobs (the report spells the kept setting in them)."""
     keep = KeepResult.from_json(result["keep"]) or KeepResult("revert", "nothing kept")
     writer.append(tev.tune_finished(time.time(), run, keep.action, keep.summary, keep=result["keep"],
                                     confidence=result["confidence"],
@@ -188,6 +190,7 @@ def _journal_kept(writer: JournalWriter, run: str, result: TuneResult) -> None:
             header=keep.header,
             improvement=keep.improvement,
             **({"interval": list(keep.interval)} if keep.interval else {}),
+            **({"words": words.to_json()} if words else {}),
         )
     )
 

@@ -242,7 +242,7 @@ def manifest_json(w: Workload, source: str, limits: Mapping[str, Any] | None = N
         "keep_per": list(w.keep_per),
         "tune_grid": _grid_json(w, w.tune_grid),
         "knob_defaults": defaults,
-        "modes": list(w.modes), "grad_inputs": list(w.grad_inputs),
+        "modes": list(w.modes), "grad_inputs": list(w.grad_inputs), "group_words": dict(w.group_words),
     }
 
 
@@ -260,7 +260,8 @@ def _knob_json(k: Knob) -> KnobJson:
     """One knob; a define knob's untuned value is the source's own #ifndef default unless the
     workload says."""
     return {"name": k.name, "values": list(k.values), "via": k.via, "macro": k.macro or k.name,
-            "start": k.default if k.via == "define" else k.start, "hints": dict(k.hints)}
+            "start": k.default if k.via == "define" else k.start, "hints": dict(k.hints),
+            "words": dict(k.words) if isinstance(k.words, Mapping) else k.words}
 
 
 def knob_combinations(w: Workload) -> list[tuple[Any, ...]]:

@@ -20,7 +20,7 @@ from cockpit.patterns.triggers import TriggerBudget
 from cockpit.report.checks import correctness_run, sanitizer_run
 from cockpit.report.configs import bench_configs
 from cockpit.report.cut import NOTES_READ_BYTES, notes_cut
-from cockpit.report.decisions import decisions
+from cockpit.report.decisions import decision_words, decisions
 from cockpit.report.gate_details import details
 from cockpit.report.gpu_series import read_track, series
 from cockpit.report.history import (
@@ -106,7 +106,7 @@ def build_report(ws: Workspace, ref: SessionRef, now: float) -> Report:
         comparison=_comparison(ws, ref, refs, this, patterns, births, as_of),
         problems=tuple(clean_line(p) for p in problems),
         correctness=correctness_run(state, decided), sanitizer=sanitizer_run(state, decided),
-        configs=bench_configs(state),
+        configs=bench_configs(state), decision_words=decision_words(read.events),
     ))
     if report.gpu_phases:
         return report

@@ -1,38 +1,43 @@
 """A keep/revert decision in the words a reviewer reads: the gain with its interval, what it was
 against, the change in words, and whether it was carried out.
 
-    KEEP: 1.20x [1.18, 1.20] vs the build before this change (the tuned values before
-    tune-20261123-111122), 1.06x vs FLASH, with head dim 128: block 128x64, 4 warps, min 1
-    block/SM, 1 stage, O in shared memory, Q in shared memory; done, no commit recorded
+    KEEP: 1.31x [1.28, 1.34] vs the build before this change (the tuned values before
+    tune-20261124-001500), 1.12x vs torch.softmax, with rows of 4096: 2 rows per block, 8 warps;
+    done, no commit recorded
 
-A tune journals its gains in its summary, one part per group ("D=128 BM128 BN64 ... 1.20x [1.18,
-1.20] vs current, 1.06x FLASH"); those parts are read back and each setting spelled out. A summary
-in no form this knows is shown as journaled. What the journal did not record (an interval, a
-commit) is said to be missing, never guessed.
+A tune journals its gains in its summary, one part per group ("N=4096 ROWS=2 num_warps=8 1.31x
+[1.28, 1.34] vs current, 1.12x torch.softmax"); those parts are read back and each setting spelled
+out in the words the workload gave its knobs, journaled with the decision (workload/knob_words.py;
+a setting the tile search journaled before workloads, in the words before_workloads.py keeps for
+it). A summary in no form this knows is shown as journaled. What the journal did not record (an
+interval, a commit, words) is said to be missing or read as written, never guessed.
 """
 
 from __future__ import annotations
 
 import re
 
+from cockpit import before_workloads
 from cockpit.report.decisions import TUNE
 from cockpit.report.model import KeepDecisionRow
-from cockpit.workload.knob_words import spelled
+from cockpit.report.text import clean_line
+from cockpit.workload.knob_words import KnobWords, spelled
 
 _TUNE_PART = re.compile(r"(?P<setting>.+?) (?P<x>\d+\.\d+)x(?: \[(?P<lo>\d+\.\d+), (?P<hi>\d+\.\d+)\])?"
                         r" vs current(?:, (?P<others>.+))?")
 """One group's part of a tune's summary (cockpit/tune/finish.py writes it)."""
 
 
-def decision_line(d: KeepDecisionRow) -> str:
-    """The decision as a pull request states it."""
+def decision_line(d: KeepDecisionRow, words: KnobWords | None = None) -> str:
+    """The decision as a pull request states it, a tune's settings in `words` (its workload's)."""
     done = _done(d)
     if d.source != TUNE:
         return f"{d.action.upper()}: {_gain(d.improvement, d.interval)} vs {_versus(d)}; {done}"
     parts = _tune_parts(d.summary)
     if parts is None:
         return f"{d.summary} (vs {_versus(d)}); {done}"
-    return f"{d.action.upper()}: " + "; ".join(_tune_part(m, d, len(parts)) for m in parts) + f"; {done}"
+    said = "; ".join(_tune_part(m, d, len(parts), words) for m in parts)
+    return f"{d.action.upper()}: {said}; {done}"
 
 
 def _versus(d: KeepDecisionRow) -> str:
@@ -65,11 +70,19 @@ def _tune_parts(summary: str) -> list[re.Match[str]] | None:
     return found if found and len(found) == len(parts) else None
 
 
-def _tune_part(m: re.Match[str], d: KeepDecisionRow, parts: int) -> str:
-    """'1.20x [1.18, 1.20] vs the build before this change (...), 1.06x vs FLASH, with head dim 128:
-    block 128x64, ...'. The row's own interval stands for a one-group tune's where its summary
-    has none (the knob search journals it beside)."""
+def _tune_part(m: re.Match[str], d: KeepDecisionRow, parts: int, words: KnobWords | None) -> str:
+    """'1.31x [1.28, 1.34] vs the build before this change (...), 1.12x vs torch.softmax, with rows
+    of 4096: 2 rows per block, ...'. The row's own interval stands for a one-group tune's where its
+    summary has none (the knob search journals it beside)."""
     x = float(m["x"])
     interval = (float(m["lo"]), float(m["hi"])) if m["lo"] else (d.interval if parts == 1 else None)
     others = f", {re.sub(r'x (?!vs )', 'x vs ', m['others'], count=1)}" if m["others"] else ""
-    return f"{_gain(x - 1, interval)} vs {_versus(d)}{others}, with {spelled(m['setting'])}"
+    return f"{_gain(x - 1, interval)} vs {_versus(d)}{others}, with {_setting(m['setting'], words)}"
+
+
+def _setting(setting: str, words: KnobWords | None) -> str:
+    """The setting in its workload's words; one the tile search journaled in the words of its kernel."""
+    tiles = before_workloads.tile_setting(setting)
+    if tiles is not None:
+        return clean_line(spelled(tiles, KnobWords.from_json(before_workloads.TILE_WORDS)))
+    return clean_line(spelled(setting, words))

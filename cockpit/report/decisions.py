@@ -15,6 +15,7 @@ from cockpit.session import events as ev
 from cockpit.session.bounds import line_cut
 from cockpit.session.journal import Event
 from cockpit.session.state import GateRunRecord, SessionState
+from cockpit.workload.knob_words import KnobWords
 
 TUNE = "tune"
 """A decision's `source` when a tune kept it (cli/tune.py journals it so)."""
@@ -31,6 +32,12 @@ def decisions(events: tuple[Event, ...], state: SessionState) -> tuple[KeepDecis
         elif e.get("type") == ev.DECISION:
             rows.append(_decision(e, state, _versus(e, state, rows, tune)))
     return tuple(rows)
+
+
+def decision_words(events: tuple[Event, ...]) -> KnobWords | None:
+    """The words journaled with the last decision (a tune's: its workload's knobs'); None without."""
+    last = next((e for e in reversed(events) if e.get("type") == ev.DECISION), None)
+    return KnobWords.from_json(last.get("words")) if last is not None else None
 
 
 def _decision(e: Event, state: SessionState, versus: str) -> KeepDecisionRow:

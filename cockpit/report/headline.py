@@ -64,7 +64,7 @@ def headline(report: Report) -> Headline:
               else "no valid benchmark")
     verdict, note = _bench_validity(_judged_bench(report))
     return Headline(number, o.best_speedup is not None, o.text, verdict, note,
-                    decision_line(report.decisions[-1]) if report.decisions else None,
+                    decision_line(report.decisions[-1], report.decision_words) if report.decisions else None,
                     *_profile_finding(report), _check(report.correctness), _check(report.sanitizer),
                     _realized(report))
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cockpit.hardware.peaks import Peak
+from cockpit.workload.knob_words import KnobWords
 
 SCHEMA_VERSION = 6
 READS = (1, 2, 3, 4, 5, 6)
@@ -342,3 +343,7 @@ class Report:
     configs: BenchConfigs | None = field(default=None, compare=False, metadata=RENDERED_ONLY)
     """The bench run the charts and the per-config table show (`configs.py`); its rows are in
     the gates' tables of report.json, and in the run's own result file."""
+    decision_words: KnobWords | None = field(default=None, compare=False, metadata=RENDERED_ONLY)
+    """The words the last decision's workload gave its knobs (a tune journals them with its
+    decision): the opening's decision line spells the kept setting in them. None: the tune
+    journaled none (or read from JSON), and the setting reads as written."""

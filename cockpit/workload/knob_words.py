@@ -1,97 +1,150 @@
-"""A knob setting in the words a reviewer reads. The tune names a setting the short way, to be read
-at a glance in its pane, its commit message and the tuned file: "D=128 block_m=128 block_n=64
-warps=4 min_blocks=1 stages=1 o_smem=True q_regs=False" (the knob search, tune/space.py `label`), or
-"D=128 BM128 BN64 4w mb1 1st O:smem Q:smem" in sessions journaled by the tile search before it. A
-pull request spells it out: "head dim 128: block 128x64, 4 warps, min 1 block/SM, 1 stage, O in
-shared memory, Q in shared memory".
+"""A tuned setting in the words a reviewer reads, as the workload gave them.
 
-Only what the setting says is said (the tile search wrote no `Q:` for Q kept in registers, so
-none is spelled). A token this glossary does not know reads as written: another workload's knob
-is its author's word.
+The tune names a setting the short way, to be read at a glance in its pane, its commit message and
+the tuned file: "N=4096 ROWS=2 num_warps=8" (its group, `tuned.group_label`, then each knob,
+`tune/space.py` `label`). A pull request spells it out in the words the workload declared on its
+`Knob`s (`words`) and its `keep_per` keys (`group_words`): "rows of 4096: 2 rows per program, 8
+warps". The manifest carries them from the workload's child; a tune journals them with its
+decision, so the report reads them without importing the workload.
+
+A knob, or a group key, without words reads as written ("ROWS=2"), and so does a whole setting
+journaled without any (a session from before words, or a workload that gave none). The cockpit
+knows no kernel's knobs: every word here is the workload author's.
 """
 
 from __future__ import annotations
 
-import re
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TypedDict
 
-GROUP_WORDS = {"D": "head dim"}
-"""The keep_per keys a setting's group starts with, in words (another key reads as written)."""
-_SHORT = tuple((re.compile(pattern), name) for pattern, name in (
-    (r"BM(\d+)", "block_m"), (r"BN(\d+)", "block_n"), (r"(\d+)w", "warps"), (r"mb(\d+)", "min_blocks"),
-    (r"(\d+)st", "stages"), (r"O:(smem|reg)", "o_place"), (r"Q:(smem|reg)", "q_place")))
-"""The tile search's short tokens, as the knob each one set."""
-_FLAGS = {"o_smem": ("o_place", {"True": "smem", "False": "reg"}),
-          "q_regs": ("q_place", {"True": "reg", "False": "smem"})}
-"""The knob search's flags, as the place they put a tile in."""
-_COUNTED = {"warps": "warp", "num_warps": "warp", "stages": "stage", "num_stages": "stage"}
-_PLACES = {"smem": "shared memory", "reg": "registers"}
-_BLOCK = ("block_m", "block_n")
+Words = str | Mapping[str, str]
+"""One knob's words: a format string of its value ("{} warp(s)", "block {}x{block_n}"), or the
+value's text -> its phrase ({"True": "O in shared memory", "False": "O in registers"});
+`spec.Knob.words` says how each reads."""
+SOURCE_DEFAULT = "src"
+"""A define knob left to the source's own default, as `label` writes its value."""
 
 
-def spelled(setting: str) -> str:
-    """The setting in words: its group ("head dim 128: ..."), then each knob."""
-    tokens = setting.split()
-    group = []
-    while tokens and (found := _knob(tokens[0])) is not None and found[0] in GROUP_WORDS:
-        group.append(f"{GROUP_WORDS[found[0]]} {found[1]}")
-        tokens.pop(0)
-    if tokens[:1] == ["all"]:  # the group of a workload that keeps one winner for every shape
-        tokens.pop(0)
-    knobs = ", ".join(_phrases(tokens))
-    return f"{' '.join(group)}: {knobs}" if group and knobs else " ".join(group) or knobs
+class KnobWordsJson(TypedDict):
+    """The words as a tune's decision journals them."""
+
+    knobs: dict[str, str | dict[str, str]]
+    groups: dict[str, str]
 
 
-def _knob(token: str) -> tuple[str, str] | None:
-    """(knob, value) of one token of either form; None for a token that sets no knob."""
-    for pattern, name in _SHORT:
-        if (m := pattern.fullmatch(token)) is not None:
-            return name, m.group(1)
-    name, equals, value = token.partition("=")
-    if not equals or not name or not value:
+def checked_words(value: object) -> Words | None:
+    """A knob's (or a group key's) words as declared, or None for none; ValueError saying what is
+    wrong with any other value (a format string may name the value `{}` and other knobs `{name}`,
+    with no conversion or format spec: words are text, never a computation)."""
+    if value is None:
         return None
-    place = _FLAGS.get(name)
-    return (place[0], place[1].get(value, value)) if place else (name, value)
+    if isinstance(value, str):
+        if not _plain_format(value):
+            raise ValueError(f"{value!r}: name the value {{}} and another knob {{name}}, nothing else "
+                             "in braces")
+        return value
+    if isinstance(value, Mapping) and all(isinstance(k, str) and isinstance(v, str)
+                                          for k, v in value.items()):
+        return dict(value)
+    raise ValueError(f"{value!r}: words are a format string or a mapping of the value's text to a phrase")
 
 
-def _phrases(tokens: list[str]) -> list[str]:
-    """Each knob's words, in the setting's order; the block's two sides said once, together."""
-    knobs = [(token, _knob(token)) for token in tokens]
-    named = dict(found for _, found in knobs if found is not None)
-    out: list[str] = []
-    for token, found in knobs:
-        said = _said(token, found, named)
-        if said not in out:
-            out.append(said)
+def _plain_format(words: str) -> bool:
+    """`{}` and `{name}` fields only (no `{0.attr}`, `{x[0]}`, `{!r}`, `{:>99}`)."""
+    try:
+        fields = [f for f in string.Formatter().parse(words) if f[1] is not None]
+    except ValueError:
+        return False
+    return all(not spec and conv is None and (name == "" or str(name).isidentifier())
+               for _, name, spec, conv in fields)
+
+
+@dataclass(frozen=True)
+class KnobWords:
+    """A workload's words: per knob name, and per keep_per key (a format string of the value)."""
+
+    knobs: Mapping[str, Words] = field(default_factory=dict)
+    groups: Mapping[str, str] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.knobs or self.groups)
+
+    def to_json(self) -> KnobWordsJson:
+        return {"knobs": {k: w if isinstance(w, str) else dict(w) for k, w in self.knobs.items()},
+                "groups": dict(self.groups)}
+
+    @classmethod
+    def from_json(cls, value: object) -> KnobWords | None:
+        """Words read back from a journal; None when there are none. A knob's words in no form
+        these read are left out: that knob reads as written."""
+        if not isinstance(value, Mapping):
+            return None
+        knobs = {name: w for name, w in _entries(value.get("knobs")) if w is not None}
+        groups = {key: w for key, w in _entries(value.get("groups")) if isinstance(w, str)}
+        return cls(knobs, groups) or None
+
+
+def _entries(value: object) -> list[tuple[str, Words | None]]:
+    """(name, its words or None where they do not read) of one journaled mapping."""
+    if not isinstance(value, Mapping):
+        return []
+    out: list[tuple[str, Words | None]] = []
+    for name, words in value.items():
+        try:
+            out.append((str(name), checked_words(words)))
+        except ValueError:
+            out.append((str(name), None))
     return out
 
 
-def _said(token: str, found: tuple[str, str] | None, named: dict[str, str]) -> str:
-    """One token in words: the block with both its sides, a knob the glossary knows, else as written."""
-    if found is None:
+def spelled(setting: str, words: KnobWords | None) -> str:
+    """The setting in its workload's words: its group ("head dim 128: ..."), then each knob; as
+    written when the workload gave no words."""
+    if not words:
+        return setting
+    tokens = setting.split()
+    group = _group(tokens, words.groups)
+    rest = tokens[len(group):]
+    if rest[:1] == ["all"]:  # the group of a workload that keeps one winner for every shape
+        rest = rest[1:]
+    values = dict(t.split("=", 1) for t in tokens if "=" in t)  # what `{name}` in words may name
+    knobs = ", ".join(p for p in (_knob(t, words.knobs, values) for t in rest) if p)
+    return ": ".join(part for part in (" ".join(group), knobs) if part)
+
+
+def _group(tokens: list[str], groups: Mapping[str, str]) -> list[str]:
+    """The setting's first tokens that are group keys with words, in their words."""
+    said: list[str] = []
+    for token in tokens:
+        key, _, value = token.partition("=")
+        words = groups.get(key) if "=" in token else None
+        if words is None or (text := _formatted(words, value, {})) is None:
+            break
+        said.append(text)
+    return said
+
+
+def _knob(token: str, knobs: Mapping[str, Words], values: Mapping[str, str]) -> str:
+    """One knob in its words ("" when another knob's words say it), else as written."""
+    name, equals, value = token.partition("=")
+    words = knobs.get(name) if equals else None
+    if words is None:
         return token
-    return _block(named) if found[0] in _BLOCK else _phrase(*found) or token
-
-
-def _block(named: dict[str, str]) -> str:
-    """"block 128x64" (rows x columns of the tile), or the one side the setting names."""
-    rows, columns = (named.get(side) for side in _BLOCK)
-    if rows and columns:
-        return f"block {rows}x{columns}"
-    return f"block of {rows} rows" if rows else f"block of {columns} columns"
-
-
-def _phrase(name: str, value: str) -> str | None:
-    """One knob in words; None for one this glossary does not know."""
-    if value == "src":
+    if value == SOURCE_DEFAULT:
         return f"{name} from the source"
-    if name in _COUNTED:
-        return _count(value, _COUNTED[name])
-    if name == "min_blocks":
-        return f"min {_count(value, 'block')}/SM"
-    if name in ("o_place", "q_place") and value in _PLACES:
-        return f"{name[0].upper()} in {_PLACES[value]}"
-    return None
+    said = words.get(value) if isinstance(words, Mapping) else _formatted(words, value, values)
+    return token if said is None else said
 
 
-def _count(value: str, thing: str) -> str:
-    return f"{value} {thing}" + ("" if value == "1" else "s")
+def _formatted(words: str, value: str, values: Mapping[str, str]) -> str | None:
+    """`words` with the value in `{}`, other knobs' values in `{name}`, and "(s)" plural unless the
+    value is 1; None when it names a knob the setting does not set."""
+    if not _plain_format(words):
+        return None
+    try:
+        text = words.format(value, **values)
+    except (KeyError, IndexError):
+        return None
+    return text.replace("(s)", "" if value == "1" else "s")

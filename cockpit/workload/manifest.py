@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from cockpit.workload.knob_words import KnobWords, Words, checked_words
 from cockpit.workload.probe_wire import CheckJson, GridShapeJson, ManifestJson
 
 SCHEMA = 1
@@ -65,6 +66,8 @@ class KnobInfo:
     start: Any
     hints: Mapping[str, int] = field(default_factory=dict)
     """Profile finding -> the direction it asks of this knob (+1 larger, -1 smaller)."""
+    words: Words | None = None
+    """How a pull request reads a setting of it (spec.Knob.words); None: as written."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,15 @@ class Manifest:
     grad_inputs: tuple[int, ...] = ()
     """The inputs named by index whose gradients the backward is checked on (besides those
     make_inputs makes with requires_grad=True)."""
+    group_words: Mapping[str, str] = field(default_factory=dict)
+    """keep_per key -> how a pull request reads its value (spec.Workload.group_words)."""
+
+    @property
+    def words(self) -> KnobWords | None:
+        """The words its knobs and keep_per keys were given (a tune journals them with its decision);
+        None when it gave none."""
+        knobs = {k.name: k.words for k in self.knobs if k.words is not None}
+        return KnobWords(knobs, self.group_words) or None
 
     @property
     def tune_shapes(self) -> tuple[GridShape, ...]:
@@ -164,6 +176,7 @@ def manifest_from_json(data: Any) -> Manifest:
         knob_defaults=_knob_defaults(d.get("knob_defaults")),
         modes=_strings(d.get("modes") or ["forward"], "modes"),
         grad_inputs=_grad_inputs(d.get("grad_inputs")),
+        group_words=_group_words(d.get("group_words")),
     )
 
 
@@ -208,7 +221,25 @@ def _profile(prof: Any, candidates: tuple[str, ...]) -> ProfileInfo | None:
 def _knob(k: Any) -> KnobInfo:
     """One tuning knob: its values, how it reaches the kernel (a define by default) and its macro."""
     return KnobInfo(str(k["name"]), tuple(k["values"]), str(k.get("via", "define")),
-                    str(k.get("macro") or k["name"]), k.get("start"), _hints(k.get("hints")))
+                    str(k.get("macro") or k["name"]), k.get("start"), _hints(k.get("hints")),
+                    _words(k.get("words"), f"knobs.{k['name']}.words"))
+
+
+def _words(value: Any, where: str) -> Words | None:
+    """A knob's words as its workload declared them (knob_words.checked_words says what reads)."""
+    try:
+        return checked_words(value)
+    except ValueError as exc:
+        raise ManifestError(f"{where}: {exc}") from exc
+
+
+def _group_words(value: Any) -> dict[str, str]:
+    """Each keep_per key's words (an older manifest has none)."""
+    declared = _mapping(value or {}, "group_words")
+    words = {str(key): _words(w, f"group_words.{key}") for key, w in declared.items()}
+    if not all(isinstance(w, str) for w in words.values()):
+        raise ManifestError("group_words: a keep_per key's words are a format string (\"rows of {}\")")
+    return {key: w for key, w in words.items() if isinstance(w, str)}
 
 
 def _knob_defaults(data: Any) -> tuple[tuple[dict[str, Any], dict[str, Any]], ...]:
@@ -237,12 +268,13 @@ def manifest_to_json(m: Manifest) -> ManifestJson:
         "profile": {"kernel": m.profile.kernel, "shape": grid((m.profile.shape,))[0],
                     "candidate": m.profile.candidate} if m.profile else None,
         "knobs": [{"name": k.name, "values": list(k.values), "via": k.via, "macro": k.macro, "start": k.start,
-                   "hints": dict(k.hints)} for k in m.knobs],
+                   "hints": dict(k.hints), "words": k.words if k.words is None or isinstance(k.words, str)
+                   else dict(k.words)} for k in m.knobs],
         "knob_combinations": m.knob_combinations, "knob_allowed": m.knob_allowed,
         "keep_per": list(m.keep_per), "correctness": list(m.correctness),
         "tune_grid": grid(m.tune_grid) if m.tune_grid is not None else None,
         "knob_defaults": [{"group": dict(g), "knobs": dict(k)} for g, k in m.knob_defaults],
-        "modes": list(m.modes), "grad_inputs": list(m.grad_inputs),
+        "modes": list(m.modes), "grad_inputs": list(m.grad_inputs), "group_words": dict(m.group_words),
     }
 
 

@@ -202,6 +202,8 @@ class KnobJson(TypedDict):
     macro: str
     start: Scalar
     hints: dict[str, int]
+    words: str | dict[str, str] | None
+    """How a pull request reads a setting of it (spec.Knob.words); an older manifest lacks it."""
 
 
 class KnobDefaultsJson(TypedDict):
@@ -233,3 +235,5 @@ class ManifestJson(TypedDict):
     """The passes checked and timed ("forward", "backward", "full"); a cached manifest from an older
     cockpit lacks it: read as forward."""
     grad_inputs: list[int]
+    group_words: dict[str, str]
+    """keep_per key -> its words (spec.Workload.group_words); an older manifest lacks it."""

@@ -26,7 +26,8 @@ the user's CUDA torch); the cockpit itself reads what it declares as a `Manifest
         bytes=lambda M, N, dtype: 2 * M * N * (2 if dtype != "fp32" else 4),
         dtype_key="dtype",
         profile=Profile(kernel=r"softmax", shape={"M": 4096, "N": 4096, "dtype": "fp16"}),
-        knobs=(Knob("ROWS", (1, 2, 4, 8)),), rule=lambda k, limits: None, keep_per=("N",),
+        knobs=(Knob("ROWS", (1, 2, 4, 8), words="{} row(s) per block"),), rule=lambda k, limits: None,
+        keep_per=("N",), group_words={"N": "rows of {}"},   # words: how a pull request reads a setting
     )
 
 Backward and full passes (Liger's benchmark modes): a workload whose candidates are
@@ -194,6 +195,12 @@ class Knob:
     ("latency", "occupancy", "small-grid", "memory-bound", ...), the start of its recommendation
     ("larger tiles", "fewer bytes", "overlap") and what limits occupancy ("limited by registers",
     "limited by shared memory", "limited by warps"). The tune's seed tries those moves first."""
+    words: str | Mapping[str, str] | None = None
+    """How a pull request reads a setting of this knob (the tune names it "name=value"; None: so it
+    reads). A format string of the value: "{} warp(s)" reads "1 warp", "8 warps" ("(s)" is "s" unless
+    the value is 1), and may name another knob's value: "block {}x{block_n}" ("" for that other knob:
+    these words say it). Or, for a flag or a few named values, the value's text -> its phrase:
+    {"True": "O in shared memory", "False": "O in registers"}; a value not named reads as written."""
 
     @property
     def start(self) -> KnobValue:
@@ -236,6 +243,9 @@ class Workload:
     `occupancy_floor` from [tune]); `cockpit.workload.resources.fits` judges a launch against it."""
     keep_per: tuple[str, ...] = ()
     """Shape keys a tuned winner is kept per (e.g. the head dim)."""
+    group_words: Mapping[str, str] = field(default_factory=dict)
+    """keep_per key -> how a pull request reads its value, a format string as a knob's `words`:
+    {"N": "rows of {}"} reads "N=4096" as "rows of 4096" (a key without words reads as written)."""
     knob_defaults: Callable[..., Mapping[str, KnobValue]] | None = None
     """(**group) -> the knob values the kernel uses untuned in that keep_per group, when they differ
     per group (a tile per head dim); the search starts there. None: each knob's `default`."""

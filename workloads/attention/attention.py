@@ -139,21 +139,26 @@ def named(B: int, H: int, S: int, D: int, dtype: str, causal: bool) -> str:
     return f"B{B} H{H} S{S} D{D} {dtype} {'causal' if causal else 'full'}"
 
 
-def _knob(name: str, macro: str, values: tuple[Any, ...], **hints: int) -> Knob:
-    """A per-head-dim define of attention.cu; `hints`: profile findings ("larger_tiles") -> direction."""
-    return Knob(name, values, via="define", macro=f"COCKPIT_ATTN_D{{D}}_{macro}",
+def _knob(name: str, macro: str, values: tuple[Any, ...], words: str | dict[str, str], **hints: int) -> Knob:
+    """A per-head-dim define of attention.cu; `words`: how a pull request reads its value;
+    `hints`: profile findings ("larger_tiles") -> direction."""
+    return Knob(name, values, via="define", macro=f"COCKPIT_ATTN_D{{D}}_{macro}", words=words,
                 hints={k.replace("_", " "): v for k, v in hints.items()})
 
 
+# The words read a kept tile "head dim 128: block 128x64, 4 warps, min 1 block/SM, 1 stage, O in
+# shared memory, Q in shared memory" (block_m's words say block_n too).
 KNOBS = (
-    _knob("block_m", "BM", (64, 128, 256), larger_tiles=+1, fewer_bytes=+1, small_grid=-1),
-    _knob("block_n", "BN", (16, 32, 64, 128, 256), larger_tiles=+1, fewer_bytes=+1,
+    _knob("block_m", "BM", (64, 128, 256), "block {}x{block_n}", larger_tiles=+1, fewer_bytes=+1,
+          small_grid=-1),
+    _knob("block_n", "BN", (16, 32, 64, 128, 256), "", larger_tiles=+1, fewer_bytes=+1,
           limited_by_shared_memory=-1),
-    _knob("warps", "WARPS", (2, 4, 8, 16), overlap=+1, latency=+1, limited_by_warps=-1),
-    _knob("min_blocks", "MINB", (1, 2), limited_by_registers=+1, occupancy=+1),
-    _knob("stages", "STAGES", (1, 2), overlap=+1, latency=+1, limited_by_shared_memory=-1),
-    _knob("o_smem", "O_SMEM", (True, False)),
-    _knob("q_regs", "Q_REGS", (True, False), limited_by_registers=-1, occupancy=-1),
+    _knob("warps", "WARPS", (2, 4, 8, 16), "{} warp(s)", overlap=+1, latency=+1, limited_by_warps=-1),
+    _knob("min_blocks", "MINB", (1, 2), "min {} block(s)/SM", limited_by_registers=+1, occupancy=+1),
+    _knob("stages", "STAGES", (1, 2), "{} stage(s)", overlap=+1, latency=+1, limited_by_shared_memory=-1),
+    _knob("o_smem", "O_SMEM", (True, False), {"True": "O in shared memory", "False": "O in registers"}),
+    _knob("q_regs", "Q_REGS", (True, False), {"True": "Q in registers", "False": "Q in shared memory"},
+          limited_by_registers=-1, occupancy=-1),
 )
 # Tuned on the large shapes the kernel is for: a trial takes seconds, the small ones are launch-bound.
 TUNE = list(axes(B=[4], H=[16], S=[1024, 2048, 4096, 8192], D=list(HEAD_DIMS), dtype=["fp16"],
@@ -183,6 +188,7 @@ WORKLOAD = Workload(
     knobs=KNOBS,
     rule=tile_rule,
     keep_per=("D",),
+    group_words={"D": "head dim {}"},
     knob_defaults=lambda D: HAND_PICKED[D],
     tune_grid=TUNE,
     size=lambda B, H, S, D, **_: (B * H * S, D),
