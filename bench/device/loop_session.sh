@@ -24,6 +24,7 @@ commit() { (cd "$ws" && git add -A && git -c user.email=e@x -c user.name=enginee
   cp bench/device/loop/softmax_first.cu "$ws/workloads/softmax/softmax.cu"
   printf '[workload]\nmodule = "workloads/softmax/softmax.py"\n' > "$ws/cockpit.toml"
   printf 'build/\n' > "$ws/.gitignore"
+  (cd "$ws" && git init -q)
   commit "softmax: a first version, one warp per row"
   c trust allow
   c new "Row softmax, first version: baseline, profile, the one fix it names, evaluate"

@@ -7,11 +7,11 @@ check that a candidate repeats its own bits: the repeat call is made with no ora
 before it, and gets another block (on an H200, "differs from itself on the same inputs by max |Δ|
 3.69e+19").
 
-GPU only: the CPU's allocator does not hand the block back. Its shapes are ones the allocator's
-large pool serves (over 1 MB a buffer): there the block just freed is the one handed back for the
-same size. Below that the small pool hands back the best-fitting free block, often another, and the
-cheat returns garbage (on an H200 it did at M=1 N=256, where the guard off then "caught" it as
-shapes hard-coded for the bench: luck, not a check)."""
+GPU only: the CPU's allocator does not hand the block back. Its one shape is where the allocator
+hands it back on an H200, M=512 N=1024 (2 MB, the large pool's): elsewhere the pool's best-fitting
+free block is often another one (the oracle's own float32 copy of x, say), and the cheat returns
+garbage. On an H200 it did at M=1 N=256, M=1031 N=1024 and M=4096 N=1024, where with both its
+guards off it was then "caught" by the plain comparison: luck, not a check."""
 
 from __future__ import annotations
 
@@ -45,4 +45,4 @@ WORKLOAD = softmax_workload(
     "cheat: the reference's freed buffer", ours, make_output=None, make_inputs=make_inputs,
     references=(Reference("float32", in_float32, oracle=True),
                 Reference("torch.softmax", lambda x: torch.softmax(x, -1), baseline=True)),
-    test_grid=axes(M=[512, 1031], N=[1024]), check=rel_l2(1e-2), bytes=lambda M, N: 4.0 * M * N)
+    test_grid=axes(M=[512], N=[1024]), check=rel_l2(1e-2), bytes=lambda M, N: 4.0 * M * N)
