@@ -142,19 +142,24 @@ def test_a_cpu_runnable_cheat_fails_the_correctness_probe_with_its_own_line(
 # --- the GPU box's recording of the whole mutation test -----------------------------------------
 
 def test_the_gpu_recording_shows_each_cheat_caught_by_its_own_guard_with_its_own_line() -> None:
-    """The H200's recording (2026-11-29; its correctness part at 199811a with the two cheats changed
-    after it from 9190455, its bench part at 88e6b68): every planted cheat fails with its own line,
-    the honest twin passes, and each guard but one lets its cheats through when it is turned off.
-    The one: the reference's freed buffer, now planted at large-pool shapes, is right on its first
-    call with poisoned-reference off and is then caught by the repeat check (it declares it: its
-    repeat call finds no oracle freed before it). Its run with both off together, which would show
-    poisoned-reference needed, is not recorded on a GPU yet."""
+    """The H200's recording (2026-11-29; its correctness part at 199811a with cache_by_pointer from
+    9190455 and the reference's freed buffer from the commit that planted it at its one shape; its
+    bench part at 88e6b68): every planted cheat fails with its own line, the honest twin passes, and
+    each guard but one lets its cheats through when it is turned off. The one: the reference's freed
+    buffer is right on its first call with poisoned-reference off and is then caught by the repeat
+    check (it declares it: its repeat call finds no oracle freed before it); with both off it passes
+    its one test shape and is caught at the bench grid's M=4096 N=1024, where the allocator hands it
+    another block: luck, which the table says (the cheat needs a bench grid it works at, and a GPU run
+    to show poisoned-reference needed)."""
     recorded = json.loads(RECORDING.read_text(encoding="utf-8"))
     cheats = catalogue()
     m = mutation(cheats, GUARD_GATES, runs_from_json(recorded["runs"]))
     assert m.escaped == [] and m.honest_failed == {} and m.not_run == []
     assert {c.name: m.own_line.get(c.name) for c in cheats} == {c.name: True for c in cheats}
-    assert m.lucky == [] and m.unneeded == ["poisoned-reference"]
+    assert m.lucky == ["reference_freed_buffer"] and m.unneeded == ["poisoned-reference"]
+    both_off = next(r for r in recorded["runs"] if r["cheat"] == "reference_freed_buffer"
+                    and r["off"] == "poisoned-reference,same-bits-on-repeat")
+    assert both_off["lines"][0].startswith("FAILS at M=4096 N=1024: rel L2")
     freed_off = next(r for r in recorded["runs"] if r["cheat"] == "reference_freed_buffer"
                      and r["off"] == "poisoned-reference")
     assert "differs from itself on the same inputs" in freed_off["lines"][0]
