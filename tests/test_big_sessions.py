@@ -61,6 +61,18 @@ def test_a_stored_result_path_that_leads_out_of_the_workspace_is_not_read(
     assert fold(read_journal(session.journal).events, ws.root).gate_runs[-1].result == {"level": "x"}
 
 
+def test_the_headline_of_a_big_bench_keeps_its_intervals(
+        session: SessionRef, ws: Workspace, clock: FakeClock) -> None:
+    """A report leads with the speedup and its interval from the journal's headline: the interval
+    and the keep decision's are kept there, the tables are not."""
+    big = {**BIG, "interval": [1.29, 1.33], "keep": {"action": "keep", "interval": [7.76, 7.92],
+                                                     "paths": ["workloads/softmax/"]}}
+    finished = gate_finished_event(session.path, ws.root, clock.now(), "001-bench", "bench", "pass",
+                                   "1.31x [1.29, 1.33] vs torch.softmax", 12.0, 0, "l", big)
+    assert finished["result"] == {"geomean_speedup": 1.31, "level": "SUCCESS", "interval": [1.29, 1.33],
+                                  "keep": {"action": "keep", "interval": [7.76, 7.92]}}
+
+
 def test_a_small_result_stays_in_the_journal(session: SessionRef, ws: Workspace, clock: FakeClock) -> None:
     finished = gate_finished_event(session.path, ws.root, clock.now(), "001-env", "env", "pass", "ok", 1.0,
                                    0, "l", {"checks": [{"name": "driver", "value": "580"}]})

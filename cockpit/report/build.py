@@ -129,6 +129,7 @@ def outcome(state: SessionState) -> Outcome:
     if best is None:
         return _no_valid_outcome(state, len(benches), valid)
     run, result = best
+    result = _with_interval(run, result)
     speedup = result.speedup or 0.0  # never 0: a run counts as valid only with a speedup
     level = clean_line(result.level or "")
     urgency = class_words(level, result.interval)
@@ -138,6 +139,15 @@ def outcome(state: SessionState) -> Outcome:
                    f"{_speedup_words(result, vs[0].label)} ({urgency}){_modes(result)}{others}, "
                    f"run {run.run_id}{_missing(result)}",
                    clean_line(result.workload), vs[0].label, vs, result.interval, result.configs)
+
+
+def _with_interval(run: GateRunRecord, headline: BenchResult) -> BenchResult:
+    """The best run as its whole result says it, where the journal's headline lost its interval (a
+    journal from before the headline kept intervals): one results/ file read, never a guess."""
+    if headline.interval is not None or not run.result_file:
+        return headline
+    whole = read_bench_result(run.result)
+    return whole if whole is not None and whole.interval is not None else headline
 
 
 def _speedup_words(result: BenchResult, baseline: str) -> str:

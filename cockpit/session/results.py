@@ -43,17 +43,21 @@ def _size(result: Mapping[str, object]) -> int:
 def headline(result: Mapping[str, object]) -> dict[str, object]:
     """What a status line, history's trend and a glance at the gate board need of a result,
     without its tables: the top-level numbers, flags and short texts, a nested object's own
-    (the bench's validity verdict, its speedup per reference, its labels), and short lists of
-    short texts (its candidates)."""
+    (the bench's validity verdict, its speedup per reference, its labels, its keep decision),
+    short lists of short texts (its candidates) and intervals (a speedup's [low, high])."""
     out: dict[str, object] = {}
     for key, value in result.items():
-        if _scalar(value):
+        if _scalar(value) or _short_texts(value) or _interval(value):
             out[key] = value
         elif isinstance(value, dict):
-            out[key] = {k: v for k, v in value.items() if _scalar(v)}
-        elif _short_texts(value):
-            out[key] = value
+            out[key] = {k: v for k, v in value.items() if _scalar(v) or _interval(v)}
     return out
+
+
+def _interval(value: Any) -> bool:
+    """[low, high]: two numbers (a speedup's interval), kept in the headline."""
+    return isinstance(value, list) and len(value) == 2 and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
 
 
 def _short_texts(value: Any) -> bool:
