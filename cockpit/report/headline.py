@@ -64,7 +64,8 @@ def headline(report: Report) -> Headline:
               else "no valid benchmark")
     verdict, note = _bench_validity(_judged_bench(report))
     return Headline(number, o.best_speedup is not None, o.text, verdict, note,
-                    decision_line(report.decisions[-1], report.decision_words) if report.decisions else None,
+                    decision_line(report.decisions[-1], report.decision_words) if report.decisions
+                    else _bench_verdict(report),
                     *_profile_finding(report), _check(report.correctness), _check(report.sanitizer),
                     _realized(report))
 
@@ -83,6 +84,20 @@ def _bench_validity(bench: GateReport | None) -> tuple[str | None, str | None]:
     reasons = "; ".join(f.value for f in bench.facts if f.label == "why suspect")
     return (fact(bench, "validity") or ("VALID" if bench.valid else "SUSPECT"),
             fact(bench, "conditions") or reasons or fact(bench, "note"))
+
+
+def _bench_verdict(report: Report) -> str | None:
+    """Where no answer was journaled (the bench ran from the command line, or the dialog was left
+    unanswered): the last bench's own keep or revert verdict, said as the bench's, not as done."""
+    for gate in reversed([g for g in report.gates if measures(g.gate)]):
+        said = next((f.value for f in gate.facts if f.label in _VERDICTS), None)
+        if said is not None:
+            return f"{said} (the verdict of run {gate.run_id}; no keep or revert answer was journaled)"
+    return None
+
+
+_VERDICTS = ("keep/revert (keep)", "keep/revert (revert)")
+"""The bench pane's labels of a verdict that decides (gates/bench/facts: its keep's action)."""
 
 
 def _check(run: CheckRun | None) -> str:
