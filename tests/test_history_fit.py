@@ -42,10 +42,11 @@ def test_history_fits_the_terminal_with_the_outcome_and_speedup_first(
         examples: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, columns: int) -> None:
     monkeypatch.setenv("COLUMNS", str(columns))
     lines = history(examples, capsys)
-    assert len(lines) == 4 and max(cell_width(line) for line in lines) <= columns  # 240 before
+    assert len(lines) == 5 and max(cell_width(line) for line in lines) <= columns  # 240 before
     shown = titles(lines[0])
     assert shown[0] == "OUTCOME" and shown == [t for t in CLI_ORDER if t in shown]
-    assert [line.split()[:2] for line in lines[1:]] == [["0.70x", "HIGH"], ["0.70x", "HIGH"], ["0.77x", "HIGH"]]
+    assert [line.split()[:2] for line in lines[1:]] == [["0.70x", "HIGH"], ["0.70x", "HIGH"], ["0.77x", "HIGH"],
+                                                      ["1.11x", "MEDIUM"]]
     assert "SESSION" in shown  # the id, cut to its stem at the least, still names the session
     assert "20261123-0849-2108" in lines[1]
     if columns < 200:  # the long names cut with an ellipsis, on the row's one line

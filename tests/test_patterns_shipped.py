@@ -36,7 +36,7 @@ def test_the_workspace_adds_patterns_and_its_own_wording_replaces_a_shipped_one(
 
 def test_the_clones_example_sessions_are_not_the_workspaces_own() -> None:
     assert not list((REPO / "sessions").glob("*/journal.jsonl"))
-    assert len(list((REPO / "examples" / "sessions").glob("*/journal.jsonl"))) == 3
+    assert len(list((REPO / "examples" / "sessions").glob("*/journal.jsonl"))) == 4
 
 
 def test_the_first_objective_is_about_the_workspaces_kernel() -> None:

@@ -24,7 +24,7 @@ def without_svg(html: str) -> str:
 
 
 def test_there_are_example_sessions() -> None:
-    assert len(SESSIONS) == 3
+    assert len(SESSIONS) == 4
 
 
 @pytest.mark.parametrize("session", SESSIONS)

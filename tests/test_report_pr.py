@@ -199,3 +199,29 @@ def test_a_session_without_a_bench_says_what_did_not_run_and_its_words_stay_word
         "Sanitizer": "not run in this session", "Validity": "no bench in this session",
         "Decision": "no keep/revert decision was taken in this session",
         "Fix realized": "no profile in this session"}
+
+
+LOOP = "20261129-1543-8f13-row-softmax-first-version-baseline"
+"""The learning-loop example, recorded on an H200 (bench/device/loop_session.sh): a first softmax,
+its profile, the one fix the profile named, the bench after it."""
+
+
+def test_the_loop_example_says_what_the_profile_predicted_and_what_the_fix_realized(
+        examples: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    said = opening(export_pr(examples, LOOP, capsys))
+    # the interval from the bench's result file: the journal's headline of that run predates it
+    assert said["Result"].startswith(r"`row-softmax`: 1.11x \[1.10, 1.12\] vs torch.softmax over 18 configs")
+    assert said["Correctness"].startswith("all 53/53 configs correct on 3 rounds of fresh inputs")
+    assert said["Sanitizer"] == "not run in this session"
+    # the bench ran from the command line: its verdict, said as the bench's, never as a decision taken
+    assert said["Decision"].startswith("KEEP: +684% vs the best earlier run")
+    assert said["Decision"].endswith(r"\(the verdict of run 008-bench; no keep or revert answer was journaled\)")
+    assert said["Fix realized"].startswith(
+        r"ncu estimated 75.6 % for MemoryCacheAccessPattern \(of the whole kernel\); this change realized "
+        r"7.84x \[7.76, 7.92\] \(87.2 % less time\), KEEP")
+    assert r"9db28ff -\> 8faa449: 1 file changed" in said["Fix realized"]
+
+
+def test_the_loop_examples_pattern_says_how_its_rule_paid(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--workspace", str(EXAMPLES), "pattern", "show", "15"]) == 0
+    assert "paid: MemoryCacheAccessPattern applied 1 time, kept 1, realized median 7.84x" in capsys.readouterr().out
