@@ -13,6 +13,7 @@ import pytest
 
 from cockpit.analysis.fix_payoff import FixPayoff, Predicted, paid_by_rule
 from cockpit.cli import main
+from cockpit.gates.bench.payoff import LOG_SEEN
 from cockpit.gates.bench.result import read_bench_result
 from cockpit.gates.bench.view import bench_view
 from cockpit.gates.gate import Verdict, result_json
@@ -48,9 +49,11 @@ def a_repo(ws: Path) -> str:
 
 
 def profiled(ws: Path, ref: SessionRef, run_id: str, t: float, fix: str, estimates: list[str],
-             commit: str | None) -> None:
-    """A profile gate run journaled as the runner does, its result keeping its fix and commit."""
-    result = {"kernels": [], "fix": {"line": fix, "estimates": estimates}, **({"commit": commit} if commit else {})}
+             commit: str | None, log_seen: int | None = None) -> None:
+    """A profile gate run journaled as the runner does, its result keeping its fix and commit (and
+    how many SESSION.md Log lines there were as it finished)."""
+    result = {"kernels": [], "fix": {"line": fix, "estimates": estimates}, **({"commit": commit} if commit else {}),
+              **({LOG_SEEN: log_seen} if log_seen is not None else {})}
     writer = JournalWriter(ref.journal)
     writer.append(ev.gate_started(t - 30, run_id, "profile", ("python",), f"logs/{run_id}.log", 1))
     writer.append(gate_finished_event(ref.path, ws, t, run_id, "profile", "pass", f"memory-bound — next: {fix}",
@@ -139,6 +142,31 @@ def test_a_fix_ncu_gave_no_number_for_is_said_as_the_decision_trees_and_a_worksp
     assert payoff.changed_words().startswith("not recorded (no commit for both runs")
 
 
+def test_the_change_is_said_in_the_engineers_words_its_commits_and_what_the_log_got_after_the_profile(
+        tmp_path: Path) -> None:
+    """The commits that touched the kernel since the profile's, by their subjects, and the lines
+    written under SESSION.md's Log after the profile finished: what the engineer said of the change.
+    A subject is a stranger's text: its hidden characters are spelled out."""
+    commit = a_repo(tmp_path)
+    now = time.time()
+    s = session(tmp_path, now - 7200, "occupancy")
+    log = s.path / "SESSION.md"
+    log.write_text(log.read_text() + "\n- 10:02 Baseline: 1.00x, next the profile\n")
+    bench(tmp_path, s, "002-bench", 1.0, now - 3600)
+    profiled(tmp_path, s, "003-profile", now - 3000, OCCUPANCY, [OCCUPANCY], commit, log_seen=1)
+    log.write_text(log.read_text() + "- 10:20 registers: launch bounds 128 x 2, nothing else\n")
+    (tmp_path / "csrc" / "kernel.cu").write_text("// 64 registers a thread\n__launch_bounds__(128, 2)\n")
+    git(tmp_path, "-c", "user.email=e@e", "-c", "user.name=e", "commit", "-qam", "kernel: __launch_bounds__(128, 2)\u202e")
+    now_commit = git(tmp_path, "rev-parse", "--short", "HEAD")
+    result = read_bench_result(result_json(bench(tmp_path, s, "004-bench", 0.8, now - 600)))
+    assert result is not None and result.payoff is not None
+    assert result.payoff.changed == (f'{commit} -> {now_commit}: 1 file changed, 1 insertion(+), in '
+                                     '"kernel: __launch_bounds__(128, 2)<U+202E>"')
+    assert result.payoff.notes == ("10:20 registers: launch bounds 128 x 2, nothing else",)
+    facts = {f.label: f.value for f in bench_view(result).facts}
+    assert facts["changed since it"].endswith('; noted: 10:20 registers: launch bounds 128 x 2, nothing else')
+
+
 def test_a_first_bench_after_a_profile_decides_nothing_and_pays_nothing_off(tmp_path: Path) -> None:
     now = time.time()
     s = session(tmp_path, now - 7200, "first")
@@ -190,3 +218,17 @@ async def test_the_pattern_browser_says_how_the_rule_a_pattern_names_paid(tmp_pa
                 if "paid:" in shown:
                     break
     assert "paid: TheoreticalOccupancy applied 1 time, kept 1, realized median 1.25x" in shown
+
+
+def test_a_profiles_commit_that_is_no_commit_name_never_reaches_git(tmp_path: Path) -> None:
+    """The commit comes from a result file in the workspace: "--output=..." would be git's option."""
+    a_repo(tmp_path)
+    now = time.time()
+    s = session(tmp_path, now - 7200, "hostile")
+    bench(tmp_path, s, "002-bench", 1.0, now - 3600)
+    planted = f"--output={tmp_path / 'written-by-git'}"
+    profiled(tmp_path, s, "003-profile", now - 3000, OCCUPANCY, [OCCUPANCY], planted)
+    result = read_bench_result(result_json(bench(tmp_path, s, "004-bench", 0.8, now - 600)))
+    assert result is not None and result.payoff is not None and result.payoff.changed is not None
+    assert result.payoff.changed.endswith("is no commit name")
+    assert not (tmp_path / "written-by-git").exists()

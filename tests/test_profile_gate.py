@@ -44,6 +44,20 @@ def test_the_gate_runs_ncu_on_our_kernel_with_the_configured_sections(tmp_path: 
     assert tail[tail.index("--workload") + 1] == "workloads/attention.py"
 
 
+def test_a_profile_keeps_how_far_the_session_log_went_so_the_bench_after_it_says_what_was_written_since(
+        tmp_path: Path) -> None:
+    """The profile's result counts SESSION.md's Log lines as it finishes: the bench that pays its
+    fix off reads the lines after them (gates/bench/payoff.py)."""
+    ref = create_session(Workspace(tmp_path), Config(), "why is D=64 at 0.9x of FLASH", "optimize", T0)
+    ref.log_md.write_text(ref.log_md.read_text() + "\n- 10:02 Baseline: 0.9x FLASH\n\n- 10:05 profile next\n")
+    ctx = GateContext(tmp_path, ref.path, "003-profile")
+    ctx.result_path.parent.mkdir(parents=True, exist_ok=True)
+    ctx.result_path.write_text(json.dumps({"csv": str(NCU / "ours-d64.csv"), "clock_control": "base"}))
+    verdict = ProfileGate().verdict(ctx, 0, [])
+    assert verdict.status == "pass"
+    assert verdict.result.to_json()["log_lines_seen"] == 2  # type: ignore[union-attr]
+
+
 def test_no_kernel_matched_lists_the_kernels_that_ran(tmp_path: Path) -> None:
     ctx = GateContext(tmp_path, tmp_path, "001-profile")
     ctx.result_path.parent.mkdir(parents=True)

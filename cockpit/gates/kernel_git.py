@@ -45,9 +45,22 @@ def diff_stat_since(repo: Path, commit: str, paths: Sequence[str]) -> str:
     """What changed in the kernel's files from `commit` to the working tree (read-only). `commit`
     comes from a result file in the workspace: anything but a hex commit name is refused, never
     handed to git (where "--output=..." would be an option)."""
+    return _git(repo, "diff", "--stat", _named(commit), "--", *paths).strip()
+
+
+def subjects_since(repo: Path, commit: str, paths: Sequence[str], most: int = 3) -> list[str]:
+    """The subjects of the commits after `commit` that touched the kernel's files, oldest first
+    (the last `most`; read-only): what the engineer said of the change. `commit` as in
+    `diff_stat_since`: anything but a hex name is refused."""
+    out = _git(repo, "log", f"-{most}", "--reverse", "--format=%s", f"{_named(commit)}..HEAD", "--", *paths)
+    return [line.strip() for line in out.splitlines() if line.strip()]
+
+
+def _named(commit: str) -> str:
+    """`commit` when it is a hex commit name, else refused: it comes from a file in the workspace."""
     if not re.fullmatch(r"[0-9a-f]{4,40}", commit):
         raise CockpitError(f"{commit[:40]!r} is no commit name")
-    return _git(repo, "diff", "--stat", commit, "--", *paths).strip()
+    return commit
 
 
 def commit_kernel(repo: Path, paths: Sequence[str], message: str) -> str:

@@ -1,8 +1,10 @@
-"""SESSION.md as a new session starts it: the log an engineer fills in beside the journal."""
+"""SESSION.md as a new session starts it: the log an engineer fills in beside the journal; and its
+Log lines read back (what the engineer wrote between a profile and the bench after it)."""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -40,3 +42,27 @@ Total budget: {total:g} min. One change at a time; measure the baseline before t
 
 ## Log
 """
+
+
+LOG_HEADING = "## Log"
+LOG_READ_BYTES = 1 << 20
+"""What is read of SESSION.md for its Log lines: the first MiB (a week of notes is tens of KB)."""
+
+
+def log_lines(text: str) -> list[str]:
+    """The non-empty lines under SESSION.md's last `## Log` heading, as written (none without one)."""
+    lines = text.splitlines()
+    heads = [i for i, line in enumerate(lines) if line.strip() == LOG_HEADING]
+    return [line.rstrip() for line in lines[heads[-1] + 1:] if line.strip()] if heads else []
+
+
+def read_log_lines(path: Path) -> list[str] | None:
+    """`log_lines` of the SESSION.md at `path` (regular file, read up to LOG_READ_BYTES); None when
+    it cannot be read (gone, a FIFO, not UTF-8 throughout is read with replacement)."""
+    from cockpit.files import read_head
+
+    try:
+        head, _ = read_head(path, LOG_READ_BYTES, follow=False)
+    except OSError:
+        return None
+    return log_lines(head.decode("utf-8", errors="replace"))

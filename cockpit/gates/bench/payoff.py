@@ -19,14 +19,21 @@ from cockpit.errors import CockpitError
 from cockpit.gates import kernel_git
 from cockpit.gates.bench.result import read_bench_result
 from cockpit.gates.catalog import measures
-from cockpit.json_fields import JsonObject, obj, text, texts
+from cockpit.json_fields import JsonObject, obj, text, texts, whole
+from cockpit.printable import printable
 from cockpit.session.gate_run import GateRunRecord
 from cockpit.session.journal import JOURNAL_NAME
+from cockpit.session.log_md import read_log_lines
 from cockpit.session.saved_state import recent_state
 from cockpit.session.state import SessionState
 
 COMMIT = "commit"
 """The key a bench's or a profile's result keeps the workspace's head commit under."""
+LOG_SEEN = "log_lines_seen"
+"""The key a profile's result keeps the count of SESSION.md's Log lines under as it finished: the
+lines after them are what the engineer wrote before the bench that pays the profile off."""
+NOTES_MOST = 5
+"""Log lines a payoff keeps (the last ones), each cut to SUBJECT_MAX characters."""
 FIX = "fix"
 """The key a profile's result keeps its one fix under: {"line": the fix, "estimates": ncu's first
 estimate's line when it chose the fix} (gates/profile/gate.py writes it)."""
@@ -79,13 +86,26 @@ def join(workspace: Path, session_dir: Path, run_id: str, keep: KeepResult, curr
     predicted = Predicted.of_fix(text(fix.get("line")) or "", texts(fix.get("estimates")),
                                  f"{state.id}/{run.run_id}")
     return FixPayoff(predicted, f"{state.id}/{run_id}", keep.action, realized, configs, keep.reference,
-                     _changed(workspace, run.result.get(COMMIT), commit, paths), _notes_since(state, run))
+                     _changed(workspace, run.result.get(COMMIT), commit, paths),
+                     _notes_since(state, run, session_dir / "SESSION.md"))
 
 
-def _notes_since(state: SessionState, run: GateRunRecord) -> tuple[str, ...]:
-    """What the engineer wrote in the session after the profile finished."""
+def _notes_since(state: SessionState, run: GateRunRecord, log_md: Path) -> tuple[str, ...]:
+    """What the engineer wrote after the profile finished: the journal's notes, then the lines
+    added to SESSION.md's Log since (the last NOTES_MOST, each cut, hidden characters spelled
+    out); a profile from before it kept the count has none from SESSION.md."""
     after = run.finished_t or run.started_t
-    return tuple(n.text for n in state.notes if n.t >= after)
+    noted = [n.text for n in state.notes if n.t >= after]
+    return tuple(_cut(printable(n)) for n in [*noted, *_written(run, log_md)][-NOTES_MOST:] if n)
+
+
+def _written(run: GateRunRecord, log_md: Path) -> list[str]:
+    """The Log lines after the count the profile kept, their list marks off."""
+    seen = whole(run.result.get(LOG_SEEN))
+    lines = read_log_lines(log_md) if seen is not None else None
+    if lines is None or seen is None:
+        return []
+    return [line.lstrip("-* ").strip() for line in lines[max(0, seen):]]
 
 
 def _realized(past: Sequence[BenchRecord], reference_run: str | None, current: BenchRecord
@@ -97,13 +117,25 @@ def _realized(past: Sequence[BenchRecord], reference_run: str | None, current: B
 
 
 def _changed(workspace: Path, before: object, now: str | None, paths: Sequence[str]) -> str | None:
-    """"abc123 -> def456: 1 file changed, 12 insertions(+), 3 deletions(-)" (the working tree's
-    kernel files against the profile's commit); None when either commit is unknown."""
+    """"abc123 -> def456: 1 file changed, 12 insertions(+), 3 deletions(-), in "fewer registers"
+    (the working tree's kernel files against the profile's commit, and the subjects of the commits
+    in between that touched them, each cut to SUBJECT_MAX, hidden characters spelled out); None when
+    either commit is unknown."""
     if not isinstance(before, str) or not before or now is None:
         return None
     try:
         stat = kernel_git.diff_stat_since(workspace, before, paths)
+        subjects = kernel_git.subjects_since(workspace, before, paths)
     except CockpitError as exc:
         return f"{before} -> {now}: {exc}"
     summary = stat.splitlines()[-1].strip() if stat else "no change in the kernel's files"
-    return f"{before} -> {now}: {summary}"
+    said = ", ".join(f'"{_cut(printable(s))}"' for s in subjects)
+    return f"{before} -> {now}: {summary}" + (f", in {said}" if said else "")
+
+
+SUBJECT_MAX = 100
+"""Characters of a commit's subject kept in the payoff."""
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= SUBJECT_MAX else text[:SUBJECT_MAX - 1] + "…"

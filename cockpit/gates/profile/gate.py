@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from cockpit.analysis.ncu_csv_file import read_ncu_csv
 from cockpit.analysis.roofline import Roofline, place
 from cockpit.errors import CockpitError
-from cockpit.gates.bench.payoff import COMMIT, FIX
+from cockpit.gates.bench.payoff import COMMIT, FIX, LOG_SEEN
 from cockpit.gates.bench.result import BenchResult, read_bench_result
 from cockpit.gates.catalog import measures
 from cockpit.gates.gate import COULD_NOT_RUN, GateContext, NoProgress, ProgressTracker, Verdict
@@ -20,6 +20,7 @@ from cockpit.gates.profile.result import KernelVerdict, ProfiledKernel, ProfileR
 from cockpit.hardware.peaks import peak_for
 from cockpit.json_fields import as_number, compact, obj, strings, text
 from cockpit.session.journal import JOURNAL_NAME
+from cockpit.session.log_md import read_log_lines
 from cockpit.session.paths import stored_path
 from cockpit.session.results import read_result_json
 from cockpit.session.saved_state import recent_state
@@ -85,7 +86,9 @@ class ProfileGate:
         shape = text(probe.get("shape"))
         ms, roofline = bench_row_for(ctx, shape) if shape is not None else (None, None)
         details = text(probe.get("details_csv"))
-        said = compact({COMMIT: head_commit(ctx.workspace), "workload": text(probe.get("workload"))})
+        log = read_log_lines(ctx.session_dir / "SESSION.md")
+        said = compact({COMMIT: head_commit(ctx.workspace), "workload": text(probe.get("workload")),
+                        LOG_SEEN: len(log) if log is not None else None})
         return judge_profile(read_ncu_csv(csv),
                              replace(base, shape=shape, roofline=roofline, raw={**base.raw, **said}), ms,
                              _read(details) if details is not None else None)
