@@ -312,11 +312,12 @@ WORKLOAD = Workload(
     dtype_key="dtype",
     profile=Profile(kernel=r"layernorm_fwd_kernel", shape={"M": 16384, "N": 4096, "dtype": "fp16"}),
     knobs=(
-        Knob("num_warps", (1, 2, 4, 8, 16), via="kwarg", default=4),
-        Knob("ROWS", (1, 2, 4), via="kwarg", default=1),
+        Knob("num_warps", (1, 2, 4, 8, 16), via="kwarg", default=4, words="{} warp(s)"),
+        Knob("ROWS", (1, 2, 4), via="kwarg", default=1, words="{} row(s) per program"),
     ),
     rule=knob_rule,
     keep_per=("N",),
+    group_words={"N": "rows of {}"},  # how a pull request reads a kept setting: "rows of 512: 2 warps, ..."
     modes=("forward", "backward", "full"),
     grad_inputs=(0, 1, 2),  # dx, dw, db
     backward_bytes=backward_bytes,

@@ -128,10 +128,13 @@ WORKLOAD = Workload(
     dtype_key="dtype",
     profile=Profile(kernel=r"softmax_(warp|block)_kernel", shape={"M": 16384, "N": 4096, "dtype": "fp16"}),
     knobs=(
-        Knob("ROWS_PER_BLOCK", (1, 2, 4, 8), macro="SOFTMAX_ROWS_PER_BLOCK", default=4),
-        Knob("VEC", (1, 2, 4, 8), macro="SOFTMAX_VEC", default=8),
-        Knob("LONG_THREADS", (128, 256, 512, 1024), macro="SOFTMAX_LONG_THREADS", default=512),
-        Knob("WARP_MAX_N", (1024, 2048, 4096), macro="SOFTMAX_WARP_MAX_N", default=2048),
+        Knob("ROWS_PER_BLOCK", (1, 2, 4, 8), macro="SOFTMAX_ROWS_PER_BLOCK", default=4,
+             words="{} short row(s) per block"),
+        Knob("VEC", (1, 2, 4, 8), macro="SOFTMAX_VEC", default=8, words="{}-element loads"),
+        Knob("LONG_THREADS", (128, 256, 512, 1024), macro="SOFTMAX_LONG_THREADS", default=512,
+             words="{} threads a long row"),
+        Knob("WARP_MAX_N", (1024, 2048, 4096), macro="SOFTMAX_WARP_MAX_N", default=2048,
+             words="a warp a row up to N={}"),
     ),
     rule=knob_rule,
     # One winner for every N: the defines are compiled into the one extension all shapes share, and
