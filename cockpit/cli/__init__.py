@@ -26,6 +26,7 @@ HANDLERS = {
     "status": "cockpit.cli.session:status",
     "phase": "cockpit.cli.session:phase",
     "end": "cockpit.cli.session:end",
+    "decision": "cockpit.cli.decision:decision",
     "gate": "cockpit.cli.gate:gate",
     "gpu": "cockpit.cli.telemetry:gpu",
     "telemetry": "cockpit.cli.telemetry:telemetry",

@@ -42,6 +42,14 @@ def _end(end: argparse.ArgumentParser) -> None:
     takes_session(end)
 
 
+def _decision(dec: argparse.ArgumentParser) -> None:
+    answer = dec.add_mutually_exclusive_group()
+    answer.add_argument("--yes", action="store_true", help="carry it out: KEEP commits the kernel's files, "
+                        "REVERT restores them")
+    answer.add_argument("--no", action="store_true", help="leave the kernel's files as they are")
+    takes_session(dec)
+
+
 def _gpu(gpu: argparse.ArgumentParser) -> None:
     gpu.add_argument("--json", action="store_true", help="print one JSON object")
     gpu.add_argument("--watch", type=float, metavar="SECONDS", help="repeat every SECONDS until ctrl-c")
@@ -169,6 +177,8 @@ VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "gate": ("run one gate headless and record it in the open session", _gate),
     "phase": ("move the phase timer without the TUI: next, skip, pause, or a phase name", _phase),
     "end": ("end the session and write its report (as E does)", _end),
+    "decision": ("the last bench's keep/revert verdict: what it would do, or --yes / --no "
+                 "(as the TUI's dialog asks)", _decision),
     "gpu": ("GPU snapshot(s) over NVML", _gpu),
     "telemetry": ("record real NVML samples for replay", _telemetry),
     "pattern": ("the pattern library (patterns/NN-slug.md)", _pattern),

@@ -1,13 +1,11 @@
 """After a bench run: keep (commit the kernel's files) or revert (restore them), then, below 0.5x,
-the suggestion to profile first. Git is touched only on a yes, only on the paths the bench named
-(the workload's sources and module folders), and every answer is journaled."""
+the suggestion to profile first. The question and the answer are gates/bench/answer.py's, as
+`cockpit decision` asks and answers them: git touched only on a yes, every answer journaled."""
 
 from __future__ import annotations
 
-from cockpit.errors import CockpitError
-from cockpit.gates import kernel_git
+from cockpit.gates.bench.answer import answer, question
 from cockpit.gates.bench.result import BenchResult
-from cockpit.session import events as ev
 from cockpit.session import timer
 from cockpit.ui.controllers.host import CockpitHost
 from cockpit.ui.screens.dialogs import ConfirmDialog
@@ -20,38 +18,17 @@ def offer_bench_decision(host: CockpitHost, result: BenchResult) -> None:
         _suggest_profile(host, result)
         return
     repo = host.workspace.root
-    paths = list(keep.touched)
-    named = " ".join(paths)
-    try:
-        stat = kernel_git.kernel_diff_stat(repo, paths)
-    except CockpitError as exc:
-        stat = f"(no git diff: {exc})"
-    if keep.action == "keep":
-        question = (f"{keep.summary}\n\nCommit {named} with this message?\n  "
-                    f"{keep.commit_message}\n\n{stat or f'{named}: no uncommitted change'}")
-    else:
-        question = (f"{keep.summary}\n\nRestore {named} to the last kept version "
-                    f"(HEAD)? This discards:\n{stat or f'nothing: {named} has no uncommitted change'}")
 
     def answered(yes: bool | None) -> None:
-        details: dict[str, object] = {"improvement": keep.improvement, "reference": keep.reference,
-                                      **({"interval": list(keep.interval)} if keep.interval else {})}
-        if yes:
-            try:
-                if keep.action == "keep":
-                    details["commit"] = kernel_git.commit_kernel(repo, paths, keep.commit_message)
-                    host.notify(f"Kept: committed {named} as {details['commit']}.", markup=False)
-                else:
-                    details["restored"] = kernel_git.restore_kernel(repo, paths)
-                    host.notify(f"Reverted: {named} back to the last kept version.", markup=False)
-            except CockpitError as exc:
-                host.notify(str(exc), severity="error", markup=False, timeout=15)
-                details["error"] = str(exc)
-        host.append([ev.decision(host.clock.now(), keep.action, keep.summary,
-                                 bool(yes) and "error" not in details, **details)])
+        done = answer(repo, keep, bool(yes), host.clock.now())
+        if done.error is not None:
+            host.notify(done.error, severity="error", markup=False, timeout=15)
+        elif yes:
+            host.notify(done.said, markup=False)
+        host.append([done.event])
         _suggest_profile(host, result)
 
-    host.push_screen(ConfirmDialog(question), answered)
+    host.push_screen(ConfirmDialog(question(repo, keep)), answered)
 
 
 def _suggest_profile(host: CockpitHost, result: BenchResult) -> None:
