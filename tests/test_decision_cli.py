@@ -87,3 +87,36 @@ def test_a_yes_is_refused_in_a_workspace_not_trusted_and_in_an_ended_session(
         live.close()
     code, _, err = decision(tmp_path, capsys, "--session", s.id, "--no")
     assert code != 0 and f"session {s.id} has ended" in err
+
+
+async def test_the_tuis_dialog_asks_the_same_question_and_a_yes_commits_and_is_journaled(
+        tmp_path: Path) -> None:
+    """After a bench the TUI ran, the dialog asks what `cockpit decision` prints, and `y` does
+    what `--yes` does: one engine (gates/bench/answer.py)."""
+    from cockpit.cli.decision import waiting
+    from cockpit.clock import FakeClock
+    from cockpit.gates.bench.result import read_bench_result
+    from cockpit.session.workspace import Workspace
+    from cockpit.ui.controllers.decisions import offer_bench_decision
+    from cockpit.ui.screens.dialogs import ConfirmDialog
+    from tests.test_app import SIZE, journal, make_app
+    from tests.waiting import until
+
+    s, before = benched(tmp_path)
+    found = waiting(s)
+    assert found is not None
+    result = read_bench_result(found[0].result)  # the bench the TUI would have run: 003's KEEP
+    assert result is not None and result.keep is not None and result.keep.action == "keep"
+    app = make_app(Workspace(tmp_path), s, FakeClock(time.time()))
+    async with app.run_test(size=SIZE) as pilot:
+        offer_bench_decision(app, result)
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog) and app.screen.query("Label"),
+                    "the keep/revert dialog")
+        asked = str(app.screen.query_one("Label").render())
+        assert "Commit csrc/ with this message?" in asked and "csrc/kernel.cu | 1 +" in asked
+        await pilot.press("y")
+        await until(pilot, lambda: any(e["type"] == "decision" for e in journal(s)), "the answer journaled")
+    kept = git(tmp_path, "rev-parse", "--short", "HEAD")
+    [said] = [e for e in journal(s) if e["type"] == "decision"]
+    assert kept != before and said["confirmed"] is True and said["commit"] == kept
+    assert f"Kept: committed csrc/ as {kept}." in app.toasts  # type: ignore[attr-defined]
