@@ -96,14 +96,14 @@ async def test_the_tuis_dialog_asks_the_same_question_and_a_yes_commits_and_is_j
     from cockpit.cli.decision import waiting
     from cockpit.clock import FakeClock
     from cockpit.gates.bench.result import read_bench_result
-    from cockpit.session.workspace import Workspace
+    from cockpit.session.workspace import Workspace, load_state
     from cockpit.ui.controllers.decisions import offer_bench_decision
     from cockpit.ui.screens.dialogs import ConfirmDialog
     from tests.test_app import SIZE, journal, make_app
     from tests.waiting import until
 
     s, before = benched(tmp_path)
-    found = waiting(s)
+    found = waiting(s, load_state(s))
     assert found is not None
     result = read_bench_result(found[0].result)  # the bench the TUI would have run: 003's KEEP
     assert result is not None and result.keep is not None and result.keep.action == "keep"

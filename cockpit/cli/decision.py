@@ -22,7 +22,7 @@ from cockpit.gates.bench.result import read_bench_result
 from cockpit.session import events as ev
 from cockpit.session.journal import read_journal
 from cockpit.session.live import LiveSession
-from cockpit.session.state import GateRunRecord
+from cockpit.session.state import GateRunRecord, SessionState
 from cockpit.session.workspace import SessionRef, load_state, resolve_session
 
 NONE_WAITING = ("no keep/revert verdict waits for an answer in this session: a bench that keeps or "
@@ -35,9 +35,10 @@ def decision(args: argparse.Namespace) -> int:
     ref = resolve_session(ws, session_named(args))
     if ref is None:
         raise CockpitError('no open session; start one with: cockpit new "OBJECTIVE"')
-    if not load_state(ref).is_open:
+    state = load_state(ref)
+    if not state.is_open:
         raise CockpitError(f"session {ref.id} has ended: it takes no answer (an ended session is read-only)")
-    found = waiting(ref)
+    found = waiting(ref, state)
     if found is None:
         print(NONE_WAITING)
         return 0
@@ -60,10 +61,10 @@ def decision(args: argparse.Namespace) -> int:
     return 1 if done.error is not None else 0
 
 
-def waiting(ref: SessionRef) -> tuple[GateRunRecord, KeepResult] | None:
+def waiting(ref: SessionRef, state: SessionState) -> tuple[GateRunRecord, KeepResult] | None:
     """The session's last bench whose verdict keeps or reverts, when no answer was journaled after
     it finished, with its whole verdict (the paths it names live in its result file)."""
-    deciding = [run for run, bench in finished_benches(load_state(ref)) if bench.keep and bench.keep.decides]
+    deciding = [run for run, bench in finished_benches(state) if bench.keep and bench.keep.decides]
     if not deciding or _answered_after(ref, deciding[-1]):
         return None
     whole = read_bench_result(deciding[-1].result)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cockpit.gates.bench.view import keep_label
 from cockpit.gates.catalog import measures
 from cockpit.report.decision_line import decision_line
 from cockpit.report.model import CheckRun, GateReport, Report
@@ -96,8 +97,8 @@ def _bench_verdict(report: Report) -> str | None:
     return None
 
 
-_VERDICTS = ("keep/revert (keep)", "keep/revert (revert)")
-"""The bench pane's labels of a verdict that decides (gates/bench/facts: its keep's action)."""
+_VERDICTS = (keep_label("keep"), keep_label("revert"))
+"""The bench pane's labels of a verdict that decides."""
 
 
 def _check(run: CheckRun | None) -> str:

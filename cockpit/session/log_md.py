@@ -7,6 +7,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cockpit.files import read_head
+
 if TYPE_CHECKING:
     from cockpit.config import PhaseSpec
 
@@ -44,6 +46,8 @@ Total budget: {total:g} min. One change at a time; measure the baseline before t
 """
 
 
+LOG_NAME = "SESSION.md"
+"""The session log's file name in its session folder."""
 LOG_HEADING = "## Log"
 LOG_READ_BYTES = 1 << 20
 """What is read of SESSION.md for its Log lines: the first MiB (a week of notes is tens of KB)."""
@@ -56,13 +60,12 @@ def log_lines(text: str) -> list[str]:
     return [line.rstrip() for line in lines[heads[-1] + 1:] if line.strip()] if heads else []
 
 
-def read_log_lines(path: Path) -> list[str] | None:
-    """`log_lines` of the SESSION.md at `path` (regular file, read up to LOG_READ_BYTES); None when
-    it cannot be read (gone, a FIFO, not UTF-8 throughout is read with replacement)."""
-    from cockpit.files import read_head
-
+def read_log_lines(session_dir: Path) -> list[str] | None:
+    """`log_lines` of the session's SESSION.md (a regular file, not followed through a link, read up
+    to LOG_READ_BYTES; bytes that are not UTF-8 read as U+FFFD); None when it cannot be read (gone,
+    a FIFO)."""
     try:
-        head, _ = read_head(path, LOG_READ_BYTES, follow=False)
+        head, _ = read_head(session_dir / LOG_NAME, LOG_READ_BYTES, follow=False)
     except OSError:
         return None
     return log_lines(head.decode("utf-8", errors="replace"))

@@ -29,6 +29,7 @@ from cockpit.session.ended import EndedSessions, minutes_newest_first
 from cockpit.session.inside import OutsideWorkspace, confine, confine_session
 from cockpit.session.journal import JOURNAL_NAME, JournalWriter
 from cockpit.session.last_open import folder_look, keep_open, kept_open
+from cockpit.session.log_md import LOG_NAME
 from cockpit.session.log_md import session_md as session_md
 from cockpit.session.opening import CannotOpen, journal_ended, journal_start
 from cockpit.session.saved_state import recent_state
@@ -77,7 +78,7 @@ class SessionRef:
 
     @property
     def log_md(self) -> Path:
-        return self.path / "SESSION.md"
+        return self.path / LOG_NAME
 
     @property
     def status_txt(self) -> Path:

@@ -21,6 +21,7 @@ from cockpit.gates.bench.result import read_bench_result
 from cockpit.gates.catalog import measures
 from cockpit.json_fields import JsonObject, obj, text, texts, whole
 from cockpit.printable import printable
+from cockpit.session.bounds import cut
 from cockpit.session.gate_run import GateRunRecord
 from cockpit.session.journal import JOURNAL_NAME
 from cockpit.session.log_md import read_log_lines
@@ -87,22 +88,23 @@ def join(workspace: Path, session_dir: Path, run_id: str, keep: KeepResult, curr
                                  f"{state.id}/{run.run_id}")
     return FixPayoff(predicted, f"{state.id}/{run_id}", keep.action, realized, configs, keep.reference,
                      _changed(workspace, run.result.get(COMMIT), commit, paths),
-                     _notes_since(state, run, session_dir / "SESSION.md"))
+                     _notes_since(state, run, session_dir))
 
 
-def _notes_since(state: SessionState, run: GateRunRecord, log_md: Path) -> tuple[str, ...]:
+def _notes_since(state: SessionState, run: GateRunRecord, session_dir: Path) -> tuple[str, ...]:
     """What the engineer wrote after the profile finished: the journal's notes, then the lines
     added to SESSION.md's Log since (the last NOTES_MOST, each cut, hidden characters spelled
     out); a profile from before it kept the count has none from SESSION.md."""
     after = run.finished_t or run.started_t
     noted = [n.text for n in state.notes if n.t >= after]
-    return tuple(_cut(printable(n)) for n in [*noted, *_written(run, log_md)][-NOTES_MOST:] if n)
+    written = [*noted, *_written(run, session_dir)][-NOTES_MOST:]
+    return tuple(cut(printable(n), SUBJECT_MAX, "SESSION.md", " ") for n in written if n)
 
 
-def _written(run: GateRunRecord, log_md: Path) -> list[str]:
+def _written(run: GateRunRecord, session_dir: Path) -> list[str]:
     """The Log lines after the count the profile kept, their list marks off."""
     seen = whole(run.result.get(LOG_SEEN))
-    lines = read_log_lines(log_md) if seen is not None else None
+    lines = read_log_lines(session_dir) if seen is not None else None
     if lines is None or seen is None:
         return []
     return [line.lstrip("-* ").strip() for line in lines[max(0, seen):]]
@@ -129,13 +131,10 @@ def _changed(workspace: Path, before: object, now: str | None, paths: Sequence[s
     except CockpitError as exc:
         return f"{before} -> {now}: {exc}"
     summary = stat.splitlines()[-1].strip() if stat else "no change in the kernel's files"
-    said = ", ".join(f'"{_cut(printable(s))}"' for s in subjects)
+    said = ", ".join(f'"{cut(printable(s), SUBJECT_MAX, "git log", " ")}"' for s in subjects)
     return f"{before} -> {now}: {summary}" + (f", in {said}" if said else "")
 
 
 SUBJECT_MAX = 100
-"""Characters of a commit's subject kept in the payoff."""
-
-
-def _cut(text: str) -> str:
-    return text if len(text) <= SUBJECT_MAX else text[:SUBJECT_MAX - 1] + "…"
+"""Characters of a commit's subject, or of a line of the Log, kept in the payoff (session/bounds.py
+`cut` says how many more)."""

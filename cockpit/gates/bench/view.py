@@ -21,6 +21,12 @@ RATES: tuple[Rate, ...] = (("TFLOP/s", ".1f", "tflops"), ("GB/s", ".0f", "gbps")
                            ("% peak", ".0f", "pct_peak"))
 
 
+def keep_label(action: str) -> str:
+    """The pane's label of the bench's keep/revert verdict: "keep/revert (keep)" (the report's Decision
+    line finds it by this label: report/headline.py)."""
+    return f"keep/revert ({action})"
+
+
 def bench_view(bench: BenchResult) -> GateView:
     validity = bench.validity
     facts = _headline_facts(bench)
@@ -28,7 +34,7 @@ def bench_view(bench: BenchResult) -> GateView:
     if bench.next_step:
         facts.append(Fact("next step", bench.next_step, "strong"))
     if bench.keep is not None and bench.keep.summary:
-        facts.append(Fact(f"keep/revert ({bench.keep.action})", bench.keep.summary, "quiet"))
+        facts.append(Fact(keep_label(bench.keep.action), bench.keep.summary, "quiet"))
     payoff = bench.payoff
     if payoff is not None:
         facts.append(Fact("the profile's fix", payoff.line(), "strong"))

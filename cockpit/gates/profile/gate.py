@@ -86,7 +86,7 @@ class ProfileGate:
         shape = text(probe.get("shape"))
         ms, roofline = bench_row_for(ctx, shape) if shape is not None else (None, None)
         details = text(probe.get("details_csv"))
-        log = read_log_lines(ctx.session_dir / "SESSION.md")
+        log = read_log_lines(ctx.session_dir)
         said = compact({COMMIT: head_commit(ctx.workspace), "workload": text(probe.get("workload")),
                         LOG_SEEN: len(log) if log is not None else None})
         return judge_profile(read_ncu_csv(csv),
