@@ -23,7 +23,14 @@ from cockpit.gates.gate import GateContext, Verdict
 from cockpit.probes import guarded
 from cockpit.probes.workload.check import correctness
 from cockpit.probes.workload.shifting import SLOT_BYTES, Outputs, shift_inputs, shift_output
-from cockpit.probes.workload.timed_check import SAMPLES, Oracle, TimedCalls, TimedWrong
+from cockpit.probes.workload.timed_check import (
+    SAMPLES,
+    Oracle,
+    TimedCalls,
+    TimedWrong,
+    shared_output,
+    timed_calls,
+)
 from cockpit.workload.guards import off_line
 from cockpit.workload.result_wire import BenchRowJson
 from cockpit.workload.spec import Reference, Workload, axes, rel_l2
@@ -155,6 +162,46 @@ def test_no_timed_call_reads_a_window_read_before_while_its_values_stayed_and_ro
             assert read[:3] not in {r[:3] for r in reads[:n]}, f"call {n} read a window it read before"
     generations = calls.sets[0].generation + calls.sets[1].generation
     assert 0 < generations < 30  # rotated when needed, not before every block
+
+
+def test_a_candidates_calls_on_every_set_write_one_pool_a_window_each_as_a_reference_writes_one_block(
+        ) -> None:
+    """A reference that allocates its output each call gets the same block back from the caching
+    allocator, so its writes stay in L2; a candidate's outputs in a pool per input set spread over
+    every set, past the L2 the sets outgrow, and on an H200 the same softmax read 0.87x itself. Its
+    calls on all the sets write one pool now: a window of its own each call in a block, within
+    one output plus 256 B a call."""
+    w = softmax_workload(honest)
+    shape = w.bench_grid[0]
+    inputs = [w.make_inputs(10 + k, **shape) for k in range(6)]
+    bufs = [w.make_output(*i, **shape) for i in inputs]  # type: ignore[misc]
+    found = timed_calls(w, shape, "M=64 N=256", {"ours": lambda i, out: honest(*i, out)}, inputs, bufs,
+                        {"ours"}, calls_per_block=48)
+    calls = found["ours"]
+    assert len({id(o) for o in calls.outs}) == 1
+    written: list[int] = []
+
+    def watched(inputs: Any, out: torch.Tensor) -> torch.Tensor:
+        written.append(out.data_ptr())
+        return honest(inputs[0], out)
+
+    calls.run = watched
+    keep = calls.outs[0].keep.data_ptr()
+    size = 64 * 256 * 4
+    for _ in range(5):
+        written.clear()
+        block(calls, 48)
+        windows = [p for p in written if p != keep]
+        assert len(set(windows)) == len(windows) == 48 - SAMPLES  # no window twice in a block
+        assert max(windows) + size - min(windows) <= size + 48 * SLOT_BYTES
+    assert calls.checked == 5 * (SAMPLES + 1)
+
+
+def test_an_output_a_window_cannot_hold_whole_keeps_a_pool_per_set() -> None:
+    bufs = [(torch.empty(8), torch.empty(8, 8).t()) for _ in range(3)]
+    outs = shared_output(bufs, 4, 12, own=True)
+    assert len({id(o) for o in outs}) == 3 and not any(o.keepable for o in outs)
+    assert len({id(o) for o in shared_output([torch.empty(8)] * 3, 1, 12, own=True)}) == 3  # pool off
 
 
 def test_integer_strided_and_gradient_inputs_and_non_tensors_stay_as_they_are() -> None:

@@ -45,6 +45,17 @@ def test_a_2ms_kernel_is_timed_per_call_with_the_flush_doing_the_cold_l2() -> No
     assert plan.why.startswith("per-call")
 
 
+def test_the_rotation_counts_what_a_set_reads_and_memory_what_it_holds() -> None:
+    """A softmax at M=4096 N=512 fp16 reads 4 MB a set and writes 4 MB into one pool for every
+    set: 2x L2 of reads needs 26 sets, not the 13 that counting the output as rotated gave (its
+    inputs then came back after 1x L2). What a set holds meanwhile, its output buffer too, is what
+    free memory is divided by."""
+    plan = plan_config(0.006, H100_L2, 4 * MB, FREE_80GB, held_per_set=8 * MB)
+    assert plan.input_sets == 26 and plan.rotation_bytes == 26 * 4 * MB > 2 * H100_L2
+    tight = plan_config(0.006, H100_L2, 4 * MB, free_bytes=160 * MB, held_per_set=8 * MB)
+    assert tight.input_sets == 10 and tight.l2_note is not None and "free memory" in tight.l2_note
+
+
 def test_the_batch_size_is_bounded_for_calls_faster_than_their_launch() -> None:
     assert plan_config(0.0002, H100_L2, 4 * MB, FREE_80GB).calls_per_batch == 2000
 

@@ -94,12 +94,14 @@ class TimingPlan:
 
 
 def plan_config(single_call_ms: float, l2_bytes: int, bytes_per_input_set: int,
-                free_bytes: int) -> TimingPlan:
+                free_bytes: int, held_per_set: int | None = None) -> TimingPlan:
     """Per-call timing for calls ≥ LAUNCH_BOUND_MS, batches below, from one warm call's time
     (an over-estimate for short calls; re-plan with the first batch's mean for a tighter size).
 
     In a batch the runner keeps one rotation counter across batches, so a set comes back only
-    after `rotation_bytes` of other inputs have been read, whatever `calls_per_batch` is."""
+    after `rotation_bytes` of other inputs have been read, whatever `calls_per_batch` is.
+    `bytes_per_input_set` is what a set's calls read (the rotation); `held_per_set`, what a set
+    holds in memory besides (its output buffer until the timed calls' one pool replaces it)."""
     if single_call_ms <= 0 or l2_bytes <= 0 or bytes_per_input_set <= 0:
         raise ValueError("call time, L2 size and input bytes must be positive")
     if single_call_ms >= LAUNCH_BOUND_MS:
@@ -108,7 +110,7 @@ def plan_config(single_call_ms: float, l2_bytes: int, bytes_per_input_set: int,
                           "L2 flushed before each call")
     calls = batch_calls(single_call_ms)
     needed = COLD_L2_FACTOR * l2_bytes // bytes_per_input_set + 1
-    fits = int(ROTATION_MEMORY_FRACTION * free_bytes) // bytes_per_input_set
+    fits = int(ROTATION_MEMORY_FRACTION * free_bytes) // max(bytes_per_input_set, held_per_set or 0)
     sets = max(1, min(needed, fits, MAX_INPUT_SETS))
     rotation = sets * bytes_per_input_set
     note = None

@@ -19,7 +19,8 @@ strided view is a layout). A float input whose structure is its meaning too (sor
 is rotated all the same: a kernel that relies on it reads as wrong on the windows.
 
 The output buffer (the workload's `make_output`) lives in a pool of its own per implementation
-(`Outputs`): every contiguous tensor of it, any dtype, in `slots` windows plus a keep slot past
+(`Outputs`; one for all the input sets, a window a call: probes/workload/timed_check.py says why):
+every contiguous tensor of it, any dtype, in `slots` windows plus a keep slot past
 them that no rotating window overlaps, where a sampled call writes an answer that must outlive the
 block (probes/workload/timed_check.py). A window's views are made once per config, the first time
 a block start asks for them (`Windows`): the timed loop picks a view, it never slices, and a

@@ -8,7 +8,16 @@ wrong; a result kept per pointer) fails with its own line: "right when checked, 
 
 A sampled call is told apart by nothing the candidate sees: it reads the same pool's windows and
 writes a window of the same pool, 256 B aligned, like every call; only that window is the keep
-slot past the rotating ones, which no later call writes. Which calls are sampled is drawn from
+slot past the rotating ones, which no later call writes.
+
+An implementation's output windows are one pool for every input set (`shared_output`), a window a
+call: what its calls write stays one output's size plus 256 B a call, as a reference's output
+does when it allocates each call and the caching allocator hands the same block back. With a pool
+per input set, a candidate's outputs alone spread over every set (past the L2 the sets are there to
+outgrow), its writes went to DRAM while a reference's stayed in L2: on an H200 the same softmax
+built twice read 0.87x itself at M=4096 N=512 fp16 (0.78 us a call: 4 MB written at HBM3e's
+~4.8 TB/s is 0.83 us). A pool per set is kept where a window is not the whole output (a tensor
+the pool leaves as it is: each set's own, as before). Which calls are sampled is drawn from
 `secrets` as the block starts. A workload without an output buffer has its sampled calls'
 returned tensors kept instead. Where no keep slot can hold the answer (it is written into the
 inputs, as GPU MODE's data holds its output, or the buffer has a tensor the pool leaves as it is),
@@ -104,12 +113,16 @@ class TimedCalls:
     pending: int = 0
     kept: list[Taken] = field(default_factory=list)
     kept_sets: set[int] = field(default_factory=set)
+    """The output pools (by id) whose keep slot holds a sample this block."""
     latest: dict[int, Taken] = field(default_factory=dict)
     """Where nothing can be kept: each set's last call in the block."""
     last: Taken | None = None
 
     def __post_init__(self) -> None:
         self.turns = [0] * len(self.sets)
+        self.written = {id(outs): 0 for outs in self.outs}
+        """Per output pool (one for every set, or one per set), the calls that wrote it: the next
+        call's window."""
         self.fresh_from = [0] * len(self.sets)
         """Per set, this implementation's call count when the set's values last changed."""
         self.generation = [shifted.generation for shifted in self.sets]
@@ -123,24 +136,27 @@ class TimedCalls:
         shifted = self.sets[k]
         j = turn % shifted.slots
         self.count += 1
+        outs = self.outs[k]
+        done = self.written[id(outs)]
+        self.written[id(outs)] = done + 1
         if self.in_block < 0:
-            return self.run(shifted.inputs[j], self.outs[k].outs[j])
-        return self._timed(k, j, shifted)
+            return self.run(shifted.inputs[j], outs.outs[done % len(outs.outs)])
+        return self._timed(k, j, shifted, done % len(outs.outs))
 
-    def _timed(self, k: int, j: int, shifted: Shifted) -> object:
-        """A call inside a timed block: a sampled one writes its set's keep slot (a set free of one
-        is taken when the drawn call's set already holds a sample this block)."""
+    def _timed(self, k: int, j: int, shifted: Shifted, window: int) -> object:
+        """A call inside a timed block: a sampled one writes its pool's keep slot (a set whose pool
+        is free of one is taken when the drawn call's already holds a sample this block)."""
         if self.in_block in self.picks:
             self.pending += 1
         self.in_block += 1
         outs = self.outs[k]
-        if self.pending and self.keepable and k not in self.kept_sets:
+        if self.pending and self.keepable and id(outs) not in self.kept_sets:
             self.pending -= 1
             value = self.run(shifted.inputs[j], outs.keep)
             self.kept.append(Taken(self.count, k, j, value))
-            self.kept_sets.add(k)
+            self.kept_sets.add(id(outs))
             return value
-        value = self.run(shifted.inputs[j], outs.outs[j])
+        value = self.run(shifted.inputs[j], outs.outs[window])
         self.last = Taken(self.count, k, j, value)
         if not self.keepable:
             self.latest[k] = self.last
@@ -152,21 +168,35 @@ class TimedCalls:
         last changed, this implementation's outputs poisoned on each set whose values changed, the
         windows the block can reach made, and (checking) the sampled calls drawn."""
         need = -(-(most or calls) // max(1, len(self.sets)))
+        poisoned: set[int] = set()
         for k, shifted in enumerate(self.sets):
             if self.turns[k] - self.fresh_from[k] + need > shifted.slots:
                 shifted.refresh()
             if shifted.generation != self.generation[k]:  # new values, by this block or another's
                 self.generation[k], self.fresh_from[k] = shifted.generation, self.turns[k]
-                if self.poison:
+                if self.poison and id(self.outs[k]) not in poisoned:
                     self.outs[k].poison()
+                    poisoned.add(id(self.outs[k]))
             for turn in range(self.turns[k], self.turns[k] + min(need, shifted.slots)):
-                _ = shifted.inputs[turn % shifted.slots], self.outs[k].outs[turn % shifted.slots]
+                _ = shifted.inputs[turn % shifted.slots]
+        self._make_windows(need)
         if self.oracle is None:
             return
         draw = secrets.SystemRandom()
         self.picks = frozenset(draw.sample(range(calls), min(SAMPLES, calls))) if calls > 0 else frozenset()
         self.in_block, self.pending = 0, 0
         self.kept, self.kept_sets, self.latest, self.last = [], set(), {}, None
+
+    def _make_windows(self, need: int) -> None:
+        """The output windows the block can reach, made before it (a view made inside it is host
+        time in a timed call): `need` calls per set, a pool's share of them per set it serves."""
+        serves: dict[int, tuple[Outputs, int]] = {}
+        for outs in self.outs:
+            serves[id(outs)] = (outs, serves.get(id(outs), (outs, 0))[1] + 1)
+        for key, (outs, sets) in serves.items():
+            start, slots = self.written[key], len(outs.outs)
+            for n in range(start, start + min(need * sets, slots)):
+                _ = outs.outs[n % slots]
 
     def end(self) -> None:
         """The timer and the checks held to the probe's snapshot (a candidate that replaced one during
@@ -218,12 +248,13 @@ def timed_calls(w: Workload, shape: Mapping[str, Any], config: str, runs: Mappin
     oracle = Oracle(w, shape, config) if on("timed-outputs") and w.oracle is not None else None
     shared: list[Outputs] = []
     found: dict[str, TimedCalls] = {}
+    one = not w.output_in_inputs
     for impl, run in runs.items():
         mine = impl in checked
         if mine and own:
-            outs = [shift_output(b, slots, own=True) for b in bufs]
+            outs = shared_output(bufs, slots, calls_per_block, own=True, one=one)
         else:
-            shared = shared or [shift_output(b, slots, own=False) for b in bufs]
+            shared = shared or shared_output(bufs, slots, calls_per_block, own=False, one=one)
             outs = shared
         if w.output_in_inputs:  # the answer is written into the inputs' windows: no keep slot holds it
             outs = [replace(o, keepable=False) for o in outs]
@@ -231,3 +262,15 @@ def timed_calls(w: Workload, shape: Mapping[str, Any], config: str, runs: Mappin
                                  count=made, config=config, candidate=mine)
     bufs[:] = [o.outs[0] for o in shared] if shared else [None] * len(bufs)
     return found
+
+
+def shared_output(bufs: Sequence[Any], slots: int, calls_per_block: int, own: bool,
+                  one: bool = True) -> list[Outputs]:
+    """Per input set, the output pool its calls write: `one` pool for every set, a window for each
+    of a block's calls, where a window is the whole output; else each set's own pool (`slots` <= 1,
+    the shifting pool off: each set's buffer; an answer written into the inputs)."""
+    if one and slots > 1 and len(bufs) > 1 and bufs[0] is not None:
+        pool = shift_output(bufs[0], slots_for(calls_per_block, 1), own=own)
+        if pool.keepable:
+            return [pool] * len(bufs)
+    return [shift_output(b, slots, own=own) for b in bufs]
