@@ -4,8 +4,10 @@
 # turn (COCKPIT_GUARDS_OFF). Every config must read 1.00x [0.99, 1.01] ours@HEAD; on 2026-11-24
 # (before the timed checks) it read 1.00x, worst 0.99x. On 2026-11-29 the learning-loop example's
 # bench read 0.96x, worst 0.86x, at the batch-timed shapes whose output fits in L2 (M=4096
-# N=512/1024, M=16384 N=512): which check's work makes a candidate slower than the same kernel
-# timed as a reference is what this visit bisects.
+# N=512/1024, M=16384 N=512). The recording points at the outputs, not a check: the candidate's
+# rotated with the input sets (DRAM), the reference's allocation reused one block (L2); a545ac7
+# writes one pool for every set. This visit shows whether that holds (1.00x with every check on)
+# and, if not, which guard's work is left, each turned off in turn.
 # Under /tmp/o-same, archived to $OUT/same.tgz every 45 s.
 #   OUT=... bash bench/device/visit_same_kernel.sh
 set -u
