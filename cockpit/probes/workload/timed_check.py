@@ -165,8 +165,8 @@ class TimedCalls:
     def begin(self, calls: int, most: int | None = None) -> None:
         """A timed block of `calls` calls (`most` at the outside, its retries counted) starts: new
         values in each set whose windows this implementation would read a second time since they
-        last changed, this implementation's outputs poisoned on each set whose values changed, the
-        windows the block can reach made, and (checking) the sampled calls drawn."""
+        last changed, this implementation's output pools poisoned (once each) where a set's values
+        changed, the windows the block can reach made, and (checking) the sampled calls drawn."""
         need = -(-(most or calls) // max(1, len(self.sets)))
         poisoned: set[int] = set()
         for k, shifted in enumerate(self.sets):
