@@ -28,7 +28,7 @@ from cockpit.probes.workload.timed_check import (
     Oracle,
     TimedCalls,
     TimedWrong,
-    shared_output,
+    output_pools,
     timed_calls,
 )
 from cockpit.workload.guards import off_line
@@ -199,9 +199,9 @@ def test_a_candidates_calls_on_every_set_write_one_pool_a_window_each_as_a_refer
 
 def test_an_output_a_window_cannot_hold_whole_keeps_a_pool_per_set() -> None:
     bufs = [(torch.empty(8), torch.empty(8, 8).t()) for _ in range(3)]
-    outs = shared_output(bufs, 4, 12, own=True)
+    outs = output_pools(bufs, 4, 12, own=True)
     assert len({id(o) for o in outs}) == 3 and not any(o.keepable for o in outs)
-    assert len({id(o) for o in shared_output([torch.empty(8)] * 3, 1, 12, own=True)}) == 3  # pool off
+    assert len({id(o) for o in output_pools([torch.empty(8)] * 3, 1, 12, own=True)}) == 3  # pool off
 
 
 def test_integer_strided_and_gradient_inputs_and_non_tensors_stay_as_they_are() -> None:

@@ -10,7 +10,7 @@ A sampled call is told apart by nothing the candidate sees: it reads the same po
 writes a window of the same pool, 256 B aligned, like every call; only that window is the keep
 slot past the rotating ones, which no later call writes.
 
-An implementation's output windows are one pool for every input set (`shared_output`), a window a
+An implementation's output windows are one pool for every input set (`output_pools`), a window a
 call: what its calls write stays one output's size plus 256 B a call, as a reference's output
 does when it allocates each call and the caching allocator hands the same block back. With a pool
 per input set, a candidate's outputs alone spread over every set (past the L2 the sets are there to
@@ -112,7 +112,7 @@ class TimedCalls:
     """The block's calls so far; -1 outside a timed block."""
     pending: int = 0
     kept: list[Taken] = field(default_factory=list)
-    kept_sets: set[int] = field(default_factory=set)
+    kept_pools: set[int] = field(default_factory=set)
     """The output pools (by id) whose keep slot holds a sample this block."""
     latest: dict[int, Taken] = field(default_factory=dict)
     """Where nothing can be kept: each set's last call in the block."""
@@ -139,24 +139,24 @@ class TimedCalls:
         outs = self.outs[k]
         done = self.written[id(outs)]
         self.written[id(outs)] = done + 1
+        window = outs.outs[done % len(outs.outs)]
         if self.in_block < 0:
-            return self.run(shifted.inputs[j], outs.outs[done % len(outs.outs)])
-        return self._timed(k, j, shifted, done % len(outs.outs))
+            return self.run(shifted.inputs[j], window)
+        return self._timed(k, j, shifted, outs, window)
 
-    def _timed(self, k: int, j: int, shifted: Shifted, window: int) -> object:
+    def _timed(self, k: int, j: int, shifted: Shifted, outs: Outputs, window: Any) -> object:
         """A call inside a timed block: a sampled one writes its pool's keep slot (a set whose pool
         is free of one is taken when the drawn call's already holds a sample this block)."""
         if self.in_block in self.picks:
             self.pending += 1
         self.in_block += 1
-        outs = self.outs[k]
-        if self.pending and self.keepable and id(outs) not in self.kept_sets:
+        if self.pending and self.keepable and id(outs) not in self.kept_pools:
             self.pending -= 1
             value = self.run(shifted.inputs[j], outs.keep)
             self.kept.append(Taken(self.count, k, j, value))
-            self.kept_sets.add(id(outs))
+            self.kept_pools.add(id(outs))
             return value
-        value = self.run(shifted.inputs[j], outs.outs[window])
+        value = self.run(shifted.inputs[j], window)
         self.last = Taken(self.count, k, j, value)
         if not self.keepable:
             self.latest[k] = self.last
@@ -185,17 +185,17 @@ class TimedCalls:
         draw = secrets.SystemRandom()
         self.picks = frozenset(draw.sample(range(calls), min(SAMPLES, calls))) if calls > 0 else frozenset()
         self.in_block, self.pending = 0, 0
-        self.kept, self.kept_sets, self.latest, self.last = [], set(), {}, None
+        self.kept, self.kept_pools, self.latest, self.last = [], set(), {}, None
 
     def _make_windows(self, need: int) -> None:
         """The output windows the block can reach, made before it (a view made inside it is host
-        time in a timed call): `need` calls per set, a pool's share of them per set it serves."""
-        serves: dict[int, tuple[Outputs, int]] = {}
-        for outs in self.outs:
-            serves[id(outs)] = (outs, serves.get(id(outs), (outs, 0))[1] + 1)
-        for key, (outs, sets) in serves.items():
+        time in a timed call): `need` calls per set, all of them in one pool for every set or each
+        set's in its own (`output_pools` makes one or the other)."""
+        pools = {id(outs): outs for outs in self.outs}
+        calls = need * len(self.outs) // len(pools)
+        for key, outs in pools.items():
             start, slots = self.written[key], len(outs.outs)
-            for n in range(start, start + min(need * sets, slots)):
+            for n in range(start, start + min(calls, slots)):
                 _ = outs.outs[n % slots]
 
     def end(self) -> None:
@@ -252,9 +252,9 @@ def timed_calls(w: Workload, shape: Mapping[str, Any], config: str, runs: Mappin
     for impl, run in runs.items():
         mine = impl in checked
         if mine and own:
-            outs = shared_output(bufs, slots, calls_per_block, own=True, one=one)
+            outs = output_pools(bufs, slots, calls_per_block, own=True, one=one)
         else:
-            shared = shared or shared_output(bufs, slots, calls_per_block, own=False, one=one)
+            shared = shared or output_pools(bufs, slots, calls_per_block, own=False, one=one)
             outs = shared
         if w.output_in_inputs:  # the answer is written into the inputs' windows: no keep slot holds it
             outs = [replace(o, keepable=False) for o in outs]
@@ -264,7 +264,7 @@ def timed_calls(w: Workload, shape: Mapping[str, Any], config: str, runs: Mappin
     return found
 
 
-def shared_output(bufs: Sequence[Any], slots: int, calls_per_block: int, own: bool,
+def output_pools(bufs: Sequence[Any], slots: int, calls_per_block: int, own: bool,
                   one: bool = True) -> list[Outputs]:
     """Per input set, the output pool its calls write: `one` pool for every set, a window for each
     of a block's calls, where a window is the whole output; else each set's own pool (`slots` <= 1,
